@@ -1,0 +1,78 @@
+# vringnet - top-level Makefile (non-recursive for user space; Kbuild for kmod/)
+#
+#   make            build the module (against KDIR), libvringfd, vringnetd, vringnetctl
+#   make check      install missing test packages, build, run every test suite
+#   make demo       run the daemon's main job in a private network namespace
+#   make bench      benchmarks in the VM rig (FULL=1 for the whole sweep)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds
+# its targets to the lists below.
+
+# The kernel to build for: the newest one whose headers are installed, not
+# `uname -r` (a build machine may run a kernel without module support).
+KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | sed -e 's,^/lib/modules/,,' -e 's,/build$$,,' | sort -V | tail -n 1)
+KDIR ?= /lib/modules/$(KVER)/build
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR    ?= /lib/systemd/system
+DESTDIR    ?=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter -Wformat=2 -Wundef
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Iinclude/uapi
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -fPIC $(CFLAGS)
+
+B := build
+
+# Filled in by the fragments.
+ALL_TARGETS   :=
+CHECK_DEPS    :=
+INSTALL_RULES :=
+UNINSTALL_RULES :=
+
+.PHONY: all modules user check demo bench install uninstall clean fuzz deps help
+all: modules user
+
+help:
+	@sed -n '2,9p' Makefile
+
+include lib/lib.mk
+-include daemon/daemon.mk
+-include tests/tests.mk
+-include fuzz/fuzz.mk
+-include bench/bench.mk
+
+user: $(ALL_TARGETS)
+
+modules:
+	@if [ ! -d "$(KDIR)" ]; then \
+		echo "no kernel headers at $(KDIR): install linux-headers-amd64 or set KVER/KDIR" >&2; exit 1; fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+deps:
+	scripts/install-deps
+
+check: deps all $(CHECK_DEPS)
+	tests/run-all
+
+install: all $(INSTALL_RULES)
+uninstall: $(UNINSTALL_RULES)
+
+clean:
+	rm -rf $(B)
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean 2>/dev/null

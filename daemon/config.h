@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.h - vringnetd's configuration: the parsed and validated file.
+ *
+ * cfg_load() reads an INI-style file (see vringnetd.conf(5)) into a
+ * struct vnd_config; every error is reported as "FILE:LINE: message".
+ * The structure is plain data: reload compares two of them (reload.h).
+ */
+#ifndef VRINGNET_CONFIG_H
+#define VRINGNET_CONFIG_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#define CFG_DEFAULT_PATH	"/etc/vringnetd/vringnetd.conf"
+#define CFG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
+#define CFG_MAX_ADDRESSES	32
+#define CFG_MAX_TAPS		256
+#define CFG_MAX_PORTS		256
+#define CFG_MAX_QUEUES		16
+#define CFG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
+#define CFG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
+#define CFG_ERR_MAX		512
+
+enum cfg_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
+enum cfg_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
+enum cfg_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
+
+/**
+ * struct cfg_address - one interface address
+ * @family: AF_INET or AF_INET6
+ * @prefixlen: 0..32 or 0..128
+ * @addr: the address, network byte order (in.s_addr or in6)
+ */
+struct cfg_address {
+	int family;
+	unsigned int prefixlen;
+	union {
+		struct in_addr in;
+		struct in6_addr in6;
+	} addr;
+};
+
+/**
+ * struct cfg_tap - a [tap NAME] section
+ * @name: interface name (< IFNAMSIZ)
+ * @line: line of the section header (for messages)
+ * @mtu: 68..65535; 0 = leave the kernel's default
+ * @mac: Ethernet address
+ * @mac_set: @mac came from the file (else a stable locally administered
+ *	address derived from @name)
+ * @addresses: @naddresses addresses, in file order
+ * @bridge: master bridge name, "" for none
+ * @queues: 1..CFG_MAX_QUEUES; > 1 means IFF_MULTI_QUEUE
+ * @ring_size: power of two 1..32768 (default 256)
+ * @owner_uid: owner of the device, (uid_t)-1 for none
+ * @group_gid: group of the device, (gid_t)-1 for none
+ * @persist: keep the tap when the daemon stops
+ */
+struct cfg_tap {
+	char name[CFG_NAME_MAX];
+	unsigned int line;
+	unsigned int mtu;
+	uint8_t mac[6];
+	bool mac_set;
+	struct cfg_address addresses[CFG_MAX_ADDRESSES];
+	unsigned int naddresses;
+	char bridge[CFG_NAME_MAX];
+	unsigned int queues;
+	unsigned int ring_size;
+	uid_t owner_uid;
+	gid_t group_gid;
+	bool persist;
+};
+
+/**
+ * struct cfg_port - a [port NAME] section
+ * @name: port name (< IFNAMSIZ, used in messages and vringnetctl)
+ * @line: line of the section header
+ * @tap: name of the tap it serves (exactly one port per tap)
+ * @type: vhost-user, stream, dgram or ringfd
+ * @listen: unix socket path to bind, "" for none
+ * @connect: unix socket path to connect to, "" for none (exactly one of
+ *	@listen and @connect is set; dgram: @listen is the local address)
+ * @peer: dgram only: the peer's socket path ("" = reply to the sender)
+ * @socket_mode: permission bits of the listening socket (default 0660)
+ * @socket_uid: owner of the listening socket, (uid_t)-1 = the daemon's
+ * @socket_gid: group of the listening socket, (gid_t)-1 = the daemon's
+ * @reconnect: client mode: seconds between reconnect attempts (default 1)
+ */
+struct cfg_port {
+	char name[CFG_NAME_MAX];
+	unsigned int line;
+	char tap[CFG_NAME_MAX];
+	enum cfg_port_type type;
+	char listen[CFG_PATH_MAX];
+	char connect[CFG_PATH_MAX];
+	char peer[CFG_PATH_MAX];
+	mode_t socket_mode;
+	uid_t socket_uid;
+	gid_t socket_gid;
+	unsigned int reconnect;
+};
+
+/**
+ * struct vnd_config - a whole file
+ * @path: the file it came from
+ * @control_socket: path of the control socket
+ * @control_mode: permission bits of the control socket (default 0660)
+ * @control_gid: group of the control socket, (gid_t)-1 = the daemon's
+ * @engine: auto, kernel or user
+ * @log_level: messages above this level are not logged
+ * @user: "" = stay root; else drop to this user (and its primary group)
+ * @uid: @user's uid, valid when @user is set
+ * @gid: @user's gid, valid when @user is set
+ * @taps: @ntaps taps, in file order
+ * @ports: @nports ports, in file order
+ */
+struct vnd_config {
+	char path[4096];
+	char control_socket[CFG_PATH_MAX];
+	mode_t control_mode;
+	gid_t control_gid;
+	enum cfg_engine engine;
+	enum cfg_log_level log_level;
+	char user[64];
+	uid_t uid;
+	gid_t gid;
+	struct cfg_tap *taps;
+	unsigned int ntaps;
+	struct cfg_port *ports;
+	unsigned int nports;
+};
+
+int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen);
+int cfg_parse_buffer(const char *name, const char *text, size_t len,
+		     struct vnd_config *cfg, char *err, size_t errlen);
+void cfg_free(struct vnd_config *cfg);
+const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *name);
+const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *name);
+const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char *tap);
+const char *cfg_engine_name(enum cfg_engine engine);
+const char *cfg_port_type_name(enum cfg_port_type type);
+void cfg_default_mac(const char *name, uint8_t mac[6]);
+
+#endif /* VRINGNET_CONFIG_H */

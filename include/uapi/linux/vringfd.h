@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * vringfd.h - user/kernel ABI of vringfd.ko, the vring file descriptor.
+ *
+ * A vring fd is a file descriptor over a virtio 1.x split virtqueue that lives
+ * in the memory of the process that created it:
+ *
+ *   write()  the kernel consumes available buffers (push); returns the number
+ *            of buffer chains consumed (0: none were available).  The buffer
+ *            and length passed to write() are ignored.
+ *   poll()   the kernel fills posted buffers (pull) and reports the fd
+ *            readable (POLLIN|POLLRDNORM) when buffers were used, or when
+ *            used->idx in user memory differs from the user's *last_used.
+ *   read()   on an RX ring attached to a tap: pull now; returns the number of
+ *            buffers filled.  The buffer passed to read() is ignored.
+ *   close()  the attached subsystem is detached and everything is released.
+ *
+ * The fd is made by VRINGFD_CREATE on the misc device /dev/vringfd.
+ *
+ * Errors that every ring operation may return:
+ *   EPERM   the caller's address space is not the one that created the ring
+ *           (the ring belongs to that mm; nothing was touched).
+ *   EIO     the ring is broken: user space broke the ring protocol (a
+ *           descriptor loop, an index out of range, avail->idx moving by
+ *           more than num, a nested indirect table, ...).  A broken ring stays
+ *           broken; close it and create a new one.
+ *   EFAULT  ring memory could not be read or written (unmapped, protected).
+ *           The ring is marked broken as well.
+ *
+ * Ioctl numbers: magic 0xB9; 0x00-0x0f on /dev/vringfd, 0x10-0x2f on a
+ * vring fd.  Directions are from user space's view (_IOW: user writes).
+ */
+#ifndef _UAPI_LINUX_VRINGFD_H
+#define _UAPI_LINUX_VRINGFD_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define VRINGFD_IOCTL_MAGIC	0xB9
+
+/** VRINGFD_API_VERSION - bumped on any incompatible ABI change. */
+#define VRINGFD_API_VERSION	1
+
+/** VRINGFD_MAX_NUM - the largest ring (as in virtio: 32768 entries). */
+#define VRINGFD_MAX_NUM		32768
+
+/* Capability bits reported in struct vringfd_version.caps. */
+#define VRINGFD_CAP_TAP		(1ULL << 0)	/* VRINGFD_ATTACH_TAP */
+#define VRINGFD_CAP_MEM_TABLE	(1ULL << 1)	/* VRINGFD_SET_MEM_TABLE */
+#define VRINGFD_CAP_STATS	(1ULL << 2)	/* VRINGFD_GET_STATS */
+#define VRINGFD_CAP_CALL_FD	(1ULL << 3)	/* VRINGFD_SET_CALL_FD */
+#define VRINGFD_CAP_READ	(1ULL << 4)	/* read() pulls an RX ring */
+
+/**
+ * struct vringfd_version - what the loaded module supports
+ * @api_version: VRINGFD_API_VERSION of the module
+ * @max_num: largest ring size accepted by VRINGFD_CREATE
+ * @ring_features: feature bits (1ULL << VIRTIO_RING_F_*, VIRTIO_F_*) that
+ *	VRINGFD_CREATE understands; any other bit is refused with EINVAL
+ * @caps: VRINGFD_CAP_* bits
+ * @max_mem_regions: most regions VRINGFD_SET_MEM_TABLE accepts
+ * @reserved: zero
+ */
+struct vringfd_version {
+	__u32 api_version;
+	__u32 max_num;
+	__u64 ring_features;
+	__u64 caps;
+	__u32 max_mem_regions;
+	__u32 reserved[9];
+};
+
+/**
+ * VRINGFD_GET_VERSION - struct vringfd_version (out)
+ *
+ * Valid on /dev/vringfd and on any vring fd.  Never fails with a valid
+ * pointer; EFAULT otherwise.
+ */
+#define VRINGFD_GET_VERSION	_IOR(VRINGFD_IOCTL_MAGIC, 0x00, struct vringfd_version)
+
+/**
+ * struct vringfd_create - describe a split virtqueue in the caller's memory
+ * @num: number of entries; a power of two from 1 to VRINGFD_MAX_NUM
+ * @flags: zero (reserved for future use)
+ * @features: 1ULL << VIRTIO_RING_F_INDIRECT_DESC and/or
+ *	1ULL << VIRTIO_RING_F_EVENT_IDX (and VIRTIO_F_VERSION_1, accepted
+ *	and ignored: the ring is always little-endian)
+ * @desc_addr: user address of the descriptor table (16-byte aligned)
+ * @avail_addr: user address of the avail ring (2-byte aligned)
+ * @used_addr: user address of the used ring (4-byte aligned)
+ * @last_used_addr: user address of a __u16 the user keeps equal to the
+ *	number of used entries it has consumed (2-byte aligned); poll() with
+ *	nothing attached compares it with used->idx
+ * @reserved: zero
+ */
+struct vringfd_create {
+	__u32 num;
+	__u32 flags;
+	__u64 features;
+	__u64 desc_addr;
+	__u64 avail_addr;
+	__u64 used_addr;
+	__u64 last_used_addr;
+	__u64 reserved[2];
+};
+
+/**
+ * VRINGFD_CREATE - struct vringfd_create (in); returns a new vring fd
+ *
+ * On /dev/vringfd.  The new fd is O_CLOEXEC and is opened for read and
+ * write.  The kernel's view of the avail ring starts at the avail->idx found
+ * now (as in the seed), its used index at the used->idx found now.
+ *
+ * Errors: EINVAL (num not a power of two in 1..32768, misaligned address,
+ * unknown feature or flag, non-zero reserved), EFAULT (a ring part is not
+ * readable, or the used ring is not writable, now), ENOMEM, EMFILE.
+ */
+#define VRINGFD_CREATE		_IOW(VRINGFD_IOCTL_MAGIC, 0x01, struct vringfd_create)
+
+/* Directions for struct vringfd_tap.dir. */
+#define VRINGFD_DIR_TX		0	/* ring -> tap: write() transmits */
+#define VRINGFD_DIR_RX		1	/* tap -> ring: poll()/read() receive */
+
+/* Flags for struct vringfd_tap.flags. */
+#define VRINGFD_TAP_F_MRG_RXBUF	(1U << 0)	/* RX: a frame may span heads */
+
+/**
+ * struct vringfd_tap - attach a ring to one queue of a tun/tap device
+ * @tap_fd: an fd of /dev/net/tun attached to an IFF_TAP device (a queue of
+ *	a multi-queue tap), or of a macvtap/ipvtap character device.  IFF_TUN
+ *	devices are refused (EINVAL): frames in a ring are Ethernet frames.
+ * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
+ * @vnet_hdr_len: 0 (frames carry no header), 10 (struct virtio_net_hdr) or
+ *	12 (struct virtio_net_hdr_v1 / _mrg_rxbuf); with a header the tap must
+ *	have IFF_VNET_HDR and its header size is set to match
+ * @flags: VRINGFD_TAP_F_*
+ * @reserved: zero
+ */
+struct vringfd_tap {
+	__s32 tap_fd;
+	__u32 dir;
+	__u32 vnet_hdr_len;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/**
+ * VRINGFD_ATTACH_TAP - struct vringfd_tap (in)
+ *
+ * The tap fd is looked up once and its file kept until detach or close.
+ * Errors: EBADF (tap_fd is not an open fd), EINVAL (not a tun/tap fd, an
+ * IFF_TUN device, a bad direction/header length/flag), EBUSY (this ring is
+ * already attached, or that queue already has a ring of this direction),
+ * ENODEV (the tap fd is not attached to a device).
+ */
+#define VRINGFD_ATTACH_TAP	_IOW(VRINGFD_IOCTL_MAGIC, 0x10, struct vringfd_tap)
+
+/**
+ * VRINGFD_DETACH - no argument
+ *
+ * Detach whatever subsystem is attached (a tap, or an in-kernel user of the
+ * exported API).  Errors: ENOENT (nothing attached).
+ */
+#define VRINGFD_DETACH		_IO(VRINGFD_IOCTL_MAGIC, 0x11)
+
+/**
+ * struct vringfd_mem_region - one region of a guest's memory
+ * @guest_addr: guest-physical address of the region's first byte
+ * @size: length in bytes (non-zero)
+ * @user_addr: where the region is mapped in the caller's address space
+ * @reserved: zero
+ */
+struct vringfd_mem_region {
+	__u64 guest_addr;
+	__u64 size;
+	__u64 user_addr;
+	__u64 reserved;
+};
+
+/** VRINGFD_MAX_MEM_REGIONS - most regions in one memory table. */
+#define VRINGFD_MAX_MEM_REGIONS	64
+
+/**
+ * struct vringfd_mem_table - translation of descriptor addresses
+ * @nregions: number of entries in @regions (0 removes the table)
+ * @padding: zero
+ * @regions: non-overlapping guest regions
+ */
+struct vringfd_mem_table {
+	__u32 nregions;
+	__u32 padding;
+	struct vringfd_mem_region regions[];
+};
+
+/**
+ * VRINGFD_SET_MEM_TABLE - struct vringfd_mem_table followed by its regions (in)
+ *
+ * With a table, descriptor addresses (and indirect table addresses) are
+ * guest-physical and translated through it; a buffer crossing regions is
+ * split; an address outside every region drops the chain (counted in
+ * drop_bad_addr).  The ring parts themselves are always at the user
+ * addresses given to VRINGFD_CREATE.  Without a table, descriptor addresses
+ * are the caller's user addresses.
+ * Errors: EINVAL (too many regions, zero size, overlap, wrap-around,
+ * non-zero reserved), EFAULT, ENOMEM.
+ */
+#define VRINGFD_SET_MEM_TABLE	_IOW(VRINGFD_IOCTL_MAGIC, 0x12, struct vringfd_mem_table)
+
+/**
+ * struct vringfd_stats - counters of one ring since it was created
+ * @frames: chains completed with data (TX: sent to the tap; RX: filled)
+ * @bytes: bytes of frame data moved (virtio-net headers excluded)
+ * @batches: write()/read()/poll() calls that moved at least one chain
+ * @calls: write()/read()/poll() calls
+ * @drop_bad_chain: chains of the wrong direction or empty (completed, len 0)
+ * @drop_too_big: chains over 64 KiB + header (completed, len 0)
+ * @drop_bad_hdr: frames with an invalid virtio-net header
+ * @drop_bad_addr: chains with an address outside the memory table or
+ *	unreadable/unwritable user memory
+ * @drop_tap: frames the tap refused (TX) or that failed to copy (RX)
+ * @tap_rx_dropped: the tap device's own rx_dropped counter (tun's drops)
+ * @notifies: times the kernel signalled the call eventfd
+ * @reserved: zero
+ */
+struct vringfd_stats {
+	__u64 frames;
+	__u64 bytes;
+	__u64 batches;
+	__u64 calls;
+	__u64 drop_bad_chain;
+	__u64 drop_too_big;
+	__u64 drop_bad_hdr;
+	__u64 drop_bad_addr;
+	__u64 drop_tap;
+	__u64 tap_rx_dropped;
+	__u64 notifies;
+	__u64 reserved[5];
+};
+
+/**
+ * VRINGFD_GET_STATS - struct vringfd_stats (out)
+ */
+#define VRINGFD_GET_STATS	_IOR(VRINGFD_IOCTL_MAGIC, 0x13, struct vringfd_stats)
+
+/* Bits of struct vringfd_state.flags. */
+#define VRINGFD_STATE_BROKEN	(1U << 0)	/* every call fails with EIO */
+#define VRINGFD_STATE_ATTACHED	(1U << 1)	/* a subsystem is attached */
+#define VRINGFD_STATE_NOTIFY	(1U << 2)	/* virtio asks for an interrupt */
+#define VRINGFD_STATE_HUP	(1U << 3)	/* the attached tap went away */
+
+/**
+ * struct vringfd_state - the kernel's private view of the ring
+ * @last_avail: next avail entry the kernel will read
+ * @used_idx: the kernel-private used index (what it last wrote to used->idx)
+ * @flags: VRINGFD_STATE_*; reading clears VRINGFD_STATE_NOTIFY
+ * @num: ring size
+ * @reserved: zero
+ *
+ * VRINGFD_STATE_NOTIFY is set when entries were added to the used ring and
+ * virtio's rules ask for an interrupt: with VIRTIO_RING_F_EVENT_IDX when
+ * used_event was crossed, otherwise unless VRING_AVAIL_F_NO_INTERRUPT is
+ * set.  A caller that gave VRINGFD_SET_CALL_FD need not look: the kernel
+ * signals the eventfd itself.
+ */
+struct vringfd_state {
+	__u16 last_avail;
+	__u16 used_idx;
+	__u32 flags;
+	__u32 num;
+	__u32 reserved[5];
+};
+
+/**
+ * VRINGFD_GET_STATE - struct vringfd_state (out)
+ */
+#define VRINGFD_GET_STATE	_IOR(VRINGFD_IOCTL_MAGIC, 0x14, struct vringfd_state)
+
+/**
+ * VRINGFD_SET_CALL_FD - __s32 eventfd (in), or -1 to remove
+ *
+ * The kernel signals this eventfd whenever virtio's notification rules ask
+ * for an interrupt after it added used entries (as vhost's call fd).
+ * Errors: EBADF, EINVAL (not an eventfd).
+ */
+#define VRINGFD_SET_CALL_FD	_IOW(VRINGFD_IOCTL_MAGIC, 0x15, __s32)
+
+#endif /* _UAPI_LINUX_VRINGFD_H */

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine.h - how vringnetd moves packets between a ring pair and a tap queue.
+ *
+ * A queue binds two split rings to one queue of a tap:
+ *   tx ring: the driver (a guest, or the daemon for frame-socket ports) posts
+ *            readable chains; eng_ops.tx() sends each as one frame to the tap;
+ *   rx ring: the driver posts writable chains; eng_ops.rx() fills them with
+ *            frames read from the tap.
+ * The engine plays the virtio *device* for both rings.  Two implementations:
+ *   kernel  vringfd.ko walks the rings (one write()/read() per batch)
+ *   user    the daemon walks them (libvringfd's vringfd_dev_*) and does one
+ *           write()/read() on the tap fd per frame.
+ */
+#ifndef VRINGNET_ENGINE_H
+#define VRINGNET_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+/**
+ * struct eng_ring - a split ring mapped in this process
+ * @num: entries (power of two, 1..32768)
+ * @desc: descriptor table
+ * @avail: avail ring
+ * @used: used ring
+ * @last_avail: where the device starts reading avail (vhost-user
+ *	SET_VRING_BASE; 0 for a fresh ring)
+ */
+struct eng_ring {
+	unsigned int num;
+	void *desc;
+	void *avail;
+	void *used;
+	uint16_t last_avail;
+};
+
+/**
+ * struct eng_mem_region - guest memory mapped in this process
+ * @guest_addr: guest-physical address of the first byte
+ * @size: bytes
+ * @uaddr: where it is mapped here
+ */
+struct eng_mem_region {
+	uint64_t guest_addr;
+	uint64_t size;
+	void *uaddr;
+};
+
+/**
+ * struct eng_queue_config - what eng_ops.open() needs
+ * @tap_fd: a queue of the tap (IFF_TAP|IFF_NO_PI|IFF_VNET_HDR); not owned
+ * @vnet_hdr_len: 0, 10 or 12: size of the virtio-net header before each
+ *	frame in the rings (the tap's TUNSETVNETHDRSZ is set to match)
+ * @mrg_rxbuf: VIRTIO_NET_F_MRG_RXBUF: a received frame may span heads
+ * @ring_features: 1ULL << VIRTIO_RING_F_EVENT_IDX / _INDIRECT_DESC
+ * @regions: descriptor addresses are guest-physical, translated through
+ *	these; NULL: descriptor addresses are pointers in this process
+ * @nregions: entries in @regions
+ * @tx: the ring whose chains go to the tap
+ * @rx: the ring whose chains are filled from the tap
+ * @tx_call_fd: eventfd to signal when virtio asks for a tx interrupt, or -1
+ * @rx_call_fd: same for rx
+ */
+struct eng_queue_config {
+	int tap_fd;
+	unsigned int vnet_hdr_len;
+	bool mrg_rxbuf;
+	uint64_t ring_features;
+	const struct eng_mem_region *regions;
+	unsigned int nregions;
+	struct eng_ring tx;
+	struct eng_ring rx;
+	int tx_call_fd;
+	int rx_call_fd;
+};
+
+/**
+ * struct eng_stats - counters of one direction of a queue
+ * @frames: frames moved
+ * @bytes: bytes moved (headers excluded)
+ * @batches: tx()/rx() calls that moved at least one frame
+ * @syscalls: system calls the engine made for this direction
+ * @drop_bad_chain: chains of the wrong shape (completed with len 0)
+ * @drop_too_big: frames too big for the tap or for the posted buffer
+ * @drop_bad_hdr: invalid virtio-net headers
+ * @drop_bad_addr: addresses outside guest memory
+ * @drop_tap: frames the tap refused or failed to give
+ * @notifies: call eventfd signals
+ */
+struct eng_stats {
+	uint64_t frames;
+	uint64_t bytes;
+	uint64_t batches;
+	uint64_t syscalls;
+	uint64_t drop_bad_chain;
+	uint64_t drop_too_big;
+	uint64_t drop_bad_hdr;
+	uint64_t drop_bad_addr;
+	uint64_t drop_tap;
+	uint64_t notifies;
+};
+
+struct eng_queue;
+
+/**
+ * struct eng_ops - one engine
+ * @name: "kernel" or "user"
+ * @available: whether this engine can run here (kernel: /dev/vringfd opens)
+ * @open: bind a ring pair to a tap queue; NULL with @err filled on failure
+ * @tx: send every available tx chain (bounded: at most one ring's worth);
+ *	returns chains consumed, or -errno (-EIO: the ring is broken)
+ * @rx: fill posted rx buffers from the tap; returns buffers filled or
+ *	-errno; sets *starved when frames wait but no buffer is posted (the
+ *	caller stops polling @rx_fd until the driver posts more)
+ * @rx_fd: fd that becomes readable (EPOLLIN) when rx() has work
+ * @get_stats: counters of both directions
+ * @get_last_avail: the device's avail positions (vhost-user GET_VRING_BASE)
+ * @close: unbind and free; the tap fd and the rings stay
+ */
+struct eng_ops {
+	const char *name;
+	bool (*available)(void);
+	struct eng_queue *(*open)(const struct eng_queue_config *cfg,
+				  char *err, size_t errlen);
+	int (*tx)(struct eng_queue *q);
+	int (*rx)(struct eng_queue *q, bool *starved);
+	int (*rx_fd)(struct eng_queue *q);
+	void (*get_stats)(struct eng_queue *q, struct eng_stats *tx,
+			  struct eng_stats *rx);
+	void (*get_last_avail)(struct eng_queue *q, uint16_t *tx, uint16_t *rx);
+	void (*close)(struct eng_queue *q);
+};
+
+extern const struct eng_ops eng_user_ops;
+extern const struct eng_ops eng_kernel_ops;
+
+const struct eng_ops *eng_select(enum cfg_engine want, char *err, size_t errlen);
+
+#endif /* VRINGNET_ENGINE_H */

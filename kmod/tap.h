@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tap.h - the tap attachment: a vring fd bound to one queue of a tun/tap
+ * device (VRINGFD_ATTACH_TAP).
+ */
+#ifndef VRFD_TAP_H
+#define VRFD_TAP_H
+
+struct vrfd_ring;
+struct vringfd_tap;
+
+long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *arg);
+
+#endif /* VRFD_TAP_H */

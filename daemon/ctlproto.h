@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ctlproto.h - the control socket protocol of vringnetd (vringnetd-control(7)).
+ *
+ * Transport: a SOCK_SEQPACKET unix socket; one request per message, exactly
+ * one reply per request, in order.  A request is at most CTL_REQUEST_MAX
+ * bytes, a reply at most CTL_REPLY_MAX bytes.
+ *
+ * Both directions use the same text encoding: a message is a sequence of
+ * *records*, one per line, each line terminated by a single LF:
+ *
+ *	TYPE KEY=VALUE KEY=VALUE ...\n
+ *
+ *   TYPE, KEY  1..31 bytes of [a-z0-9_], starting with a letter
+ *   VALUE      0..CTL_VALUE_MAX bytes; bytes 0x21..0x7e except '%' stand
+ *              for themselves, every other byte is %XX (two upper-case hex
+ *              digits).  So a value never contains a space, '=' is allowed.
+ *   one space between fields; no leading, trailing or double spaces; no
+ *   empty lines; no NUL; a key at most once per record.
+ *
+ * Request: exactly one record whose TYPE is the command:
+ *	status version=1\n
+ *	list version=1\n
+ *	stats version=1\n            (every port)
+ *	stats version=1 port=vm1\n   (one port)
+ *	reload version=1\n
+ * version comes first and must be CTL_PROTO_VERSION; no other keys.
+ *
+ * Reply: a first record "reply", then data records:
+ *	reply version=1 status=ok error=\n
+ *	daemon pid=812 version=0.1 engine=user config=/etc/... uptime=12 caps=...\n
+ *	tap name=vnet0 ifindex=7 mtu=1500 state=up queues=1 persist=no\n
+ *	port name=vm1 type=vhost-user tap=vnet0 socket=/run/... connections=1\n
+ *	stats of=port name=vm1 dir=tx frames=.. bytes=.. batches=.. ...\n
+ *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
+ * status is one of ctlproto_status_name(); on anything but "ok", error
+ * says why in English and no data records follow.  Which data records each
+ * command gets: status: daemon, tap*, port*; list: tap*, port*;
+ * stats: stats*; reload: reload.  Clients ignore keys they do not know
+ * (new keys may be added within a version); record types are fixed by the
+ * version.
+ *
+ * The encoder and the decoders are pure functions over buffers (no I/O),
+ * so the same code is unit-tested and fuzzed.
+ */
+#ifndef VRINGNET_CTLPROTO_H
+#define VRINGNET_CTLPROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "engine.h"
+
+#define CTL_PROTO_VERSION	1
+#define CTL_REQUEST_MAX		512		/* bytes of a request message */
+#define CTL_REPLY_MAX		65536		/* bytes of a reply message */
+#define CTL_TOKEN_MAX		32		/* TYPE/KEY, includes the NUL */
+#define CTL_VALUE_MAX		4096		/* decoded bytes of one value */
+#define CTL_ERROR_MAX		256		/* error text, includes the NUL */
+#define CTL_RECORD_KEYS_MAX	64		/* keys in one record */
+
+/**
+ * enum ctl_cmd - the requests
+ * @CTL_CMD_STATUS: daemon, taps and ports
+ * @CTL_CMD_LIST: taps and ports only
+ * @CTL_CMD_STATS: counters of every port, or of one (struct ctl_request.port)
+ * @CTL_CMD_RELOAD: re-read the configuration file and apply the difference
+ */
+enum ctl_cmd {
+	CTL_CMD_STATUS,
+	CTL_CMD_LIST,
+	CTL_CMD_STATS,
+	CTL_CMD_RELOAD,
+};
+
+/**
+ * enum ctl_status - the status of a reply (wire names in brackets)
+ * @CTL_OK: done [ok]
+ * @CTL_E_BAD_REQUEST: the request is malformed [bad-request]
+ * @CTL_E_VERSION: unsupported protocol version [bad-version]
+ * @CTL_E_TOO_BIG: the request exceeds CTL_REQUEST_MAX [too-big]
+ * @CTL_E_UNKNOWN_COMMAND: no such command [unknown-command]
+ * @CTL_E_NO_SUCH_PORT: stats PORT names no port [no-such-port]
+ * @CTL_E_RELOAD_FAILED: the new file is invalid or could not be applied;
+ *	the error text has the reason, e.g. "FILE:LINE: message" [reload-failed]
+ * @CTL_E_BUSY: the daemon cannot serve this now, retry [busy]
+ * @CTL_E_INTERNAL: the reply did not fit, or another daemon fault [internal]
+ */
+enum ctl_status {
+	CTL_OK,
+	CTL_E_BAD_REQUEST,
+	CTL_E_VERSION,
+	CTL_E_TOO_BIG,
+	CTL_E_UNKNOWN_COMMAND,
+	CTL_E_NO_SUCH_PORT,
+	CTL_E_RELOAD_FAILED,
+	CTL_E_BUSY,
+	CTL_E_INTERNAL,
+	CTL_STATUS_COUNT
+};
+
+/**
+ * struct ctl_request - a decoded request
+ * @version: protocol version (CTL_PROTO_VERSION)
+ * @cmd: the command
+ * @port: stats only: the port's name, "" for every port
+ */
+struct ctl_request {
+	unsigned int version;
+	enum ctl_cmd cmd;
+	char port[CFG_NAME_MAX];
+};
+
+const char *ctlproto_cmd_name(enum ctl_cmd cmd);
+const char *ctlproto_status_name(enum ctl_status st);
+
+int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len);
+enum ctl_status ctlproto_decode_request(const void *buf, size_t len,
+					struct ctl_request *req,
+					char *err, size_t errlen);
+
+/*
+ * Building a reply (server side).  Usage:
+ *
+ *	char buf[CTL_REPLY_MAX];
+ *	struct ctl_writer w;
+ *	ctlproto_reply_init(&w, buf, sizeof(buf));
+ *	ctlproto_reply_daemon(&w, &info);
+ *	for each tap: ctlproto_reply_tap(&w, &tap);
+ *	n = ctlproto_reply_finish(&w);   // always a valid reply; send n bytes
+ *
+ * Errors: n = ctlproto_reply_error(buf, sizeof(buf), CTL_E_..., "why %s", x);
+ * Records are appended after a reply header "status=ok"; if anything did not
+ * fit, ctlproto_reply_finish() turns the whole buffer into an "internal"
+ * error reply ("reply too large"), so the server never sends a truncated one.
+ */
+
+/**
+ * struct ctl_writer - a reply being built
+ * @buf: the output buffer
+ * @len: its size (at least 128 bytes, at most CTL_REPLY_MAX are used)
+ * @pos: bytes written
+ * @overflow: something did not fit (or a key/type was invalid)
+ * @in_record: a record line is open
+ * @nkeys: keys in the open record
+ */
+struct ctl_writer {
+	char *buf;
+	size_t len;
+	size_t pos;
+	bool overflow;
+	bool in_record;
+	unsigned int nkeys;
+};
+
+/**
+ * struct ctl_daemon_info - the "daemon" record of a status reply
+ * @pid: the daemon's pid
+ * @version: its version string
+ * @engine: engine in use ("kernel" or "user")
+ * @config: configuration file path
+ * @uptime: seconds since start
+ * @caps: effective capabilities, e.g. "cap_net_admin" or "none"
+ * @user: user it runs as (name or number)
+ * @ntaps: taps configured
+ * @nports: ports configured
+ */
+struct ctl_daemon_info {
+	pid_t pid;
+	const char *version;
+	const char *engine;
+	const char *config;
+	uint64_t uptime;
+	const char *caps;
+	const char *user;
+	unsigned int ntaps;
+	unsigned int nports;
+};
+
+/**
+ * struct ctl_tap_info - a "tap" record
+ * @name: interface name
+ * @ifindex: interface index, 0 if it does not exist
+ * @mtu: current MTU
+ * @state: "up", "down", "missing" ...
+ * @queues: queues opened
+ * @persist: configured persistent
+ */
+struct ctl_tap_info {
+	const char *name;
+	int ifindex;
+	unsigned int mtu;
+	const char *state;
+	unsigned int queues;
+	bool persist;
+};
+
+/**
+ * struct ctl_port_info - a "port" record
+ * @name: port name
+ * @type: "vhost-user", "stream", "dgram", "ringfd"
+ * @tap: tap it serves
+ * @socket: its socket path (listen or connect)
+ * @state: "listening", "connected", "connecting", ...
+ * @connections: connected peers now
+ */
+struct ctl_port_info {
+	const char *name;
+	const char *type;
+	const char *tap;
+	const char *socket;
+	const char *state;
+	unsigned int connections;
+};
+
+/**
+ * struct ctl_reload_info - the "reload" record of a reload reply
+ * @taps_added: taps created
+ * @taps_removed: taps torn down
+ * @taps_changed: taps reconfigured (or re-created)
+ * @ports_added: ports created
+ * @ports_removed: ports torn down
+ * @ports_changed: ports re-created
+ */
+struct ctl_reload_info {
+	unsigned int taps_added, taps_removed, taps_changed;
+	unsigned int ports_added, ports_removed, ports_changed;
+};
+
+void ctlproto_reply_init(struct ctl_writer *w, char *buf, size_t len);
+void ctlproto_reply_record(struct ctl_writer *w, const char *type);
+void ctlproto_reply_str(struct ctl_writer *w, const char *key, const char *value);
+void ctlproto_reply_u64(struct ctl_writer *w, const char *key, uint64_t value);
+void ctlproto_reply_daemon(struct ctl_writer *w, const struct ctl_daemon_info *d);
+void ctlproto_reply_tap(struct ctl_writer *w, const struct ctl_tap_info *t);
+void ctlproto_reply_port(struct ctl_writer *w, const struct ctl_port_info *p);
+void ctlproto_reply_stats(struct ctl_writer *w, const char *of, const char *name,
+			  const struct eng_stats *tx, const struct eng_stats *rx);
+void ctlproto_reply_reload(struct ctl_writer *w, const struct ctl_reload_info *r);
+int ctlproto_reply_finish(struct ctl_writer *w);
+int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
+			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Decoding a reply (client side).  Strict: any syntax error, a missing or
+ * malformed "reply" header, an unknown status or record type, a record
+ * lacking its required keys, or data records after an error status make
+ * the whole reply invalid.
+ */
+
+/**
+ * struct ctl_kv - one KEY=VALUE of a decoded record
+ * @key: the key (NUL-terminated)
+ * @value: the decoded value (NUL-terminated; a %00 escape is refused)
+ */
+struct ctl_kv {
+	const char *key;
+	const char *value;
+};
+
+/**
+ * struct ctl_record - one decoded record
+ * @type: its TYPE
+ * @kv: @nkv pairs in wire order
+ * @nkv: number of pairs
+ */
+struct ctl_record {
+	const char *type;
+	struct ctl_kv *kv;
+	unsigned int nkv;
+};
+
+/**
+ * struct ctl_reply - a decoded reply
+ * @version: the header's version
+ * @status: the header's status
+ * @error: the header's error text ("" on success)
+ * @records: @nrecords data records (the header excluded)
+ * @nrecords: number of data records
+ * @store: owned storage for the strings and arrays above
+ */
+struct ctl_reply {
+	unsigned int version;
+	enum ctl_status status;
+	char error[CTL_ERROR_MAX];
+	struct ctl_record *records;
+	unsigned int nrecords;
+	void *store;
+};
+
+int ctlproto_decode_reply(const void *buf, size_t len, struct ctl_reply *rep,
+			  char *err, size_t errlen);
+void ctlproto_reply_free(struct ctl_reply *rep);
+const char *ctlproto_record_get(const struct ctl_record *r, const char *key);
+
+#endif /* VRINGNET_CTLPROTO_H */

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ring.h - the vring fd: one split virtqueue in user memory, its walker and
+ * its used-ring writer (internal to vringfd.ko; other modules use
+ * vringfd_api.h).
+ *
+ * Locking, outermost first:
+ *   @attach_sem (rw_semaphore)  read: a callback of the attached subsystem is
+ *                               running (write/read/poll); write: attach,
+ *                               detach, the end of an attachment.
+ *   @lock (mutex)               serialises ring walkers: everything that
+ *                               reads avail/desc or moves @last_avail, and
+ *                               (without @atomic_use) writes the used ring.
+ *   @used_lock (spinlock, irq)  with @atomic_use: the used ring, @used_idx,
+ *                               @signalled_used.
+ * A subsystem walking a ring takes @lock around a batch:
+ *
+ *	mutex_lock(&ring->lock);
+ *	while (!vrfd_over_weight(n, bytes) &&
+ *	       (r = vrfd_ring_get_chain(ring, iov, ARRAY_SIZE(iov), &ch)) > 0) {
+ *		... copy, n++, bytes += ...;
+ *		vrfd_ring_add_used(ring, ch.head, len);
+ *	}
+ *	vrfd_ring_publish_used(ring);
+ *	mutex_unlock(&ring->lock);
+ *
+ * Errors of the walker: -EIO (ring broken, now or before), -EPERM (current
+ * is not in the ring's mm; nothing touched), -EFAULT (ring memory not
+ * accessible: the ring is marked broken and -EFAULT returned once, -EIO
+ * afterwards), -E2BIG (chain does not fit the iovec array; nothing
+ * consumed).
+ */
+#ifndef VRFD_RING_H
+#define VRFD_RING_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/kref.h>
+#include <linux/fs.h>
+#include <linux/uio.h>
+#include <uapi/linux/virtio_ring.h>
+#include <uapi/linux/vringfd.h>
+#include "vringfd_api.h"
+
+struct vrfd_memtable;
+struct eventfd_ctx;
+struct mm_struct;
+struct page;
+
+/**
+ * struct vrfd_ring - one vring fd
+ * @ref: references: the file holds one, each attachment one
+ * @file: the anon-inode file (valid while the file is open)
+ * @num: ring size, a power of two in 1..VRINGFD_MAX_NUM
+ * @mask: @num - 1
+ * @features: negotiated VIRTIO_RING_F_* / VIRTIO_F_* bits (1ULL << bit)
+ * @desc: user address of the descriptor table
+ * @avail: user address of the avail ring
+ * @used: user address of the used ring
+ * @last_used: user address of the user's last_used u16 (only read)
+ * @mm: the address space that created the ring (mmgrab'ed)
+ * @attach_sem: see "Locking" above
+ * @lock: serialises walkers (see "Locking")
+ * @used_lock: protects the used ring in atomic mode (see "Locking")
+ * @last_avail: kernel-private: next avail entry to read (under @lock)
+ * @used_idx: kernel-private used index: what used->idx becomes at the next
+ *	publish (under @lock, or @used_lock in atomic mode); never read back
+ * @published_idx: the used->idx last written to user memory
+ * @signalled_used: @used_idx at the last notification (event-index rule)
+ * @signalled_used_valid: @signalled_used is meaningful
+ * @inflight: chains handed out and not yet completed
+ * @broken: protocol violation or fault seen: every call fails with -EIO
+ * @dead: the file was released or the attachment ended; calls fail -EIO
+ * @notify: virtio asked for an interrupt (VRINGFD_STATE_NOTIFY)
+ * @hup: the attached subsystem's device went away (VRINGFD_STATE_HUP)
+ * @ops: callbacks of the attached subsystem, NULL when none (under
+ *	@attach_sem)
+ * @data: argument of @ops
+ * @attached: a subsystem is attached (and holds a reference)
+ * @atomic_use: the attachment asked for vrfd_used_buffer_atomic()
+ * @used_pages: pinned pages of the used ring (atomic mode)
+ * @used_npages: number of @used_pages
+ * @used_map: vmap() of @used_pages (atomic mode), else NULL
+ * @used_k: kernel address of the used ring inside @used_map
+ * @memtable: guest-physical translation (VRINGFD_SET_MEM_TABLE), or NULL;
+ *	replaced under @lock
+ * @call: eventfd signalled on notification, or NULL; replaced under @lock
+ *	and @used_lock
+ * @wq: poll() waiters
+ * @stats: counters (VRINGFD_GET_STATS); a subsystem updates its own ones
+ *	under @lock
+ */
+struct vrfd_ring {
+	struct kref ref;
+	struct file *file;
+
+	unsigned int num;
+	u16 mask;
+	u64 features;
+	struct vring_desc __user *desc;
+	struct vring_avail __user *avail;
+	struct vring_used __user *used;
+	u16 __user *last_used;
+	struct mm_struct *mm;
+
+	struct rw_semaphore attach_sem;
+	struct mutex lock;
+	spinlock_t used_lock;
+
+	u16 last_avail;
+	u16 used_idx;
+	u16 published_idx;
+	u16 signalled_used;
+	bool signalled_used_valid;
+	unsigned int inflight;
+	bool broken;
+	bool dead;
+	bool notify;
+	bool hup;
+
+	const struct vrfd_ops *ops;
+	void *data;
+	bool attached;
+	bool atomic_use;
+	struct page **used_pages;
+	unsigned int used_npages;
+	void *used_map;
+	struct vring_used *used_k;
+
+	struct vrfd_memtable *memtable;
+	struct eventfd_ctx *call;
+	wait_queue_head_t wq;
+	struct vringfd_stats stats;
+};
+
+/**
+ * struct vrfd_chain - one buffer chain taken by vrfd_ring_get_chain()
+ * @head: head descriptor index, for vrfd_ring_add_used()
+ * @nout: readable (device-read) segments: iov[0 .. @nout)
+ * @nin: writable segments: iov[@nout .. @nout + @nin)
+ * @out_len: bytes in the readable segments
+ * @in_len: bytes in the writable segments
+ *
+ * Segment addresses are user addresses of the ring's mm (translated through
+ * the memory table when the ring has one), checked with access_ok(); the
+ * caller still copies with copy_{from,to}_user(), which may fail.
+ */
+struct vrfd_chain {
+	u16 head;
+	unsigned int nout;
+	unsigned int nin;
+	u64 out_len;
+	u64 in_len;
+};
+
+/** vrfd_ring_fops - file operations of a vring fd (to recognise one). */
+extern const struct file_operations vrfd_ring_fops;
+
+/**
+ * vrfd_ring_create_fd() - VRINGFD_CREATE: validate, create, install an fd
+ * @uarg: user pointer to struct vringfd_create
+ *
+ * Return: the new fd (O_CLOEXEC, O_RDWR), or -errno (see VRINGFD_CREATE).
+ */
+long vrfd_ring_create_fd(const struct vringfd_create __user *uarg);
+
+/**
+ * vrfd_ring_from_file() - the ring behind a file, if it is a vring fd
+ * @file: any file
+ *
+ * Return: the ring (no reference taken), or NULL when @file is not a vring fd.
+ */
+struct vrfd_ring *vrfd_ring_from_file(struct file *file);
+
+/**
+ * vrfd_ring_get() - take a reference on @ring
+ * @ring: the ring
+ */
+void vrfd_ring_get(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_put() - drop a reference; the last one frees the ring
+ * @ring: the ring
+ */
+void vrfd_ring_put(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_attach() - attach a subsystem to @ring
+ * @ring: the ring
+ * @ops: callbacks (kept by pointer; must outlive the attachment)
+ * @data: passed to @ops
+ * @atomic_use: pin and map the whole used ring for
+ *	vrfd_ring_add_used_atomic() (any @num)
+ *
+ * Takes a reference on @ring, dropped by vrfd_ring_detach(), which must be
+ * called exactly once for every successful attach (from ->destroy is fine).
+ * Context: process, no ring lock held.
+ * Return: 0, -EBUSY (already attached), -EIO (broken or released), -EPERM
+ * (@atomic_use from another mm), -EFAULT (used ring cannot be pinned),
+ * -ENOMEM.
+ */
+int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
+		     void *data, bool atomic_use);
+
+/**
+ * vrfd_ring_detach() - end the attachment and drop its reference
+ * @ring: a ring attached with vrfd_ring_attach()
+ *
+ * If the attachment is still active it ends without ->destroy being called
+ * (the subsystem asked for it).  Waits for running callbacks; afterwards none
+ * runs.  Unpins the used ring.  @ring may be freed on return.
+ * Context: process; may be called from ->destroy, not from other callbacks
+ * of the same ring.
+ */
+void vrfd_ring_detach(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_check() - may the caller walk @ring now?
+ * @ring: the ring
+ *
+ * Return: 0, -EIO (broken, or released), -EPERM (current->mm is not the
+ * ring's mm).
+ */
+int vrfd_ring_check(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_mark_broken() - mark @ring broken: every later call fails -EIO
+ * @ring: the ring
+ * @why: reason, logged with pr_debug (user space can trigger it)
+ *
+ * Wakes poll() waiters (they see EPOLLERR).  Context: any.
+ */
+void vrfd_ring_mark_broken(struct vrfd_ring *ring, const char *why);
+
+/**
+ * vrfd_ring_is_broken() - has @ring been marked broken?
+ * @ring: the ring
+ *
+ * Return: true when broken.
+ */
+bool vrfd_ring_is_broken(const struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_get_chain() - take the next available chain
+ * @ring: the ring
+ * @iov: array filled with the chain's segments (readable first, then
+ *	writable), as user addresses
+ * @max_iov: entries in @iov
+ * @chain: filled in: head, segment counts, lengths (@chain->head is also
+ *	valid after -E2BIG, for vrfd_ring_skip_chain())
+ *
+ * Validation: avail->idx - last_avail > num, head or next >= num, a chain
+ * longer than num (an indirect one longer than its table), an indirect
+ * table whose length is 0 or not a multiple of 16, or longer than 32768
+ * entries, INDIRECT not negotiated, NEXT together with INDIRECT, INDIRECT
+ * inside an indirect table, a readable segment after a writable one, a
+ * total length above U32_MAX or an address+length that wraps: the ring is
+ * marked broken (-EIO).  An address outside every memory-table region or
+ * failing access_ok(): the chain is completed with length 0 and counted
+ * in stats.drop_bad_addr, and the next chain is tried.  Zero-length
+ * descriptors add no segment.
+ * Context: process, @ring->lock held, current in the ring's mm.
+ * Return: 1 (a chain), 0 (none available), -EIO, -EPERM, -EFAULT (ring
+ * memory unreadable: now broken), -E2BIG (more segments than @max_iov;
+ * nothing consumed).
+ */
+int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
+			unsigned int max_iov, struct vrfd_chain *chain);
+
+/**
+ * vrfd_ring_skip_chain() - consume the chain that did not fit (-E2BIG)
+ * @ring: the ring
+ * @chain: as filled by the failed vrfd_ring_get_chain()
+ *
+ * The chain is taken and completed with length 0 (not yet published).
+ * Context: process, @ring->lock held.
+ * Return: 0 or -errno as vrfd_ring_add_used().
+ */
+int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain);
+
+/**
+ * vrfd_ring_avail_pending() - number of chains user space made available
+ * @ring: the ring
+ *
+ * Context: process, @ring->lock held.
+ * Return: avail->idx - last_avail (0..num), or -errno as
+ * vrfd_ring_get_chain() (an idx jump breaks the ring).
+ */
+int vrfd_ring_avail_pending(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_add_used() - put a completed chain into the used ring
+ * @ring: the ring
+ * @head: head index of a chain taken with vrfd_ring_get_chain()
+ * @len: bytes written into the chain's writable segments
+ *
+ * Writes the used element at the kernel-private used index and advances
+ * it; user space sees it at the next vrfd_ring_publish_used().  In atomic
+ * mode goes through the pinned mapping.
+ * Context: process, @ring->lock held.
+ * Return: 0, -EINVAL (@head >= num, or nothing in flight), -EIO, -EFAULT
+ * (used ring not writable: now broken).
+ */
+int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len);
+
+/**
+ * vrfd_ring_publish_used() - make added used entries visible, and notify
+ * @ring: the ring
+ *
+ * Writes used->idx (after a write barrier), with EVENT_IDX also
+ * avail_event; then applies virtio's notification rule (EVENT_IDX:
+ * used_event crossed; else unless VRING_AVAIL_F_NO_INTERRUPT): sets
+ * VRINGFD_STATE_NOTIFY, signals the call eventfd (stats.notifies), and
+ * wakes poll() waiters.  Nothing to publish: returns 0 at once.
+ * Context: process, @ring->lock held.
+ * Return: 0, -EIO, -EFAULT (now broken).
+ */
+int vrfd_ring_publish_used(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_add_used_atomic() - add and publish one used entry, any context
+ * @ring: a ring attached with @atomic_use
+ * @head: head index of a chain taken with vrfd_ring_get_chain()
+ * @len: bytes written
+ *
+ * Writes through the pinned, vmap'ed used ring under @used_lock and
+ * publishes at once; notifies without reading used_event (user memory is
+ * not readable here): a spurious notification is allowed by virtio.
+ * Context: any (hard irq included).
+ * Return: 0, -EINVAL (not atomic, bad @head, nothing in flight), -EIO.
+ */
+int vrfd_ring_add_used_atomic(struct vrfd_ring *ring, u16 head, u32 len);
+
+/**
+ * vrfd_ring_wake() - wake poll() waiters of @ring
+ * @ring: the ring
+ *
+ * Context: any.
+ */
+void vrfd_ring_wake(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_set_hup() - the attached subsystem's device went away
+ * @ring: the ring
+ *
+ * Sets VRINGFD_STATE_HUP and wakes waiters; poll() then reports
+ * EPOLLHUP.  Context: any.
+ */
+void vrfd_ring_set_hup(struct vrfd_ring *ring);
+
+#endif /* VRFD_RING_H */

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vringfd_api.h - the in-kernel API of vringfd.ko for other modules
+ *
+ * A kernel subsystem attaches to a vring fd that user space created and
+ * passed to it, then walks the ring with vrfd_get_buffer() and completes
+ * buffers with vrfd_used_buffer() (process context) or
+ * vrfd_used_buffer_atomic() (any context, when attached with @atomic_use).
+ *
+ * Lifetime: every successful vrfd_attach() is balanced by exactly one
+ * vrfd_detach(), also after ->destroy has been called.  ->destroy is called
+ * when the vring fd is closed (or VRINGFD_DETACH is issued on it): from then
+ * on no callback is invoked any more and every call on the handle fails with
+ * -EIO, but the handle stays valid memory until vrfd_detach().  vrfd_detach()
+ * may be called from ->destroy.  After vrfd_detach() returns no callback is
+ * running or will run.
+ *
+ * Callbacks run in process context of the task that called write(), read()
+ * or poll() on the vring fd, with the attachment pinned (they may sleep and
+ * may call any function below on any ring, but must not call vrfd_attach()
+ * or vrfd_detach() on the ring they are called for, except ->destroy which
+ * may call vrfd_detach()).
+ */
+#ifndef VRFD_API_H
+#define VRFD_API_H
+
+#include <linux/types.h>
+#include <linux/poll.h>
+
+struct vrfd_ring;
+struct iovec;
+struct file;
+
+/**
+ * struct vrfd_ops - callbacks of an attached subsystem (all optional)
+ * @destroy: the vring fd is going away (closed, or VRINGFD_DETACH); called
+ *	once, in process context, with no ring lock held
+ * @pull: called by poll() and read(): fill posted buffers; return the number
+ *	of buffers used, or -errno
+ * @push: called by write(): consume available buffers; return the number
+ *	consumed (0: none), or -errno
+ * @poll: called by poll() after @pull: poll_wait() on the subsystem's own
+ *	wait queues and return extra events (EPOLLERR|EPOLLHUP when the
+ *	subsystem's device went away)
+ */
+struct vrfd_ops {
+	void (*destroy)(void *data);
+	int (*pull)(void *data);
+	int (*push)(void *data);
+	__poll_t (*poll)(void *data, struct file *file, poll_table *wait);
+};
+
+struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,
+			      bool atomic_use);
+void vrfd_detach(struct vrfd_ring *ring);
+int vrfd_get_buffer(struct vrfd_ring *ring,
+		    struct iovec *in_iov, unsigned int *num_in,
+		    unsigned long *in_len,
+		    struct iovec *out_iov, unsigned int *num_out,
+		    unsigned long *out_len);
+int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len);
+int vrfd_used_buffer_atomic(struct vrfd_ring *ring, int id, u32 len);
+void vrfd_wake(struct vrfd_ring *ring);
+bool vrfd_over_weight(unsigned int chains, size_t bytes);
+
+/* Work limits per write()/read()/poll() call, as vhost-net's weights. */
+#define VRFD_WEIGHT_CHAINS	256
+#define VRFD_WEIGHT_BYTES	0x80000
+
+#endif /* VRFD_API_H */

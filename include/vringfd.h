@@ -47,42 +47,185 @@ int vringfd_get_state(int ring_fd, struct vringfd_state *state);
 
 /* ---- 2. driver side ---------------------------------------------------- */
 
+/*
+ * Conventions of parts 2 and 3: functions return 0 (or a count, or a head)
+ * on success and a negative errno on failure; they never set errno.  Rings
+ * are little-endian (virtio 1.x); feature words are bit masks
+ * (1ULL << VIRTIO_RING_F_EVENT_IDX, 1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+ * bits other than those two are ignored.  One thread at a time per side of
+ * a ring; the two sides may run in different threads or processes.
+ *
+ * Memory ordering (C11 atomics; see the comment at each barrier):
+ *  - the driver writes descriptors and the avail entry, then stores
+ *    avail->idx with release; the device loads avail->idx with acquire
+ *    before it reads the entry and the descriptors;
+ *  - the device writes used elements, then stores used->idx with release;
+ *    the driver loads used->idx with acquire before it reads the element;
+ *  - before deciding whether to notify (need_kick, need_notify) each side
+ *    issues a full fence, so its index store is visible before it reads the
+ *    other side's suppression flag or event index (store->load order).
+ */
+
 /**
  * struct vringfd_ring - the driver's (buffer poster's) view of a split ring
  * @vr: desc/avail/used pointers (struct vring from <linux/virtio_ring.h>)
  * @num: ring size
  * @event_idx: VIRTIO_RING_F_EVENT_IDX negotiated
- * @avail_shadow: next avail->idx to publish
+ * @broken: the device returned a used entry naming a descriptor that is not
+ *	an outstanding head; vringfd_ring_get_used() returns NULL from then on
+ * @avail_shadow: next avail->idx to publish (entries added so far)
  * @last_used: used entries consumed; pass &ring->last_used to vringfd()
- * @free_head: first free descriptor (free list linked through desc.next)
+ * @free_head: first free descriptor
  * @num_free: free descriptors
- * @published: avail->idx at the last vringfd_ring_publish()
+ * @kicked: avail->idx at the last vringfd_ring_need_kick()
  * @tokens: per-head caller data returned by vringfd_ring_get_used()
- * @chain_len: per-head number of descriptors in the chain
+ * @chain_len: per-head number of descriptors in the chain (0: not a head)
+ * @next: private links: the free list, and each chain in flight (never
+ *	read back from the shared descriptor table)
+ *
+ * The ring memory is the caller's; @tokens, @chain_len and @next are
+ * allocated by vringfd_ring_init() and freed by vringfd_ring_fini().
  */
 struct vringfd_ring {
 	struct vring vr;
 	unsigned int num;
 	bool event_idx;
+	bool broken;
 	uint16_t avail_shadow;
 	uint16_t last_used;
 	uint16_t free_head;
 	uint16_t num_free;
-	uint16_t published;
+	uint16_t kicked;
 	void **tokens;
 	uint16_t *chain_len;
+	uint16_t *next;
 };
 
+/**
+ * vringfd_ring_size() - bytes of a legacy-layout ring
+ * @num: ring size, a power of two from 1 to VRINGFD_MAX_NUM
+ * @align: alignment of the used ring, a power of two >= 4 (the seed's
+ *	vringfd() uses getpagesize())
+ *
+ * Return: vring_size(@num, @align) of <linux/virtio_ring.h>, or 0 when
+ * @num or @align is invalid.
+ */
 size_t vringfd_ring_size(unsigned int num, unsigned long align);
+
+/**
+ * vringfd_ring_init() - set up a driver ring in one block of caller memory
+ * @ring: filled in
+ * @mem: vringfd_ring_size(@num, @align) bytes, 16-byte aligned; zeroed here
+ * @num: ring size, a power of two from 1 to VRINGFD_MAX_NUM
+ * @align: used-ring alignment, a power of two >= 4
+ * @features: VIRTIO_RING_F_EVENT_IDX is honoured; indirect descriptors are
+ *	never posted by these helpers
+ *
+ * Layout as vring_init(&vr, @num, @mem, @align).
+ * Return: 0; -EINVAL (bad @num or @align, NULL or misaligned @mem);
+ * -ENOMEM.
+ */
 int vringfd_ring_init(struct vringfd_ring *ring, void *mem, unsigned int num,
 		      unsigned long align, uint64_t features);
+
+/**
+ * vringfd_ring_init_parts() - set up a driver ring from three separate parts
+ * @ring: filled in
+ * @num: ring size, a power of two from 1 to VRINGFD_MAX_NUM
+ * @desc: 16 * @num bytes, 16-byte aligned
+ * @avail: 6 + 2 * @num bytes, 2-byte aligned
+ * @used: 6 + 8 * @num bytes, 4-byte aligned
+ * @features: as for vringfd_ring_init()
+ *
+ * The three parts are zeroed.
+ * Return: 0; -EINVAL (bad @num, NULL or misaligned part); -ENOMEM.
+ */
+int vringfd_ring_init_parts(struct vringfd_ring *ring, unsigned int num,
+			    void *desc, void *avail, void *used,
+			    uint64_t features);
+
+/**
+ * vringfd_ring_fini() - free what vringfd_ring_init() allocated
+ * @ring: ring (the ring memory itself is left alone); may be called twice
+ */
 void vringfd_ring_fini(struct vringfd_ring *ring);
+
+/**
+ * vringfd_ring_add() - post one buffer chain (not yet visible to the device)
+ * @ring: ring
+ * @out: @nout device-readable segments, first in the chain
+ * @nout: number of @out segments
+ * @in: @nin device-writable segments, after the readable ones
+ * @nin: number of @in segments
+ * @token: caller data (non-NULL) given back by vringfd_ring_get_used()
+ *
+ * Writes the descriptors, then the avail entry; vringfd_ring_publish()
+ * makes the chains added so far visible.
+ * Return: the head descriptor index (>= 0); -EINVAL (no segment, more than
+ * @ring->num segments, a segment longer than 4 GiB - 1, NULL @token or a
+ * NULL array with a non-zero count); -ENOSPC (fewer free descriptors than
+ * segments: collect used entries first); -EIO (@ring is broken).
+ */
 int vringfd_ring_add(struct vringfd_ring *ring,
 		     const struct iovec *out, unsigned int nout,
 		     const struct iovec *in, unsigned int nin, void *token);
+
+/**
+ * vringfd_ring_publish() - make the chains added so far visible
+ * @ring: ring
+ *
+ * Stores avail->idx with release semantics, after every descriptor and
+ * avail entry written by vringfd_ring_add().
+ */
 void vringfd_ring_publish(struct vringfd_ring *ring);
-bool vringfd_ring_need_kick(const struct vringfd_ring *ring);
+
+/**
+ * vringfd_ring_need_kick() - must the device be told about new chains
+ * @ring: ring
+ *
+ * Call after vringfd_ring_publish().  Full fence, then: false when nothing
+ * was published since the last call; with VIRTIO_RING_F_EVENT_IDX,
+ * vring_need_event(avail_event, published, published at the last call);
+ * otherwise true unless the device set VRING_USED_F_NO_NOTIFY.
+ * Return: true when the caller should kick (write() on the vring fd, or
+ * signal the kick eventfd).
+ */
+bool vringfd_ring_need_kick(struct vringfd_ring *ring);
+
+/**
+ * vringfd_ring_more_used() - are there used entries not yet collected
+ * @ring: ring
+ *
+ * Return: true when used->idx (loaded with acquire) differs from
+ * @ring->last_used.
+ */
+bool vringfd_ring_more_used(const struct vringfd_ring *ring);
+
+/**
+ * vringfd_ring_get_used() - collect one used entry
+ * @ring: ring
+ * @len: where to store the length the device wrote (may be NULL)
+ *
+ * Loads used->idx with acquire, reads the element, checks that its id is an
+ * outstanding head (< num, posted, not yet collected), frees the chain,
+ * advances @ring->last_used and, with VIRTIO_RING_F_EVENT_IDX, stores
+ * used_event = last_used (interrupt me at the next entry).
+ * A device that publishes more than num entries, or an element naming a
+ * descriptor that is not an outstanding head, marks @ring broken: NULL is
+ * returned, nothing is freed and last_used does not move.
+ * Return: the token given to vringfd_ring_add(), or NULL (nothing used, or
+ * broken).
+ */
 void *vringfd_ring_get_used(struct vringfd_ring *ring, uint32_t *len);
+
+/**
+ * vringfd_ring_set_no_interrupt() - ask the device not to interrupt
+ * @ring: ring
+ * @no_interrupt: set (true) or clear VRING_AVAIL_F_NO_INTERRUPT
+ *
+ * Without VIRTIO_RING_F_EVENT_IDX only (with it, used_event rules).
+ */
+void vringfd_ring_set_no_interrupt(struct vringfd_ring *ring, bool no_interrupt);
 
 /* ---- 3. device side ---------------------------------------------------- */
 
@@ -90,7 +233,8 @@ void *vringfd_ring_get_used(struct vringfd_ring *ring, uint32_t *len);
  * vringfd_dev_xlate_fn - translate a descriptor address to a pointer
  * @opaque: caller data
  * @addr: address from a descriptor (guest-physical or user)
- * @len: length wanted; on return, length contiguous at the result (<= len)
+ * @len: length wanted; on return, length contiguous at the result (<= len,
+ *	> 0 when the result is not NULL)
  * Return: pointer, or NULL when @addr is outside every region.
  */
 typedef void *(*vringfd_dev_xlate_fn)(void *opaque, uint64_t addr, uint64_t *len);
@@ -107,6 +251,10 @@ typedef void *(*vringfd_dev_xlate_fn)(void *opaque, uint64_t addr, uint64_t *len
  * @broken: protocol violation seen; every call fails with -EIO
  * @xlate: address translation (NULL: addresses are pointers)
  * @xlate_opaque: passed to @xlate
+ *
+ * Set @xlate and @xlate_opaque after vringfd_dev_init() to translate
+ * descriptor and indirect-table addresses (the ring parts themselves are
+ * always pointers).
  */
 struct vringfd_dev {
 	struct vring vr;
@@ -124,8 +272,12 @@ struct vringfd_dev {
 /**
  * struct vringfd_chain - one buffer chain taken from the avail ring
  * @head: head descriptor index (what vringfd_dev_put_used() wants)
- * @out: readable segments; @nout of them, @out_len bytes
- * @in: writable segments; @nin of them, @in_len bytes
+ * @nout: number of readable segments at @out
+ * @nin: number of writable segments at @in
+ * @out_len: bytes in the readable segments
+ * @in_len: bytes in the writable segments
+ * @out: readable segments (the start of the caller's iovec array)
+ * @in: writable segments (right after the readable ones)
  */
 struct vringfd_chain {
 	uint16_t head;
@@ -134,14 +286,120 @@ struct vringfd_chain {
 	struct iovec *out, *in;
 };
 
+/**
+ * vringfd_dev_init() - set up the device view of a ring
+ * @dev: filled in
+ * @num: ring size, a power of two from 1 to VRINGFD_MAX_NUM
+ * @desc: descriptor table (16-byte aligned)
+ * @avail: avail ring (2-byte aligned)
+ * @used: used ring (4-byte aligned)
+ * @features: VIRTIO_RING_F_INDIRECT_DESC / _EVENT_IDX bits (others ignored)
+ *
+ * The ring memory is not touched.  last_avail and the used index start at
+ * 0 (a fresh ring); vringfd_dev_set_base() sets other values.
+ * Return: 0, or -EINVAL (bad @num, NULL or misaligned part).
+ */
 int vringfd_dev_init(struct vringfd_dev *dev, unsigned int num, void *desc,
 		     void *avail, void *used, uint64_t features);
+
+/**
+ * vringfd_dev_set_base() - set where the device resumes
+ * @dev: device ring
+ * @last_avail: next avail entry to read
+ * @used_idx: next used index to write
+ *
+ * For vhost-user's SET_VRING_BASE, or to start at the indexes found in the
+ * ring now (as the module does at VRINGFD_CREATE).  Clears the broken state
+ * and the notification history.
+ */
+void vringfd_dev_set_base(struct vringfd_dev *dev, uint16_t last_avail,
+			  uint16_t used_idx);
+
+/**
+ * vringfd_dev_get_chain() - take the next available buffer chain
+ * @dev: device ring
+ * @chain: filled in
+ * @iov: array for the segments (readable ones first)
+ * @max_iov: entries in @iov
+ *
+ * Validation (the module's rules; a violation marks the ring broken):
+ * avail->idx - last_avail > num; head or next >= num; a chain longer than
+ * num descriptors (a loop); an indirect descriptor without
+ * VIRTIO_RING_F_INDIRECT_DESC, with NEXT, with a length that is zero or not
+ * a multiple of 16 or over VRINGFD_MAX_NUM entries, or inside an indirect
+ * table; an indirect table's next >= its size or a chain longer than it; a
+ * readable descriptor after a writable one; an address whose end wraps
+ * 2^64; a chain of more than 4 GiB - 1 bytes in total.
+ * Zero-length descriptors are allowed and give no segment.
+ * With @dev->xlate, a buffer crossing regions gives several segments.
+ *
+ * Return:
+ *  1        a chain was taken: @chain describes it, its segments are in @iov
+ *  0        no chain available
+ *  -EIO     the ring is broken (now or before); nothing was taken and every
+ *           later call returns -EIO
+ *  -EFAULT  an address (buffer or indirect table) outside every region: the
+ *           chain was consumed, @chain->head is valid and the caller must
+ *           complete it with vringfd_dev_put_used(dev, head, 0)
+ *  -E2BIG   more segments than @max_iov: consumed, complete as for -EFAULT
+ *  -EINVAL  @chain or @iov NULL (nothing taken)
+ */
 int vringfd_dev_get_chain(struct vringfd_dev *dev, struct vringfd_chain *chain,
 			  struct iovec *iov, unsigned int max_iov);
+
+/**
+ * vringfd_dev_put_used() - complete a chain (not yet visible to the driver)
+ * @dev: device ring
+ * @head: the chain's head
+ * @len: bytes written into its writable segments
+ *
+ * Writes the used element at the private used index and advances it;
+ * vringfd_dev_publish_used() makes it visible.
+ * Return: 0; -EINVAL (@head >= num); -EIO (broken).
+ */
 int vringfd_dev_put_used(struct vringfd_dev *dev, uint16_t head, uint32_t len);
+
+/**
+ * vringfd_dev_publish_used() - make the completed chains visible
+ * @dev: device ring
+ *
+ * Stores used->idx with release semantics, after every used element.
+ */
 void vringfd_dev_publish_used(struct vringfd_dev *dev);
+
+/**
+ * vringfd_dev_need_notify() - must the driver be interrupted
+ * @dev: device ring
+ *
+ * Call after vringfd_dev_publish_used().  Full fence, then: false when
+ * nothing was published since the last call; with
+ * VIRTIO_RING_F_EVENT_IDX, vring_need_event(used_event, new, old) over the
+ * entries published since the last call (true on the first call);
+ * otherwise true unless the driver set VRING_AVAIL_F_NO_INTERRUPT.
+ * Return: true when the caller should signal the driver.
+ */
 bool vringfd_dev_need_notify(struct vringfd_dev *dev);
+
+/**
+ * vringfd_dev_set_no_notify() - ask the driver not to kick (or to kick again)
+ * @dev: device ring
+ * @no_notify: true to suppress kicks, false to ask for them
+ *
+ * Without VIRTIO_RING_F_EVENT_IDX sets or clears VRING_USED_F_NO_NOTIFY;
+ * with it, enabling stores avail_event = last_avail (kick me at the next
+ * chain) and disabling does nothing.  Enabling ends with a full fence: the
+ * caller must then check vringfd_dev_pending() again, since chains
+ * published before the driver saw the change got no kick.
+ */
 void vringfd_dev_set_no_notify(struct vringfd_dev *dev, bool no_notify);
+
+/**
+ * vringfd_dev_pending() - chains available and not yet taken
+ * @dev: device ring
+ *
+ * Return: avail->idx - last_avail (loaded with acquire), 0 when broken.  A
+ * value > num means the driver broke the ring (get_chain will say so).
+ */
 unsigned int vringfd_dev_pending(const struct vringfd_dev *dev);
 
 #ifdef __cplusplus

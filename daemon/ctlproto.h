@@ -4,7 +4,9 @@
  *
  * Transport: a SOCK_SEQPACKET unix socket; one request per message, exactly
  * one reply per request, in order.  A request is at most CTL_REQUEST_MAX
- * bytes, a reply at most CTL_REPLY_MAX bytes.
+ * bytes, a reply at most CTL_REPLY_MAX bytes (the server raises SO_SNDBUF
+ * of a connection to at least that; the default wmem_default, 208 KiB,
+ * already allows it).  A full "stats" of 256 ports fits.
  *
  * Both directions use the same text encoding: a message is a sequence of
  * *records*, one per line, each line terminated by a single LF:
@@ -31,7 +33,7 @@
  *	daemon pid=812 version=0.1 engine=user config=/etc/... uptime=12 caps=...\n
  *	tap name=vnet0 ifindex=7 mtu=1500 state=up queues=1 persist=no\n
  *	port name=vm1 type=vhost-user tap=vnet0 socket=/run/... connections=1\n
- *	stats of=port name=vm1 dir=tx frames=.. bytes=.. batches=.. ...\n
+ *	stats of=port name=vm1 tx_frames=.. tx_bytes=.. ... rx_frames=.. ...\n
  *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
  * status is one of ctlproto_status_name(); on anything but "ok", error
  * says why in English and no data records follow.  Which data records each
@@ -56,7 +58,7 @@
 
 #define CTL_PROTO_VERSION	1
 #define CTL_REQUEST_MAX		512		/* bytes of a request message */
-#define CTL_REPLY_MAX		65536		/* bytes of a reply message */
+#define CTL_REPLY_MAX		196608		/* bytes of a reply message */
 #define CTL_TOKEN_MAX		32		/* TYPE/KEY, includes the NUL */
 #define CTL_VALUE_MAX		4096		/* decoded bytes of one value */
 #define CTL_ERROR_MAX		256		/* error text, includes the NUL */

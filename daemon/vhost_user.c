@@ -1,0 +1,886 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vhost_user.c - vhost-user back-end: what each request does to one connection
+ *
+ * Follows QEMU's docs/interop/vhost-user.rst for a virtio-net device.  A ring
+ * is *started* by SET_VRING_KICK and stopped by GET_VRING_BASE; it is
+ * *enabled* by SET_VRING_ENABLE 1 when VHOST_USER_F_PROTOCOL_FEATURES was
+ * negotiated, and from the start otherwise.  A queue pair is handed to the
+ * owner (vu_ops.queue_state) once both its rings are started and enabled,
+ * have a size and addresses, and guest memory is mapped.  Before anything a
+ * running queue depends on changes (memory table, ring size/addresses/base,
+ * kick, features) the queue pair is stopped, and started again afterwards
+ * when it is still ready.
+ *
+ * Bad input and the answer (vu_dev_handle() returns the errno, vu_dev.err
+ * says why; a NEED_REPLY request also gets a non-zero REPLY_ACK first; the
+ * owner closes the connection):
+ *   framing/size/fd-count errors                 see vhost_user_msg.c
+ *   SET_FEATURES with bits not offered           -EINVAL
+ *   SET_PROTOCOL_FEATURES with bits not offered  -EINVAL
+ *   ring index >= 2 * queue pairs                -ERANGE
+ *   SET_VRING_NUM not a power of two 1..32768    -EINVAL
+ *   SET_VRING_BASE >= 65536                      -EINVAL
+ *   SET_VRING_ADDR before SET_VRING_NUM or
+ *     SET_MEM_TABLE, with the log flag, misaligned,
+ *     or any ring part outside mapped memory     -EINVAL / -EFAULT
+ *   SET_VRING_ENABLE with a value other than 0/1 -EINVAL
+ *   SET_MEM_TABLE: empty region, address ranges that wrap or overlap,
+ *     region beyond its fd's size, fd not a
+ *     regular file/memfd, mmap failure           -EINVAL / -EFAULT / errno
+ *   a new memory table that no longer holds a
+ *     configured ring                            -EFAULT
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vhost_user.h"
+
+#define VU_MAX_MSGS_PER_CALL	256
+
+/**
+ * vu_fail() - record why a request failed
+ * @dev: the connection
+ * @ret: negative errno to return
+ * @fmt: printf format
+ *
+ * Return: @ret.
+ */
+static int __attribute__((format(printf, 3, 4)))
+vu_fail(struct vu_dev *dev, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dev->err, sizeof(dev->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/**
+ * vu_vring_init() - a ring as a fresh connection has it
+ * @vr: the ring
+ */
+static void vu_vring_init(struct vu_vring *vr)
+{
+	memset(vr, 0, sizeof(*vr));
+	vr->kick_fd = -1;
+	vr->call_fd = -1;
+	vr->err_fd = -1;
+}
+
+/**
+ * vu_vring_close_fds() - close a ring's eventfds
+ * @vr: the ring
+ */
+static void vu_vring_close_fds(struct vu_vring *vr)
+{
+	if (vr->kick_fd >= 0)
+		close(vr->kick_fd);
+	if (vr->call_fd >= 0)
+		close(vr->call_fd);
+	if (vr->err_fd >= 0)
+		close(vr->err_fd);
+	vr->kick_fd = vr->call_fd = vr->err_fd = -1;
+}
+
+/**
+ * vu_dev_init() - prepare the state of a new connection
+ * @dev: the state
+ * @fd: the connection socket (non-blocking; not owned)
+ * @queue_pairs: queue pairs to offer (clamped to 1..VU_MAX_QUEUE_PAIRS)
+ * @ops: owner callbacks, or NULL
+ * @opaque: owner data
+ */
+void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
+		 const struct vu_ops *ops, void *opaque)
+{
+	unsigned int i;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = fd;
+	dev->ops = ops;
+	dev->opaque = opaque;
+	if (queue_pairs < 1)
+		queue_pairs = 1;
+	if (queue_pairs > VU_MAX_QUEUE_PAIRS)
+		queue_pairs = VU_MAX_QUEUE_PAIRS;
+	dev->queue_pairs = queue_pairs;
+	dev->features_offered = VU_FEATURES_BASE | (1ULL << VU_NET_F_MQ);
+	for (i = 0; i < VU_MAX_VRINGS; i++)
+		vu_vring_init(&dev->vrings[i]);
+	vum_rx_init(&dev->rx);
+}
+
+/**
+ * vu_stop_qp() - tell the owner a running queue pair must stop now
+ * @dev: the connection
+ * @qp: queue pair
+ */
+static void vu_stop_qp(struct vu_dev *dev, unsigned int qp)
+{
+	if (!dev->active[qp])
+		return;
+	dev->active[qp] = false;
+	if (dev->ops && dev->ops->queue_state)
+		dev->ops->queue_state(dev, qp, false);
+}
+
+/**
+ * vu_stop_all() - stop every running queue pair
+ * @dev: the connection
+ */
+static void vu_stop_all(struct vu_dev *dev)
+{
+	unsigned int qp;
+
+	for (qp = 0; qp < dev->queue_pairs; qp++)
+		vu_stop_qp(dev, qp);
+}
+
+/**
+ * vu_unmap_all() - release the memory table
+ * @dev: the connection
+ */
+static void vu_unmap_all(struct vu_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++)
+		munmap(dev->regions[i].map, dev->regions[i].map_len);
+	dev->nregions = 0;
+}
+
+/**
+ * vu_dev_reset() - release everything a connection holds
+ * @dev: the connection
+ *
+ * Stops running queues (the owner is told), unmaps guest memory, closes
+ * every eventfd and any fd of a half-received message.  @dev is then as
+ * vu_dev_init() left it (same fd, owner and queue count).
+ */
+void vu_dev_reset(struct vu_dev *dev)
+{
+	unsigned int i;
+
+	vu_stop_all(dev);
+	vu_unmap_all(dev);
+	for (i = 0; i < VU_MAX_VRINGS; i++)
+		vu_vring_close_fds(&dev->vrings[i]);
+	vum_rx_reset(&dev->rx);
+	vu_dev_init(dev, dev->fd, dev->queue_pairs, dev->ops, dev->opaque);
+}
+
+/**
+ * vu_translate_user() - front-end virtual address range to a pointer here
+ * @dev: the connection
+ * @ua: front-end address
+ * @len: bytes that must be contiguous in one region
+ *
+ * Return: the pointer, or NULL when [ua, ua+len) is not inside one region.
+ */
+static void *vu_translate_user(const struct vu_dev *dev, uint64_t ua, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++) {
+		const struct vu_region *r = &dev->regions[i];
+		uint64_t off;
+
+		if (ua < r->user_addr)
+			continue;
+		off = ua - r->user_addr;
+		if (off >= r->size || len > r->size - off)
+			continue;
+		return (uint8_t *)r->host + off;
+	}
+	return NULL;
+}
+
+/**
+ * vu_dev_translate_guest() - guest-physical address range to a pointer here
+ * @dev: the connection
+ * @addr: guest-physical address
+ * @len: bytes that must be contiguous in one region
+ *
+ * Return: the pointer, or NULL when the range is not inside one region.
+ */
+void *vu_dev_translate_guest(const struct vu_dev *dev, uint64_t addr, uint64_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++) {
+		const struct vu_region *r = &dev->regions[i];
+		uint64_t off;
+
+		if (addr < r->guest_addr)
+			continue;
+		off = addr - r->guest_addr;
+		if (off >= r->size || len > r->size - off)
+			continue;
+		return (uint8_t *)r->host + off;
+	}
+	return NULL;
+}
+
+/**
+ * vu_vring_translate() - map a ring's three parts through the memory table
+ * @dev: the connection
+ * @idx: ring index
+ *
+ * Each part must lie inside one region and be aligned as virtio requires
+ * (descriptors 16, avail 2, used 4); the event-index fields are always
+ * included in the sizes.
+ *
+ * Return: 0, -EINVAL (misaligned) or -EFAULT (outside guest memory).
+ */
+static int vu_vring_translate(struct vu_dev *dev, unsigned int idx)
+{
+	struct vu_vring *vr = &dev->vrings[idx];
+	uint64_t num = vr->num;
+	void *desc, *avail, *used;
+
+	if ((vr->addr.desc & 15) || (vr->addr.avail & 1) || (vr->addr.used & 3))
+		return vu_fail(dev, -EINVAL,
+			       "ring %u: misaligned addresses desc 0x%llx avail 0x%llx used 0x%llx",
+			       idx, (unsigned long long)vr->addr.desc,
+			       (unsigned long long)vr->addr.avail,
+			       (unsigned long long)vr->addr.used);
+	desc = vu_translate_user(dev, vr->addr.desc, 16 * num);
+	avail = vu_translate_user(dev, vr->addr.avail, 6 + 2 * num);
+	used = vu_translate_user(dev, vr->addr.used, 6 + 8 * num);
+	if (!desc || !avail || !used)
+		return vu_fail(dev, -EFAULT,
+			       "ring %u: %s (0x%llx, %u entries) is outside guest memory",
+			       idx, !desc ? "descriptor table" : !avail ? "avail ring" : "used ring",
+			       (unsigned long long)(!desc ? vr->addr.desc :
+						    !avail ? vr->addr.avail : vr->addr.used),
+			       vr->num);
+	vr->desc = desc;
+	vr->avail = avail;
+	vr->used = used;
+	return 0;
+}
+
+/**
+ * vu_ring_enabled() - whether a ring may be processed as far as enabling goes
+ * @dev: the connection
+ * @vr: the ring
+ *
+ * Return: true when enabled (always, if PROTOCOL_FEATURES was not acked).
+ */
+static bool vu_ring_enabled(const struct vu_dev *dev, const struct vu_vring *vr)
+{
+	if (!(dev->features & (1ULL << VUM_F_PROTOCOL_FEATURES)))
+		return true;
+	return vr->enabled;
+}
+
+/**
+ * vu_qp_ready() - whether both rings of a queue pair can run
+ * @dev: the connection
+ * @qp: queue pair
+ *
+ * Return: true when ready.
+ */
+static bool vu_qp_ready(const struct vu_dev *dev, unsigned int qp)
+{
+	unsigned int i;
+
+	if (!dev->features_set || !dev->nregions)
+		return false;
+	for (i = 2 * qp; i < 2 * qp + 2; i++) {
+		const struct vu_vring *vr = &dev->vrings[i];
+
+		if (!vr->num || !vr->addr_set || !vr->kick_set || !vr->started ||
+		    !vu_ring_enabled(dev, vr))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * vu_sync() - tell the owner about queue pairs that became ready or not
+ * @dev: the connection
+ *
+ * Return: 0, or the owner's error for a queue it could not start.
+ */
+static int vu_sync(struct vu_dev *dev)
+{
+	unsigned int qp;
+	int ret;
+
+	for (qp = 0; qp < dev->queue_pairs; qp++) {
+		bool ready = vu_qp_ready(dev, qp);
+
+		if (ready == dev->active[qp])
+			continue;
+		if (!ready) {
+			vu_stop_qp(dev, qp);
+			continue;
+		}
+		dev->active[qp] = true;
+		if (dev->ops && dev->ops->queue_state) {
+			ret = dev->ops->queue_state(dev, qp, true);
+			if (ret < 0) {
+				dev->active[qp] = false;
+				if (!dev->err[0])
+					vu_fail(dev, ret, "queue pair %u could not start: %s",
+						qp, strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/**
+ * vu_regions_same() - whether a new memory table equals the mapped one
+ * @dev: the connection
+ * @mem: the new table
+ * @st: fstat() of each new region's fd
+ *
+ * Return: true when every region has the same addresses, size, offset and
+ * file (device and inode).
+ */
+static bool vu_regions_same(const struct vu_dev *dev, const struct vum_mem *mem,
+			    const struct stat *st)
+{
+	unsigned int i;
+
+	if (mem->nregions != dev->nregions)
+		return false;
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vum_region *n = &mem->regions[i];
+		const struct vu_region *o = &dev->regions[i];
+
+		if (n->guest_addr != o->guest_addr || n->size != o->size ||
+		    n->user_addr != o->user_addr || n->mmap_offset != o->mmap_offset ||
+		    (uint64_t)st[i].st_dev != o->file_dev ||
+		    (uint64_t)st[i].st_ino != o->file_ino)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * vu_ranges_overlap() - whether [a, a+alen) and [b, b+blen) intersect
+ * @a: start of the first range
+ * @alen: its length (> 0, no wrap)
+ * @b: start of the second range
+ * @blen: its length (> 0, no wrap)
+ *
+ * Return: true when they share a byte.
+ */
+static bool vu_ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/**
+ * vu_set_mem_table() - SET_MEM_TABLE: validate, map, swap in the new table
+ * @dev: the connection
+ * @msg: the (shape-checked) message; its fds are consumed
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
+{
+	const struct vum_mem *mem = &msg->payload.mem;
+	struct vu_region fresh[VUM_MAX_REGIONS];
+	struct stat st[VUM_MAX_REGIONS];
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i, j, mapped = 0;
+	int ret;
+
+	if (mem->padding)
+		return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vum_region *r = &mem->regions[i];
+
+		if (!r->size)
+			return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: region %u is empty", i);
+		if (r->guest_addr + r->size < r->guest_addr ||
+		    r->user_addr + r->size < r->user_addr ||
+		    r->mmap_offset + r->size < r->mmap_offset ||
+		    r->size > SIZE_MAX - (size_t)page)
+			return vu_fail(dev, -EINVAL,
+				       "SET_MEM_TABLE: region %u (guest 0x%llx, size 0x%llx) wraps the address space",
+				       i, (unsigned long long)r->guest_addr,
+				       (unsigned long long)r->size);
+		for (j = 0; j < i; j++) {
+			const struct vum_region *q = &mem->regions[j];
+
+			if (vu_ranges_overlap(r->guest_addr, r->size, q->guest_addr, q->size))
+				return vu_fail(dev, -EINVAL,
+					       "SET_MEM_TABLE: regions %u and %u overlap in guest memory",
+					       j, i);
+			if (vu_ranges_overlap(r->user_addr, r->size, q->user_addr, q->size))
+				return vu_fail(dev, -EINVAL,
+					       "SET_MEM_TABLE: regions %u and %u overlap in front-end memory",
+					       j, i);
+		}
+		if (fstat(msg->fds[i], &st[i]) < 0)
+			return vu_fail(dev, -errno, "SET_MEM_TABLE: region %u: fstat: %s",
+				       i, strerror(errno));
+		if (!S_ISREG(st[i].st_mode))
+			return vu_fail(dev, -EINVAL,
+				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
+				       i);
+		if (st[i].st_size < 0 || r->mmap_offset + r->size > (uint64_t)st[i].st_size)
+			return vu_fail(dev, -EFAULT,
+				       "SET_MEM_TABLE: region %u (offset 0x%llx, size 0x%llx) extends past the end of its fd (0x%llx bytes)",
+				       i, (unsigned long long)r->mmap_offset,
+				       (unsigned long long)r->size,
+				       (unsigned long long)st[i].st_size);
+	}
+
+	/* QEMU sends the same table once per queue pair: keep what is mapped. */
+	if (vu_regions_same(dev, mem, st)) {
+		vum_close_fds(msg);
+		return 0;
+	}
+
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vum_region *r = &mem->regions[i];
+		uint64_t aligned = r->mmap_offset & ~(uint64_t)(page - 1);
+		uint64_t delta = r->mmap_offset - aligned;
+		void *p;
+
+		p = mmap(NULL, r->size + delta, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_NORESERVE, msg->fds[i], (off_t)aligned);
+		if (p == MAP_FAILED) {
+			ret = vu_fail(dev, -errno, "SET_MEM_TABLE: region %u: mmap of 0x%llx bytes: %s",
+				      i, (unsigned long long)(r->size + delta), strerror(errno));
+			goto err_unmap;
+		}
+		fresh[i].guest_addr = r->guest_addr;
+		fresh[i].size = r->size;
+		fresh[i].user_addr = r->user_addr;
+		fresh[i].mmap_offset = r->mmap_offset;
+		fresh[i].map = p;
+		fresh[i].map_len = r->size + delta;
+		fresh[i].host = (uint8_t *)p + delta;
+		fresh[i].file_dev = (uint64_t)st[i].st_dev;
+		fresh[i].file_ino = (uint64_t)st[i].st_ino;
+		mapped++;
+	}
+	vum_close_fds(msg);
+
+	vu_stop_all(dev);
+	vu_unmap_all(dev);
+	for (i = 0; i < mem->nregions; i++) {
+		dev->regions[i] = fresh[i];
+		dev->eng_regions[i].guest_addr = fresh[i].guest_addr;
+		dev->eng_regions[i].size = fresh[i].size;
+		dev->eng_regions[i].uaddr = fresh[i].host;
+	}
+	dev->nregions = mem->nregions;
+	for (i = 0; i < VU_MAX_VRINGS; i++) {
+		if (!dev->vrings[i].addr_set)
+			continue;
+		ret = vu_vring_translate(dev, i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+
+err_unmap:
+	for (i = 0; i < mapped; i++)
+		munmap(fresh[i].map, fresh[i].map_len);
+	return ret;
+}
+
+/**
+ * vu_ring_index() - check a ring index from a message
+ * @dev: the connection
+ * @name: request name for the message
+ * @index: the index
+ *
+ * Return: 0, or -ERANGE.
+ */
+static int vu_ring_index(struct vu_dev *dev, const char *name, uint32_t index)
+{
+	if (index >= 2 * dev->queue_pairs)
+		return vu_fail(dev, -ERANGE, "%s: ring %u does not exist (%u rings)",
+			       name, index, 2 * dev->queue_pairs);
+	return 0;
+}
+
+/**
+ * vu_set_ring_fd() - SET_VRING_KICK/CALL/ERR
+ * @dev: the connection
+ * @msg: the message (its fd, if any, is consumed)
+ *
+ * A call fd replaced while its queue runs keeps its number (dup2), so the
+ * engine goes on signalling the right eventfd without a restart.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
+{
+	unsigned int idx = msg->payload.u64 & VUM_VRING_IDX_MASK;
+	bool nofd = msg->payload.u64 & VUM_VRING_NOFD;
+	struct vu_vring *vr;
+	int ret, fd;
+
+	ret = vu_ring_index(dev, vum_request_name(msg->hdr.request), idx);
+	if (ret < 0)
+		return ret;
+	vr = &dev->vrings[idx];
+	fd = nofd ? -1 : vum_take_fd(msg, 0);
+
+	switch (msg->hdr.request) {
+	case VUM_SET_VRING_KICK:
+		vu_stop_qp(dev, idx / 2);
+		if (vr->kick_fd >= 0)
+			close(vr->kick_fd);
+		vr->kick_fd = fd;
+		vr->kick_set = true;
+		vr->started = true;
+		break;
+	case VUM_SET_VRING_CALL:
+		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
+			if (dup2(fd, vr->call_fd) < 0) {
+				ret = vu_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",
+					      idx, strerror(errno));
+				close(fd);
+				return ret;
+			}
+			close(fd);
+			if (dev->ops && dev->ops->ring_fds)
+				dev->ops->ring_fds(dev, idx);
+			break;
+		}
+		vu_stop_qp(dev, idx / 2);
+		if (vr->call_fd >= 0)
+			close(vr->call_fd);
+		vr->call_fd = fd;
+		break;
+	default:
+		if (vr->err_fd >= 0)
+			close(vr->err_fd);
+		vr->err_fd = fd;
+		break;
+	}
+	return 0;
+}
+
+/**
+ * vu_reply_u64() - answer a GET request with a u64
+ * @dev: the connection
+ * @request: the request
+ * @value: the answer
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vu_reply_u64(struct vu_dev *dev, uint32_t request, uint64_t value)
+{
+	return vum_send(dev->fd, request, &value, sizeof(value), dev->err, sizeof(dev->err));
+}
+
+/**
+ * vu_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
+ * @request: the request
+ *
+ * Return: true for the GET requests.
+ */
+static bool vu_has_reply(uint32_t request)
+{
+	switch (request) {
+	case VUM_GET_FEATURES:
+	case VUM_GET_PROTOCOL_FEATURES:
+	case VUM_GET_VRING_BASE:
+	case VUM_GET_QUEUE_NUM:
+	case VUM_GET_MAX_MEM_SLOTS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * vu_do() - carry out one shape-checked request
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Return: 0 or a negative errno (with @dev->err set).
+ */
+static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
+{
+	const char *name = vum_request_name(msg->hdr.request);
+	struct vum_vring_state st = msg->payload.state;
+	struct vu_vring *vr;
+	uint64_t v;
+	int ret;
+
+	switch (msg->hdr.request) {
+	case VUM_GET_FEATURES:
+		return vu_reply_u64(dev, msg->hdr.request, dev->features_offered);
+	case VUM_SET_FEATURES:
+		v = msg->payload.u64;
+		if (v & ~dev->features_offered)
+			return vu_fail(dev, -EINVAL, "SET_FEATURES: 0x%llx not offered (offered 0x%llx)",
+				       (unsigned long long)(v & ~dev->features_offered),
+				       (unsigned long long)dev->features_offered);
+		if (dev->features_set && v != dev->features)
+			vu_stop_all(dev);
+		dev->features = v;
+		dev->features_set = true;
+		return 0;
+	case VUM_GET_PROTOCOL_FEATURES:
+		return vu_reply_u64(dev, msg->hdr.request, VU_PROTOCOL_FEATURES);
+	case VUM_SET_PROTOCOL_FEATURES:
+		v = msg->payload.u64;
+		if (v & ~VU_PROTOCOL_FEATURES)
+			return vu_fail(dev, -EINVAL,
+				       "SET_PROTOCOL_FEATURES: 0x%llx not offered (offered 0x%llx)",
+				       (unsigned long long)(v & ~VU_PROTOCOL_FEATURES),
+				       (unsigned long long)VU_PROTOCOL_FEATURES);
+		dev->protocol_features = v;
+		return 0;
+	case VUM_SET_OWNER:
+		/* Sent once per queue pair by QEMU: idempotent. */
+		dev->owner = true;
+		return 0;
+	case VUM_RESET_OWNER: {
+		unsigned int i;
+
+		vu_stop_all(dev);
+		vu_unmap_all(dev);
+		for (i = 0; i < VU_MAX_VRINGS; i++) {
+			vu_vring_close_fds(&dev->vrings[i]);
+			vu_vring_init(&dev->vrings[i]);
+		}
+		dev->features = 0;
+		dev->features_set = false;
+		dev->protocol_features = 0;
+		dev->owner = false;
+		return 0;
+	}
+	case VUM_GET_QUEUE_NUM:
+		return vu_reply_u64(dev, msg->hdr.request, dev->queue_pairs);
+	case VUM_GET_MAX_MEM_SLOTS:
+		return vu_reply_u64(dev, msg->hdr.request, VUM_MAX_REGIONS);
+	case VUM_SET_MEM_TABLE:
+		return vu_set_mem_table(dev, msg);
+	case VUM_SET_VRING_NUM:
+		ret = vu_ring_index(dev, name, st.index);
+		if (ret < 0)
+			return ret;
+		if (st.num < 1 || st.num > VU_MAX_RING_NUM || (st.num & (st.num - 1)))
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_NUM: ring %u: size %u is not a power of two in 1..%u",
+				       st.index, st.num, VU_MAX_RING_NUM);
+		vr = &dev->vrings[st.index];
+		vu_stop_qp(dev, st.index / 2);
+		vr->num = st.num;
+		if (vr->addr_set)
+			return vu_vring_translate(dev, st.index);
+		return 0;
+	case VUM_SET_VRING_BASE:
+		ret = vu_ring_index(dev, name, st.index);
+		if (ret < 0)
+			return ret;
+		if (st.num > 0xffff)
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_BASE: ring %u: base %u does not fit 16 bits",
+				       st.index, st.num);
+		vu_stop_qp(dev, st.index / 2);
+		dev->vrings[st.index].last_avail = (uint16_t)st.num;
+		return 0;
+	case VUM_GET_VRING_BASE:
+		ret = vu_ring_index(dev, name, st.index);
+		if (ret < 0)
+			return ret;
+		vr = &dev->vrings[st.index];
+		/* Stopping the pair stores the engine's positions in last_avail. */
+		vu_stop_qp(dev, st.index / 2);
+		vr->started = false;
+		vr->kick_set = false;
+		if (vr->kick_fd >= 0)
+			close(vr->kick_fd);
+		vr->kick_fd = -1;
+		st.num = vr->last_avail;
+		return vum_send(dev->fd, msg->hdr.request, &st, sizeof(st),
+				dev->err, sizeof(dev->err));
+	case VUM_SET_VRING_ADDR: {
+		struct vum_vring_addr a = msg->payload.addr;
+
+		ret = vu_ring_index(dev, name, a.index);
+		if (ret < 0)
+			return ret;
+		vr = &dev->vrings[a.index];
+		if (a.flags)
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_ADDR: ring %u: flags 0x%x (dirty logging is not supported)",
+				       a.index, a.flags);
+		if (!vr->num)
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_ADDR: ring %u: sent before SET_VRING_NUM", a.index);
+		if (!dev->nregions)
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_ADDR: ring %u: sent before SET_MEM_TABLE", a.index);
+		vu_stop_qp(dev, a.index / 2);
+		vr->addr = a;
+		vr->addr_set = true;
+		ret = vu_vring_translate(dev, a.index);
+		if (ret < 0) {
+			vr->addr_set = false;
+			return ret;
+		}
+		return 0;
+	}
+	case VUM_SET_VRING_KICK:
+	case VUM_SET_VRING_CALL:
+	case VUM_SET_VRING_ERR:
+		return vu_set_ring_fd(dev, msg);
+	case VUM_SET_VRING_ENABLE:
+		ret = vu_ring_index(dev, name, st.index);
+		if (ret < 0)
+			return ret;
+		if (st.num > 1)
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_ENABLE: ring %u: value %u (0 or 1)", st.index, st.num);
+		dev->vrings[st.index].enabled = st.num;
+		return 0;
+	default:
+		break;
+	}
+	return vu_fail(dev, -EOPNOTSUPP, "unsupported request %s (%u)", name, msg->hdr.request);
+}
+
+/**
+ * vu_dev_process() - validate and carry out one complete message
+ * @dev: the connection
+ * @msg: the message; fds it still owns afterwards are the caller's to close
+ *
+ * Sends the request's reply, or with REPLY_ACK negotiated and NEED_REPLY
+ * set, the acknowledgement (0 for success, 1 for failure).
+ *
+ * Return: 0, or a negative errno with @dev->err saying why; the caller
+ * must then close the connection.
+ */
+int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg)
+{
+	bool ack = (dev->protocol_features & (1ULL << VUM_PROTOCOL_F_REPLY_ACK)) &&
+		   (msg->hdr.flags & VUM_FLAG_NEED_REPLY) &&
+		   !vu_has_reply(msg->hdr.request);
+	int ret;
+
+	dev->err[0] = '\0';
+	dev->messages++;
+	ret = vum_check(msg, dev->err, sizeof(dev->err));
+	if (ret == 0)
+		ret = vu_do(dev, msg);
+	if (ret == 0)
+		ret = vu_sync(dev);
+	if (ack) {
+		uint64_t status = ret < 0 ? 1 : 0;
+		char err2[VU_ERR_MAX];
+		int r2;
+
+		r2 = vum_send(dev->fd, msg->hdr.request, &status, sizeof(status),
+			      err2, sizeof(err2));
+		if (r2 < 0 && ret == 0) {
+			memcpy(dev->err, err2, sizeof(dev->err));
+			ret = r2;
+		}
+	}
+	return ret;
+}
+
+/**
+ * vu_dev_handle() - read and answer the messages waiting on the connection
+ * @dev: the connection
+ *
+ * Call when the socket is readable (level-triggered: at most
+ * VU_MAX_MSGS_PER_CALL messages are handled per call).
+ *
+ * Return: 0 when every complete message was handled, -ENOTCONN when the
+ * front-end closed the connection cleanly, another negative errno for a
+ * protocol error (@dev->err says which); on any error the caller closes the
+ * connection and calls vu_dev_reset().
+ */
+int vu_dev_handle(struct vu_dev *dev)
+{
+	unsigned int n;
+	int ret;
+
+	for (n = 0; n < VU_MAX_MSGS_PER_CALL; n++) {
+		ret = vum_recv(dev->fd, &dev->rx, dev->err, sizeof(dev->err));
+		if (ret == 0)
+			return 0;
+		if (ret < 0)
+			return ret;
+		ret = vu_dev_process(dev, &dev->rx.msg);
+		vum_rx_reset(&dev->rx);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * vu_dev_vnet_hdr_len() - size of the virtio-net header in the rings
+ * @dev: the connection (after SET_FEATURES)
+ *
+ * Return: 12 with VERSION_1 or MRG_RXBUF, else 10.
+ */
+unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev)
+{
+	if (dev->features & ((1ULL << VU_F_VERSION_1) | (1ULL << VU_NET_F_MRG_RXBUF)))
+		return 12;
+	return 10;
+}
+
+/**
+ * vu_dev_queue_config() - describe a ready queue pair for eng_ops.open()
+ * @dev: the connection
+ * @qp: queue pair (ready)
+ * @cfg: filled in; @cfg->tap_fd is set to -1 for the caller to fill
+ */
+void vu_dev_queue_config(const struct vu_dev *dev, unsigned int qp,
+			 struct eng_queue_config *cfg)
+{
+	const struct vu_vring *rx = &dev->vrings[2 * qp];
+	const struct vu_vring *tx = &dev->vrings[2 * qp + 1];
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->tap_fd = -1;
+	cfg->vnet_hdr_len = vu_dev_vnet_hdr_len(dev);
+	cfg->mrg_rxbuf = dev->features & (1ULL << VU_NET_F_MRG_RXBUF);
+	cfg->ring_features = dev->features &
+		((1ULL << VU_RING_F_EVENT_IDX) | (1ULL << VU_RING_F_INDIRECT_DESC));
+	cfg->regions = dev->eng_regions;
+	cfg->nregions = dev->nregions;
+	cfg->tx.num = tx->num;
+	cfg->tx.desc = tx->desc;
+	cfg->tx.avail = tx->avail;
+	cfg->tx.used = tx->used;
+	cfg->tx.last_avail = tx->last_avail;
+	cfg->rx.num = rx->num;
+	cfg->rx.desc = rx->desc;
+	cfg->rx.avail = rx->avail;
+	cfg->rx.used = rx->used;
+	cfg->rx.last_avail = rx->last_avail;
+	cfg->tx_call_fd = tx->call_fd;
+	cfg->rx_call_fd = rx->call_fd;
+}
+
+/**
+ * vu_dev_set_last_avail() - store where the device stopped reading a ring
+ * @dev: the connection
+ * @vring: ring index
+ * @last_avail: the engine's avail position
+ */
+void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail)
+{
+	if (vring < VU_MAX_VRINGS)
+		dev->vrings[vring].last_avail = last_avail;
+}

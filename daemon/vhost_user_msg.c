@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vhost_user_msg.c - framing and checking of vhost-user messages
+ *
+ * Bad input and the answer it gets (every case returns -errno with a message
+ * in @err; the caller closes the connection):
+ *   header version != 1, unknown flag bits, REPLY set   -EPROTO
+ *   payload size > VUM_MAX_PAYLOAD                      -EMSGSIZE
+ *   more than VUM_MAX_FDS fds, or a truncated cmsg      -E2BIG (fds closed)
+ *   peer closes mid-message                             -EPIPE
+ *   peer closes between messages                        -ENOTCONN
+ *   unknown or unsupported request                      -EOPNOTSUPP (vum_check)
+ *   payload size not what the request takes             -EBADMSG    (vum_check)
+ *   fd missing, or an fd the request does not take      -EBADF      (vum_check)
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "vhost_user_msg.h"
+
+static const char *const vum_names[VUM_REQUEST_MAX] = {
+	[VUM_GET_FEATURES] = "GET_FEATURES",
+	[VUM_SET_FEATURES] = "SET_FEATURES",
+	[VUM_SET_OWNER] = "SET_OWNER",
+	[VUM_RESET_OWNER] = "RESET_OWNER",
+	[VUM_SET_MEM_TABLE] = "SET_MEM_TABLE",
+	[VUM_SET_LOG_BASE] = "SET_LOG_BASE",
+	[VUM_SET_LOG_FD] = "SET_LOG_FD",
+	[VUM_SET_VRING_NUM] = "SET_VRING_NUM",
+	[VUM_SET_VRING_ADDR] = "SET_VRING_ADDR",
+	[VUM_SET_VRING_BASE] = "SET_VRING_BASE",
+	[VUM_GET_VRING_BASE] = "GET_VRING_BASE",
+	[VUM_SET_VRING_KICK] = "SET_VRING_KICK",
+	[VUM_SET_VRING_CALL] = "SET_VRING_CALL",
+	[VUM_SET_VRING_ERR] = "SET_VRING_ERR",
+	[VUM_GET_PROTOCOL_FEATURES] = "GET_PROTOCOL_FEATURES",
+	[VUM_SET_PROTOCOL_FEATURES] = "SET_PROTOCOL_FEATURES",
+	[VUM_GET_QUEUE_NUM] = "GET_QUEUE_NUM",
+	[VUM_SET_VRING_ENABLE] = "SET_VRING_ENABLE",
+	[VUM_SEND_RARP] = "SEND_RARP",
+	[VUM_NET_SET_MTU] = "NET_SET_MTU",
+	[VUM_SET_BACKEND_REQ_FD] = "SET_BACKEND_REQ_FD",
+	[VUM_IOTLB_MSG] = "IOTLB_MSG",
+	[VUM_SET_VRING_ENDIAN] = "SET_VRING_ENDIAN",
+	[VUM_GET_CONFIG] = "GET_CONFIG",
+	[VUM_SET_CONFIG] = "SET_CONFIG",
+	[VUM_RESET_DEVICE] = "RESET_DEVICE",
+	[VUM_GET_MAX_MEM_SLOTS] = "GET_MAX_MEM_SLOTS",
+	[VUM_ADD_MEM_REG] = "ADD_MEM_REG",
+	[VUM_REM_MEM_REG] = "REM_MEM_REG",
+	[VUM_SET_STATUS] = "SET_STATUS",
+	[VUM_GET_STATUS] = "GET_STATUS",
+};
+
+/**
+ * vum_request_name() - printable name of a request
+ * @request: request number from a header
+ *
+ * Return: "SET_MEM_TABLE" etc., or "UNKNOWN" for numbers we do not know.
+ */
+const char *vum_request_name(uint32_t request)
+{
+	if (request < VUM_REQUEST_MAX && vum_names[request])
+		return vum_names[request];
+	return "UNKNOWN";
+}
+
+/**
+ * vum_fail() - format an error message and return an error code
+ * @err: buffer for the message (may be NULL)
+ * @errlen: its size
+ * @ret: negative errno to return
+ * @fmt: printf format
+ *
+ * Return: @ret.
+ */
+static int __attribute__((format(printf, 4, 5)))
+vum_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/**
+ * vum_rx_init() - prepare a receiver for a new connection
+ * @rx: receiver state
+ */
+void vum_rx_init(struct vum_rx *rx)
+{
+	memset(&rx->msg.hdr, 0, sizeof(rx->msg.hdr));
+	rx->msg.nfds = 0;
+	rx->got = 0;
+}
+
+/**
+ * vum_close_fds() - close every fd still owned by a message
+ * @msg: the message
+ */
+void vum_close_fds(struct vum_msg *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < msg->nfds; i++)
+		if (msg->fds[i] >= 0)
+			close(msg->fds[i]);
+	msg->nfds = 0;
+}
+
+/**
+ * vum_take_fd() - take ownership of one fd of a message
+ * @msg: the message
+ * @i: index in @msg->fds
+ *
+ * Return: the fd (the caller now closes it), or -1 if there is none.
+ */
+int vum_take_fd(struct vum_msg *msg, unsigned int i)
+{
+	int fd;
+
+	if (i >= msg->nfds)
+		return -1;
+	fd = msg->fds[i];
+	msg->fds[i] = -1;
+	return fd;
+}
+
+/**
+ * vum_rx_reset() - forget the current message, closing fds nobody took
+ * @rx: receiver state
+ */
+void vum_rx_reset(struct vum_rx *rx)
+{
+	vum_close_fds(&rx->msg);
+	vum_rx_init(rx);
+}
+
+/**
+ * vum_check_hdr() - validate a header as soon as it is complete
+ * @hdr: the header
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -EPROTO / -EMSGSIZE.
+ */
+static int vum_check_hdr(const struct vum_hdr *hdr, char *err, size_t errlen)
+{
+	if ((hdr->flags & VUM_VERSION_MASK) != VUM_VERSION)
+		return vum_fail(err, errlen, -EPROTO,
+				"%s: protocol version %u, only version 1 is spoken",
+				vum_request_name(hdr->request), hdr->flags & VUM_VERSION_MASK);
+	if (hdr->flags & ~VUM_FLAGS_KNOWN)
+		return vum_fail(err, errlen, -EPROTO, "%s: unknown header flags 0x%x",
+				vum_request_name(hdr->request), hdr->flags & ~VUM_FLAGS_KNOWN);
+	if (hdr->flags & VUM_FLAG_REPLY)
+		return vum_fail(err, errlen, -EPROTO,
+				"%s: a reply sent to the back-end", vum_request_name(hdr->request));
+	if (hdr->size > VUM_MAX_PAYLOAD)
+		return vum_fail(err, errlen, -EMSGSIZE, "%s: payload of %u bytes (at most %u)",
+				vum_request_name(hdr->request), hdr->size, VUM_MAX_PAYLOAD);
+	return 0;
+}
+
+/**
+ * vum_collect_fds() - move the SCM_RIGHTS fds of one recvmsg() into a message
+ * @m: the message being assembled
+ * @mh: what recvmsg() filled
+ *
+ * Return: 0, or -E2BIG when more fds came than a message may carry (the
+ * surplus is closed at once; the rest when the message is reset).
+ */
+static int vum_collect_fds(struct vum_msg *m, struct msghdr *mh)
+{
+	struct cmsghdr *c;
+	int ret = 0;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t i, n;
+		int fd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (m->nfds < VUM_MAX_FDS) {
+				m->fds[m->nfds++] = fd;
+			} else {
+				close(fd);
+				ret = -E2BIG;
+			}
+		}
+	}
+	return ret;
+}
+
+/**
+ * vum_recv() - read (more of) one message from a non-blocking stream socket
+ * @fd: the connection
+ * @rx: receiver state; the message is in @rx->msg when 1 is returned
+ * @err: buffer for an error message
+ * @errlen: its size
+ *
+ * Reads only what the current message still lacks, so a message that
+ * arrives in pieces is assembled over several calls and the next message
+ * stays in the socket.  After a return of 1 (or an error) the caller calls
+ * vum_rx_reset() once it is done with the message.
+ *
+ * Return: 1 when a whole message is ready, 0 when the socket has no more
+ * bytes for now, or a negative errno (see the table at the top of the file).
+ */
+int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen)
+{
+	struct vum_msg *m = &rx->msg;
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * VUM_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+
+	for (;;) {
+		struct msghdr mh = { 0 };
+		struct iovec iov;
+		size_t want;
+		ssize_t n;
+		int ret;
+
+		if (rx->got < VUM_HDR_SIZE) {
+			iov.iov_base = (uint8_t *)&m->hdr + rx->got;
+			want = VUM_HDR_SIZE - rx->got;
+		} else {
+			want = VUM_HDR_SIZE + m->hdr.size - rx->got;
+			if (!want)
+				return 1;
+			iov.iov_base = m->payload.raw + (rx->got - VUM_HDR_SIZE);
+		}
+		iov.iov_len = want;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return vum_fail(err, errlen, -errno, "receiving a message: %s",
+					strerror(errno));
+		}
+		ret = vum_collect_fds(m, &mh);
+		if (ret < 0 || (mh.msg_flags & MSG_CTRUNC))
+			return vum_fail(err, errlen, -E2BIG,
+					"more than %u file descriptors with one message",
+					VUM_MAX_FDS);
+		if (n == 0) {
+			if (rx->got == 0 && m->nfds == 0)
+				return vum_fail(err, errlen, -ENOTCONN,
+						"front-end closed the connection");
+			return vum_fail(err, errlen, -EPIPE,
+					"front-end closed the connection in the middle of a message (%zu bytes received)",
+					rx->got);
+		}
+		rx->got += (size_t)n;
+		if (rx->got == VUM_HDR_SIZE) {
+			ret = vum_check_hdr(&m->hdr, err, errlen);
+			if (ret < 0)
+				return ret;
+		}
+	}
+}
+
+/**
+ * vum_want_size() - the exact payload size a request takes
+ * @msg: the message (SET_MEM_TABLE's size depends on its region count)
+ *
+ * Return: bytes, or -1 when the request is not one we serve.
+ */
+static long vum_want_size(const struct vum_msg *msg)
+{
+	switch (msg->hdr.request) {
+	case VUM_GET_FEATURES:
+	case VUM_SET_OWNER:
+	case VUM_RESET_OWNER:
+	case VUM_GET_PROTOCOL_FEATURES:
+	case VUM_GET_QUEUE_NUM:
+	case VUM_GET_MAX_MEM_SLOTS:
+		return 0;
+	case VUM_SET_FEATURES:
+	case VUM_SET_PROTOCOL_FEATURES:
+	case VUM_SET_VRING_KICK:
+	case VUM_SET_VRING_CALL:
+	case VUM_SET_VRING_ERR:
+		return VUM_SIZE_U64;
+	case VUM_SET_VRING_NUM:
+	case VUM_SET_VRING_BASE:
+	case VUM_GET_VRING_BASE:
+	case VUM_SET_VRING_ENABLE:
+		return VUM_SIZE_STATE;
+	case VUM_SET_VRING_ADDR:
+		return VUM_SIZE_ADDR;
+	case VUM_SET_MEM_TABLE:
+		if (msg->hdr.size < VUM_SIZE_MEM(0))
+			return VUM_SIZE_MEM(0);
+		if (msg->payload.mem.nregions > VUM_MAX_REGIONS)
+			return VUM_SIZE_MEM(0);	/* reported separately */
+		return VUM_SIZE_MEM(msg->payload.mem.nregions);
+	default:
+		return -1;
+	}
+}
+
+/**
+ * vum_want_fds() - the number of fds a (size-checked) request takes
+ * @msg: the message
+ *
+ * Return: fd count.
+ */
+static unsigned int vum_want_fds(const struct vum_msg *msg)
+{
+	switch (msg->hdr.request) {
+	case VUM_SET_MEM_TABLE:
+		return msg->payload.mem.nregions;
+	case VUM_SET_VRING_KICK:
+	case VUM_SET_VRING_CALL:
+	case VUM_SET_VRING_ERR:
+		return (msg->payload.u64 & VUM_VRING_NOFD) ? 0 : 1;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * vum_check() - validate a complete message's size and fd count
+ * @msg: the message
+ * @err: buffer for an error message
+ * @errlen: its size
+ *
+ * Only the shape is checked here (what the spec fixes for every request);
+ * values are checked by the state machine.
+ *
+ * Return: 0, -EOPNOTSUPP for a request we do not serve, -EBADMSG for a
+ * payload of the wrong size or shape, -EBADF for a wrong fd count.
+ */
+int vum_check(const struct vum_msg *msg, char *err, size_t errlen)
+{
+	const char *name = vum_request_name(msg->hdr.request);
+	long want = vum_want_size(msg);
+	unsigned int nfds;
+
+	if (want < 0)
+		return vum_fail(err, errlen, -EOPNOTSUPP, "unsupported request %s (%u)",
+				name, msg->hdr.request);
+	if (msg->hdr.request == VUM_SET_MEM_TABLE && msg->hdr.size >= VUM_SIZE_MEM(0)) {
+		if (msg->payload.mem.nregions == 0 ||
+		    msg->payload.mem.nregions > VUM_MAX_REGIONS)
+			return vum_fail(err, errlen, -EBADMSG,
+					"%s: %u regions (1..%u allowed)", name,
+					msg->payload.mem.nregions, VUM_MAX_REGIONS);
+	}
+	if (msg->hdr.size != (unsigned long)want)
+		return vum_fail(err, errlen, -EBADMSG,
+				"%s: payload of %u bytes, the request takes %ld",
+				name, msg->hdr.size, want);
+	switch (msg->hdr.request) {
+	case VUM_SET_VRING_KICK:
+	case VUM_SET_VRING_CALL:
+	case VUM_SET_VRING_ERR:
+		if (msg->payload.u64 & ~(uint64_t)(VUM_VRING_IDX_MASK | VUM_VRING_NOFD))
+			return vum_fail(err, errlen, -EBADMSG,
+					"%s: reserved bits set in 0x%llx", name,
+					(unsigned long long)msg->payload.u64);
+		break;
+	default:
+		break;
+	}
+	nfds = vum_want_fds(msg);
+	if (msg->nfds < nfds)
+		return vum_fail(err, errlen, -EBADF,
+				"%s: %u file descriptors missing (got %u, takes %u)",
+				name, nfds - msg->nfds, msg->nfds, nfds);
+	if (msg->nfds > nfds)
+		return vum_fail(err, errlen, -EBADF,
+				"%s: %u unexpected file descriptors (got %u, takes %u)",
+				name, msg->nfds - nfds, msg->nfds, nfds);
+	return 0;
+}
+
+/**
+ * vum_send() - send a reply
+ * @fd: the connection
+ * @request: request being answered
+ * @payload: reply payload
+ * @size: its size (<= VUM_MAX_PAYLOAD)
+ * @err: buffer for an error message
+ * @errlen: its size
+ *
+ * A front-end that does not read its replies fills the socket; the reply is
+ * then not queued but reported as an error, so the daemon never blocks.
+ *
+ * Return: 0, or a negative errno.
+ */
+int vum_send(int fd, uint32_t request, const void *payload, uint32_t size,
+	     char *err, size_t errlen)
+{
+	struct vum_hdr hdr = {
+		.request = request,
+		.flags = VUM_VERSION | VUM_FLAG_REPLY,
+		.size = size,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)payload, .iov_len = size },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = size ? 2 : 1 };
+	ssize_t n;
+
+	if (size > VUM_MAX_PAYLOAD)
+		return vum_fail(err, errlen, -EMSGSIZE, "reply to %s too large",
+				vum_request_name(request));
+	do {
+		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return vum_fail(err, errlen, -errno, "sending the reply to %s: %s",
+				vum_request_name(request), strerror(errno));
+	if ((size_t)n != sizeof(hdr) + size)
+		return vum_fail(err, errlen, -EAGAIN,
+				"sending the reply to %s: front-end not reading (short write)",
+				vum_request_name(request));
+	return 0;
+}

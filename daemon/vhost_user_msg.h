@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vhost_user_msg.h - the vhost-user wire protocol (QEMU docs/interop/vhost-user.rst)
+ *
+ * A message is a 12-byte header (request, flags, payload size; host byte
+ * order) followed by @size payload bytes; file descriptors travel as
+ * SCM_RIGHTS ancillary data with the header.  This file only frames and
+ * checks messages: vum_recv() reads one incrementally from a non-blocking
+ * stream socket, vum_check() validates its size and fd count against what
+ * its request takes, vum_send() writes a reply.  What a message *means* is
+ * vhost_user.c's business.
+ */
+#ifndef VRINGNET_VHOST_USER_MSG_H
+#define VRINGNET_VHOST_USER_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Requests (front-end to back-end), numbered as in the specification. */
+enum vum_request {
+	VUM_NONE = 0,
+	VUM_GET_FEATURES = 1,
+	VUM_SET_FEATURES = 2,
+	VUM_SET_OWNER = 3,
+	VUM_RESET_OWNER = 4,
+	VUM_SET_MEM_TABLE = 5,
+	VUM_SET_LOG_BASE = 6,
+	VUM_SET_LOG_FD = 7,
+	VUM_SET_VRING_NUM = 8,
+	VUM_SET_VRING_ADDR = 9,
+	VUM_SET_VRING_BASE = 10,
+	VUM_GET_VRING_BASE = 11,
+	VUM_SET_VRING_KICK = 12,
+	VUM_SET_VRING_CALL = 13,
+	VUM_SET_VRING_ERR = 14,
+	VUM_GET_PROTOCOL_FEATURES = 15,
+	VUM_SET_PROTOCOL_FEATURES = 16,
+	VUM_GET_QUEUE_NUM = 17,
+	VUM_SET_VRING_ENABLE = 18,
+	VUM_SEND_RARP = 19,
+	VUM_NET_SET_MTU = 20,
+	VUM_SET_BACKEND_REQ_FD = 21,
+	VUM_IOTLB_MSG = 22,
+	VUM_SET_VRING_ENDIAN = 23,
+	VUM_GET_CONFIG = 24,
+	VUM_SET_CONFIG = 25,
+	VUM_RESET_DEVICE = 34,
+	VUM_GET_MAX_MEM_SLOTS = 36,
+	VUM_ADD_MEM_REG = 37,
+	VUM_REM_MEM_REG = 38,
+	VUM_SET_STATUS = 39,
+	VUM_GET_STATUS = 40,
+	VUM_REQUEST_MAX = 41,
+};
+
+/* Header flags. */
+#define VUM_VERSION_MASK	0x3u
+#define VUM_VERSION		0x1u
+#define VUM_FLAG_REPLY		(1u << 2)
+#define VUM_FLAG_NEED_REPLY	(1u << 3)
+#define VUM_FLAGS_KNOWN		(VUM_VERSION_MASK | VUM_FLAG_REPLY | VUM_FLAG_NEED_REPLY)
+
+/* Protocol feature bits (GET/SET_PROTOCOL_FEATURES). */
+#define VUM_PROTOCOL_F_MQ			0
+#define VUM_PROTOCOL_F_LOG_SHMFD		1
+#define VUM_PROTOCOL_F_RARP			2
+#define VUM_PROTOCOL_F_REPLY_ACK		3
+#define VUM_PROTOCOL_F_NET_MTU			4
+#define VUM_PROTOCOL_F_BACKEND_REQ		5
+#define VUM_PROTOCOL_F_CONFIG			9
+#define VUM_PROTOCOL_F_CONFIGURE_MEM_SLOTS	15
+#define VUM_PROTOCOL_F_STATUS			16
+
+/* VHOST_USER_F_PROTOCOL_FEATURES: a virtio feature bit with vhost-user meaning. */
+#define VUM_F_PROTOCOL_FEATURES	30
+
+/* SET_VRING_KICK/CALL/ERR payload: ring index in bits 0-7, bit 8 = no fd. */
+#define VUM_VRING_IDX_MASK	0xffu
+#define VUM_VRING_NOFD		(1u << 8)
+
+/* Limits. */
+#define VUM_HDR_SIZE		12u
+#define VUM_MAX_REGIONS		8u	/* VHOST_MEMORY_BASELINE_NREGIONS */
+#define VUM_MAX_FDS		VUM_MAX_REGIONS
+#define VUM_MAX_PAYLOAD		4096u	/* nothing we accept is larger */
+
+/**
+ * struct vum_hdr - message header
+ * @request: enum vum_request
+ * @flags: version (bits 0-1, must be 1), VUM_FLAG_REPLY, VUM_FLAG_NEED_REPLY
+ * @size: payload bytes that follow
+ */
+struct vum_hdr {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+} __attribute__((packed));
+
+/**
+ * struct vum_vring_state - SET_VRING_NUM/BASE/ENABLE, GET_VRING_BASE
+ * @index: ring index
+ * @num: the value (size, base index, enable flag)
+ */
+struct vum_vring_state {
+	uint32_t index;
+	uint32_t num;
+};
+
+/**
+ * struct vum_vring_addr - SET_VRING_ADDR
+ * @index: ring index
+ * @flags: bit 0: VHOST_VRING_F_LOG (logging; we refuse it)
+ * @desc: descriptor table, front-end virtual address
+ * @used: used ring, front-end virtual address
+ * @avail: avail ring, front-end virtual address
+ * @log: log address (unused)
+ */
+struct vum_vring_addr {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t desc;
+	uint64_t used;
+	uint64_t avail;
+	uint64_t log;
+};
+
+/**
+ * struct vum_region - one memory region of SET_MEM_TABLE
+ * @guest_addr: guest-physical address of the first byte
+ * @size: bytes
+ * @user_addr: front-end virtual address of the first byte
+ * @mmap_offset: offset of the first byte in the region's fd
+ */
+struct vum_region {
+	uint64_t guest_addr;
+	uint64_t size;
+	uint64_t user_addr;
+	uint64_t mmap_offset;
+};
+
+/**
+ * struct vum_mem - SET_MEM_TABLE payload
+ * @nregions: regions that follow (one fd each, in order)
+ * @padding: zero
+ * @regions: @nregions regions
+ */
+struct vum_mem {
+	uint32_t nregions;
+	uint32_t padding;
+	struct vum_region regions[VUM_MAX_REGIONS];
+};
+
+/**
+ * struct vum_msg - one message and its file descriptors
+ * @hdr: header
+ * @payload: payload, @hdr.size bytes of it valid
+ * @fds: descriptors received with it; owned by the message
+ * @nfds: entries in @fds
+ */
+struct vum_msg {
+	struct vum_hdr hdr;
+	union {
+		uint64_t u64;
+		struct vum_vring_state state;
+		struct vum_vring_addr addr;
+		struct vum_mem mem;
+		uint8_t raw[VUM_MAX_PAYLOAD];
+	} payload;
+	int fds[VUM_MAX_FDS];
+	unsigned int nfds;
+};
+
+/**
+ * struct vum_rx - incremental receiver state of one connection
+ * @msg: the message being assembled
+ * @got: bytes of header + payload received so far
+ */
+struct vum_rx {
+	struct vum_msg msg;
+	size_t got;
+};
+
+/* Payload sizes. */
+#define VUM_SIZE_U64		sizeof(uint64_t)
+#define VUM_SIZE_STATE		sizeof(struct vum_vring_state)
+#define VUM_SIZE_ADDR		sizeof(struct vum_vring_addr)
+#define VUM_SIZE_MEM(n)		(offsetof(struct vum_mem, regions) + (n) * sizeof(struct vum_region))
+
+void vum_rx_init(struct vum_rx *rx);
+void vum_rx_reset(struct vum_rx *rx);
+int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen);
+int vum_check(const struct vum_msg *msg, char *err, size_t errlen);
+int vum_send(int fd, uint32_t request, const void *payload, uint32_t size,
+	     char *err, size_t errlen);
+void vum_close_fds(struct vum_msg *msg);
+int vum_take_fd(struct vum_msg *msg, unsigned int i);
+const char *vum_request_name(uint32_t request);
+
+#endif /* VRINGNET_VHOST_USER_MSG_H */

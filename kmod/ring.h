@@ -39,13 +39,17 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/kref.h>
+#include <linux/atomic.h>
 #include <linux/fs.h>
 #include <linux/uio.h>
+#include <linux/bits.h>
+#include <uapi/linux/virtio_config.h>
 #include <uapi/linux/virtio_ring.h>
-#include <uapi/linux/vringfd.h>
+#include <linux/vringfd.h>
 #include "vringfd_api.h"
 
 struct vrfd_memtable;
+struct task_struct;
 struct eventfd_ctx;
 struct mm_struct;
 struct page;
@@ -71,9 +75,15 @@ struct page;
  * @published_idx: the used->idx last written to user memory
  * @signalled_used: @used_idx at the last notification (event-index rule)
  * @signalled_used_valid: @signalled_used is meaningful
- * @inflight: chains handed out and not yet completed
+ * @inflight: chains handed out and not yet completed (atomic_t)
  * @broken: protocol violation or fault seen: every call fails with -EIO
- * @dead: the file was released or the attachment ended; calls fail -EIO
+ * @dead: the file was released: every call fails with -EIO
+ * @ended: the attachment was ended by the ring side (close or
+ *	VRINGFD_DETACH; ->destroy called or being called): calls on the ring
+ *	fail with -EIO until the subsystem calls vrfd_ring_detach()
+ * @ending: ->destroy is running (in task @destroyer)
+ * @destroyer: the task running ->destroy
+ * @end_wq: vrfd_ring_detach() from other tasks waits here for ->destroy
  * @notify: virtio asked for an interrupt (VRINGFD_STATE_NOTIFY)
  * @hup: the attached subsystem's device went away (VRINGFD_STATE_HUP)
  * @ops: callbacks of the attached subsystem, NULL when none (under
@@ -90,8 +100,9 @@ struct page;
  * @call: eventfd signalled on notification, or NULL; replaced under @lock
  *	and @used_lock
  * @wq: poll() waiters
- * @stats: counters (VRINGFD_GET_STATS); a subsystem updates its own ones
- *	under @lock
+ * @stats: counters (VRINGFD_GET_STATS); the core counts calls, batches
+ *	(calls whose callback returned > 0), drop_bad_addr and notifies; an
+ *	attached subsystem counts the others under @lock
  */
 struct vrfd_ring {
 	struct kref ref;
@@ -115,9 +126,13 @@ struct vrfd_ring {
 	u16 published_idx;
 	u16 signalled_used;
 	bool signalled_used_valid;
-	unsigned int inflight;
+	atomic_t inflight;
 	bool broken;
 	bool dead;
+	bool ended;
+	bool ending;
+	struct task_struct *destroyer;
+	wait_queue_head_t end_wq;
 	bool notify;
 	bool hup;
 
@@ -155,6 +170,14 @@ struct vrfd_chain {
 	u64 out_len;
 	u64 in_len;
 };
+
+/* Ring features VRINGFD_CREATE understands. */
+#define VRFD_RING_FEATURES	(BIT_ULL(VIRTIO_RING_F_INDIRECT_DESC) | \
+				 BIT_ULL(VIRTIO_RING_F_EVENT_IDX) | \
+				 BIT_ULL(VIRTIO_F_VERSION_1))
+
+/* Most entries of one indirect table. */
+#define VRFD_MAX_INDIRECT	32768
 
 /** vrfd_ring_fops - file operations of a vring fd (to recognise one). */
 extern const struct file_operations vrfd_ring_fops;
@@ -263,9 +286,11 @@ bool vrfd_ring_is_broken(const struct vrfd_ring *ring);
  * in stats.drop_bad_addr, and the next chain is tried.  Zero-length
  * descriptors add no segment.
  * Context: process, @ring->lock held, current in the ring's mm.
- * Return: 1 (a chain), 0 (none available), -EIO, -EPERM, -EFAULT (ring
- * memory unreadable: now broken), -E2BIG (more segments than @max_iov;
- * nothing consumed).
+ * Return: 1 (a chain), 0 (none available), -EINVAL (protocol violation
+ * seen now: the ring is now broken), -EIO (broken before, or released),
+ * -EPERM, -EFAULT (ring memory unreadable: now broken), -E2BIG (more
+ * segments than @max_iov; nothing consumed).  write()/read() report a
+ * protocol violation to user space as EIO.
  */
 int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain);

@@ -26,6 +26,8 @@
 #define CFG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
 #define CFG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
 #define CFG_ERR_MAX		512
+#define CFG_LINE_MAX		4096		/* bytes of a line, without the LF */
+#define CFG_FILE_MAX		(1 << 20)	/* bytes of a file */
 
 enum cfg_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
 enum cfg_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
@@ -146,6 +148,7 @@ const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *n
 const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char *tap);
 const char *cfg_engine_name(enum cfg_engine engine);
 const char *cfg_port_type_name(enum cfg_port_type type);
+const char *cfg_log_level_name(enum cfg_log_level level);
 void cfg_default_mac(const char *name, uint8_t mac[6]);
 
 #endif /* VRINGNET_CONFIG_H */

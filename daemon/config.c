@@ -1,0 +1,1273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * config.c - parse and validate vringnetd.conf (see vringnetd.conf(5)).
+ *
+ * One pass over the lines; each key is parsed by its handler into the
+ * current section; a section is checked when it ends (missing keys, keys
+ * that contradict each other), the whole file at the end (references
+ * between sections).  The first error stops the parse and is reported as
+ * "FILE:LINE: message".  Nothing is left allocated after an error.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+enum cfg_section { CFG_SEC_NONE, CFG_SEC_DAEMON, CFG_SEC_TAP, CFG_SEC_PORT };
+
+/**
+ * struct cfg_parser - state of one parse
+ * @file: file name for messages
+ * @cfg: the configuration being filled
+ * @err: error buffer
+ * @errlen: its size
+ * @line: current line number
+ * @sec: current section
+ * @sec_line: line of its header
+ * @daemon_line: line of the [daemon] header, 0 if none yet
+ * @key_line: line of each key (index into cfg_keys) in the current section
+ * @tap_cap: allocated entries of @cfg->taps
+ * @port_cap: allocated entries of @cfg->ports
+ * @port_tap_line: for each port, line of its tap key
+ * @port_listen_line: for each port, line of its listen key
+ * @tap_bridge_line: for each tap, line of its bridge key
+ */
+struct cfg_parser {
+	const char *file;
+	struct vnd_config *cfg;
+	char *err;
+	size_t errlen;
+	unsigned int line;
+	enum cfg_section sec;
+	unsigned int sec_line;
+	unsigned int daemon_line;
+	unsigned int key_line[32];
+	unsigned int tap_cap;
+	unsigned int port_cap;
+	unsigned int port_tap_line[CFG_MAX_PORTS];
+	unsigned int port_listen_line[CFG_MAX_PORTS];
+	unsigned int tap_bridge_line[CFG_MAX_TAPS];
+};
+
+/**
+ * cfg_err() - format "FILE:LINE: message" into the error buffer
+ * @p: the parser
+ * @line: line number
+ * @fmt: printf format of the message
+ *
+ * Return: -EINVAL, for "return cfg_err(...)".
+ */
+static int __attribute__((format(printf, 3, 4)))
+cfg_err(struct cfg_parser *p, unsigned int line, const char *fmt, ...)
+{
+	char msg[CFG_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->err && p->errlen)
+		snprintf(p->err, p->errlen, "%s:%u: %s", p->file, line, msg);
+	return -EINVAL;
+}
+
+static struct cfg_tap *cfg_cur_tap(struct cfg_parser *p)
+{
+	return &p->cfg->taps[p->cfg->ntaps - 1];
+}
+
+static struct cfg_port *cfg_cur_port(struct cfg_parser *p)
+{
+	return &p->cfg->ports[p->cfg->nports - 1];
+}
+
+/* ------------------------------------------------------------ value parsers */
+
+/**
+ * cfg_name_problem() - why a string is not a valid interface/port name
+ * @s: the name
+ *
+ * Return: NULL if valid, else a short reason.
+ */
+static const char *cfg_name_problem(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0)
+		return "empty";
+	if (n >= CFG_NAME_MAX)
+		return "longer than 15 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "'.' and '..' are reserved";
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '/')
+			return "contains '/'";
+		if (c == ':')
+			return "contains ':'";
+		if (c <= 0x20 || c >= 0x7f)
+			return "contains whitespace or a non-printable byte";
+	}
+	return NULL;
+}
+
+/**
+ * cfg_uint() - parse a canonical decimal number in a range
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @min: smallest allowed
+ * @max: largest allowed
+ * @out: the result
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int cfg_uint(struct cfg_parser *p, const char *key, const char *v,
+		    unsigned long min, unsigned long max, unsigned int *out)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	if (!v[0] || (v[0] == '0' && v[1]) || strspn(v, "0123456789") != strlen(v))
+		return cfg_err(p, p->line, "%s: '%s' is not a number", key, v);
+	for (i = 0; v[i]; i++) {
+		n = n * 10 + (unsigned int)(v[i] - '0');
+		if (n > max)
+			break;
+	}
+	if (n < min || n > max)
+		return cfg_err(p, p->line, "%s: '%s' is out of range %lu..%lu", key,
+			       v, min, max);
+	*out = (unsigned int)n;
+	return 0;
+}
+
+/**
+ * cfg_mode() - parse an octal permission mode 0..0777
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text (1..4 octal digits)
+ * @out: the result
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_mode(struct cfg_parser *p, const char *key, const char *v,
+		    mode_t *out)
+{
+	unsigned long m;
+	char *end;
+
+	if (!v[0] || strlen(v) > 4 || strspn(v, "01234567") != strlen(v))
+		goto bad;
+	m = strtoul(v, &end, 8);
+	if (*end || m > 0777)
+		goto bad;
+	*out = (mode_t)m;
+	return 0;
+bad:
+	return cfg_err(p, p->line, "%s: '%s' is not an octal mode 0..0777", key, v);
+}
+
+/**
+ * cfg_bool() - parse yes/no
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @out: the result
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_bool(struct cfg_parser *p, const char *key, const char *v, bool *out)
+{
+	if (!strcmp(v, "yes"))
+		*out = true;
+	else if (!strcmp(v, "no"))
+		*out = false;
+	else
+		return cfg_err(p, p->line, "%s: '%s' is not yes or no", key, v);
+	return 0;
+}
+
+/**
+ * cfg_path() - check and copy a unix socket path
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @out: destination, CFG_PATH_MAX bytes
+ *
+ * Return: 0, or -EINVAL (not absolute, too long, non-printable bytes).
+ */
+static int cfg_path(struct cfg_parser *p, const char *key, const char *v, char *out)
+{
+	size_t i, n = strlen(v);
+
+	if (v[0] != '/')
+		return cfg_err(p, p->line, "%s: '%s' is not an absolute path", key, v);
+	if (n >= CFG_PATH_MAX)
+		return cfg_err(p, p->line, "%s: path longer than %zu bytes (a unix socket's limit)",
+			       key, CFG_PATH_MAX - 1);
+	if (v[n - 1] == '/')
+		return cfg_err(p, p->line, "%s: '%s' names a directory", key, v);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] == 0x7f)
+			return cfg_err(p, p->line, "%s: control character in path", key);
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+/**
+ * cfg_numeric_id() - parse a numeric uid/gid
+ * @v: the text
+ * @out: the result
+ *
+ * Return: true if @v is a canonical decimal below 4294967295.
+ */
+static bool cfg_numeric_id(const char *v, unsigned int *out)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	if (!v[0] || (v[0] == '0' && v[1]) || strlen(v) > 10 ||
+	    strspn(v, "0123456789") != strlen(v))
+		return false;
+	for (i = 0; v[i]; i++)
+		n = n * 10 + (unsigned int)(v[i] - '0');
+	if (n >= 4294967295ULL)
+		return false;
+	*out = (unsigned int)n;
+	return true;
+}
+
+/**
+ * cfg_user() - look up a user by name or number
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @uid: the uid
+ * @gid: the user's primary group (may be NULL)
+ * @need_entry: a number must also exist in the user database
+ *
+ * Return: 0, or -EINVAL ("unknown user").
+ */
+static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
+		    uid_t *uid, gid_t *gid, bool need_entry)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	unsigned int n;
+
+	if (cfg_numeric_id(v, &n)) {
+		if (getpwuid_r((uid_t)n, &pw, buf, sizeof(buf), &res) || !res) {
+			if (need_entry)
+				return cfg_err(p, p->line, "%s: unknown user '%s'", key, v);
+			*uid = (uid_t)n;
+			if (gid)
+				*gid = (gid_t)-1;
+			return 0;
+		}
+	} else if (getpwnam_r(v, &pw, buf, sizeof(buf), &res) || !res) {
+		return cfg_err(p, p->line, "%s: unknown user '%s'", key, v);
+	}
+	*uid = res->pw_uid;
+	if (gid)
+		*gid = res->pw_gid;
+	return 0;
+}
+
+/**
+ * cfg_group() - look up a group by name or number
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @gid: the result
+ *
+ * Return: 0, or -EINVAL ("unknown group").
+ */
+static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char buf[16384];
+	unsigned int n;
+
+	if (cfg_numeric_id(v, &n)) {
+		*gid = (gid_t)n;
+		return 0;
+	}
+	if (getgrnam_r(v, &gr, buf, sizeof(buf), &res) || !res)
+		return cfg_err(p, p->line, "%s: unknown group '%s'", key, v);
+	*gid = res->gr_gid;
+	return 0;
+}
+
+/**
+ * cfg_mac() - parse xx:xx:xx:xx:xx:xx, refusing multicast and zero
+ * @p: the parser
+ * @v: the text
+ * @mac: the result
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_mac(struct cfg_parser *p, const char *v, uint8_t mac[6])
+{
+	static const char hex[] = "0123456789abcdefABCDEF";
+	unsigned int i;
+
+	if (strlen(v) != 17)
+		goto bad;
+	for (i = 0; i < 6; i++) {
+		const char *h = v + 3 * i;
+
+		if (!strchr(hex, h[0]) || !strchr(hex, h[1]) || (i < 5 && h[2] != ':'))
+			goto bad;
+		mac[i] = (uint8_t)strtoul((char[]){ h[0], h[1], 0 }, NULL, 16);
+	}
+	if (mac[0] & 1)
+		return cfg_err(p, p->line, "mac: '%s' is a multicast address", v);
+	if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
+		return cfg_err(p, p->line, "mac: '%s' is the zero address", v);
+	return 0;
+bad:
+	return cfg_err(p, p->line, "mac: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", v);
+}
+
+/**
+ * cfg_address() - parse ADDRESS/PREFIX (IPv4 or IPv6)
+ * @p: the parser
+ * @v: the text
+ * @a: the result
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_address(struct cfg_parser *p, const char *v, struct cfg_address *a)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	const char *slash = strrchr(v, '/');
+	unsigned int max, plen = 0;
+	size_t i, n;
+
+	memset(a, 0, sizeof(*a));
+	if (!slash)
+		return cfg_err(p, p->line, "address: '%s' lacks a /prefix", v);
+	n = (size_t)(slash - v);
+	if (n >= sizeof(host))
+		goto bad;
+	memcpy(host, v, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, &a->addr.in) == 1) {
+		a->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, host, &a->addr.in6) == 1) {
+		a->family = AF_INET6;
+		max = 128;
+	} else {
+		goto bad;
+	}
+	slash++;
+	if (!slash[0] || (slash[0] == '0' && slash[1]) || strlen(slash) > 3 ||
+	    strspn(slash, "0123456789") != strlen(slash))
+		goto bad_prefix;
+	for (i = 0; slash[i]; i++)
+		plen = plen * 10 + (unsigned int)(slash[i] - '0');
+	if (plen < 1 || plen > max)
+		goto bad_prefix;
+	a->prefixlen = plen;
+	if (a->family == AF_INET) {
+		uint32_t h = ntohl(a->addr.in.s_addr);
+
+		if (h == 0)
+			return cfg_err(p, p->line, "address: '%s' is the unspecified address", v);
+		if ((h & 0xf0000000u) == 0xe0000000u)
+			return cfg_err(p, p->line, "address: '%s' is a multicast address", v);
+		if (h == 0xffffffffu)
+			return cfg_err(p, p->line, "address: '%s' is the broadcast address", v);
+	} else {
+		if (IN6_IS_ADDR_UNSPECIFIED(&a->addr.in6))
+			return cfg_err(p, p->line, "address: '%s' is the unspecified address", v);
+		if (IN6_IS_ADDR_MULTICAST(&a->addr.in6))
+			return cfg_err(p, p->line, "address: '%s' is a multicast address", v);
+	}
+	return 0;
+bad:
+	return cfg_err(p, p->line, "address: '%s' is not an IPv4 or IPv6 address", v);
+bad_prefix:
+	return cfg_err(p, p->line, "address: '%s' has a bad prefix length (1..%u)", v,
+		       a->family == AF_INET ? 32 : 128);
+}
+
+/* ------------------------------------------------------------ key handlers */
+
+static int k_control_socket(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_path(p, k, v, p->cfg->control_socket);
+}
+
+static int k_control_mode(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_mode(p, k, v, &p->cfg->control_mode);
+}
+
+static int k_control_group(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_group(p, k, v, &p->cfg->control_gid);
+}
+
+static int k_engine(struct cfg_parser *p, const char *k, const char *v)
+{
+	if (!strcmp(v, "auto"))
+		p->cfg->engine = CFG_ENGINE_AUTO;
+	else if (!strcmp(v, "kernel"))
+		p->cfg->engine = CFG_ENGINE_KERNEL;
+	else if (!strcmp(v, "user"))
+		p->cfg->engine = CFG_ENGINE_USER;
+	else
+		return cfg_err(p, p->line, "engine: '%s' is not auto, kernel or user", v);
+	return 0;
+}
+
+static const char *const cfg_log_names[] = {
+	[CFG_LOG_ERR] = "err",
+	[CFG_LOG_WARNING] = "warning",
+	[CFG_LOG_NOTICE] = "notice",
+	[CFG_LOG_INFO] = "info",
+	[CFG_LOG_DEBUG] = "debug",
+};
+
+static int k_log_level(struct cfg_parser *p, const char *k, const char *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cfg_log_names) / sizeof(cfg_log_names[0]); i++) {
+		if (!strcmp(v, cfg_log_names[i])) {
+			p->cfg->log_level = (enum cfg_log_level)i;
+			return 0;
+		}
+	}
+	return cfg_err(p, p->line,
+		       "log-level: '%s' is not err, warning, notice, info or debug", v);
+}
+
+static int k_user(struct cfg_parser *p, const char *k, const char *v)
+{
+	if (strlen(v) >= sizeof(p->cfg->user))
+		return cfg_err(p, p->line, "user: name longer than %zu bytes",
+			       sizeof(p->cfg->user) - 1);
+	if (cfg_user(p, k, v, &p->cfg->uid, &p->cfg->gid, true))
+		return -EINVAL;
+	strcpy(p->cfg->user, v);
+	return 0;
+}
+
+static int k_mtu(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 68, 65535, &cfg_cur_tap(p)->mtu);
+}
+
+static int k_mac(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct cfg_tap *t = cfg_cur_tap(p);
+
+	if (cfg_mac(p, v, t->mac))
+		return -EINVAL;
+	t->mac_set = true;
+	return 0;
+}
+
+static int k_address(struct cfg_parser *p, const char *k, const char *v)
+{
+	struct cfg_tap *t = cfg_cur_tap(p);
+	struct cfg_address a;
+	unsigned int i;
+
+	if (cfg_address(p, v, &a))
+		return -EINVAL;
+	for (i = 0; i < t->naddresses; i++) {
+		const struct cfg_address *b = &t->addresses[i];
+
+		if (b->family == a.family && b->prefixlen == a.prefixlen &&
+		    !memcmp(&b->addr, &a.addr, a.family == AF_INET ?
+			    sizeof(a.addr.in) : sizeof(a.addr.in6)))
+			return cfg_err(p, p->line, "address: '%s' is listed twice", v);
+	}
+	if (t->naddresses >= CFG_MAX_ADDRESSES)
+		return cfg_err(p, p->line, "address: too many addresses (max %d)",
+			       CFG_MAX_ADDRESSES);
+	t->addresses[t->naddresses++] = a;
+	return 0;
+}
+
+static int k_bridge(struct cfg_parser *p, const char *k, const char *v)
+{
+	const char *why = cfg_name_problem(v);
+
+	if (why)
+		return cfg_err(p, p->line, "bridge: invalid interface name '%s': %s", v, why);
+	strcpy(cfg_cur_tap(p)->bridge, v);
+	p->tap_bridge_line[p->cfg->ntaps - 1] = p->line;
+	return 0;
+}
+
+static int k_queues(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, CFG_MAX_QUEUES, &cfg_cur_tap(p)->queues);
+}
+
+static int k_ring_size(struct cfg_parser *p, const char *k, const char *v)
+{
+	unsigned int n;
+
+	if (!v[0] || (v[0] == '0' && v[1]) || strspn(v, "0123456789") != strlen(v))
+		return cfg_err(p, p->line, "%s: '%s' is not a number", k, v);
+	if (strlen(v) > 5 || cfg_uint(p, k, v, 1, 32768, &n) || (n & (n - 1)))
+		return cfg_err(p, p->line, "%s: '%s' is not a power of two in 1..32768", k, v);
+	cfg_cur_tap(p)->ring_size = n;
+	return 0;
+}
+
+static int k_owner(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_user(p, k, v, &cfg_cur_tap(p)->owner_uid, NULL, false);
+}
+
+static int k_group(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_group(p, k, v, &cfg_cur_tap(p)->group_gid);
+}
+
+static int k_persist(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_bool(p, k, v, &cfg_cur_tap(p)->persist);
+}
+
+static int k_tap(struct cfg_parser *p, const char *k, const char *v)
+{
+	const char *why = cfg_name_problem(v);
+
+	if (why)
+		return cfg_err(p, p->line, "tap: invalid tap name '%s': %s", v, why);
+	strcpy(cfg_cur_port(p)->tap, v);
+	p->port_tap_line[p->cfg->nports - 1] = p->line;
+	return 0;
+}
+
+static int k_type(struct cfg_parser *p, const char *k, const char *v)
+{
+	static const char *const names[] = {
+		[CFG_PORT_VHOST_USER] = "vhost-user",
+		[CFG_PORT_STREAM] = "stream",
+		[CFG_PORT_DGRAM] = "dgram",
+		[CFG_PORT_RINGFD] = "ringfd",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(v, names[i])) {
+			cfg_cur_port(p)->type = (enum cfg_port_type)i;
+			return 0;
+		}
+	}
+	return cfg_err(p, p->line,
+		       "type: '%s' is not vhost-user, stream, dgram or ringfd", v);
+}
+
+static int k_listen(struct cfg_parser *p, const char *k, const char *v)
+{
+	p->port_listen_line[p->cfg->nports - 1] = p->line;
+	return cfg_path(p, k, v, cfg_cur_port(p)->listen);
+}
+
+static int k_connect(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_path(p, k, v, cfg_cur_port(p)->connect);
+}
+
+static int k_peer(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_path(p, k, v, cfg_cur_port(p)->peer);
+}
+
+static int k_socket_mode(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_mode(p, k, v, &cfg_cur_port(p)->socket_mode);
+}
+
+static int k_socket_owner(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_user(p, k, v, &cfg_cur_port(p)->socket_uid, NULL, false);
+}
+
+static int k_socket_group(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_group(p, k, v, &cfg_cur_port(p)->socket_gid);
+}
+
+static int k_reconnect(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 3600, &cfg_cur_port(p)->reconnect);
+}
+
+/**
+ * struct cfg_key - a known key
+ * @name: as written in the file
+ * @sec: the section it belongs to
+ * @repeat: may appear more than once
+ * @parse: handler
+ */
+static const struct cfg_key {
+	const char *name;
+	enum cfg_section sec;
+	bool repeat;
+	int (*parse)(struct cfg_parser *p, const char *key, const char *value);
+} cfg_keys[] = {
+	{ "control-socket", CFG_SEC_DAEMON, false, k_control_socket },
+	{ "control-mode", CFG_SEC_DAEMON, false, k_control_mode },
+	{ "control-group", CFG_SEC_DAEMON, false, k_control_group },
+	{ "engine", CFG_SEC_DAEMON, false, k_engine },
+	{ "log-level", CFG_SEC_DAEMON, false, k_log_level },
+	{ "user", CFG_SEC_DAEMON, false, k_user },
+	{ "mtu", CFG_SEC_TAP, false, k_mtu },
+	{ "mac", CFG_SEC_TAP, false, k_mac },
+	{ "address", CFG_SEC_TAP, true, k_address },
+	{ "bridge", CFG_SEC_TAP, false, k_bridge },
+	{ "queues", CFG_SEC_TAP, false, k_queues },
+	{ "ring-size", CFG_SEC_TAP, false, k_ring_size },
+	{ "owner", CFG_SEC_TAP, false, k_owner },
+	{ "group", CFG_SEC_TAP, false, k_group },
+	{ "persist", CFG_SEC_TAP, false, k_persist },
+	{ "tap", CFG_SEC_PORT, false, k_tap },
+	{ "type", CFG_SEC_PORT, false, k_type },
+	{ "listen", CFG_SEC_PORT, false, k_listen },
+	{ "connect", CFG_SEC_PORT, false, k_connect },
+	{ "peer", CFG_SEC_PORT, false, k_peer },
+	{ "socket-mode", CFG_SEC_PORT, false, k_socket_mode },
+	{ "socket-owner", CFG_SEC_PORT, false, k_socket_owner },
+	{ "socket-group", CFG_SEC_PORT, false, k_socket_group },
+	{ "reconnect", CFG_SEC_PORT, false, k_reconnect },
+};
+
+#define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+
+_Static_assert(CFG_NKEYS <= 32, "key_line[] too small");
+
+/**
+ * cfg_key_index() - index of a key of the current section in cfg_keys
+ * @sec: the section
+ * @name: the key
+ *
+ * Return: the index, or -1.
+ */
+static int cfg_key_index(enum cfg_section sec, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < CFG_NKEYS; i++)
+		if (cfg_keys[i].sec == sec && !strcmp(cfg_keys[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/**
+ * cfg_line_of() - line of a key in the current section
+ * @p: the parser
+ * @name: the key
+ *
+ * Return: its line, 0 if it was not given.
+ */
+static unsigned int cfg_line_of(struct cfg_parser *p, const char *name)
+{
+	int i = cfg_key_index(p->sec, name);
+
+	return i < 0 ? 0 : p->key_line[i];
+}
+
+/* ------------------------------------------------------------ sections */
+
+/**
+ * cfg_end_section() - checks when a section ends
+ * @p: the parser
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_end_section(struct cfg_parser *p)
+{
+	struct cfg_port *port;
+	unsigned int l_listen, l_connect, l;
+
+	if (p->sec == CFG_SEC_TAP) {
+		struct cfg_tap *t = cfg_cur_tap(p);
+
+		if (!t->mac_set)
+			cfg_default_mac(t->name, t->mac);
+		return 0;
+	}
+	if (p->sec != CFG_SEC_PORT)
+		return 0;
+	port = cfg_cur_port(p);
+	if (!cfg_line_of(p, "tap"))
+		return cfg_err(p, p->sec_line, "port '%s': missing key 'tap'", port->name);
+	if (!cfg_line_of(p, "type"))
+		return cfg_err(p, p->sec_line, "port '%s': missing key 'type'", port->name);
+	l_listen = cfg_line_of(p, "listen");
+	l_connect = cfg_line_of(p, "connect");
+	if (!l_listen && !l_connect)
+		return cfg_err(p, p->sec_line, "port '%s': needs listen or connect",
+			       port->name);
+	if (l_listen && l_connect)
+		return cfg_err(p, l_listen > l_connect ? l_listen : l_connect,
+			       "port '%s': listen and connect are exclusive", port->name);
+	l = cfg_line_of(p, "peer");
+	if (l && port->type != CFG_PORT_DGRAM)
+		return cfg_err(p, l, "peer: only valid for type dgram");
+	if (l_connect && port->type == CFG_PORT_RINGFD)
+		return cfg_err(p, l_connect, "connect: a ringfd port only listens");
+	l = cfg_line_of(p, "reconnect");
+	if (l && !l_connect)
+		return cfg_err(p, l, "reconnect: only valid with connect");
+	if (!l_listen) {
+		static const char *const only_listen[] = {
+			"socket-mode", "socket-owner", "socket-group",
+		};
+		unsigned int i;
+
+		for (i = 0; i < 3; i++) {
+			l = cfg_line_of(p, only_listen[i]);
+			if (l)
+				return cfg_err(p, l, "%s: only valid with listen",
+					       only_listen[i]);
+		}
+	}
+	return 0;
+}
+
+/**
+ * cfg_grow() - make room for one more entry of an array
+ * @arr: the array pointer
+ * @cap: its capacity
+ * @n: entries used
+ * @size: size of an entry
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int cfg_grow(void **arr, unsigned int *cap, unsigned int n, size_t size)
+{
+	unsigned int ncap;
+	void *a;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 4;
+	a = realloc(*arr, (size_t)ncap * size);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = ncap;
+	return 0;
+}
+
+/**
+ * cfg_begin_section() - handle a "[...]" line
+ * @p: the parser
+ * @s: the line, trimmed, starting with '['
+ *
+ * Return: 0, or -EINVAL/-ENOMEM.
+ */
+static int cfg_begin_section(struct cfg_parser *p, char *s)
+{
+	struct vnd_config *cfg = p->cfg;
+	char *close = strchr(s, ']'), *type, *name, *rest;
+	unsigned int i;
+	const char *why;
+
+	if (!close)
+		return cfg_err(p, p->line, "unterminated section header");
+	rest = close + 1;
+	rest += strspn(rest, " \t");
+	if (*rest && *rest != '#')
+		return cfg_err(p, p->line, "trailing garbage after ']'");
+	*close = '\0';
+	type = s + 1;
+	type += strspn(type, " \t");
+	name = type + strcspn(type, " \t");
+	if (*name) {
+		*name++ = '\0';
+		name += strspn(name, " \t");
+		for (i = strlen(name); i > 0 && (name[i - 1] == ' ' || name[i - 1] == '\t'); i--)
+			name[i - 1] = '\0';
+	}
+	if (cfg_end_section(p))
+		return -EINVAL;
+	memset(p->key_line, 0, sizeof(p->key_line));
+	p->sec_line = p->line;
+	if (!strcmp(type, "daemon")) {
+		if (*name)
+			return cfg_err(p, p->line, "section [daemon] takes no name");
+		if (p->daemon_line)
+			return cfg_err(p, p->line, "duplicate section [daemon] (first at line %u)",
+				       p->daemon_line);
+		p->daemon_line = p->line;
+		p->sec = CFG_SEC_DAEMON;
+		return 0;
+	}
+	if (strcmp(type, "tap") && strcmp(type, "port"))
+		return cfg_err(p, p->line, "unknown section [%s]", type);
+	if (!*name)
+		return cfg_err(p, p->line, "section [%s] needs a name", type);
+	why = cfg_name_problem(name);
+	if (why)
+		return cfg_err(p, p->line, "invalid %s name '%s': %s", type, name, why);
+	if (!strcmp(type, "tap")) {
+		struct cfg_tap *t;
+
+		for (i = 0; i < cfg->ntaps; i++)
+			if (!strcmp(cfg->taps[i].name, name))
+				return cfg_err(p, p->line, "duplicate tap '%s' (first at line %u)",
+					       name, cfg->taps[i].line);
+		if (cfg->ntaps >= CFG_MAX_TAPS)
+			return cfg_err(p, p->line, "too many taps (max %d)", CFG_MAX_TAPS);
+		if (cfg_grow((void **)&cfg->taps, &p->tap_cap, cfg->ntaps, sizeof(*t)))
+			return cfg_err(p, p->line, "out of memory");
+		t = &cfg->taps[cfg->ntaps++];
+		memset(t, 0, sizeof(*t));
+		strcpy(t->name, name);
+		t->line = p->line;
+		t->queues = 1;
+		t->ring_size = 256;
+		t->owner_uid = (uid_t)-1;
+		t->group_gid = (gid_t)-1;
+		p->tap_bridge_line[cfg->ntaps - 1] = 0;
+		p->sec = CFG_SEC_TAP;
+	} else {
+		struct cfg_port *port;
+
+		for (i = 0; i < cfg->nports; i++)
+			if (!strcmp(cfg->ports[i].name, name))
+				return cfg_err(p, p->line, "duplicate port '%s' (first at line %u)",
+					       name, cfg->ports[i].line);
+		if (cfg->nports >= CFG_MAX_PORTS)
+			return cfg_err(p, p->line, "too many ports (max %d)", CFG_MAX_PORTS);
+		if (cfg_grow((void **)&cfg->ports, &p->port_cap, cfg->nports, sizeof(*port)))
+			return cfg_err(p, p->line, "out of memory");
+		port = &cfg->ports[cfg->nports++];
+		memset(port, 0, sizeof(*port));
+		strcpy(port->name, name);
+		port->line = p->line;
+		port->socket_mode = 0660;
+		port->socket_uid = (uid_t)-1;
+		port->socket_gid = (gid_t)-1;
+		port->reconnect = 1;
+		p->port_tap_line[cfg->nports - 1] = 0;
+		p->port_listen_line[cfg->nports - 1] = 0;
+		p->sec = CFG_SEC_PORT;
+	}
+	return 0;
+}
+
+/**
+ * cfg_key_value() - handle a "key = value" line
+ * @p: the parser
+ * @s: the line, trimmed
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_key_value(struct cfg_parser *p, char *s)
+{
+	static const char *const sec_names[] = { "", "daemon", "tap", "port" };
+	char *eq = strchr(s, '='), *key = s, *v, *c;
+	size_t n;
+	int i;
+
+	if (!eq)
+		return cfg_err(p, p->line, "expected 'key = value'");
+	for (n = (size_t)(eq - key); n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'); n--)
+		;
+	key[n] = '\0';
+	if (n == 0 || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
+		return cfg_err(p, p->line, "expected 'key = value'");
+	v = eq + 1;
+	/* A comment starts at a '#' at the start of the value or after a blank. */
+	for (c = v; *c; c++) {
+		if (*c == '#' && (c == v || c[-1] == ' ' || c[-1] == '\t')) {
+			*c = '\0';
+			break;
+		}
+	}
+	v += strspn(v, " \t");
+	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
+		v[n - 1] = '\0';
+	if (p->sec == CFG_SEC_NONE)
+		return cfg_err(p, p->line, "key '%s' outside of a section", key);
+	i = cfg_key_index(p->sec, key);
+	if (i < 0) {
+		if (p->sec == CFG_SEC_DAEMON)
+			return cfg_err(p, p->line, "unknown key '%s' in [daemon]", key);
+		return cfg_err(p, p->line, "unknown key '%s' in [%s %s]", key,
+			       sec_names[p->sec], p->sec == CFG_SEC_TAP ?
+			       cfg_cur_tap(p)->name : cfg_cur_port(p)->name);
+	}
+	if (p->key_line[i] && !cfg_keys[i].repeat)
+		return cfg_err(p, p->line, "duplicate key '%s' (first at line %u)", key,
+			       p->key_line[i]);
+	if (!*v)
+		return cfg_err(p, p->line, "missing value for '%s'", key);
+	if (!p->key_line[i])
+		p->key_line[i] = p->line;
+	return cfg_keys[i].parse(p, key, v);
+}
+
+/**
+ * cfg_end_file() - checks across sections
+ * @p: the parser
+ *
+ * Return: 0, or -EINVAL.
+ */
+static int cfg_end_file(struct cfg_parser *p)
+{
+	struct vnd_config *cfg = p->cfg;
+	unsigned int i, j;
+
+	if (cfg_end_section(p))
+		return -EINVAL;
+	for (i = 0; i < cfg->ntaps; i++) {
+		const struct cfg_tap *t = &cfg->taps[i];
+
+		if (t->bridge[0] && cfg_find_tap(cfg, t->bridge))
+			return cfg_err(p, p->tap_bridge_line[i],
+				       "bridge: '%s' is a tap of this file", t->bridge);
+	}
+	for (i = 0; i < cfg->nports; i++) {
+		const struct cfg_port *port = &cfg->ports[i];
+
+		if (!cfg_find_tap(cfg, port->tap))
+			return cfg_err(p, p->port_tap_line[i], "tap: no tap '%s' in this file",
+				       port->tap);
+		for (j = 0; j < i; j++) {
+			if (!strcmp(cfg->ports[j].tap, port->tap))
+				return cfg_err(p, p->port_tap_line[i],
+					       "tap: '%s' is already used by port '%s' (line %u)",
+					       port->tap, cfg->ports[j].name, cfg->ports[j].line);
+			if (port->listen[0] && !strcmp(cfg->ports[j].listen, port->listen))
+				return cfg_err(p, p->port_listen_line[i],
+					       "listen: '%s' is already used by port '%s' (line %u)",
+					       port->listen, cfg->ports[j].name,
+					       cfg->ports[j].line);
+		}
+		if (port->listen[0] && !strcmp(port->listen, cfg->control_socket))
+			return cfg_err(p, p->port_listen_line[i],
+				       "listen: '%s' is the control socket", port->listen);
+	}
+	return 0;
+}
+
+/**
+ * cfg_defaults() - reset a configuration to the defaults of an empty file
+ * @cfg: the configuration
+ * @name: its file name
+ */
+static void cfg_defaults(struct vnd_config *cfg, const char *name)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
+	strcpy(cfg->control_socket, CFG_DEFAULT_CONTROL);
+	cfg->control_mode = 0660;
+	cfg->control_gid = (gid_t)-1;
+	cfg->engine = CFG_ENGINE_AUTO;
+	cfg->log_level = CFG_LOG_INFO;
+	cfg->uid = (uid_t)-1;
+	cfg->gid = (gid_t)-1;
+}
+
+/**
+ * cfg_parse_buffer() - parse a configuration from memory
+ * @name: file name used in messages and stored in @cfg->path
+ * @text: the bytes (need not be NUL-terminated; a NUL byte is an error)
+ * @len: their number
+ * @cfg: the result; on success free it with cfg_free()
+ * @err: "FILE:LINE: message" of the first error
+ * @errlen: size of @err
+ *
+ * Return: 0, -EINVAL for an invalid file, -ENOMEM.  On error @cfg holds
+ * nothing to free.
+ */
+int cfg_parse_buffer(const char *name, const char *text, size_t len,
+		     struct vnd_config *cfg, char *err, size_t errlen)
+{
+	struct cfg_parser *p;
+	char line[CFG_LINE_MAX + 1];
+	size_t pos = 0;
+	int ret = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	cfg_defaults(cfg, name);
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	p->file = name;
+	p->cfg = cfg;
+	p->err = err;
+	p->errlen = errlen;
+	while (pos < len && !ret) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		char *s;
+		size_t e;
+
+		p->line++;
+		if (n > CFG_LINE_MAX) {
+			ret = cfg_err(p, p->line, "line too long (over %d bytes)", CFG_LINE_MAX);
+			break;
+		}
+		if (memchr(text + pos, '\0', n)) {
+			ret = cfg_err(p, p->line, "NUL byte in line");
+			break;
+		}
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		pos += n + 1;
+		s = line + strspn(line, " \t\r");
+		for (e = strlen(s); e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t' ||
+					      s[e - 1] == '\r'); e--)
+			s[e - 1] = '\0';
+		if (!*s || *s == '#')
+			continue;
+		if (*s == '[')
+			ret = cfg_begin_section(p, s);
+		else
+			ret = cfg_key_value(p, s);
+	}
+	if (!ret)
+		ret = cfg_end_file(p);
+	free(p);
+	if (ret) {
+		cfg_free(cfg);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * cfg_load() - read and parse a configuration file
+ * @path: the file
+ * @cfg: the result; on success free it with cfg_free()
+ * @err: "FILE:LINE: message" (or "FILE: message" for a file that cannot be
+ *	read: missing, not a regular file, over CFG_FILE_MAX bytes)
+ * @errlen: size of @err
+ *
+ * Return: 0, -EINVAL for an invalid file, or -errno (@err set in all cases).
+ */
+int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, ret;
+
+	cfg_defaults(cfg, "");
+	if (strlen(path) >= sizeof(cfg->path)) {
+		snprintf(err, errlen, "%.64s...: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_size > CFG_FILE_MAX) {
+		ret = -EFBIG;
+		snprintf(err, errlen, "%s: file larger than %d bytes", path, CFG_FILE_MAX);
+		goto out;
+	}
+	buf = malloc(CFG_FILE_MAX + 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	/* Read until EOF: the file may have grown since fstat(). */
+	for (;;) {
+		ssize_t r = read(fd, buf + got, CFG_FILE_MAX + 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		if (got > CFG_FILE_MAX) {
+			ret = -EFBIG;
+			snprintf(err, errlen, "%s: file larger than %d bytes", path,
+				 CFG_FILE_MAX);
+			goto out;
+		}
+	}
+	ret = cfg_parse_buffer(path, buf, got, cfg, err, errlen);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/**
+ * cfg_free() - release a configuration's arrays
+ * @cfg: the configuration (zeroed or parsed; may be freed twice)
+ */
+void cfg_free(struct vnd_config *cfg)
+{
+	free(cfg->taps);
+	free(cfg->ports);
+	cfg->taps = NULL;
+	cfg->ports = NULL;
+	cfg->ntaps = 0;
+	cfg->nports = 0;
+}
+
+/**
+ * cfg_find_tap() - a tap by name
+ * @cfg: the configuration
+ * @name: the tap's name
+ *
+ * Return: the tap, or NULL.
+ */
+const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->ntaps; i++)
+		if (!strcmp(cfg->taps[i].name, name))
+			return &cfg->taps[i];
+	return NULL;
+}
+
+/**
+ * cfg_find_port() - a port by name
+ * @cfg: the configuration
+ * @name: the port's name
+ *
+ * Return: the port, or NULL.
+ */
+const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nports; i++)
+		if (!strcmp(cfg->ports[i].name, name))
+			return &cfg->ports[i];
+	return NULL;
+}
+
+/**
+ * cfg_port_of_tap() - the port serving a tap
+ * @cfg: the configuration
+ * @tap: the tap's name
+ *
+ * Return: the port, or NULL if no port names @tap.
+ */
+const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char *tap)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nports; i++)
+		if (!strcmp(cfg->ports[i].tap, tap))
+			return &cfg->ports[i];
+	return NULL;
+}
+
+/**
+ * cfg_engine_name() - name of an engine setting
+ * @engine: the setting
+ *
+ * Return: "auto", "kernel" or "user" ("?" for a bad value).
+ */
+const char *cfg_engine_name(enum cfg_engine engine)
+{
+	switch (engine) {
+	case CFG_ENGINE_AUTO:
+		return "auto";
+	case CFG_ENGINE_KERNEL:
+		return "kernel";
+	case CFG_ENGINE_USER:
+		return "user";
+	}
+	return "?";
+}
+
+/**
+ * cfg_port_type_name() - name of a port type
+ * @type: the type
+ *
+ * Return: "vhost-user", "stream", "dgram" or "ringfd" ("?" for a bad value).
+ */
+const char *cfg_port_type_name(enum cfg_port_type type)
+{
+	switch (type) {
+	case CFG_PORT_VHOST_USER:
+		return "vhost-user";
+	case CFG_PORT_STREAM:
+		return "stream";
+	case CFG_PORT_DGRAM:
+		return "dgram";
+	case CFG_PORT_RINGFD:
+		return "ringfd";
+	}
+	return "?";
+}
+
+/**
+ * cfg_log_level_name() - name of a log level
+ * @level: the level
+ *
+ * Return: "err", "warning", "notice", "info" or "debug" ("?" for a bad value).
+ */
+const char *cfg_log_level_name(enum cfg_log_level level)
+{
+	if ((unsigned int)level >= sizeof(cfg_log_names) / sizeof(cfg_log_names[0]))
+		return "?";
+	return cfg_log_names[level];
+}
+
+/**
+ * cfg_default_mac() - the stable default MAC address of a tap
+ * @name: the tap's name
+ * @mac: the result: 02:xx:xx:xx:xx:xx (locally administered, unicast),
+ *	the low five bytes from a 64-bit FNV-1a hash of "vringnetd:" + @name
+ */
+void cfg_default_mac(const char *name, uint8_t mac[6])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *s;
+	unsigned int i;
+
+	for (s = "vringnetd:"; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	for (s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	mac[0] = 0x02;
+	for (i = 1; i < 6; i++)
+		mac[i] = (uint8_t)(h >> (8 * (i - 1)));
+}

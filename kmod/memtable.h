@@ -13,6 +13,7 @@ struct vrfd_memtable;
 
 struct vrfd_memtable *vrfd_memtable_from_user(const struct vringfd_mem_table __user *arg);
 void vrfd_memtable_free(struct vrfd_memtable *mt);
+u32 vrfd_memtable_nregions(const struct vrfd_memtable *mt);
 int vrfd_memtable_xlate(const struct vrfd_memtable *mt, u64 addr, u64 len,
 			u64 *uaddr, u64 *contig);
 

@@ -1,23 +1,1157 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tap.c - the tap attachment (placeholder: VRINGFD_ATTACH_TAP is not
- * supported yet).
+ * tap.c - the tap attachment: a vring fd bound to one queue of a tun/tap
+ * device (VRINGFD_ATTACH_TAP), through the socket that tun_get_socket() and
+ * tap_get_socket() give (the symbols vhost-net uses).
+ *
+ *   TX ring (ring -> tap): write() walks every available chain, copies each
+ *	frame into kernel memory and hands it to the tap, many per sendmsg()
+ *	(TUN_MSG_PTR with an array of xdp_buffs, as vhost-net does on 6.1)
+ *	when the frame fits a page, else one sendmsg() with a kernel copy.
+ *	Every chain is completed with length 0.
+ *   RX ring (tap -> ring): read(), poll() and write() (a kick) pull: every
+ *	frame the tap has queued goes into posted writable chains with one
+ *	recvmsg() each; with VRINGFD_TAP_F_MRG_RXBUF a frame may span heads
+ *	and num_buffers is set.  Without a posted buffer frames stay in the
+ *	tap's queue.
+ *
+ * The tap file is looked up once (fget) and kept until the attachment ends.
+ * Accepted: an fd of /dev/net/tun attached to an IFF_TAP|IFF_NO_PI device,
+ * and macvtap/ipvtap character devices.  IFF_TUN devices and taps with
+ * packet information (no IFF_NO_PI) are refused with EINVAL.  The ring's
+ * header length must match the tap: 0 needs a tap without IFF_VNET_HDR;
+ * 10 or 12 need IFF_VNET_HDR, and the module sets the tap's header size to
+ * it (TUNSETVNETHDRSZ).  Offloads (TUNSETOFFLOAD) are the caller's choice.
+ *
+ * Bad input of VRINGFD_ATTACH_TAP (see also the uapi header):
+ *   tap_fd not open                         -EBADF
+ *   not a tun/tap/macvtap fd                -EINVAL
+ *   IFF_TUN device, no IFF_NO_PI            -EINVAL
+ *   dir not TX/RX, vnet_hdr_len not 0/10/12, unknown flag, MRG_RXBUF
+ *   without a 12-byte header, reserved != 0 -EINVAL
+ *   header length and IFF_VNET_HDR disagree, or differs from the other
+ *   ring on the same queue                  -EINVAL
+ *   tun fd not attached to a device         -ENODEV
+ *   ring already attached                   -EBUSY
+ *   that queue already has a ring of @dir   -EBUSY
+ *
+ * Per chain (write() on TX; the chain is completed with length 0 and
+ * counted, the next one is tried):
+ *   writable segment, or no byte, or a frame shorter than an Ethernet
+ *   header                                  drop_bad_chain
+ *   more than 65536 + header bytes          drop_too_big
+ *   invalid virtio-net header               drop_bad_hdr
+ *   unreadable memory                       drop_bad_addr
+ *   the tap refused the frame               drop_tap
+ * Per frame on RX: a readable segment in a posted chain -> drop_bad_chain
+ * (chain completed with 0); a frame larger than the posted buffer (or
+ * than 1024 segments) -> dropped, drop_too_big; unwritable memory ->
+ * dropped, drop_bad_addr.
+ *
+ * The tap going away (ip link del): write()/read() fail with EPIPE,
+ * poll() reports EPOLLERR|EPOLLHUP, VRINGFD_STATE_HUP is set.  Closing the
+ * caller's tap fd changes nothing: the ring holds its own reference to the
+ * file (as vhost-net), so the queue keeps working until detach.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/errno.h>
-#include <linux/compiler.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/if_tap.h>
+#include <linux/if_tun.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/tcp.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/virtio_net.h>
+#include <net/sock.h>
+#include <net/xdp.h>
 #include <uapi/linux/vringfd.h>
+#include "ring.h"
 #include "tap.h"
+
+/* Frames handed to the tap per sendmsg(TUN_MSG_PTR), as VHOST_NET_BATCH. */
+#define VRFD_TAP_BATCH		64
+/* Largest frame (without the virtio-net header). */
+#define VRFD_TAP_MAX_FRAME	65536
+/* Segments of one RX frame (all heads together) or one TX chain. */
+#define VRFD_TAP_MAX_IOV	UIO_MAXIOV
+/* Headroom in front of a batched TX frame, as vhost-net's RX pad. */
+#define VRFD_TAP_PAD		(NET_IP_ALIGN + NET_SKB_PAD)
+
+static bool tx_batch = true;
+module_param(tx_batch, bool, 0644);
+MODULE_PARM_DESC(tx_batch,
+		 "TX: hand page-sized frames to tun many per sendmsg (TUN_MSG_PTR); off: one sendmsg per frame with MSG_MORE");
+
+/**
+ * struct vrfd_tapq - registry entry: the rings attached to one tap queue
+ * @node: in vrfd_tapq_list
+ * @sock: the queue's socket (the key)
+ * @tap: the attachment of each direction, or NULL
+ * @hdr_len: virtio-net header length shared by both directions
+ */
+struct vrfd_tapq {
+	struct list_head node;
+	struct socket *sock;
+	struct vrfd_tap *tap[2];
+	unsigned int hdr_len;
+};
+
+static LIST_HEAD(vrfd_tapq_list);
+static DEFINE_MUTEX(vrfd_tapq_lock);
+
+/**
+ * struct vrfd_rx_head - a posted RX chain taken but not yet filled
+ * @head: head index
+ * @niov: its segments in vrfd_tap.iov
+ * @cap: its writable bytes
+ */
+struct vrfd_rx_head {
+	u16 head;
+	unsigned int niov;
+	u64 cap;
+};
+
+/**
+ * struct vrfd_tap - one ring attached to one tap queue
+ * @ring: the ring
+ * @file: the tap file (our reference, from fget)
+ * @sock: the tap queue's socket
+ * @q: registry entry
+ * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
+ * @hdr_len: virtio-net header bytes in front of each frame (0, 10, 12)
+ * @mrg: VRINGFD_TAP_F_MRG_RXBUF
+ * @is_tun: a tun queue (else macvtap/ipvtap)
+ * @gone: the tap went away (sendmsg/recvmsg said so, or poll EPOLLERR)
+ * @net: network namespace the device was found in (held by the socket)
+ * @ifindex: the device's ifindex at attach, 0 if unknown
+ * @whead: the tap's wait queue we are on, or NULL
+ * @wait: our entry on @whead: wakes the ring's poll() waiters
+ * @pt: poll table used once to find @whead
+ * @iov: segment array (VRFD_TAP_MAX_IOV)
+ * @frag: TX: page fragments for batched frames
+ * @xdp: TX: the batch
+ * @heads: TX: head of each frame in @xdp
+ * @nbatch: TX: frames in @xdp
+ * @bounce: TX: header + frame for frames that do not fit a page
+ * @held: RX: heads taken and kept for the next frame
+ * @nheld: RX: entries in @held
+ * @held_iov: RX: segments of @held at the start of @iov
+ * @held_cap: RX: writable bytes of @held
+ */
+struct vrfd_tap {
+	struct vrfd_ring *ring;
+	struct file *file;
+	struct socket *sock;
+	struct vrfd_tapq *q;
+	unsigned int dir;
+	unsigned int hdr_len;
+	bool mrg;
+	bool is_tun;
+	bool gone;
+	struct net *net;
+	int ifindex;
+
+	wait_queue_head_t *whead;
+	wait_queue_entry_t wait;
+	poll_table pt;
+
+	struct iovec *iov;
+
+	struct page_frag_cache frag;
+	struct xdp_buff xdp[VRFD_TAP_BATCH];
+	u16 heads[VRFD_TAP_BATCH];
+	unsigned int nbatch;
+	void *bounce;
+
+	struct vrfd_rx_head held[VRFD_TAP_MAX_IOV];
+	unsigned int nheld;
+	unsigned int held_iov;
+	u64 held_cap;
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/**
+ * vrfd_tap_file_ioctl() - issue a tun/tap ioctl on @file with a kernel buffer
+ * @file: the tap file
+ * @cmd: TUNGETIFF, TUNSETVNETHDRSZ, ...
+ * @kbuf: argument in/out
+ * @len: its size
+ *
+ * tun and tap only take user pointers, so the argument goes through a
+ * scratch page mapped in the caller's address space for the call.  The
+ * caller can race with it only to its own harm: nothing the answer decides
+ * is a memory-safety question.
+ * Context: process, current in the ring's mm.
+ * Return: the ioctl's result, or -errno.
+ */
+static long vrfd_tap_file_ioctl(struct file *file, unsigned int cmd,
+				void *kbuf, size_t len)
+{
+	unsigned long uaddr;
+	long ret;
+
+	if (!file->f_op->unlocked_ioctl)
+		return -EINVAL;
+	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (IS_ERR_VALUE(uaddr))
+		return (long)uaddr;
+	if (copy_to_user((void __user *)uaddr, kbuf, len))
+		ret = -EFAULT;
+	else
+		ret = file->f_op->unlocked_ioctl(file, cmd, uaddr);
+	if (ret >= 0 && copy_from_user(kbuf, (void __user *)uaddr, len))
+		ret = -EFAULT;
+	vm_munmap(uaddr, PAGE_SIZE);
+	return ret;
+}
+
+/**
+ * vrfd_tap_get_socket() - the socket of a tun or tap (macvtap/ipvtap) file
+ * @file: any file
+ * @is_tun: set to true for a tun file
+ *
+ * The symbols are looked up at run time so that vringfd.ko loads without
+ * tun.ko and tap.ko; a file of either keeps its module loaded.
+ * Return: the socket, ERR_PTR(-EINVAL) (neither), ERR_PTR(-ENODEV) (a tun
+ * file not attached to a device).
+ */
+static struct socket *vrfd_tap_get_socket(struct file *file, bool *is_tun)
+{
+	struct socket *(*get)(struct file *);
+	struct socket *sock = ERR_PTR(-EINVAL);
+
+	get = symbol_get(tun_get_socket);
+	if (get) {
+		sock = get(file);
+		symbol_put(tun_get_socket);
+		if (!IS_ERR(sock)) {
+			*is_tun = true;
+			return sock;
+		}
+		if (PTR_ERR(sock) == -EBADFD)
+			return ERR_PTR(-ENODEV);
+	}
+	get = symbol_get(tap_get_socket);
+	if (get) {
+		sock = get(file);
+		symbol_put(tap_get_socket);
+		if (!IS_ERR(sock)) {
+			*is_tun = false;
+			return sock;
+		}
+		if (PTR_ERR(sock) == -EBADFD)
+			return ERR_PTR(-ENODEV);
+	}
+	return ERR_PTR(-EINVAL);
+}
+
+/**
+ * vrfd_tap_iov_copy() - copy between a kernel buffer and a user iovec array
+ * @iov: segments (user addresses)
+ * @niov: number of segments
+ * @off: byte offset into the segments
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_user: direction
+ *
+ * Return: 0, or -EFAULT (fault, or the segments end before @off + @len).
+ */
+static int vrfd_tap_iov_copy(const struct iovec *iov, unsigned int niov,
+			     size_t off, void *buf, size_t len, bool to_user)
+{
+	unsigned int i;
+
+	for (i = 0; i < niov && len; i++) {
+		size_t seg = iov[i].iov_len, n;
+		char __user *p;
+
+		if (off >= seg) {
+			off -= seg;
+			continue;
+		}
+		p = (char __user *)iov[i].iov_base + off;
+		n = min(seg - off, len);
+		if (to_user ? copy_to_user(p, buf, n) : copy_from_user(buf, p, n))
+			return -EFAULT;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/**
+ * vrfd_tap_hdr_ok() - may this virtio-net header be handed to the tap?
+ * @h: the header (little-endian, as on x86 and in virtio 1.x)
+ * @len: frame bytes after the header
+ *
+ * Stricter than tun's virtio_net_hdr_to_skb(): a header the kernel might
+ * warn about, or that a later GSO segmentation could choke on, is refused
+ * here.  Accepted: flags NEEDS_CSUM/DATA_VALID; gso_type NONE, TCPV4,
+ * TCPV6 (with ECN); GSO needs NEEDS_CSUM with the TCP checksum offset, a
+ * non-zero gso_size, and the TCP header inside the frame; hdr_len 0 or
+ * ETH_HLEN..@len; csum_start >= ETH_HLEN and the checksum inside the frame.
+ * UFO and UDP_L4 GSO are refused (tun on 6.1 does not take UDP_L4).
+ * Return: true when valid.
+ */
+static bool vrfd_tap_hdr_ok(const struct virtio_net_hdr *h, u32 len)
+{
+	u32 cs = le16_to_cpu((__force __le16)h->csum_start);
+	u32 co = le16_to_cpu((__force __le16)h->csum_offset);
+	u32 hl = le16_to_cpu((__force __le16)h->hdr_len);
+	u32 gs = le16_to_cpu((__force __le16)h->gso_size);
+
+	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
+		return false;
+	if (hl > len || (hl && hl < ETH_HLEN))
+		return false;
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		if (cs < ETH_HLEN || cs + co + sizeof(__sum16) > len)
+			return false;
+	}
+	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return !(h->gso_type & VIRTIO_NET_HDR_GSO_ECN);
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+			return false;
+		if (co != offsetof(struct tcphdr, check))
+			return false;
+		if (!gs || cs + sizeof(struct tcphdr) > len)
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * vrfd_tap_set_gone() - the tap went away: set the ring's HUP (once)
+ * @t: the attachment
+ */
+static void vrfd_tap_set_gone(struct vrfd_tap *t)
+{
+	if (!xchg(&t->gone, true))
+		vrfd_ring_set_hup(t->ring);
+}
+
+/**
+ * vrfd_tap_check_gone() - has the tap gone away?  Sets the ring's HUP
+ * @t: the attachment
+ *
+ * Asks the tap's own poll (it reports EPOLLERR once the device is gone).
+ * Return: true when gone.
+ */
+static bool vrfd_tap_check_gone(struct vrfd_tap *t)
+{
+	if (!READ_ONCE(t->gone) && (vfs_poll(t->file, NULL) & EPOLLERR))
+		vrfd_tap_set_gone(t);
+	return READ_ONCE(t->gone);
+}
+
+/**
+ * vrfd_tap_update_drops() - copy the device's own drop counter to the stats
+ * @t: the attachment
+ *
+ * TX ring: the tap's rx_dropped (frames tun refused on their way to the
+ * stack); RX ring: its tx_dropped (frames the stack gave the tap while its
+ * queue was full).  Found by ifindex; nothing when the device is gone.
+ * Context: @ring->lock held.
+ */
+static void vrfd_tap_update_drops(struct vrfd_tap *t)
+{
+	struct rtnl_link_stats64 st;
+	struct net_device *dev;
+
+	if (!t->ifindex)
+		return;
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(t->net, t->ifindex);
+	if (dev) {
+		dev_get_stats(dev, &st);
+		t->ring->stats.tap_rx_dropped = t->dir == VRINGFD_DIR_TX ?
+						st.rx_dropped : st.tx_dropped;
+	}
+	rcu_read_unlock();
+}
+
+/* ---- TX ---------------------------------------------------------------- */
+
+/**
+ * vrfd_tap_tx_flush() - hand the batched frames to the tap, complete them
+ * @t: the attachment
+ *
+ * Return: 0, or -EPIPE (the tap went away; the frames were freed and their
+ * chains completed, and counted in drop_tap).
+ */
+static int vrfd_tap_tx_flush(struct vrfd_tap *t)
+{
+	struct tun_msg_ctl ctl = {
+		.type = TUN_MSG_PTR,
+		.num = t->nbatch,
+		.ptr = t->xdp,
+	};
+	struct msghdr msg = {
+		.msg_control = &ctl,
+		.msg_controllen = sizeof(ctl),
+		.msg_flags = MSG_DONTWAIT,
+	};
+	struct vrfd_ring *ring = t->ring;
+	unsigned int i, n = t->nbatch;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = t->sock->ops->sendmsg(t->sock, &msg, 0);
+	if (ret < 0) {
+		/* not consumed: tun refused the whole batch (device gone) */
+		for (i = 0; i < n; i++)
+			put_page(virt_to_head_page(t->xdp[i].data));
+		ring->stats.drop_tap += n;
+		if (ret == -EBADFD)
+			vrfd_tap_set_gone(t);
+	} else {
+		ring->stats.frames += n;
+	}
+	for (i = 0; i < n; i++)
+		vrfd_ring_add_used(ring, t->heads[i], 0);
+	t->nbatch = 0;
+	return READ_ONCE(t->gone) ? -EPIPE : 0;
+}
+
+/**
+ * vrfd_tap_tx_one() - send one frame of any size with its own sendmsg()
+ * @t: the attachment
+ * @vh: the validated header (t->hdr_len bytes)
+ * @iov: the chain's segments
+ * @nout: their number
+ * @flen: frame bytes after the header
+ * @more: more frames follow (MSG_MORE)
+ *
+ * The header sent is the one validated, never re-read from user memory.
+ * Return: 1 (sent), 0 (refused or unreadable: counted), -EPIPE.
+ */
+static int vrfd_tap_tx_one(struct vrfd_tap *t, const void *vh,
+			   const struct iovec *iov, unsigned int nout,
+			   u32 flen, bool more)
+{
+	struct vrfd_ring *ring = t->ring;
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | (more ? MSG_MORE : 0) };
+	struct kvec kv = { .iov_base = t->bounce, .iov_len = t->hdr_len + flen };
+	int ret;
+
+	memcpy(t->bounce, vh, t->hdr_len);
+	if (vrfd_tap_iov_copy(iov, nout, t->hdr_len, t->bounce + t->hdr_len,
+			      flen, false)) {
+		ring->stats.drop_bad_addr++;
+		return 0;
+	}
+	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &kv, 1, kv.iov_len);
+	ret = t->sock->ops->sendmsg(t->sock, &msg, kv.iov_len);
+	if (ret == -EBADFD) {
+		vrfd_tap_set_gone(t);
+		ring->stats.drop_tap++;
+		return -EPIPE;
+	}
+	if (ret < 0) {
+		ring->stats.drop_tap++;
+		return 0;
+	}
+	ring->stats.frames++;
+	return 1;
+}
+
+/**
+ * vrfd_tap_tx_batch() - copy a page-sized frame into the batch
+ * @t: the attachment
+ * @vh: the validated header (t->hdr_len bytes; the first 10 are used)
+ * @iov: the chain's segments
+ * @nout: their number
+ * @flen: frame bytes after the header
+ * @head: the chain's head
+ *
+ * Return: 1 (queued), 0 (unreadable: counted, chain to complete),
+ * -ENOMEM, -ENOSPC (does not fit a page: send it alone).
+ */
+static int vrfd_tap_tx_batch(struct vrfd_tap *t, const void *vh,
+			     const struct iovec *iov, unsigned int nout,
+			     u32 flen, u16 head)
+{
+	int headroom = sock_flag(t->sock->sk, SOCK_XDP) ? XDP_PACKET_HEADROOM : 0;
+	unsigned int pad = SKB_DATA_ALIGN(VRFD_TAP_PAD + headroom + t->hdr_len);
+	unsigned int buflen = SKB_DATA_ALIGN(flen + pad) +
+			      SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct xdp_buff *xdp = &t->xdp[t->nbatch];
+	struct tun_xdp_hdr *xh;
+	void *buf;
+
+	if (buflen > PAGE_SIZE)
+		return -ENOSPC;
+	buf = page_frag_alloc_align(&t->frag, buflen, GFP_KERNEL, ~(SMP_CACHE_BYTES - 1));
+	if (!buf)
+		return -ENOMEM;
+	if (vrfd_tap_iov_copy(iov, nout, t->hdr_len, buf + pad, flen, false)) {
+		page_frag_free(buf);
+		t->ring->stats.drop_bad_addr++;
+		return 0;
+	}
+	xh = buf;
+	xh->buflen = buflen;
+	memset(&xh->gso, 0, sizeof(xh->gso));
+	if (t->hdr_len)
+		memcpy(&xh->gso, vh, sizeof(xh->gso));
+	xdp_init_buff(xdp, buflen, NULL);
+	xdp_prepare_buff(xdp, buf, pad, flen, true);
+	t->heads[t->nbatch++] = head;
+	return 1;
+}
+
+/**
+ * vrfd_tap_push_tx() - write() on a TX ring: send every available chain
+ * @t: the attachment
+ *
+ * Return: chains consumed (sent or dropped), 0 when none were available,
+ * or -errno: -EPIPE (the tap went away), the walker's errors, -EINTR (a
+ * signal before anything was consumed).
+ */
+static int vrfd_tap_push_tx(struct vrfd_tap *t)
+{
+	struct vrfd_ring *ring = t->ring;
+	union {
+		struct virtio_net_hdr h;
+		struct virtio_net_hdr_v1 v1;
+	} vh;
+	struct vrfd_chain ch;
+	unsigned int n = 0;
+	size_t bytes = 0;
+	int r, err = 0;
+
+	if (READ_ONCE(t->gone) || (!t->is_tun && vrfd_tap_check_gone(t)))
+		return -EPIPE;
+	mutex_lock(&ring->lock);
+	while (!vrfd_over_weight(n, bytes)) {
+		u32 flen;
+
+		if (signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		r = vrfd_ring_get_chain(ring, t->iov, VRFD_TAP_MAX_IOV, &ch);
+		if (r == 0)
+			break;
+		if (r == -E2BIG) {
+			vrfd_ring_skip_chain(ring, &ch);
+			ring->stats.drop_bad_chain++;
+			n++;
+			continue;
+		}
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		n++;
+		if (ch.nin || ch.out_len < t->hdr_len + ETH_HLEN) {
+			ring->stats.drop_bad_chain++;
+			goto complete;
+		}
+		if (ch.out_len > VRFD_TAP_MAX_FRAME + t->hdr_len) {
+			ring->stats.drop_too_big++;
+			goto complete;
+		}
+		flen = ch.out_len - t->hdr_len;
+		memset(&vh, 0, sizeof(vh));
+		if (t->hdr_len) {
+			if (vrfd_tap_iov_copy(t->iov, ch.nout, 0, &vh, t->hdr_len, false)) {
+				ring->stats.drop_bad_addr++;
+				goto complete;
+			}
+			if (!vrfd_tap_hdr_ok(&vh.h, flen)) {
+				ring->stats.drop_bad_hdr++;
+				goto complete;
+			}
+		}
+		bytes += flen;
+		if (tx_batch) {
+			r = vrfd_tap_tx_batch(t, &vh, t->iov, ch.nout, flen, ch.head);
+			if (r == 1) {
+				ring->stats.bytes += flen;
+				if (t->nbatch == VRFD_TAP_BATCH) {
+					err = vrfd_tap_tx_flush(t);
+					if (err)
+						break;
+				}
+				continue;
+			}
+			if (r == -ENOMEM) {
+				err = r;
+				goto complete;
+			}
+			if (r == 0)
+				goto complete;
+		}
+		/* keep the frames in order: what is batched goes first */
+		err = vrfd_tap_tx_flush(t);
+		if (err)
+			goto complete;
+		r = vrfd_tap_tx_one(t, &vh, t->iov, ch.nout, flen,
+				    !tx_batch && vrfd_ring_avail_pending(ring) > 0);
+		if (r == 1)
+			ring->stats.bytes += flen;
+		if (r < 0)
+			err = r;
+complete:
+		vrfd_ring_add_used(ring, ch.head, 0);
+		if (err)
+			break;
+	}
+	if (vrfd_tap_tx_flush(t) && !err)
+		err = -EPIPE;
+	vrfd_ring_publish_used(ring);
+	if (n)
+		ring->stats.batches++;
+	vrfd_tap_update_drops(t);
+	mutex_unlock(&ring->lock);
+	if (n && (err == -EINTR || err == -EPIPE || err == -ENOMEM))
+		return n;
+	return err ? err : n;
+}
+
+/* ---- RX ---------------------------------------------------------------- */
+
+/**
+ * vrfd_tap_rx_release() - complete the first @k held heads, drop them
+ * @t: the attachment
+ * @k: heads to complete
+ * @written: bytes the frame took, spread over the heads in order; 0
+ *	completes them empty
+ */
+static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
+{
+	unsigned int i, iovs = 0;
+	u64 cap = 0;
+
+	for (i = 0; i < k; i++) {
+		u64 part = min(t->held[i].cap, written);
+
+		vrfd_ring_add_used(t->ring, t->held[i].head, (u32)part);
+		written -= part;
+		iovs += t->held[i].niov;
+		cap += t->held[i].cap;
+	}
+	t->nheld -= k;
+	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
+	t->held_iov -= iovs;
+	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
+	t->held_cap -= cap;
+}
+
+/**
+ * vrfd_tap_rx_discard() - drop the tap's next frame (it fits no buffer)
+ * @t: the attachment
+ *
+ * Return: recvmsg()'s result.
+ */
+static int vrfd_tap_rx_discard(struct vrfd_tap *t)
+{
+	char c[64];
+	struct kvec kv = { .iov_base = c, .iov_len = sizeof(c) };
+	struct msghdr msg = {};
+
+	iov_iter_kvec(&msg.msg_iter, ITER_DEST, &kv, 1, sizeof(c));
+	return t->sock->ops->recvmsg(t->sock, &msg, sizeof(c), MSG_DONTWAIT | MSG_TRUNC);
+}
+
+/**
+ * vrfd_tap_rx_take() - take posted chains until @need bytes are held
+ * @t: the attachment
+ * @need: header + frame bytes
+ *
+ * Without MRG_RXBUF one head is taken (whatever its size).
+ * Return: 1 (enough, or as much as one frame may take), 0 (no more posted
+ * buffers), or the walker's -errno.
+ */
+static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need)
+{
+	struct vrfd_ring *ring = t->ring;
+	struct vrfd_chain ch;
+	int r;
+
+	while (t->held_cap < need && (t->mrg || !t->nheld)) {
+		if (t->held_iov >= VRFD_TAP_MAX_IOV || t->nheld >= ARRAY_SIZE(t->held))
+			return 1;
+		r = vrfd_ring_get_chain(ring, t->iov + t->held_iov,
+					VRFD_TAP_MAX_IOV - t->held_iov, &ch);
+		if (r == -E2BIG && t->nheld)
+			return 1;	/* this frame has all it can get */
+		if (r == -E2BIG) {
+			vrfd_ring_skip_chain(ring, &ch);
+			ring->stats.drop_bad_chain++;
+			continue;
+		}
+		if (r <= 0)
+			return r;
+		if (ch.nout || !ch.in_len || ch.in_len < t->hdr_len) {
+			vrfd_ring_add_used(ring, ch.head, 0);
+			ring->stats.drop_bad_chain++;
+			continue;
+		}
+		t->held[t->nheld].head = ch.head;
+		t->held[t->nheld].niov = ch.nin;
+		t->held[t->nheld].cap = ch.in_len;
+		t->nheld++;
+		t->held_iov += ch.nin;
+		t->held_cap += ch.in_len;
+	}
+	return 1;
+}
+
+/**
+ * vrfd_tap_pull_rx() - move every queued frame into posted buffers
+ * @t: the attachment
+ *
+ * Return: buffers (heads) used, or -errno: -EPIPE (the tap went away and
+ * nothing was used), the walker's errors.
+ */
+static int vrfd_tap_pull_rx(struct vrfd_tap *t)
+{
+	struct vrfd_ring *ring = t->ring;
+	unsigned int used = 0, frames = 0;
+	size_t bytes = 0;
+	int err = 0;
+
+	mutex_lock(&ring->lock);
+	while (!vrfd_over_weight(frames, bytes)) {
+		struct msghdr msg = {};
+		unsigned int k;
+		u64 need, acc;
+		int len, r;
+		bool bad;
+
+		if (signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		len = t->sock->ops->peek_len(t->sock);
+		if (len <= 0) {
+			if (vrfd_tap_check_gone(t))
+				err = -EPIPE;
+			break;
+		}
+		need = (u64)len + t->hdr_len;
+		r = vrfd_tap_rx_take(t, need);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		if (!t->nheld)
+			break;		/* no posted buffer: the frame waits */
+		if (t->held_cap < need && t->mrg && r == 0)
+			break;		/* more buffers may come: wait */
+		if (t->held_cap < need) {
+			/* cannot fit: drop the frame, keep the buffers */
+			r = vrfd_tap_rx_discard(t);
+			if (r == -EBADFD) {
+				vrfd_tap_set_gone(t);
+				err = -EPIPE;
+				break;
+			}
+			ring->stats.drop_too_big++;
+			frames++;
+			continue;
+		}
+		iov_iter_init(&msg.msg_iter, ITER_DEST, t->iov, t->held_iov, t->held_cap);
+		r = t->sock->ops->recvmsg(t->sock, &msg, t->held_cap,
+					  MSG_DONTWAIT | MSG_TRUNC);
+		if (r == -EAGAIN)
+			break;
+		if (r == -EBADFD) {
+			vrfd_tap_set_gone(t);
+			err = -EPIPE;
+			break;
+		}
+		frames++;
+		bad = false;
+		if (r < 0 || r > t->held_cap || r < (int)t->hdr_len) {
+			/* a fault (unwritable buffer) or a bigger frame won the race */
+			if (r == -EFAULT)
+				ring->stats.drop_bad_addr++;
+			else
+				ring->stats.drop_too_big++;
+			bad = true;
+		}
+		for (k = 0, acc = 0; !bad && k < t->nheld && acc < (u64)r; k++)
+			acc += t->held[k].cap;
+		if (!bad && t->hdr_len == sizeof(struct virtio_net_hdr_v1)) {
+			__le16 nb = cpu_to_le16(k);
+
+			if (vrfd_tap_iov_copy(t->iov, t->held[0].niov,
+					      offsetof(struct virtio_net_hdr_v1, num_buffers),
+					      &nb, sizeof(nb), true)) {
+				ring->stats.drop_bad_addr++;
+				bad = true;
+			}
+		}
+		if (bad) {
+			/* give the buffers back empty */
+			used += t->nheld;
+			vrfd_tap_rx_release(t, t->nheld, 0);
+			continue;
+		}
+		vrfd_tap_rx_release(t, k, r);
+		used += k;
+		ring->stats.frames++;
+		ring->stats.bytes += r - t->hdr_len;
+		bytes += r;
+	}
+	vrfd_ring_publish_used(ring);
+	if (used)
+		ring->stats.batches++;
+	vrfd_tap_update_drops(t);
+	mutex_unlock(&ring->lock);
+	if (used && (err == -EINTR || err == -EPIPE))
+		return used;
+	return err ? err : used;
+}
+
+/* ---- callbacks ----------------------------------------------------------- */
+
+/**
+ * vrfd_tap_push() - write() on the ring
+ * @data: the attachment
+ *
+ * TX: send every available chain.  RX: a kick: pull now.
+ * Return: chains consumed / buffers used, or -errno.
+ */
+static int vrfd_tap_push(void *data)
+{
+	struct vrfd_tap *t = data;
+
+	if (t->dir == VRINGFD_DIR_TX)
+		return vrfd_tap_push_tx(t);
+	return vrfd_tap_pull_rx(t);
+}
+
+/**
+ * vrfd_tap_pull() - poll() and read() on the ring
+ * @data: the attachment
+ *
+ * RX: fill posted buffers.  TX: nothing to pull (frames are sent by
+ * write()), but a tap that went away is reported.
+ * Return: buffers used, or -errno (-EPIPE: the tap went away).
+ */
+static int vrfd_tap_pull(void *data)
+{
+	struct vrfd_tap *t = data;
+
+	if (t->dir == VRINGFD_DIR_RX)
+		return vrfd_tap_pull_rx(t);
+	return vrfd_tap_check_gone(t) ? -EPIPE : 0;
+}
+
+/**
+ * vrfd_tap_poll() - extra poll() events: EPOLLERR|EPOLLHUP once the tap is gone
+ * @data: the attachment
+ * @file: the vring fd's file
+ * @wait: poll table (unused: our entry on the tap's wait queue wakes the
+ *	ring's own queue)
+ *
+ * Return: EPOLLERR|EPOLLHUP or 0.
+ */
+static __poll_t vrfd_tap_poll(void *data, struct file *file, poll_table *wait)
+{
+	struct vrfd_tap *t = data;
+
+	return vrfd_tap_check_gone(t) ? EPOLLERR | EPOLLHUP : 0;
+}
+
+/**
+ * vrfd_tap_wake() - the tap's wait queue was woken: wake the ring's waiters
+ * @wait: our entry
+ * @mode: unused
+ * @sync: unused
+ * @key: the events (unused: the ring's poll() finds out)
+ *
+ * Context: any (the tap's wait queue lock is held).
+ * Return: 0.
+ */
+static int vrfd_tap_wake(wait_queue_entry_t *wait, unsigned int mode, int sync,
+			 void *key)
+{
+	struct vrfd_tap *t = container_of(wait, struct vrfd_tap, wait);
+
+	vrfd_ring_wake(t->ring);
+	return 0;
+}
+
+/**
+ * vrfd_tap_queue_proc() - poll table callback: join the tap's wait queue
+ * @file: the tap file
+ * @whead: its wait queue
+ * @pt: our poll table
+ */
+static void vrfd_tap_queue_proc(struct file *file, wait_queue_head_t *whead,
+				poll_table *pt)
+{
+	struct vrfd_tap *t = container_of(pt, struct vrfd_tap, pt);
+
+	if (t->whead)
+		return;
+	t->whead = whead;
+	add_wait_queue(whead, &t->wait);
+}
+
+/**
+ * vrfd_tap_free() - release everything an attachment holds (not the ring)
+ * @t: the attachment (its registry entry already removed)
+ */
+static void vrfd_tap_free(struct vrfd_tap *t)
+{
+	unsigned int i;
+
+	if (t->whead)
+		remove_wait_queue(t->whead, &t->wait);
+	for (i = 0; i < t->nbatch; i++)
+		put_page(virt_to_head_page(t->xdp[i].data));
+	if (t->frag.va)
+		__page_frag_cache_drain(virt_to_head_page(t->frag.va),
+					t->frag.pagecnt_bias);
+	if (t->file)
+		fput(t->file);
+	kvfree(t->bounce);
+	kvfree(t->iov);
+	kvfree(t);
+}
+
+/**
+ * vrfd_tapq_remove() - take @t out of the registry
+ * @t: the attachment
+ */
+static void vrfd_tapq_remove(struct vrfd_tap *t)
+{
+	struct vrfd_tapq *q = t->q;
+
+	if (!q)
+		return;
+	mutex_lock(&vrfd_tapq_lock);
+	q->tap[t->dir] = NULL;
+	if (!q->tap[!t->dir]) {
+		list_del(&q->node);
+		kfree(q);
+	}
+	mutex_unlock(&vrfd_tapq_lock);
+	t->q = NULL;
+}
+
+/**
+ * vrfd_tapq_add() - register @t on its queue
+ * @t: the attachment (sock, dir, hdr_len set)
+ *
+ * Return: 0, -EBUSY (the queue has a ring of this direction), -EINVAL (the
+ * other direction uses another header length), -ENOMEM.
+ */
+static int vrfd_tapq_add(struct vrfd_tap *t)
+{
+	struct vrfd_tapq *q;
+	int err = 0;
+
+	mutex_lock(&vrfd_tapq_lock);
+	list_for_each_entry(q, &vrfd_tapq_list, node) {
+		if (q->sock != t->sock)
+			continue;
+		if (q->tap[t->dir])
+			err = -EBUSY;
+		else if (q->hdr_len != t->hdr_len)
+			err = -EINVAL;
+		else
+			q->tap[t->dir] = t;
+		goto out;
+	}
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		err = -ENOMEM;
+		goto out;
+	}
+	q->sock = t->sock;
+	q->hdr_len = t->hdr_len;
+	q->tap[t->dir] = t;
+	list_add(&q->node, &vrfd_tapq_list);
+out:
+	if (!err)
+		t->q = q;
+	mutex_unlock(&vrfd_tapq_lock);
+	return err;
+}
+
+/**
+ * vrfd_tap_destroy() - the vring fd is closed or detached: let the tap go
+ * @data: the attachment
+ */
+static void vrfd_tap_destroy(void *data)
+{
+	struct vrfd_tap *t = data;
+	struct vrfd_ring *ring = t->ring;
+
+	vrfd_tapq_remove(t);
+	vrfd_tap_free(t);
+	vrfd_ring_detach(ring);
+}
+
+static const struct vrfd_ops vrfd_tap_ops = {
+	.destroy = vrfd_tap_destroy,
+	.pull = vrfd_tap_pull,
+	.push = vrfd_tap_push,
+	.poll = vrfd_tap_poll,
+};
+
+/**
+ * vrfd_tap_find_dev() - remember the device behind the queue, check its type
+ * @t: the attachment
+ * @name: the device name TUNGETIFF reported
+ *
+ * Return: 0, or -EINVAL when the device found is not an Ethernet device.
+ */
+static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name)
+{
+	struct net_device *dev;
+	int err = 0;
+
+	t->net = sock_net(t->sock->sk);
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(t->net, name);
+	if (dev) {
+		if (dev->type != ARPHRD_ETHER)
+			err = -EINVAL;
+		else
+			t->ifindex = dev->ifindex;
+	}
+	rcu_read_unlock();
+	return err;
+}
 
 /**
  * vrfd_tap_attach() - attach @ring to the tap queue described at @arg
  * @ring: an unattached vring
  * @arg: user pointer to struct vringfd_tap
  *
- * Return: 0, or -errno (see VRINGFD_ATTACH_TAP).
+ * Return: 0, or -errno (see VRINGFD_ATTACH_TAP and the table at the top of
+ * this file).
  */
 long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *arg)
 {
-	return -EOPNOTSUPP;
+	struct vringfd_tap a;
+	struct vrfd_tap *t;
+	struct ifreq ifr;
+	int sz;
+	long err;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.dir > VRINGFD_DIR_RX || a.reserved[0] || a.reserved[1] ||
+	    (a.flags & ~VRINGFD_TAP_F_MRG_RXBUF))
+		return -EINVAL;
+	if (a.vnet_hdr_len != 0 && a.vnet_hdr_len != sizeof(struct virtio_net_hdr) &&
+	    a.vnet_hdr_len != sizeof(struct virtio_net_hdr_v1))
+		return -EINVAL;
+	if ((a.flags & VRINGFD_TAP_F_MRG_RXBUF) &&
+	    a.vnet_hdr_len != sizeof(struct virtio_net_hdr_v1))
+		return -EINVAL;
+	err = vrfd_ring_check(ring);
+	if (err)
+		return err;
+
+	t = kvzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return -ENOMEM;
+	t->ring = ring;
+	t->dir = a.dir;
+	t->hdr_len = a.vnet_hdr_len;
+	t->mrg = a.flags & VRINGFD_TAP_F_MRG_RXBUF;
+	init_waitqueue_func_entry(&t->wait, vrfd_tap_wake);
+	init_poll_funcptr(&t->pt, vrfd_tap_queue_proc);
+
+	t->file = fget(a.tap_fd);
+	if (!t->file) {
+		err = -EBADF;
+		goto err_free;
+	}
+	t->sock = vrfd_tap_get_socket(t->file, &t->is_tun);
+	if (IS_ERR(t->sock)) {
+		err = PTR_ERR(t->sock);
+		t->sock = NULL;
+		goto err_free;
+	}
+
+	memset(&ifr, 0, sizeof(ifr));
+	err = vrfd_tap_file_ioctl(t->file, TUNGETIFF, &ifr, sizeof(ifr));
+	if (err == -EBADFD || err == -ENOLINK) {
+		err = -ENODEV;
+		goto err_free;
+	}
+	if (err < 0)
+		goto err_free;
+	ifr.ifr_name[IFNAMSIZ - 1] = 0;
+	err = -EINVAL;
+	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP ||
+	    !(ifr.ifr_flags & IFF_NO_PI))
+		goto err_free;
+	if (!t->hdr_len != !(ifr.ifr_flags & IFF_VNET_HDR))
+		goto err_free;
+	err = vrfd_tap_find_dev(t, ifr.ifr_name);
+	if (err)
+		goto err_free;
+	if (t->hdr_len) {
+		sz = t->hdr_len;
+		err = vrfd_tap_file_ioctl(t->file, TUNSETVNETHDRSZ, &sz, sizeof(sz));
+		if (err < 0)
+			goto err_free;
+	}
+
+	err = -ENOMEM;
+	t->iov = kvmalloc_array(VRFD_TAP_MAX_IOV, sizeof(*t->iov), GFP_KERNEL_ACCOUNT);
+	if (!t->iov)
+		goto err_free;
+	if (t->dir == VRINGFD_DIR_TX) {
+		t->bounce = kvmalloc(VRFD_TAP_MAX_FRAME + t->hdr_len, GFP_KERNEL_ACCOUNT);
+		if (!t->bounce)
+			goto err_free;
+	}
+
+	/* join the tap's wait queue: its frames and its end wake our poll() */
+	vfs_poll(t->file, &t->pt);
+	if (!t->whead) {
+		err = -ENODEV;	/* tun answers EPOLLERR at once: no device */
+		goto err_free;
+	}
+	err = vrfd_tapq_add(t);
+	if (err)
+		goto err_free;
+	err = vrfd_ring_attach(ring, &vrfd_tap_ops, t, false);
+	if (err)
+		goto err_unregister;
+	return 0;
+
+err_unregister:
+	vrfd_tapq_remove(t);
+err_free:
+	vrfd_tap_free(t);
+	return err;
 }

@@ -545,6 +545,8 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 		vr->started = true;
 		break;
 	case VUM_SET_VRING_CALL:
+		if (fd < 0 && vr->call_fd < 0)
+			break;	/* none before, none now */
 		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
 			if (dup2(fd, vr->call_fd) < 0) {
 				ret = vu_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * api.c - the exported in-kernel API (vringfd_api.h): attach a kernel
+ * subsystem to a vring fd user space gave it, walk and complete buffers.
+ */
+#define pr_fmt(fmt) "vringfd: " fmt
+
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/uio.h>
+#include "ring.h"
+#include "vringfd_api.h"
+
+/**
+ * vrfd_attach() - attach a subsystem to the vring fd @fd of current
+ * @fd: file descriptor of a vring fd in the calling task
+ * @ops: callbacks (must outlive the attachment)
+ * @data: passed to @ops
+ * @atomic_use: the subsystem will call vrfd_used_buffer_atomic(): the whole
+ *	used ring is pinned and mapped now (any ring size)
+ *
+ * Context: process, in the task that owns @fd.
+ * Return: the handle, or ERR_PTR(): -EBADF (@fd not open or not a vring
+ * fd), -EBUSY (already attached), -EIO (ring broken), -EPERM (@atomic_use
+ * from another mm), -EFAULT (used ring cannot be pinned), -ENOMEM.
+ */
+struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,
+			      bool atomic_use)
+{
+	struct vrfd_ring *ring;
+	struct fd f;
+	int err;
+
+	f = fdget(fd);
+	if (!f.file)
+		return ERR_PTR(-EBADF);
+	ring = vrfd_ring_from_file(f.file);
+	if (!ring) {
+		fdput(f);
+		return ERR_PTR(-EBADF);
+	}
+	err = vrfd_ring_attach(ring, ops, data, atomic_use);
+	fdput(f);
+	return err ? ERR_PTR(err) : ring;
+}
+EXPORT_SYMBOL_GPL(vrfd_attach);
+
+/**
+ * vrfd_detach() - end an attachment made by vrfd_attach()
+ * @ring: the handle
+ *
+ * Must be called exactly once per successful vrfd_attach(), also after
+ * ->destroy (and may be called from ->destroy).  No callback runs after it
+ * returns; the handle is gone.
+ * Context: process; not from a push/pull/poll callback of @ring.
+ */
+void vrfd_detach(struct vrfd_ring *ring)
+{
+	vrfd_ring_detach(ring);
+}
+EXPORT_SYMBOL_GPL(vrfd_detach);
+
+/**
+ * vrfd_get_buffer() - take the next available buffer chain
+ * @ring: the handle
+ * @in_iov: filled with the writable segments (user addresses), or NULL
+ * @num_in: in: entries in @in_iov; out: entries used (NULL: 0 entries)
+ * @in_len: total bytes of the writable segments (out), or NULL
+ * @out_iov: filled with the readable segments, or NULL
+ * @num_out: in: entries in @out_iov; out: entries used (NULL: 0 entries)
+ * @out_len: total bytes of the readable segments (out), or NULL
+ *
+ * Segment addresses are user addresses of current->mm (translated through
+ * the ring's memory table if it has one) that passed access_ok(); copy with
+ * copy_{from,to}_user().
+ * Context: process, current in the ring's mm; takes the ring's mutex.
+ * Return: a positive id for vrfd_used_buffer() (head + 1), 0 when no
+ * buffer is available, or -errno: -E2BIG (the chain has more segments of a
+ * kind than its array holds; nothing consumed, a retry sees it again),
+ * -EINVAL (bad index, loop, bad indirect table, length overflow: the ring
+ * is now broken), -EIO (broken, or the vring fd was closed), -EPERM
+ * (another mm), -EFAULT (ring memory unreadable: now broken).
+ */
+int vrfd_get_buffer(struct vrfd_ring *ring,
+		    struct iovec *in_iov, unsigned int *num_in,
+		    unsigned long *in_len,
+		    struct iovec *out_iov, unsigned int *num_out,
+		    unsigned long *out_len)
+{
+	unsigned int max_in = num_in ? *num_in : 0;
+	unsigned int max_out = num_out ? *num_out : 0;
+	unsigned int max = max_in + max_out, i;
+	struct iovec stack_iov[16], *iov = stack_iov;
+	struct vrfd_chain ch;
+	int r;
+
+	if (max > ARRAY_SIZE(stack_iov)) {
+		iov = kmalloc_array(max, sizeof(*iov), GFP_KERNEL);
+		if (!iov)
+			return -ENOMEM;
+	}
+	mutex_lock(&ring->lock);
+	r = vrfd_ring_get_chain(ring, iov, max, &ch);
+	if (r == 1 && (ch.nout > max_out || ch.nin > max_in)) {
+		/* Give it back untouched: it did not fit. */
+		ring->last_avail--;
+		atomic_dec(&ring->inflight);
+		r = -E2BIG;
+	}
+	mutex_unlock(&ring->lock);
+	if (r == 1) {
+		for (i = 0; i < ch.nout; i++)
+			out_iov[i] = iov[i];
+		for (i = 0; i < ch.nin; i++)
+			in_iov[i] = iov[ch.nout + i];
+		if (num_out)
+			*num_out = ch.nout;
+		if (num_in)
+			*num_in = ch.nin;
+		if (out_len)
+			*out_len = ch.out_len;
+		if (in_len)
+			*in_len = ch.in_len;
+		r = ch.head + 1;
+	}
+	if (iov != stack_iov)
+		kfree(iov);
+	return r;
+}
+EXPORT_SYMBOL_GPL(vrfd_get_buffer);
+
+/**
+ * vrfd_used_buffer() - complete a buffer and publish it (process context)
+ * @ring: the handle
+ * @id: id returned by vrfd_get_buffer()
+ * @len: bytes written into its writable segments
+ *
+ * Context: process, current in the ring's mm; takes the ring's mutex.
+ * Return: 0, -EINVAL (@id not one handed out), -EIO, -EPERM, -EFAULT.
+ */
+int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len)
+{
+	int err;
+
+	if (id <= 0 || id > ring->num)
+		return -EINVAL;
+	mutex_lock(&ring->lock);
+	err = vrfd_ring_add_used(ring, id - 1, len);
+	if (!err)
+		err = vrfd_ring_publish_used(ring);
+	mutex_unlock(&ring->lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(vrfd_used_buffer);
+
+/**
+ * vrfd_used_buffer_atomic() - complete a buffer from any context
+ * @ring: a handle attached with @atomic_use
+ * @id: id returned by vrfd_get_buffer()
+ * @len: bytes written
+ *
+ * Writes through the pinned mapping of the used ring and publishes at once.
+ * Context: any, hard irq included.
+ * Return: 0, -EINVAL (not attached with @atomic_use, bad @id), -EIO.
+ */
+int vrfd_used_buffer_atomic(struct vrfd_ring *ring, int id, u32 len)
+{
+	if (id <= 0 || id > ring->num)
+		return -EINVAL;
+	return vrfd_ring_add_used_atomic(ring, id - 1, len);
+}
+EXPORT_SYMBOL_GPL(vrfd_used_buffer_atomic);
+
+/**
+ * vrfd_wake() - wake the vring fd's poll() waiters (data is ready)
+ * @ring: the handle
+ *
+ * Context: any.
+ */
+void vrfd_wake(struct vrfd_ring *ring)
+{
+	vrfd_ring_wake(ring);
+}
+EXPORT_SYMBOL_GPL(vrfd_wake);
+
+/**
+ * vrfd_over_weight() - has one call done enough work?
+ * @chains: chains handled in this call
+ * @bytes: bytes moved in this call
+ *
+ * A callback stops when this returns true (or a signal is pending) and
+ * returns its partial count: one write()/read()/poll() does bounded work.
+ * Return: true when the call should stop.
+ */
+bool vrfd_over_weight(unsigned int chains, size_t bytes)
+{
+	return chains >= VRFD_WEIGHT_CHAINS || bytes >= VRFD_WEIGHT_BYTES;
+}
+EXPORT_SYMBOL_GPL(vrfd_over_weight);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every kernel-version difference vringfd.ko and vringfd_echo.ko
+ * care about; the other files have no LINUX_VERSION_CODE tests.
+ */
+#ifndef VRFD_COMPAT_H
+#define VRFD_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/eventfd.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+
+/**
+ * vrfd_eventfd_signal() - add 1 to an eventfd counter
+ * @ctx: the eventfd
+ *
+ * eventfd_signal() lost its count argument in 6.8.
+ */
+static inline void vrfd_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
+
+/**
+ * vrfd_pin_user_pages() - pin user pages for long-term kernel writes
+ * @start: page-aligned user address (current->mm)
+ * @nr_pages: number of pages
+ * @pages: filled with the pinned pages
+ *
+ * Return: number of pages pinned, or -errno.
+ */
+static inline long vrfd_pin_user_pages(unsigned long start, int nr_pages,
+				       struct page **pages)
+{
+	return pin_user_pages_fast(start, nr_pages, FOLL_WRITE | FOLL_LONGTERM,
+				   pages);
+}
+
+#endif /* VRFD_COMPAT_H */

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - vringfd.ko: the misc device /dev/vringfd that makes vring fds.
+ */
+#define pr_fmt(fmt) "vringfd: " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vringfd.h>
+#include "main.h"
+#include "ring.h"
+
+long vrfd_main_get_version(void __user *uarg)
+{
+	struct vringfd_version v;
+
+	memset(&v, 0, sizeof(v));
+	v.api_version = VRINGFD_API_VERSION;
+	v.max_num = VRINGFD_MAX_NUM;
+	v.ring_features = VRFD_RING_FEATURES;
+	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
+		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ;
+	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
+	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+/**
+ * vrfd_misc_ioctl() - ioctls on /dev/vringfd
+ * @file: the open misc device
+ * @cmd: VRINGFD_GET_VERSION or VRINGFD_CREATE
+ * @arg: user pointer
+ *
+ * Return: 0 or a new fd, or -errno; -ENOTTY for any other @cmd.
+ */
+static long vrfd_misc_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case VRINGFD_GET_VERSION:
+		return vrfd_main_get_version(uarg);
+	case VRINGFD_CREATE:
+		return vrfd_ring_create_fd(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations vrfd_misc_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= vrfd_misc_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice vrfd_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "vringfd",
+	.fops	= &vrfd_misc_fops,
+	.mode	= 0660,
+};
+
+/**
+ * vrfd_init() - register /dev/vringfd
+ *
+ * Return: 0 or -errno.
+ */
+static int __init vrfd_init(void)
+{
+	int err;
+
+	err = misc_register(&vrfd_misc);
+	if (err) {
+		pr_err("cannot register the misc device /dev/vringfd: error %d\n",
+		       err);
+		goto err_misc;
+	}
+	pr_debug("loaded, api version %u\n", VRINGFD_API_VERSION);
+	return 0;
+
+err_misc:
+	return err;
+}
+
+/**
+ * vrfd_exit() - unregister /dev/vringfd (no vring fd can be open: each
+ * holds a module reference)
+ */
+static void __exit vrfd_exit(void)
+{
+	misc_deregister(&vrfd_misc);
+}
+
+module_init(vrfd_init);
+module_exit(vrfd_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("vring fd: a file descriptor over a virtio split ring in user memory");
+MODULE_ALIAS_MISCDEV(MISC_DYNAMIC_MINOR);
+MODULE_ALIAS("devname:vringfd");

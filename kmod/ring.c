@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ring.c - the vring fd: creation, file operations, the chain walker and
+ * the used-ring writer.
+ *
+ * The ring lives in user memory and user space may change it at any time:
+ * every index read from it is checked before use, the kernel's own view
+ * (last_avail, used_idx) is private, and a ring that breaks the protocol is
+ * marked broken for good.
+ */
+#define pr_fmt(fmt) "vringfd: " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/eventfd.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include "compat.h"
+#include "main.h"
+#include "memtable.h"
+#include "ring.h"
+#include "tap.h"
+
+/* Bad-address chains dropped inside one vrfd_ring_get_chain() call. */
+#define VRFD_DROP_BATCH		64
+
+/* Internal walker result: drop this chain (bad buffer address). */
+#define VRFD_WALK_DROP		1
+
+#define VRFD_LE16(x)	le16_to_cpu((__force __le16)(x))
+#define VRFD_LE32(x)	le32_to_cpu((__force __le32)(x))
+#define VRFD_LE64(x)	le64_to_cpu((__force __le64)(x))
+
+/**
+ * struct vrfd_walk - state of one chain walk
+ * @iov: segment array (readable segments first, then writable)
+ * @max: entries in @iov
+ * @n: entries used
+ * @chain: the chain being filled
+ * @total: bytes in the chain so far
+ * @in_seen: a writable segment was seen
+ */
+struct vrfd_walk {
+	struct iovec *iov;
+	unsigned int max;
+	unsigned int n;
+	struct vrfd_chain *chain;
+	u64 total;
+	bool in_seen;
+};
+
+/**
+ * vrfd_has() - is a ring feature negotiated?
+ * @ring: the ring
+ * @bit: VIRTIO_RING_F_* / VIRTIO_F_* bit number
+ *
+ * Return: true when negotiated.
+ */
+static bool vrfd_has(const struct vrfd_ring *ring, unsigned int bit)
+{
+	return ring->features & BIT_ULL(bit);
+}
+
+/**
+ * vrfd_used_event() - user address of used_event (after avail->ring[num])
+ * @ring: the ring
+ *
+ * Return: the address.
+ */
+static __virtio16 __user *vrfd_used_event(const struct vrfd_ring *ring)
+{
+	return &ring->avail->ring[ring->num];
+}
+
+/**
+ * vrfd_avail_event() - user address of avail_event (after used->ring[num])
+ * @ring: the ring
+ *
+ * Return: the address.
+ */
+static __virtio16 __user *vrfd_avail_event(const struct vrfd_ring *ring)
+{
+	return (__virtio16 __user *)&ring->used->ring[ring->num];
+}
+
+/**
+ * vrfd_used_size() - bytes of the used ring, avail_event included
+ * @num: ring size
+ *
+ * Return: the size.
+ */
+static size_t vrfd_used_size(unsigned int num)
+{
+	return sizeof(struct vring_used) +
+	       num * sizeof(struct vring_used_elem) + sizeof(__virtio16);
+}
+
+void vrfd_ring_get(struct vrfd_ring *ring)
+{
+	kref_get(&ring->ref);
+}
+
+/**
+ * vrfd_unpin_used() - undo vrfd_pin_used()
+ * @ring: the ring
+ *
+ * Context: process; no atomic user of the mapping may be running.
+ */
+static void vrfd_unpin_used(struct vrfd_ring *ring)
+{
+	void *map;
+	unsigned long flags;
+
+	if (!ring->used_pages)
+		return;
+	spin_lock_irqsave(&ring->used_lock, flags);
+	map = ring->used_map;
+	ring->used_map = NULL;
+	ring->used_k = NULL;
+	spin_unlock_irqrestore(&ring->used_lock, flags);
+	if (map)
+		vunmap(map);
+	unpin_user_pages_dirty_lock(ring->used_pages, ring->used_npages, true);
+	kvfree(ring->used_pages);
+	ring->used_pages = NULL;
+	ring->used_npages = 0;
+}
+
+/**
+ * vrfd_pin_used() - pin the whole used ring and map it contiguously
+ * @ring: the ring; current->mm must be the ring's mm
+ *
+ * Return: 0, -EFAULT (not mapped writable), -ENOMEM.
+ */
+static int vrfd_pin_used(struct vrfd_ring *ring)
+{
+	unsigned long start = (unsigned long)ring->used;
+	unsigned long first = start & PAGE_MASK;
+	unsigned long end = PAGE_ALIGN(start + vrfd_used_size(ring->num));
+	unsigned int npages = (end - first) >> PAGE_SHIFT;
+	struct page **pages;
+	long pinned;
+	void *map;
+
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	pinned = vrfd_pin_user_pages(first, npages, pages);
+	if (pinned != npages) {
+		if (pinned > 0)
+			unpin_user_pages(pages, pinned);
+		kvfree(pages);
+		return -EFAULT;
+	}
+	map = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!map) {
+		unpin_user_pages(pages, npages);
+		kvfree(pages);
+		return -ENOMEM;
+	}
+	ring->used_pages = pages;
+	ring->used_npages = npages;
+	spin_lock_irq(&ring->used_lock);
+	ring->used_map = map;
+	ring->used_k = map + offset_in_page(start);
+	spin_unlock_irq(&ring->used_lock);
+	return 0;
+}
+
+/**
+ * vrfd_ring_free() - free a ring (last reference gone)
+ * @ref: the ring's kref
+ */
+static void vrfd_ring_free(struct kref *ref)
+{
+	struct vrfd_ring *ring = container_of(ref, struct vrfd_ring, ref);
+
+	vrfd_unpin_used(ring);
+	vrfd_memtable_free(ring->memtable);
+	if (ring->call)
+		eventfd_ctx_put(ring->call);
+	if (ring->mm)
+		mmdrop(ring->mm);
+	kfree(ring);
+}
+
+void vrfd_ring_put(struct vrfd_ring *ring)
+{
+	kref_put(&ring->ref, vrfd_ring_free);
+}
+
+struct vrfd_ring *vrfd_ring_from_file(struct file *file)
+{
+	if (!file || file->f_op != &vrfd_ring_fops)
+		return NULL;
+	return file->private_data;
+}
+
+bool vrfd_ring_is_broken(const struct vrfd_ring *ring)
+{
+	return READ_ONCE(ring->broken);
+}
+
+void vrfd_ring_mark_broken(struct vrfd_ring *ring, const char *why)
+{
+	if (!READ_ONCE(ring->broken))
+		pr_debug("ring %p broken: %s\n", ring, why);
+	WRITE_ONCE(ring->broken, true);
+	wake_up_interruptible_poll(&ring->wq, EPOLLERR);
+}
+
+void vrfd_ring_wake(struct vrfd_ring *ring)
+{
+	wake_up_interruptible_poll(&ring->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+void vrfd_ring_set_hup(struct vrfd_ring *ring)
+{
+	WRITE_ONCE(ring->hup, true);
+	wake_up_interruptible_poll(&ring->wq, EPOLLHUP);
+}
+
+int vrfd_ring_check(struct vrfd_ring *ring)
+{
+	if (READ_ONCE(ring->broken) || READ_ONCE(ring->dead) ||
+	    READ_ONCE(ring->ended))
+		return -EIO;
+	if (current->mm != ring->mm)
+		return -EPERM;
+	return 0;
+}
+
+/**
+ * vrfd_fault() - ring memory could not be accessed: break the ring
+ * @ring: the ring
+ * @what: which part
+ *
+ * Return: -EFAULT.
+ */
+static int vrfd_fault(struct vrfd_ring *ring, const char *what)
+{
+	vrfd_ring_mark_broken(ring, what);
+	return -EFAULT;
+}
+
+/**
+ * vrfd_violation() - user space broke the ring protocol: break the ring
+ * @ring: the ring
+ * @what: which rule
+ *
+ * Return: -EINVAL.
+ */
+static int vrfd_violation(struct vrfd_ring *ring, const char *what)
+{
+	vrfd_ring_mark_broken(ring, what);
+	return -EINVAL;
+}
+
+int vrfd_ring_avail_pending(struct vrfd_ring *ring)
+{
+	u16 idx, n;
+	int err;
+
+	lockdep_assert_held(&ring->lock);
+	err = vrfd_ring_check(ring);
+	if (err)
+		return err;
+	if (get_user(idx, (u16 __user *)&ring->avail->idx))
+		return vrfd_fault(ring, "avail->idx unreadable");
+	n = idx - ring->last_avail;
+	if (n > ring->num)
+		return vrfd_violation(ring, "avail->idx moved by more than num");
+	return n;
+}
+
+/**
+ * vrfd_add_seg() - add one buffer segment to a walk
+ * @ring: the ring
+ * @w: the walk
+ * @addr: address from the descriptor (guest-physical with a memory table)
+ * @len: its length
+ * @write: device-writable segment
+ *
+ * Return: 0, VRFD_WALK_DROP (address not usable), -E2BIG (no room),
+ * -EOVERFLOW (length/address overflow), -EINVAL (readable after writable).
+ */
+static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
+			u64 addr, u32 len, bool write)
+{
+	struct vrfd_chain *ch = w->chain;
+	u64 uaddr, contig;
+
+	if (write)
+		w->in_seen = true;
+	else if (w->in_seen)
+		return -EINVAL;
+	w->total += len;
+	if (w->total > U32_MAX)
+		return -EOVERFLOW;
+	if (!len)
+		return 0;
+	if (addr + len < addr)
+		return -EOVERFLOW;
+	while (len) {
+		if (ring->memtable) {
+			if (vrfd_memtable_xlate(ring->memtable, addr, len,
+						&uaddr, &contig))
+				return VRFD_WALK_DROP;
+			if (!contig || contig > len)
+				return VRFD_WALK_DROP;
+		} else {
+			uaddr = addr;
+			contig = len;
+		}
+		if (uaddr != (unsigned long)uaddr ||
+		    !access_ok((void __user *)(unsigned long)uaddr, contig))
+			return VRFD_WALK_DROP;
+		if (w->n >= w->max)
+			return -E2BIG;
+		w->iov[w->n].iov_base = (void __user *)(unsigned long)uaddr;
+		w->iov[w->n].iov_len = contig;
+		w->n++;
+		if (write) {
+			ch->nin++;
+			ch->in_len += contig;
+		} else {
+			ch->nout++;
+			ch->out_len += contig;
+		}
+		addr += contig;
+		len -= contig;
+	}
+	return 0;
+}
+
+/**
+ * vrfd_read_guest() - read bytes at a descriptor address (indirect table)
+ * @ring: the ring
+ * @dst: kernel buffer
+ * @addr: address (guest-physical with a memory table)
+ * @len: bytes
+ *
+ * Return: 0, or VRFD_WALK_DROP (outside the table, or unreadable).
+ */
+static int vrfd_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
+			   size_t len)
+{
+	u64 uaddr, contig;
+
+	while (len) {
+		if (ring->memtable) {
+			if (vrfd_memtable_xlate(ring->memtable, addr, len,
+						&uaddr, &contig) ||
+			    !contig || contig > len)
+				return VRFD_WALK_DROP;
+		} else {
+			uaddr = addr;
+			contig = len;
+		}
+		if (uaddr != (unsigned long)uaddr ||
+		    copy_from_user(dst, (void __user *)(unsigned long)uaddr,
+				   contig))
+			return VRFD_WALK_DROP;
+		dst += contig;
+		addr += contig;
+		len -= contig;
+	}
+	return 0;
+}
+
+/**
+ * vrfd_walk_indirect() - add the segments of an indirect table to a walk
+ * @ring: the ring
+ * @w: the walk
+ * @addr: table address
+ * @len: table length in bytes
+ *
+ * Return: 0, VRFD_WALK_DROP, -E2BIG, or a protocol error (-EINVAL,
+ * -ELOOP, -EOVERFLOW).
+ */
+static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
+			      u64 addr, u32 len)
+{
+	unsigned int count, i = 0, steps = 0;
+	struct vring_desc d;
+	u16 flags;
+	int err;
+
+	if (!vrfd_has(ring, VIRTIO_RING_F_INDIRECT_DESC))
+		return -EINVAL;
+	if (!len || len % sizeof(d))
+		return -EINVAL;
+	count = len / sizeof(d);
+	if (count > VRFD_MAX_INDIRECT)
+		return -EINVAL;
+	if (addr + len < addr)
+		return -EOVERFLOW;
+	for (;;) {
+		if (++steps > count)
+			return -ELOOP;
+		err = vrfd_read_guest(ring, &d, addr + (u64)i * sizeof(d),
+				      sizeof(d));
+		if (err)
+			return err;
+		flags = VRFD_LE16(d.flags);
+		if (flags & VRING_DESC_F_INDIRECT)
+			return -EINVAL;
+		err = vrfd_add_seg(ring, w, VRFD_LE64(d.addr),
+				   VRFD_LE32(d.len), flags & VRING_DESC_F_WRITE);
+		if (err)
+			return err;
+		if (!(flags & VRING_DESC_F_NEXT))
+			return 0;
+		i = VRFD_LE16(d.next);
+		if (i >= count)
+			return -EINVAL;
+	}
+}
+
+/**
+ * vrfd_walk_chain() - collect the segments of the chain starting at @head
+ * @ring: the ring
+ * @w: the walk
+ * @head: head index, < num
+ *
+ * Return: 0, VRFD_WALK_DROP, -E2BIG, -EFAULT (descriptor table
+ * unreadable), or a protocol error (-EINVAL, -ELOOP, -EOVERFLOW).
+ */
+static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
+			   u16 head)
+{
+	unsigned int i = head, steps = 0;
+	struct vring_desc d;
+	u16 flags;
+	int err;
+
+	for (;;) {
+		if (++steps > ring->num)
+			return -ELOOP;
+		if (copy_from_user(&d, &ring->desc[i], sizeof(d)))
+			return -EFAULT;
+		flags = VRFD_LE16(d.flags);
+		if (flags & VRING_DESC_F_INDIRECT) {
+			if (flags & VRING_DESC_F_NEXT)
+				return -EINVAL;
+			return vrfd_walk_indirect(ring, w, VRFD_LE64(d.addr),
+						  VRFD_LE32(d.len));
+		}
+		err = vrfd_add_seg(ring, w, VRFD_LE64(d.addr), VRFD_LE32(d.len),
+				   flags & VRING_DESC_F_WRITE);
+		if (err)
+			return err;
+		if (!(flags & VRING_DESC_F_NEXT))
+			return 0;
+		i = VRFD_LE16(d.next);
+		if (i >= ring->num)
+			return -EINVAL;
+	}
+}
+
+/**
+ * vrfd_get_chain_once() - vrfd_ring_get_chain() without the final publish
+ * @ring: the ring
+ * @iov: segment array
+ * @max_iov: entries in @iov
+ * @chain: filled in
+ * @dropped: incremented for every bad-address chain completed with length 0
+ *
+ * Return: as vrfd_ring_get_chain().
+ */
+static int vrfd_get_chain_once(struct vrfd_ring *ring, struct iovec *iov,
+			       unsigned int max_iov, struct vrfd_chain *chain,
+			       unsigned int *dropped)
+{
+	struct vrfd_walk w;
+	u16 head;
+	int n, err;
+
+again:
+	n = vrfd_ring_avail_pending(ring);
+	if (n <= 0)
+		return n;
+	/* Read the avail entry only after seeing avail->idx. */
+	smp_rmb();
+	if (get_user(head, (u16 __user *)
+		     &ring->avail->ring[ring->last_avail & ring->mask]))
+		return vrfd_fault(ring, "avail ring unreadable");
+	memset(chain, 0, sizeof(*chain));
+	chain->head = head;
+	if (head >= ring->num)
+		return vrfd_violation(ring, "avail head out of range");
+
+	w.iov = iov;
+	w.max = max_iov;
+	w.n = 0;
+	w.chain = chain;
+	w.total = 0;
+	w.in_seen = false;
+	err = vrfd_walk_chain(ring, &w, head);
+	switch (err) {
+	case 0:
+		break;
+	case VRFD_WALK_DROP:
+		ring->stats.drop_bad_addr++;
+		ring->last_avail++;
+		atomic_inc(&ring->inflight);
+		err = vrfd_ring_add_used(ring, head, 0);
+		if (err)
+			return err;
+		if (++*dropped < VRFD_DROP_BATCH)
+			goto again;
+		return 0;
+	case -E2BIG:
+		return -E2BIG;
+	case -EFAULT:
+		return vrfd_fault(ring, "descriptor table unreadable");
+	case -ELOOP:
+		return vrfd_violation(ring, "descriptor chain loops");
+	case -EOVERFLOW:
+		return vrfd_violation(ring, "chain length overflows");
+	default:
+		return vrfd_violation(ring, "bad descriptor");
+	}
+	ring->last_avail++;
+	atomic_inc(&ring->inflight);
+	return 1;
+}
+
+int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
+			unsigned int max_iov, struct vrfd_chain *chain)
+{
+	unsigned int dropped = 0;
+	int ret, err;
+
+	lockdep_assert_held(&ring->lock);
+	ret = vrfd_get_chain_once(ring, iov, max_iov, chain, &dropped);
+	if (dropped) {
+		/* Give the dropped chains back to user space now. */
+		err = vrfd_ring_publish_used(ring);
+		if (err && ret >= 0)
+			ret = err;
+	}
+	return ret;
+}
+
+int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
+{
+	int err;
+
+	lockdep_assert_held(&ring->lock);
+	err = vrfd_ring_avail_pending(ring);
+	if (err < 0)
+		return err;
+	if (!err)
+		return -EINVAL;
+	ring->last_avail++;
+	atomic_inc(&ring->inflight);
+	return vrfd_ring_add_used(ring, chain->head, 0);
+}
+
+/**
+ * vrfd_take_inflight() - account one completion
+ * @ring: the ring
+ * @head: head index being completed
+ *
+ * Return: 0, or -EINVAL when @head is out of range or nothing is in flight
+ * (a bug of the attached subsystem).
+ */
+static int vrfd_take_inflight(struct vrfd_ring *ring, u16 head)
+{
+	if (head >= ring->num || !atomic_add_unless(&ring->inflight, -1, 0)) {
+		pr_warn_ratelimited("completion of head %u refused: out of range or nothing in flight\n",
+				    head);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * vrfd_signal() - virtio asked for an interrupt: flag it, signal the call fd
+ * @ring: the ring
+ *
+ * Context: any; @ring->call is stable (under @lock or @used_lock).
+ */
+static void vrfd_signal(struct vrfd_ring *ring)
+{
+	WRITE_ONCE(ring->notify, true);
+	if (ring->call) {
+		vrfd_eventfd_signal(ring->call);
+		ring->stats.notifies++;
+	}
+}
+
+int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
+{
+	struct vring_used_elem elem;
+	unsigned long flags;
+	int err;
+
+	lockdep_assert_held(&ring->lock);
+	err = vrfd_ring_check(ring);
+	if (err)
+		return err;
+	err = vrfd_take_inflight(ring, head);
+	if (err)
+		return err;
+	elem.id = (__force __virtio32)cpu_to_le32(head);
+	elem.len = (__force __virtio32)cpu_to_le32(len);
+	if (ring->atomic_use) {
+		spin_lock_irqsave(&ring->used_lock, flags);
+		if (ring->used_k) {
+			ring->used_k->ring[ring->used_idx & ring->mask] = elem;
+			ring->used_idx++;
+			err = 0;
+		} else {
+			err = -EIO;
+		}
+		spin_unlock_irqrestore(&ring->used_lock, flags);
+		return err;
+	}
+	if (copy_to_user(&ring->used->ring[ring->used_idx & ring->mask],
+			 &elem, sizeof(elem)))
+		return vrfd_fault(ring, "used ring not writable");
+	ring->used_idx++;
+	return 0;
+}
+
+/**
+ * vrfd_need_notify() - apply virtio's interrupt suppression rules
+ * @ring: the ring
+ * @old: used index at the previous notification check
+ * @new: used index just published
+ * @old_valid: @old is meaningful
+ * @notify: set to the answer
+ *
+ * Context: process, current in the ring's mm.
+ * Return: 0, or -EFAULT (avail ring unreadable: now broken).
+ */
+static int vrfd_need_notify(struct vrfd_ring *ring, u16 old, u16 new,
+			    bool old_valid, bool *notify)
+{
+	u16 v;
+
+	if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX)) {
+		if (get_user(v, (u16 __user *)vrfd_used_event(ring)))
+			return vrfd_fault(ring, "used_event unreadable");
+		*notify = !old_valid || vring_need_event(v, new, old);
+		return 0;
+	}
+	if (get_user(v, (u16 __user *)&ring->avail->flags))
+		return vrfd_fault(ring, "avail->flags unreadable");
+	*notify = !(v & VRING_AVAIL_F_NO_INTERRUPT);
+	return 0;
+}
+
+int vrfd_ring_publish_used(struct vrfd_ring *ring)
+{
+	unsigned long flags;
+	bool notify = false, old_valid;
+	u16 new, old;
+	int err;
+
+	lockdep_assert_held(&ring->lock);
+	err = vrfd_ring_check(ring);
+	if (err)
+		return err;
+	if (ring->atomic_use) {
+		spin_lock_irqsave(&ring->used_lock, flags);
+		new = ring->used_idx;
+		if (new == ring->published_idx || !ring->used_k) {
+			spin_unlock_irqrestore(&ring->used_lock, flags);
+			return 0;
+		}
+		/* Entries before the index. */
+		smp_wmb();
+		WRITE_ONCE(ring->used_k->idx, (__force __virtio16)cpu_to_le16(new));
+		ring->published_idx = new;
+		if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+			WRITE_ONCE(*(__virtio16 *)&ring->used_k->ring[ring->num],
+				   (__force __virtio16)cpu_to_le16(ring->last_avail));
+		old = ring->signalled_used;
+		old_valid = ring->signalled_used_valid;
+		ring->signalled_used = new;
+		ring->signalled_used_valid = true;
+		spin_unlock_irqrestore(&ring->used_lock, flags);
+	} else {
+		new = ring->used_idx;
+		if (new == ring->published_idx)
+			return 0;
+		smp_wmb();
+		if (put_user(new, (u16 __user *)&ring->used->idx))
+			return vrfd_fault(ring, "used->idx not writable");
+		ring->published_idx = new;
+		if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX) &&
+		    put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
+			return vrfd_fault(ring, "avail_event not writable");
+		old = ring->signalled_used;
+		old_valid = ring->signalled_used_valid;
+		ring->signalled_used = new;
+		ring->signalled_used_valid = true;
+	}
+	/* The index is visible before we read the driver's suppression. */
+	smp_mb();
+	err = vrfd_need_notify(ring, old, new, old_valid, &notify);
+	if (err)
+		return err;
+	if (notify) {
+		spin_lock_irqsave(&ring->used_lock, flags);
+		vrfd_signal(ring);
+		spin_unlock_irqrestore(&ring->used_lock, flags);
+	}
+	vrfd_ring_wake(ring);
+	return 0;
+}
+
+int vrfd_ring_add_used_atomic(struct vrfd_ring *ring, u16 head, u32 len)
+{
+	struct vring_used_elem elem;
+	unsigned long flags;
+	int err;
+
+	if (!ring->atomic_use)
+		return -EINVAL;
+	if (READ_ONCE(ring->broken) || READ_ONCE(ring->dead) ||
+	    READ_ONCE(ring->ended))
+		return -EIO;
+	err = vrfd_take_inflight(ring, head);
+	if (err)
+		return err;
+	elem.id = (__force __virtio32)cpu_to_le32(head);
+	elem.len = (__force __virtio32)cpu_to_le32(len);
+	spin_lock_irqsave(&ring->used_lock, flags);
+	if (!ring->used_k) {
+		spin_unlock_irqrestore(&ring->used_lock, flags);
+		return -EIO;
+	}
+	ring->used_k->ring[ring->used_idx & ring->mask] = elem;
+	ring->used_idx++;
+	smp_wmb();
+	WRITE_ONCE(ring->used_k->idx,
+		   (__force __virtio16)cpu_to_le16(ring->used_idx));
+	ring->published_idx = ring->used_idx;
+	if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+		WRITE_ONCE(*(__virtio16 *)&ring->used_k->ring[ring->num],
+			   (__force __virtio16)cpu_to_le16(READ_ONCE(ring->last_avail)));
+	ring->signalled_used = ring->used_idx;
+	ring->signalled_used_valid = true;
+	/* used_event cannot be read here: notify (virtio allows spurious). */
+	vrfd_signal(ring);
+	spin_unlock_irqrestore(&ring->used_lock, flags);
+	vrfd_ring_wake(ring);
+	return 0;
+}
+
+int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
+		     void *data, bool atomic_use)
+{
+	int err = 0;
+
+	down_write(&ring->attach_sem);
+	if (READ_ONCE(ring->dead) || READ_ONCE(ring->broken))
+		err = -EIO;
+	else if (ring->attached)
+		err = -EBUSY;
+	else if (atomic_use && current->mm != ring->mm)
+		err = -EPERM;
+	else if (atomic_use)
+		err = vrfd_pin_used(ring);
+	if (!err) {
+		vrfd_ring_get(ring);
+		ring->ops = ops;
+		ring->data = data;
+		ring->atomic_use = atomic_use;
+		ring->attached = true;
+		ring->ended = false;
+	}
+	up_write(&ring->attach_sem);
+	return err;
+}
+
+void vrfd_ring_detach(struct vrfd_ring *ring)
+{
+	down_write(&ring->attach_sem);
+	while (ring->ending && ring->destroyer != current) {
+		up_write(&ring->attach_sem);
+		wait_event(ring->end_wq, !READ_ONCE(ring->ending));
+		down_write(&ring->attach_sem);
+	}
+	if (!ring->attached) {
+		up_write(&ring->attach_sem);
+		pr_warn("detach of a ring that is not attached\n");
+		return;
+	}
+	ring->ops = NULL;
+	ring->data = NULL;
+	ring->attached = false;
+	WRITE_ONCE(ring->ended, false);
+	/* Walkers and atomic writers of the old attachment are gone. */
+	mutex_lock(&ring->lock);
+	vrfd_unpin_used(ring);
+	ring->atomic_use = false;
+	mutex_unlock(&ring->lock);
+	up_write(&ring->attach_sem);
+	vrfd_ring_put(ring);
+}
+
+/**
+ * vrfd_ring_end() - end the attachment from the ring side (->destroy)
+ * @ring: the ring
+ *
+ * Return: true when an attachment was ended.
+ */
+static bool vrfd_ring_end(struct vrfd_ring *ring)
+{
+	const struct vrfd_ops *ops = NULL;
+	void *data = NULL;
+	bool ended = false;
+
+	down_write(&ring->attach_sem);
+	if (ring->attached && !ring->ended) {
+		ops = ring->ops;
+		data = ring->data;
+		ring->ops = NULL;
+		WRITE_ONCE(ring->ended, true);
+		ring->ending = true;
+		ring->destroyer = current;
+		ended = true;
+	}
+	up_write(&ring->attach_sem);
+	if (!ended)
+		return false;
+	if (ops && ops->destroy)
+		ops->destroy(data);
+	down_write(&ring->attach_sem);
+	ring->ending = false;
+	ring->destroyer = NULL;
+	up_write(&ring->attach_sem);
+	wake_up_all(&ring->end_wq);
+	return true;
+}
+
+/**
+ * vrfd_call_op() - run the attached pull or push callback
+ * @ring: the ring
+ * @push: push (write) rather than pull (read)
+ *
+ * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
+ * such callback), -EIO (broken; also for a protocol violation seen now),
+ * -EPERM (another mm), -EFAULT.
+ */
+static ssize_t vrfd_call_op(struct vrfd_ring *ring, bool push)
+{
+	int (*fn)(void *data) = NULL;
+	ssize_t ret;
+
+	if (READ_ONCE(ring->broken))
+		return -EIO;
+	down_read(&ring->attach_sem);
+	if (ring->ops)
+		fn = push ? ring->ops->push : ring->ops->pull;
+	if (!fn)
+		ret = -EINVAL;
+	else if (current->mm != ring->mm)
+		ret = -EPERM;
+	else
+		ret = fn(ring->data);
+	up_read(&ring->attach_sem);
+	ring->stats.calls++;
+	if (ret > 0)
+		ring->stats.batches++;
+	if (ret < 0 && ret != -EFAULT && ret != -EPERM && ret != -EINTR &&
+	    vrfd_ring_is_broken(ring))
+		ret = -EIO;
+	return ret;
+}
+
+/**
+ * vrfd_ring_write() - write(): run the attached subsystem's push
+ * @file: the vring fd
+ * @buf: ignored
+ * @count: ignored
+ * @ppos: ignored
+ *
+ * Return: chains consumed, or -errno (see vrfd_call_op()).
+ */
+static ssize_t vrfd_ring_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	return vrfd_call_op(file->private_data, true);
+}
+
+/**
+ * vrfd_ring_read() - read(): run the attached subsystem's pull
+ * @file: the vring fd
+ * @buf: ignored
+ * @count: ignored
+ * @ppos: ignored
+ *
+ * Return: buffers used, or -errno (see vrfd_call_op()).
+ */
+static ssize_t vrfd_ring_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	return vrfd_call_op(file->private_data, false);
+}
+
+/**
+ * vrfd_ring_poll() - poll(): pull, then the seed's index comparison
+ * @file: the vring fd
+ * @wait: poll table
+ *
+ * Return: EPOLLIN|EPOLLRDNORM when the pull used buffers or used->idx !=
+ * *last_used; EPOLLERR when broken, released, from another mm, or on a
+ * fault; EPOLLHUP when the attached device went away.
+ */
+static __poll_t vrfd_ring_poll(struct file *file, poll_table *wait)
+{
+	struct vrfd_ring *ring = file->private_data;
+	__poll_t mask = 0;
+	u16 used, last_used;
+	int r;
+
+	poll_wait(file, &ring->wq, wait);
+	if (READ_ONCE(ring->broken) || current->mm != ring->mm)
+		return EPOLLERR;
+	down_read(&ring->attach_sem);
+	if (ring->ops && ring->ops->poll)
+		mask |= ring->ops->poll(ring->data, file, wait);
+	if (ring->ops && ring->ops->pull) {
+		r = ring->ops->pull(ring->data);
+		ring->stats.calls++;
+		if (r > 0) {
+			ring->stats.batches++;
+			mask |= EPOLLIN | EPOLLRDNORM;
+		} else if (r < 0 && r != -EINTR) {
+			mask |= EPOLLERR;
+		}
+	}
+	up_read(&ring->attach_sem);
+	if (!(mask & EPOLLIN)) {
+		if (get_user(used, (u16 __user *)&ring->used->idx) ||
+		    get_user(last_used, ring->last_used)) {
+			vrfd_fault(ring, "used->idx or last_used unreadable");
+			return EPOLLERR;
+		}
+		if (used != last_used)
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
+	if (READ_ONCE(ring->broken))
+		mask |= EPOLLERR;
+	if (READ_ONCE(ring->hup))
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+/**
+ * vrfd_ring_release() - close(): end the attachment, drop the file's ref
+ * @inode: unused
+ * @file: the vring fd
+ *
+ * Return: 0.
+ */
+static int vrfd_ring_release(struct inode *inode, struct file *file)
+{
+	struct vrfd_ring *ring = file->private_data;
+
+	down_write(&ring->attach_sem);
+	WRITE_ONCE(ring->dead, true);
+	up_write(&ring->attach_sem);
+	vrfd_ring_end(ring);
+	wake_up_interruptible_poll(&ring->wq, EPOLLHUP);
+	vrfd_ring_put(ring);
+	return 0;
+}
+
+/**
+ * vrfd_ioctl_set_mem_table() - VRINGFD_SET_MEM_TABLE
+ * @ring: the ring
+ * @uarg: user pointer to struct vringfd_mem_table
+ *
+ * Return: 0 or -errno.
+ */
+static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
+{
+	struct vrfd_memtable *mt, *old;
+
+	mt = vrfd_memtable_from_user(uarg);
+	if (IS_ERR(mt))
+		return PTR_ERR(mt);
+	mutex_lock(&ring->lock);
+	old = ring->memtable;
+	ring->memtable = mt;
+	mutex_unlock(&ring->lock);
+	vrfd_memtable_free(old);
+	return 0;
+}
+
+/**
+ * vrfd_ioctl_set_call_fd() - VRINGFD_SET_CALL_FD
+ * @ring: the ring
+ * @uarg: user pointer to a __s32 eventfd, or -1
+ *
+ * Return: 0, -EFAULT, -EBADF, -EINVAL (not an eventfd).
+ */
+static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
+{
+	struct eventfd_ctx *ctx = NULL, *old;
+	s32 fd;
+
+	if (get_user(fd, (s32 __user *)uarg))
+		return -EFAULT;
+	if (fd != -1) {
+		ctx = eventfd_ctx_fdget(fd);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	mutex_lock(&ring->lock);
+	spin_lock_irq(&ring->used_lock);
+	old = ring->call;
+	ring->call = ctx;
+	spin_unlock_irq(&ring->used_lock);
+	mutex_unlock(&ring->lock);
+	if (old)
+		eventfd_ctx_put(old);
+	return 0;
+}
+
+/**
+ * vrfd_ioctl_get_state() - VRINGFD_GET_STATE (clears VRINGFD_STATE_NOTIFY)
+ * @ring: the ring
+ * @uarg: user pointer to struct vringfd_state
+ *
+ * Return: 0 or -EFAULT.
+ */
+static long vrfd_ioctl_get_state(struct vrfd_ring *ring, void __user *uarg)
+{
+	struct vringfd_state st;
+
+	memset(&st, 0, sizeof(st));
+	mutex_lock(&ring->lock);
+	spin_lock_irq(&ring->used_lock);
+	st.last_avail = ring->last_avail;
+	st.used_idx = ring->published_idx;
+	st.num = ring->num;
+	if (READ_ONCE(ring->broken))
+		st.flags |= VRINGFD_STATE_BROKEN;
+	if (ring->attached && !READ_ONCE(ring->ended))
+		st.flags |= VRINGFD_STATE_ATTACHED;
+	if (ring->notify)
+		st.flags |= VRINGFD_STATE_NOTIFY;
+	if (READ_ONCE(ring->hup))
+		st.flags |= VRINGFD_STATE_HUP;
+	ring->notify = false;
+	spin_unlock_irq(&ring->used_lock);
+	mutex_unlock(&ring->lock);
+	return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+/**
+ * vrfd_ring_ioctl() - ioctls on a vring fd
+ * @file: the vring fd
+ * @cmd: VRINGFD_*
+ * @arg: user pointer
+ *
+ * GET_VERSION, GET_STATE, GET_STATS and DETACH work on a broken ring; the
+ * others then fail with EIO.
+ * Return: 0 or -errno (see the uapi header); -ENOTTY for unknown @cmd.
+ */
+static long vrfd_ring_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct vrfd_ring *ring = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct vringfd_stats st;
+
+	switch (cmd) {
+	case VRINGFD_GET_VERSION:
+		return vrfd_main_get_version(uarg);
+	case VRINGFD_GET_STATE:
+		return vrfd_ioctl_get_state(ring, uarg);
+	case VRINGFD_GET_STATS:
+		st = ring->stats;
+		memset(st.reserved, 0, sizeof(st.reserved));
+		return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
+	case VRINGFD_DETACH:
+		return vrfd_ring_end(ring) ? 0 : -ENOENT;
+	case VRINGFD_ATTACH_TAP:
+	case VRINGFD_SET_MEM_TABLE:
+	case VRINGFD_SET_CALL_FD:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (READ_ONCE(ring->broken))
+		return -EIO;
+	switch (cmd) {
+	case VRINGFD_ATTACH_TAP:
+		return vrfd_tap_attach(ring, uarg);
+	case VRINGFD_SET_MEM_TABLE:
+		return vrfd_ioctl_set_mem_table(ring, uarg);
+	default:
+		return vrfd_ioctl_set_call_fd(ring, uarg);
+	}
+}
+
+const struct file_operations vrfd_ring_fops = {
+	.owner		= THIS_MODULE,
+	.release	= vrfd_ring_release,
+	.write		= vrfd_ring_write,
+	.read		= vrfd_ring_read,
+	.poll		= vrfd_ring_poll,
+	.unlocked_ioctl	= vrfd_ring_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+/**
+ * vrfd_probe() - can a ring part be accessed now?
+ * @uaddr: user address
+ * @len: bytes, > 0
+ * @write: also check that it is writable
+ *
+ * Checks access_ok() and reads (and writes back) the first and last byte.
+ * Return: 0 or -EFAULT.
+ */
+static int vrfd_probe(unsigned long uaddr, size_t len, bool write)
+{
+	u8 __user *p = (u8 __user *)uaddr;
+	u8 b;
+
+	if (!access_ok(p, len))
+		return -EFAULT;
+	if (get_user(b, p) || (write && put_user(b, p)))
+		return -EFAULT;
+	if (get_user(b, p + len - 1) || (write && put_user(b, p + len - 1)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * vrfd_check_create() - validate a struct vringfd_create
+ * @c: the request
+ *
+ * Return: 0, -EINVAL or -EFAULT (see VRINGFD_CREATE).
+ */
+static int vrfd_check_create(const struct vringfd_create *c)
+{
+	bool event = c->features & BIT_ULL(VIRTIO_RING_F_EVENT_IDX);
+	size_t ev = event ? sizeof(__virtio16) : 0;
+	int err;
+
+	if (c->flags || c->reserved[0] || c->reserved[1])
+		return -EINVAL;
+	if (c->features & ~VRFD_RING_FEATURES)
+		return -EINVAL;
+	if (!c->num || c->num > VRINGFD_MAX_NUM || (c->num & (c->num - 1)))
+		return -EINVAL;
+	if ((c->desc_addr & 15) || (c->avail_addr & 1) || (c->used_addr & 3) ||
+	    (c->last_used_addr & 1))
+		return -EINVAL;
+	if (c->desc_addr != (unsigned long)c->desc_addr ||
+	    c->avail_addr != (unsigned long)c->avail_addr ||
+	    c->used_addr != (unsigned long)c->used_addr ||
+	    c->last_used_addr != (unsigned long)c->last_used_addr)
+		return -EFAULT;
+	err = vrfd_probe(c->desc_addr, c->num * sizeof(struct vring_desc), false);
+	if (!err)
+		err = vrfd_probe(c->avail_addr, sizeof(struct vring_avail) +
+				 c->num * sizeof(__virtio16) + ev, false);
+	if (!err)
+		err = vrfd_probe(c->used_addr, sizeof(struct vring_used) +
+				 c->num * sizeof(struct vring_used_elem) + ev,
+				 true);
+	if (!err)
+		err = vrfd_probe(c->last_used_addr, sizeof(u16), false);
+	return err;
+}
+
+long vrfd_ring_create_fd(const struct vringfd_create __user *uarg)
+{
+	struct vringfd_create c;
+	struct vrfd_ring *ring;
+	struct file *file;
+	u16 avail_idx, used_idx;
+	int fd, err;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	err = vrfd_check_create(&c);
+	if (err)
+		return err;
+	if (get_user(avail_idx, (u16 __user *)(unsigned long)
+		     (c.avail_addr + offsetof(struct vring_avail, idx))) ||
+	    get_user(used_idx, (u16 __user *)(unsigned long)
+		     (c.used_addr + offsetof(struct vring_used, idx))))
+		return -EFAULT;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	kref_init(&ring->ref);
+	ring->num = c.num;
+	ring->mask = c.num - 1;
+	ring->features = c.features;
+	ring->desc = (struct vring_desc __user *)(unsigned long)c.desc_addr;
+	ring->avail = (struct vring_avail __user *)(unsigned long)c.avail_addr;
+	ring->used = (struct vring_used __user *)(unsigned long)c.used_addr;
+	ring->last_used = (u16 __user *)(unsigned long)c.last_used_addr;
+	ring->last_avail = avail_idx;
+	ring->used_idx = used_idx;
+	ring->published_idx = used_idx;
+	atomic_set(&ring->inflight, 0);
+	init_rwsem(&ring->attach_sem);
+	mutex_init(&ring->lock);
+	spin_lock_init(&ring->used_lock);
+	init_waitqueue_head(&ring->wq);
+	init_waitqueue_head(&ring->end_wq);
+	mmgrab(current->mm);
+	ring->mm = current->mm;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		err = fd;
+		goto err_fd;
+	}
+	file = anon_inode_getfile("[vringfd]", &vrfd_ring_fops, ring, O_RDWR);
+	if (IS_ERR(file)) {
+		err = PTR_ERR(file);
+		goto err_file;
+	}
+	ring->file = file;
+	fd_install(fd, file);
+	return fd;
+
+err_file:
+	put_unused_fd(fd);
+err_fd:
+	vrfd_ring_put(ring);
+	return err;
+}

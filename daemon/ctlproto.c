@@ -896,6 +896,10 @@ static int ctl_check_reply(const struct ctl_store *st, struct ctl_reply *rep,
 		snprintf(err, errlen, "line 2: data after an error status");
 		return -EPROTO;
 	}
+	if (rep->status == CTL_OK && error[0]) {
+		snprintf(err, errlen, "line 1: error text with status ok");
+		return -EPROTO;
+	}
 	if (rep->status != CTL_OK && !error[0]) {
 		snprintf(err, errlen, "line 1: error status without error text");
 		return -EPROTO;

@@ -13,6 +13,9 @@ CHECK_DEPS += $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 
 # FUZZ_DEPS_<name> := sources linked into fuzz_<name>
+FUZZ_DEPS_config   := daemon/config.c daemon/reload.c
+FUZZ_DEPS_ctlproto := daemon/ctlproto.c
+FUZZ_DEPS_vhost_user := daemon/vhost_user.c daemon/vhost_user_msg.c
 
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c $$(FUZZ_DEPS_$$*)

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * control.c - the control socket server
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "log.h"
+#include "port.h"
+
+/**
+ * struct ctrl_client - one connection
+ * @ref: its loop ref (fd = the connection), LOOP_REF_CONTROL_CLIENT
+ * @c: the server
+ * @in_use: slot taken
+ * @id: serial number, for messages
+ * @last: time of the last request (CLOCK_MONOTONIC seconds)
+ * @window: the second @count is about
+ * @count: requests in @window
+ */
+struct ctrl_client {
+	struct loop_ref ref;
+	struct ctrl *c;
+	bool in_use;
+	unsigned int id;
+	time_t last;
+	time_t window;
+	unsigned int count;
+};
+
+/**
+ * struct ctrl - the server
+ * @loop: the event loop
+ * @ref: the listening socket's ref
+ * @path: the socket path ("" when socket-activated: not ours to unlink)
+ * @serve: request handler
+ * @opaque: passed to @serve
+ * @clients: connection slots
+ * @nclients: slots in use
+ * @next_id: next client serial
+ * @reply: one reply buffer shared by all clients (replies are sent at once)
+ */
+struct ctrl {
+	struct loop *loop;
+	struct loop_ref ref;
+	char path[CFG_PATH_MAX];
+	ctrl_serve_fn serve;
+	void *opaque;
+	struct ctrl_client clients[CTRL_MAX_CLIENTS];
+	unsigned int nclients;
+	unsigned int next_id;
+	char reply[CTL_REPLY_MAX];
+};
+
+/**
+ * ctrl_now() - monotonic seconds
+ *
+ * Return: the time.
+ */
+static time_t ctrl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/**
+ * ctrl_drop() - close one client
+ * @cl: the client
+ * @why: logged (NULL: a normal hang-up, logged at debug level)
+ */
+static void ctrl_drop(struct ctrl_client *cl, const char *why)
+{
+	struct ctrl *c = cl->c;
+
+	if (why)
+		log_warn("control: client %u dropped: %s", cl->id, why);
+	else
+		log_debug("control: client %u disconnected", cl->id);
+	loop_del(c->loop, &cl->ref);
+	close(cl->ref.fd);
+	cl->in_use = false;
+	c->nclients--;
+}
+
+/**
+ * ctrl_send() - send a reply without ever waiting
+ * @cl: the client
+ * @len: bytes of c->reply
+ *
+ * Return: 0, or -1 when the client was dropped.
+ */
+static int ctrl_send(struct ctrl_client *cl, int len)
+{
+	ssize_t n = send(cl->ref.fd, cl->c->reply, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n == len)
+		return 0;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ctrl_drop(cl, "not reading its replies");
+	else if (n < 0 && errno != EPIPE && errno != ECONNRESET)
+		ctrl_drop(cl, strerror(errno));
+	else
+		ctrl_drop(cl, NULL);
+	return -1;
+}
+
+/**
+ * ctrl_client_ready() - serve what a client sent
+ * @loop: the loop
+ * @ref: the client's ref
+ * @events: epoll events
+ *
+ * At most CTRL_PER_WAKEUP requests per call (the loop is level-triggered:
+ * the rest waits for the next round, after every other ready fd).
+ */
+static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct ctrl_client *cl = container_of(ref, struct ctrl_client, ref);
+	struct ctrl *c = cl->c;
+	char buf[CTL_REQUEST_MAX];
+	char err[CTL_ERROR_MAX];
+	struct ctl_request req;
+	enum ctl_status st;
+	unsigned int i;
+	time_t now;
+	ssize_t n;
+	int len;
+
+	for (i = 0; i < CTRL_PER_WAKEUP; i++) {
+		n = recv(ref->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			ctrl_drop(cl, strerror(errno));
+			return;
+		}
+		if (n == 0) {	/* orderly hang-up (an empty message reads the same) */
+			ctrl_drop(cl, NULL);
+			return;
+		}
+		now = ctrl_now();
+		cl->last = now;
+		if (cl->window != now) {
+			cl->window = now;
+			cl->count = 0;
+		}
+		if (++cl->count > CTRL_MAX_RATE) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "more than %d requests in a second",
+				 CTRL_MAX_RATE);
+			ctrl_drop(cl, why);
+			return;
+		}
+		if ((size_t)n > sizeof(buf)) {
+			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTL_E_TOO_BIG,
+						   "request of %zd bytes, at most %d", n,
+						   CTL_REQUEST_MAX);
+		} else {
+			err[0] = '\0';
+			st = ctlproto_decode_request(buf, (size_t)n, &req, err, sizeof(err));
+			if (st != CTL_OK)
+				len = ctlproto_reply_error(c->reply, sizeof(c->reply), st,
+							   "%s", err[0] ? err : "malformed request");
+			else
+				len = c->serve(c->opaque, &req, c->reply, sizeof(c->reply));
+		}
+		if (len <= 0)
+			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTL_E_INTERNAL,
+						   "no reply");
+		if (ctrl_send(cl, len) < 0)
+			return;
+	}
+}
+
+/**
+ * ctrl_listen_ready() - accept new clients
+ * @loop: the loop
+ * @ref: the listening socket's ref
+ * @events: epoll events
+ *
+ * When every slot is taken the new connection is closed at once (logged).
+ */
+static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct ctrl *c = container_of(ref, struct ctrl, ref);
+	unsigned int i, k;
+	int fd;
+
+	for (k = 0; k < CTRL_MAX_CLIENTS; k++) {
+		fd = accept4(ref->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_warn("control: accept: %s", strerror(errno));
+			return;
+		}
+		if (c->nclients >= CTRL_MAX_CLIENTS) {
+			log_warn("control: %d clients connected already, refusing one",
+				 CTRL_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		for (i = 0; c->clients[i].in_use; i++)
+			;
+		c->clients[i].c = c;
+		c->clients[i].in_use = true;
+		c->clients[i].id = ++c->next_id;
+		c->clients[i].last = ctrl_now();
+		c->clients[i].window = 0;
+		c->clients[i].count = 0;
+		loop_ref_init(&c->clients[i].ref, LOOP_REF_CONTROL_CLIENT, fd,
+			      ctrl_client_ready);
+		if (loop_add(c->loop, &c->clients[i].ref, EPOLLIN) < 0) {
+			log_warn("control: epoll: %s", strerror(errno));
+			close(fd);
+			c->clients[i].in_use = false;
+			continue;
+		}
+		c->nclients++;
+		log_debug("control: client %u connected", c->clients[i].id);
+	}
+}
+
+/**
+ * ctrl_open() - start the control server
+ * @loop: the event loop
+ * @listen_fd: a listening socket from socket activation, or -1 to bind @path
+ * @path: the socket path
+ * @mode: its permission bits (when we bind it)
+ * @gid: its group, (gid_t)-1 = ours
+ * @serve: request handler
+ * @opaque: passed to @serve
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the server, or NULL with @err filled.
+ */
+struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
+		       mode_t mode, gid_t gid, ctrl_serve_fn serve, void *opaque,
+		       char *err, size_t errlen)
+{
+	struct ctrl *c = calloc(1, sizeof(*c));
+	char why[CFG_ERR_MAX];
+	int fd = listen_fd;
+
+	if (!c) {
+		snprintf(err, errlen, "control socket: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (fd < 0) {
+		if (port_unix_listen(path, SOCK_SEQPACKET, mode, (uid_t)-1, gid, &fd,
+				     why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "control socket: %s", why);
+			free(c);
+			return NULL;
+		}
+		snprintf(c->path, sizeof(c->path), "%s", path);
+	}
+	c->loop = loop;
+	c->serve = serve;
+	c->opaque = opaque;
+	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, ctrl_listen_ready);
+	if (loop_add(loop, &c->ref, EPOLLIN) < 0) {
+		snprintf(err, errlen, "control socket: epoll: %s", strerror(errno));
+		if (c->path[0])
+			port_unix_unlink(c->path, fd);
+		close(fd);
+		free(c);
+		return NULL;
+	}
+	log_info("control: %s %s", listen_fd >= 0 ? "socket-activated" : "listening on",
+		 listen_fd >= 0 ? "socket" : path);
+	return c;
+}
+
+/**
+ * ctrl_tick() - drop clients idle for more than CTRL_IDLE_SEC
+ * @c: the server (called once a second)
+ */
+void ctrl_tick(struct ctrl *c)
+{
+	time_t now = ctrl_now();
+	unsigned int i;
+
+	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+		if (c->clients[i].in_use && now - c->clients[i].last > CTRL_IDLE_SEC)
+			ctrl_drop(&c->clients[i], "idle");
+}
+
+/**
+ * ctrl_clients() - clients connected now
+ * @c: the server
+ *
+ * Return: the count.
+ */
+unsigned int ctrl_clients(const struct ctrl *c)
+{
+	return c->nclients;
+}
+
+/**
+ * ctrl_close() - stop the server, drop every client, remove the socket
+ *		  (unless socket-activated: systemd owns that one)
+ * @c: the server or NULL
+ */
+void ctrl_close(struct ctrl *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+		if (c->clients[i].in_use)
+			ctrl_drop(&c->clients[i], NULL);
+	loop_del(c->loop, &c->ref);
+	if (c->path[0])
+		port_unix_unlink(c->path, c->ref.fd);
+	close(c->ref.fd);
+	free(c);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * control.h - the control socket server (protocol: ctlproto.h)
+ *
+ * A SOCK_SEQPACKET unix socket, non-blocking, at most CTRL_MAX_CLIENTS
+ * clients.  One request message gives one reply message.  A client is
+ * dropped when it floods (more than CTRL_MAX_RATE requests in a second),
+ * stalls (its socket cannot take a reply now: the daemon never waits for
+ * it) or stays idle longer than CTRL_IDLE_SEC; one misbehaving client never
+ * delays the loop or the other clients.
+ */
+#ifndef VRINGNET_CONTROL_H
+#define VRINGNET_CONTROL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ctlproto.h"
+#include "loop.h"
+
+#define CTRL_MAX_CLIENTS	16
+#define CTRL_MAX_RATE		200	/* requests per second per client */
+#define CTRL_PER_WAKEUP		8	/* requests served per client per wakeup */
+#define CTRL_IDLE_SEC		30
+
+/**
+ * ctrl_serve_fn - answer one decoded request
+ * @opaque: ctrl_open()'s @opaque
+ * @req: the request
+ * @buf: reply buffer
+ * @len: its size (CTL_REPLY_MAX)
+ *
+ * Return: reply length in @buf (ctlproto_reply_finish()/_error()).
+ */
+typedef int (*ctrl_serve_fn)(void *opaque, const struct ctl_request *req,
+			     char *buf, size_t len);
+
+struct ctrl;
+
+struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
+		       mode_t mode, gid_t gid, ctrl_serve_fn serve, void *opaque,
+		       char *err, size_t errlen);
+void ctrl_close(struct ctrl *c);
+void ctrl_tick(struct ctrl *c);
+unsigned int ctrl_clients(const struct ctrl *c);
+
+#endif /* VRINGNET_CONTROL_H */

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon.c - apply a configuration, reload it by difference, tear it down
+ *
+ * Reload diffs (reload.h) the new file against what is *running* (the
+ * sections of the taps and ports that exist now), not against the previous
+ * file: something that failed to come up last time is retried, and an
+ * untouched tap or a connected port is never closed.  How a change is
+ * applied:
+ *   tap: queues or ring-size -> re-created (and its port with it); mtu, mac,
+ *        addresses, bridge -> rtnetlink changes only; persist, owner, group
+ *        -> ioctls on the open device;
+ *   port: socket mode/owner/reconnect -> changed in place; anything else ->
+ *        re-created.
+ * A tap removed from the file is deleted unless it is persistent (then it
+ * is left in place, closed, like at stop).
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "engine.h"
+#include "log.h"
+#include "loop.h"
+#include "netlink.h"
+#include "port.h"
+#include "privs.h"
+#include "reload.h"
+#include "sdnotify.h"
+#include "tap.h"
+
+/**
+ * struct dmn_tap - a running tap
+ * @cfg: the section it runs with
+ * @dev: the device
+ */
+struct dmn_tap {
+	struct cfg_tap cfg;
+	struct tap_dev dev;
+};
+
+/**
+ * struct dmn - the daemon
+ * @cfg: the configuration it was started or last reloaded with
+ * @loop: event loop
+ * @nl: rtnetlink socket
+ * @eng: engine in use
+ * @taps: running taps (stable pointers: ports point at dev)
+ * @ntaps: entries in @taps
+ * @ports: running ports
+ * @nports: entries in @ports
+ * @ctrl: control server
+ * @watchdog: WATCHDOG=1 timer
+ * @tick: one-second housekeeping timer
+ * @started: CLOCK_MONOTONIC seconds at start
+ * @caps: effective capabilities after the drop, as text
+ */
+struct dmn {
+	struct vnd_config cfg;
+	struct loop *loop;
+	struct nlk *nl;
+	const struct eng_ops *eng;
+	struct dmn_tap *taps[CFG_MAX_TAPS];
+	unsigned int ntaps;
+	struct port *ports[CFG_MAX_PORTS];
+	unsigned int nports;
+	struct ctrl *ctrl;
+	struct loop_ref watchdog;
+	struct loop_ref tick;
+	time_t started;
+	char caps[256];
+};
+
+/**
+ * dmn_now() - monotonic seconds
+ *
+ * Return: the time.
+ */
+static time_t dmn_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/**
+ * dmn_find_tap() - a running tap by name
+ * @d: daemon
+ * @name: tap name
+ *
+ * Return: its index in d->taps, or -1.
+ */
+static int dmn_find_tap(struct dmn *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ntaps; i++)
+		if (!strcmp(d->taps[i]->cfg.name, name))
+			return (int)i;
+	return -1;
+}
+
+/**
+ * dmn_find_port() - a running port by name
+ * @d: daemon
+ * @name: port name
+ *
+ * Return: its index in d->ports, or -1.
+ */
+static int dmn_find_port(struct dmn *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nports; i++)
+		if (!strcmp(d->ports[i]->cfg.name, name))
+			return (int)i;
+	return -1;
+}
+
+/**
+ * dmn_status_text() - one line for STATUS=
+ * @d: daemon
+ * @buf: output
+ * @len: its size
+ *
+ * Return: @buf.
+ */
+static const char *dmn_status_text(struct dmn *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u tap%s, %u port%s, engine %s", d->ntaps,
+		 d->ntaps == 1 ? "" : "s", d->nports, d->nports == 1 ? "" : "s",
+		 d->eng->name);
+	return buf;
+}
+
+/**
+ * dmn_tap_up() - create a tap and configure its link
+ * @d: daemon
+ * @cfg: its section
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0 (added to d->taps), or -1 with @err filled and nothing left.
+ */
+static int dmn_tap_up(struct dmn *d, const struct cfg_tap *cfg, char *err, size_t errlen)
+{
+	struct dmn_tap *t;
+
+	if (d->ntaps >= CFG_MAX_TAPS) {
+		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CFG_MAX_TAPS);
+		return -1;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "tap %s: %s", cfg->name, strerror(ENOMEM));
+		return -1;
+	}
+	t->cfg = *cfg;
+	if (tap_open(&t->dev, cfg, err, errlen) < 0) {
+		free(t);
+		return -1;
+	}
+	if (nlk_apply(d->nl, cfg, NULL, err, errlen) < 0) {
+		if (t->dev.adopted)
+			tap_close(&t->dev);	/* not ours to delete */
+		else
+			tap_destroy(&t->dev);
+		free(t);
+		return -1;
+	}
+	d->taps[d->ntaps++] = t;
+	return 0;
+}
+
+/**
+ * dmn_tap_down() - close a running tap (deleted unless persistent)
+ * @d: daemon
+ * @i: its index; the array is compacted
+ */
+static void dmn_tap_down(struct dmn *d, unsigned int i)
+{
+	struct dmn_tap *t = d->taps[i];
+
+	if (t->dev.persist)
+		log_info("tap %s: closed, kept (persistent)", t->cfg.name);
+	else
+		log_info("tap %s: deleted", t->cfg.name);
+	tap_close(&t->dev);
+	free(t);
+	memmove(&d->taps[i], &d->taps[i + 1], (d->ntaps - i - 1) * sizeof(d->taps[0]));
+	d->ntaps--;
+}
+
+/**
+ * dmn_port_up() - create a port for a section
+ * @d: daemon
+ * @cfg: its section
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0 (added to d->ports), or -1 with @err filled.
+ */
+static int dmn_port_up(struct dmn *d, const struct cfg_port *cfg, char *err, size_t errlen)
+{
+	int ti = dmn_find_tap(d, cfg->tap);
+	struct port *p;
+
+	if (ti < 0) {
+		snprintf(err, errlen, "port %s: tap %s is not running", cfg->name, cfg->tap);
+		return -1;
+	}
+	if (d->nports >= CFG_MAX_PORTS) {
+		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CFG_MAX_PORTS);
+		return -1;
+	}
+	p = port_open(cfg, d->loop, &d->taps[ti]->dev, d->eng, err, errlen);
+	if (!p)
+		return -1;
+	d->ports[d->nports++] = p;
+	return 0;
+}
+
+/**
+ * dmn_port_down() - tear down a running port
+ * @d: daemon
+ * @i: its index; the array is compacted
+ */
+static void dmn_port_down(struct dmn *d, unsigned int i)
+{
+	log_info("port %s: closed", d->ports[i]->cfg.name);
+	port_close(d->ports[i]);
+	memmove(&d->ports[i], &d->ports[i + 1], (d->nports - i - 1) * sizeof(d->ports[0]));
+	d->nports--;
+}
+
+/**
+ * dmn_teardown() - close every port, the control socket and every tap
+ * @d: daemon
+ */
+static void dmn_teardown(struct dmn *d)
+{
+	while (d->nports)
+		dmn_port_down(d, d->nports - 1);
+	ctrl_close(d->ctrl);
+	d->ctrl = NULL;
+	while (d->ntaps)
+		dmn_tap_down(d, d->ntaps - 1);
+}
+
+/**
+ * dmn_serve() - answer a control request
+ * @opaque: the daemon
+ * @req: the request
+ * @buf: reply buffer
+ * @len: its size
+ *
+ * Return: reply length.
+ */
+static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, size_t len)
+{
+	struct dmn *d = opaque;
+	struct ctl_writer w;
+	struct ctl_reload_info ri;
+	struct nlk_link_info li;
+	struct eng_stats tx, rx;
+	char err[CFG_ERR_MAX], user[64];
+	unsigned int i;
+
+	if (req->cmd == CTL_CMD_RELOAD) {
+		if (dmn_reload(d, &ri, err, sizeof(err)) < 0)
+			return ctlproto_reply_error(buf, len, CTL_E_RELOAD_FAILED, "%s", err);
+		ctlproto_reply_init(&w, buf, len);
+		ctlproto_reply_reload(&w, &ri);
+		return ctlproto_reply_finish(&w);
+	}
+	if (req->cmd == CTL_CMD_STATS && req->port[0] && dmn_find_port(d, req->port) < 0)
+		return ctlproto_reply_error(buf, len, CTL_E_NO_SUCH_PORT, "no port named %s",
+					    req->port);
+	ctlproto_reply_init(&w, buf, len);
+	switch (req->cmd) {
+	case CTL_CMD_STATUS: {
+		struct ctl_daemon_info di = {
+			.pid = getpid(), .version = VRINGNETD_VERSION,
+			.engine = d->eng->name, .config = d->cfg.path,
+			.uptime = (uint64_t)(dmn_now() - d->started), .caps = d->caps,
+			.user = user, .ntaps = d->ntaps, .nports = d->nports,
+		};
+		struct passwd *pw = getpwuid(geteuid());
+
+		if (pw)
+			snprintf(user, sizeof(user), "%s", pw->pw_name);
+		else
+			snprintf(user, sizeof(user), "%ld", (long)geteuid());
+		ctlproto_reply_daemon(&w, &di);
+	}
+		/* fall through */
+	case CTL_CMD_LIST:
+		for (i = 0; i < d->ntaps; i++) {
+			struct dmn_tap *t = d->taps[i];
+			struct ctl_tap_info ti = {
+				.name = t->cfg.name, .queues = t->dev.nqueues,
+				.persist = t->cfg.persist,
+			};
+
+			if (nlk_link_info(d->nl, t->cfg.name, &li) == 0) {
+				ti.ifindex = li.ifindex;
+				ti.mtu = li.mtu;
+				ti.state = li.up ? "up" : "down";
+			} else {
+				ti.state = "missing";
+			}
+			ctlproto_reply_tap(&w, &ti);
+		}
+		for (i = 0; i < d->nports; i++) {
+			struct port *p = d->ports[i];
+			struct ctl_port_info pi = {
+				.name = p->cfg.name, .type = cfg_port_type_name(p->cfg.type),
+				.tap = p->cfg.tap,
+				.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
+				.state = p->state, .connections = port_connections(p),
+			};
+
+			ctlproto_reply_port(&w, &pi);
+		}
+		break;
+	case CTL_CMD_STATS:
+		for (i = 0; i < d->nports; i++) {
+			struct port *p = d->ports[i];
+			int ti;
+
+			if (req->port[0] && strcmp(req->port, p->cfg.name))
+				continue;
+			port_get_stats(p, &tx, &rx);
+			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
+			ctlproto_reply_str(&w, "tap", p->cfg.tap);
+			/* The tap's own counters: ring -> tap is what the tap
+			 * received from its fds, tap -> ring what it sent. */
+			ti = dmn_find_tap(d, p->cfg.tap);
+			if (ti >= 0 && nlk_link_info(d->nl, p->cfg.tap, &li) == 0) {
+				memset(&tx, 0, sizeof(tx));
+				memset(&rx, 0, sizeof(rx));
+				tx.frames = li.rx_packets;
+				tx.bytes = li.rx_bytes;
+				tx.drop_tap = li.rx_dropped;
+				rx.frames = li.tx_packets;
+				rx.bytes = li.tx_bytes;
+				rx.drop_tap = li.tx_dropped;
+				ctlproto_reply_stats(&w, "tap", p->cfg.tap, &tx, &rx);
+			}
+		}
+		break;
+	case CTL_CMD_RELOAD:
+		break;
+	}
+	return ctlproto_reply_finish(&w);
+}
+
+/**
+ * dmn_on_signal() - SIGHUP reloads, SIGTERM/SIGINT stop
+ * @loop: the loop
+ * @signo: the signal
+ * @opaque: the daemon
+ */
+static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
+{
+	struct dmn *d = opaque;
+	struct ctl_reload_info ri;
+	char err[CFG_ERR_MAX];
+
+	if (signo == SIGHUP) {
+		log_info("SIGHUP: reloading %s", d->cfg.path);
+		dmn_reload(d, &ri, err, sizeof(err));
+		return;
+	}
+	log_info("%s: stopping", strsignal(signo));
+	loop_quit(loop, 0);
+}
+
+/**
+ * dmn_watchdog_fired() - WATCHDOG=1
+ * @loop: the loop
+ * @ref: the watchdog timer
+ * @events: unused
+ */
+static void dmn_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	loop_timer_ack(ref);
+	sdn_watchdog();
+}
+
+/**
+ * dmn_tick_fired() - once a second: drop idle control clients
+ * @loop: the loop
+ * @ref: the tick timer
+ * @events: unused
+ */
+static void dmn_tick_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct dmn *d = container_of(ref, struct dmn, tick);
+
+	loop_timer_ack(ref);
+	if (d->ctrl)
+		ctrl_tick(d->ctrl);
+}
+
+/**
+ * dmn_start() - bring up everything a configuration describes
+ * @cfg: the loaded configuration; taken over (the caller must not free it)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Order: engine, netlink, taps, ports, control socket, capability drop,
+ * timers, READY=1.  Any failure undoes what was done.
+ *
+ * Return: the daemon, or NULL with @err filled (@cfg freed).
+ */
+struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
+{
+	struct dmn *d = calloc(1, sizeof(*d));
+	char status[256];
+	uint64_t wd;
+	unsigned int i;
+	int lfd;
+
+	if (!d) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		cfg_free(cfg);
+		return NULL;
+	}
+	d->cfg = *cfg;
+	memset(cfg, 0, sizeof(*cfg));
+	d->started = dmn_now();
+	d->watchdog.fd = d->tick.fd = -1;
+	log_set_level(d->cfg.log_level);
+	d->eng = eng_select(d->cfg.engine, err, errlen);
+	if (!d->eng)
+		goto fail;
+	d->loop = loop_new(dmn_on_signal, d, err, errlen);
+	if (!d->loop)
+		goto fail;
+	d->nl = nlk_open(err, errlen);
+	if (!d->nl)
+		goto fail;
+	for (i = 0; i < d->cfg.ntaps; i++)
+		if (dmn_tap_up(d, &d->cfg.taps[i], err, errlen) < 0)
+			goto fail;
+	for (i = 0; i < d->cfg.nports; i++)
+		if (dmn_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
+			goto fail;
+	lfd = sdn_listen_fd(d->cfg.control_socket);
+	if (lfd == -2) {
+		snprintf(err, errlen, "socket activation: unusable file descriptors passed");
+		goto fail;
+	}
+	d->ctrl = ctrl_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
+			    d->cfg.control_gid, dmn_serve, d, err, errlen);
+	if (!d->ctrl)
+		goto fail;
+	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, err, errlen) < 0)
+		goto fail;
+	privs_describe(d->caps, sizeof(d->caps));
+	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
+		 d->cfg.user);
+	if (loop_timer_init(d->loop, &d->tick, dmn_tick_fired) < 0 ||
+	    loop_timer_set(&d->tick, 1000000000ULL, 1000000000ULL) < 0) {
+		snprintf(err, errlen, "timerfd: %s", strerror(errno));
+		goto fail;
+	}
+	wd = sdn_watchdog_interval_ns();
+	if (wd) {
+		if (loop_timer_init(d->loop, &d->watchdog, dmn_watchdog_fired) < 0 ||
+		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
+			snprintf(err, errlen, "watchdog timerfd: %s", strerror(errno));
+			goto fail;
+		}
+		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
+		sdn_watchdog();
+	}
+	dmn_status_text(d, status, sizeof(status));
+	log_info("ready: %s", status);
+	sdn_ready(status);
+	return d;
+fail:
+	dmn_stop(d);
+	return NULL;
+}
+
+/**
+ * dmn_tap_reconfigure() - bring a running tap to a changed section
+ * @d: daemon
+ * @i: the tap's index
+ * @nc: its new section
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled (the tap keeps running as it was as
+ * far as the failed step goes).
+ */
+static int dmn_tap_reconfigure(struct dmn *d, unsigned int i, const struct cfg_tap *nc,
+			       char *err, size_t errlen)
+{
+	struct dmn_tap *t = d->taps[i];
+	const struct cfg_tap *oc = &t->cfg;
+
+	if (oc->persist != nc->persist &&
+	    tap_set_persist(&t->dev, nc->persist, err, errlen) < 0)
+		return -1;
+	if ((oc->owner_uid != nc->owner_uid || oc->group_gid != nc->group_gid) &&
+	    tap_set_owner(&t->dev, nc->owner_uid, nc->group_gid, err, errlen) < 0)
+		return -1;
+	if (nlk_apply(d->nl, nc, oc, err, errlen) < 0)
+		return -1;
+	log_info("tap %s: reconfigured", nc->name);
+	t->cfg = *nc;
+	return 0;
+}
+
+/**
+ * dmn_note() - remember the first error of a reload, log every one
+ * @first: the first error so far ("" if none)
+ * @len: its size
+ * @msg: this error
+ */
+static void dmn_note(char *first, size_t len, const char *msg)
+{
+	log_err("reload: %s", msg);
+	if (!first[0])
+		snprintf(first, len, "%s", msg);
+}
+
+/**
+ * dmn_running_config() - a configuration holding what runs now
+ * @d: daemon
+ * @rc: filled; its arrays are allocated (free them with cfg_free())
+ *
+ * The [daemon] keys are the running file's; taps and ports are the
+ * sections the running taps and ports were brought up with, so a section
+ * that failed last time shows up as "added" again.
+ *
+ * Return: 0, or -1 when out of memory.
+ */
+static int dmn_running_config(struct dmn *d, struct vnd_config *rc)
+{
+	unsigned int i;
+
+	*rc = d->cfg;
+	rc->taps = calloc(d->ntaps + 1, sizeof(*rc->taps));
+	rc->ports = calloc(d->nports + 1, sizeof(*rc->ports));
+	if (!rc->taps || !rc->ports) {
+		free(rc->taps);
+		free(rc->ports);
+		memset(rc, 0, sizeof(*rc));
+		return -1;
+	}
+	for (i = 0; i < d->ntaps; i++)
+		rc->taps[i] = d->taps[i]->cfg;
+	rc->ntaps = d->ntaps;
+	for (i = 0; i < d->nports; i++)
+		rc->ports[i] = d->ports[i]->cfg;
+	rc->nports = d->nports;
+	return 0;
+}
+
+/**
+ * dmn_port_resocket() - change mode/owner of a running port's socket
+ * @p: the port
+ * @np: its new section (only socket mode/owner/reconnect differ)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int dmn_port_resocket(struct port *p, const struct cfg_port *np,
+			     char *err, size_t errlen)
+{
+	if (np->listen[0] && np->socket_mode != p->cfg.socket_mode &&
+	    chmod(np->listen, np->socket_mode) < 0) {
+		snprintf(err, errlen, "port %s: chmod %04o %s: %s", np->name,
+			 (unsigned int)np->socket_mode, np->listen, strerror(errno));
+		return -1;
+	}
+	if (np->listen[0] && (np->socket_uid != p->cfg.socket_uid ||
+			      np->socket_gid != p->cfg.socket_gid) &&
+	    chown(np->listen, np->socket_uid, np->socket_gid) < 0) {
+		snprintf(err, errlen, "port %s: chown %s: %s", np->name, np->listen,
+			 strerror(errno));
+		return -1;
+	}
+	p->cfg = *np;
+	log_info("port %s: socket settings changed", np->name);
+	return 0;
+}
+
+/**
+ * dmn_reload() - re-read the configuration file and apply the difference
+ * @d: daemon
+ * @info: out: what was done
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * An invalid file changes nothing ("FILE:LINE: message" logged and
+ * returned).  With a valid file the difference (rl_diff() of the running
+ * sections and the new file) is applied in order: ports removed or to be
+ * re-created closed, taps removed, re-created or reconfigured, new taps,
+ * new and re-created ports.  Entries RL_UNCHANGED are not touched.  Every
+ * change is attempted; the first failure is returned, all are logged.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen)
+{
+	struct vnd_config nc, rc;
+	struct rl_diff diff;
+	char msg[CFG_ERR_MAX], status[256];
+	unsigned int i;
+	int k, ret;
+
+	memset(info, 0, sizeof(*info));
+	err[0] = '\0';
+	sdn_reloading();
+	memset(&nc, 0, sizeof(nc));
+	if (cfg_load(d->cfg.path, &nc, msg, sizeof(msg)) < 0) {
+		snprintf(err, errlen, "%s", msg);
+		log_err("reload: %s; keeping the running configuration", msg);
+		cfg_free(&nc);
+		sdn_ready(dmn_status_text(d, status, sizeof(status)));
+		return -1;
+	}
+	if (dmn_running_config(d, &rc) < 0 || (ret = rl_diff(&rc, &nc, &diff)) < 0) {
+		snprintf(err, errlen, "reload: out of memory; keeping the running configuration");
+		log_err("%s", err);
+		free(rc.taps);
+		free(rc.ports);
+		cfg_free(&nc);
+		sdn_ready(dmn_status_text(d, status, sizeof(status)));
+		return -1;
+	}
+	if (diff.daemon_attrs & RL_DAEMON_ENGINE)
+		log_warn("reload: engine = %s takes effect at the next start",
+			 cfg_engine_name(nc.engine));
+	if (diff.daemon_attrs & RL_DAEMON_USER)
+		log_warn("reload: user = %s takes effect at the next start", nc.user);
+	if (diff.daemon_attrs & (RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
+				 RL_DAEMON_CONTROL_GROUP))
+		log_warn("reload: control socket settings take effect at the next start");
+	log_set_level(nc.log_level);
+
+	/* 1. Ports removed, or changed so that they must be re-created. */
+	for (i = 0; i < diff.nports; i++) {
+		const struct rl_port_diff *pd = &diff.ports[i];
+
+		k = dmn_find_port(d, pd->name);
+		if (k < 0)
+			continue;
+		if (pd->change == RL_REMOVED ||
+		    (pd->change == RL_CHANGED && (pd->attrs & RL_PORT_RECREATE)))
+			dmn_port_down(d, (unsigned int)k);
+		else if (pd->change == RL_CHANGED &&
+			 dmn_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
+			dmn_note(err, errlen, msg);
+	}
+	/* 2. Taps removed, re-created, reconfigured; 3. taps added. */
+	for (i = 0; i < diff.ntaps; i++) {
+		const struct rl_tap_diff *td = &diff.taps[i];
+
+		k = dmn_find_tap(d, td->name);
+		switch (td->change) {
+		case RL_UNCHANGED:
+			break;
+		case RL_REMOVED:
+			if (k >= 0)
+				dmn_tap_down(d, (unsigned int)k);
+			break;
+		case RL_CHANGED:
+			if (k >= 0 && (td->attrs & RL_TAP_RECREATE)) {
+				log_info("tap %s: queues or ring size changed: re-creating",
+					 td->name);
+				tap_destroy(&d->taps[k]->dev);
+				free(d->taps[k]);
+				memmove(&d->taps[k], &d->taps[k + 1],
+					(d->ntaps - k - 1) * sizeof(d->taps[0]));
+				d->ntaps--;
+				if (dmn_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
+					dmn_note(err, errlen, msg);
+			} else if (k >= 0 &&
+				   dmn_tap_reconfigure(d, (unsigned int)k, td->new_tap,
+						       msg, sizeof(msg)) < 0) {
+				dmn_note(err, errlen, msg);
+			}
+			break;
+		case RL_ADDED:
+			if (dmn_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
+				dmn_note(err, errlen, msg);
+			break;
+		}
+	}
+	/* 4. Ports added or re-created (every new-file port not running). */
+	for (i = 0; i < nc.nports; i++) {
+		if (dmn_find_port(d, nc.ports[i].name) >= 0)
+			continue;
+		if (dmn_port_up(d, &nc.ports[i], msg, sizeof(msg)) < 0)
+			dmn_note(err, errlen, msg);
+	}
+	info->taps_added = diff.taps_added;
+	info->taps_removed = diff.taps_removed;
+	info->taps_changed = diff.taps_changed;
+	info->ports_added = diff.ports_added;
+	info->ports_removed = diff.ports_removed;
+	info->ports_changed = diff.ports_changed;
+	rl_diff_free(&diff);
+	free(rc.taps);
+	free(rc.ports);
+	/* Keep the keys that only take effect at start. */
+	snprintf(nc.control_socket, sizeof(nc.control_socket), "%s", d->cfg.control_socket);
+	nc.control_mode = d->cfg.control_mode;
+	nc.control_gid = d->cfg.control_gid;
+	nc.engine = d->cfg.engine;
+	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
+	nc.uid = d->cfg.uid;
+	nc.gid = d->cfg.gid;
+	cfg_free(&d->cfg);
+	d->cfg = nc;
+	log_info("reload: taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed%s",
+		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,
+		 info->ports_removed, info->ports_changed, err[0] ? " (with errors)" : "");
+	sdn_ready(dmn_status_text(d, status, sizeof(status)));
+	return err[0] ? -1 : 0;
+}
+
+/**
+ * dmn_run() - the event loop
+ * @d: daemon
+ *
+ * Return: 0 after SIGTERM/SIGINT, -1 when the loop failed.
+ */
+int dmn_run(struct dmn *d)
+{
+	return loop_run(d->loop);
+}
+
+/**
+ * dmn_stop() - STOPPING=1 and tear everything down
+ * @d: daemon or NULL
+ */
+void dmn_stop(struct dmn *d)
+{
+	if (!d)
+		return;
+	sdn_stopping();
+	dmn_teardown(d);
+	if (d->loop) {
+		loop_timer_fini(d->loop, &d->watchdog);
+		loop_timer_fini(d->loop, &d->tick);
+	}
+	nlk_close(d->nl);
+	loop_free(d->loop);
+	cfg_free(&d->cfg);
+	free(d);
+}

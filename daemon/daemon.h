@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * daemon.h - vringnetd's running state: taps, ports, control socket
+ *
+ * dmn_start() applies a configuration from nothing (taps created and
+ * configured, ports' sockets bound, control socket up, capabilities
+ * dropped, READY=1); dmn_run() runs the event loop until SIGTERM/SIGINT;
+ * dmn_reload() (SIGHUP, "vringnetctl reload") validates the file again and
+ * applies only the difference to what is running; dmn_stop() tears down
+ * (non-persistent taps deleted, persistent ones kept).
+ */
+#ifndef VRINGNET_DAEMON_H
+#define VRINGNET_DAEMON_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "ctlproto.h"
+
+#define VRINGNETD_VERSION	"0.1"
+
+struct dmn;
+
+struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen);
+int dmn_run(struct dmn *d);
+int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen);
+void dmn_stop(struct dmn *d);
+
+#endif /* VRINGNET_DAEMON_H */

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine.c - choose the engine: kernel (vringfd.ko) or user
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+#include "vringfd.h"
+
+/**
+ * eng_kernel_probe() - whether vringfd.ko is loaded and can attach taps
+ * @why: on false, why not
+ * @whylen: its size
+ *
+ * Return: true when /dev/vringfd opens and reports VRINGFD_CAP_TAP.
+ */
+static bool eng_kernel_probe(char *why, size_t whylen)
+{
+	struct vringfd_version ver;
+
+	if (vringfd_get_version(&ver) < 0) {
+		if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+			snprintf(why, whylen, "%s: %s (is vringfd.ko loaded? modprobe vringfd)",
+				 VRINGFD_DEVICE, strerror(errno));
+		else
+			snprintf(why, whylen, "%s: %s", VRINGFD_DEVICE, strerror(errno));
+		return false;
+	}
+	if (ver.api_version != VRINGFD_API_VERSION) {
+		snprintf(why, whylen, "vringfd.ko speaks API version %u, this daemon %u",
+			 ver.api_version, VRINGFD_API_VERSION);
+		return false;
+	}
+	if (!(ver.caps & VRINGFD_CAP_TAP)) {
+		snprintf(why, whylen, "vringfd.ko does not offer tap attachment (caps 0x%llx)",
+			 (unsigned long long)ver.caps);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * eng_select() - the engine to run with
+ * @want: the configuration's engine key
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * auto: kernel when the module is there with tap attachment, else user;
+ * the choice and the reason are logged.  kernel without the module is an
+ * error.  user is always possible.
+ *
+ * Return: the engine, or NULL with @err filled.
+ */
+const struct eng_ops *eng_select(enum cfg_engine want, char *err, size_t errlen)
+{
+	char why[256];
+
+	switch (want) {
+	case CFG_ENGINE_USER:
+		log_info("engine: user (configured)");
+		return &eng_user_ops;
+	case CFG_ENGINE_KERNEL:
+		if (!eng_kernel_probe(why, sizeof(why))) {
+			snprintf(err, errlen, "engine = kernel, but %s", why);
+			return NULL;
+		}
+		log_info("engine: kernel (configured)");
+		return &eng_kernel_ops;
+	case CFG_ENGINE_AUTO:
+		if (eng_kernel_probe(why, sizeof(why))) {
+			log_info("engine: kernel (auto: vringfd.ko with tap attachment found)");
+			return &eng_kernel_ops;
+		}
+		log_info("engine: user (auto: %s)", why);
+		return &eng_user_ops;
+	}
+	snprintf(err, errlen, "engine: unknown value %d", (int)want);
+	return NULL;
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine_kernel.c - the kernel engine: vringfd.ko walks the rings
+ *
+ * A thin layer over libvringfd: one vring fd per ring (VRINGFD_CREATE),
+ * attached to the tap queue (TX: ring -> tap, RX: tap -> ring), with the
+ * memory table and the call eventfds handed to the module.  tx() is one
+ * write() on the TX ring fd per batch, rx() one read() on the RX ring fd;
+ * the RX ring fd is what the event loop polls.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "vringfd.h"
+
+/**
+ * struct eng_queue - a ring pair bound to a tap queue (kernel engine)
+ * @tx_fd: vring fd of the tx ring
+ * @rx_fd: vring fd of the rx ring
+ * @tx_last_used: the last_used word VRINGFD_CREATE wants (tx)
+ * @rx_last_used: same for rx
+ * @tx_calls: write() calls made
+ * @rx_calls: read() calls made
+ */
+struct eng_queue {
+	int tx_fd;
+	int rx_fd;
+	uint16_t tx_last_used;
+	uint16_t rx_last_used;
+	uint64_t tx_calls;
+	uint64_t rx_calls;
+};
+
+/**
+ * keng_available() - whether the module is there with tap attachment
+ *
+ * Return: true if so.
+ */
+static bool keng_available(void)
+{
+	struct vringfd_version ver;
+
+	return vringfd_get_version(&ver) == 0 && (ver.caps & VRINGFD_CAP_TAP);
+}
+
+/**
+ * keng_ring() - create and attach one vring fd
+ * @cfg: the queue's configuration
+ * @ring: which ring
+ * @last_used: its last_used word
+ * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
+ * @call_fd: eventfd or -1
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the vring fd, or -1 with @err filled.
+ */
+static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *ring,
+		     uint16_t *last_used, unsigned int dir, int call_fd,
+		     char *err, size_t errlen)
+{
+	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
+	struct vringfd_tap tap = {
+		.tap_fd = cfg->tap_fd,
+		.dir = dir,
+		.vnet_hdr_len = cfg->vnet_hdr_len,
+		.flags = (dir == VRINGFD_DIR_RX && cfg->mrg_rxbuf) ? VRINGFD_TAP_F_MRG_RXBUF : 0,
+	};
+	struct vringfd_mem_region *regions = NULL;
+	unsigned int i;
+	int fd;
+
+	fd = vringfd_create(ring->num, ring->desc, ring->avail, ring->used, last_used,
+			    cfg->ring_features);
+	if (fd < 0) {
+		snprintf(err, errlen, "kernel engine: %s ring of %u: VRINGFD_CREATE: %s",
+			 what, ring->num, strerror(errno));
+		return -1;
+	}
+	if (ring->last_avail)
+		log_warn("kernel engine: %s ring starts at avail %u; the module starts at avail->idx",
+			 what, ring->last_avail);
+	if (cfg->nregions) {
+		regions = calloc(cfg->nregions, sizeof(*regions));
+		if (!regions) {
+			snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
+			goto fail;
+		}
+		for (i = 0; i < cfg->nregions; i++) {
+			regions[i].guest_addr = cfg->regions[i].guest_addr;
+			regions[i].size = cfg->regions[i].size;
+			regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
+		}
+		if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
+			snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions): %s",
+				 what, cfg->nregions, strerror(errno));
+			goto fail;
+		}
+		free(regions);
+		regions = NULL;
+	}
+	if (call_fd >= 0 && vringfd_set_call_fd(fd, call_fd) < 0) {
+		snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_SET_CALL_FD: %s", what,
+			 strerror(errno));
+		goto fail;
+	}
+	if (vringfd_attach_tap_ex(fd, &tap) < 0) {
+		snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_ATTACH_TAP: %s", what,
+			 strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	free(regions);
+	close(fd);
+	return -1;
+}
+
+/**
+ * keng_open() - create both vring fds and attach them to the tap queue
+ * @cfg: rings, tap, header length, memory table, call fds
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the queue, or NULL with @err filled.
+ */
+static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
+				   char *err, size_t errlen)
+{
+	struct eng_queue *q = calloc(1, sizeof(*q));
+
+	if (!q) {
+		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	q->tx_fd = keng_ring(cfg, &cfg->tx, &q->tx_last_used, VRINGFD_DIR_TX,
+			     cfg->tx_call_fd, err, errlen);
+	if (q->tx_fd < 0)
+		goto fail;
+	q->rx_fd = keng_ring(cfg, &cfg->rx, &q->rx_last_used, VRINGFD_DIR_RX,
+			     cfg->rx_call_fd, err, errlen);
+	if (q->rx_fd < 0) {
+		close(q->tx_fd);
+		goto fail;
+	}
+	return q;
+fail:
+	free(q);
+	return NULL;
+}
+
+/**
+ * keng_tx() - one write() on the tx ring fd
+ * @q: the queue
+ *
+ * Return: chains consumed, or -errno.
+ */
+static int keng_tx(struct eng_queue *q)
+{
+	char dummy = 0;
+	ssize_t n;
+
+	q->tx_calls++;
+	n = write(q->tx_fd, &dummy, 1);
+	return n < 0 ? -errno : (int)n;
+}
+
+/**
+ * keng_rx() - one read() on the rx ring fd
+ * @q: the queue
+ * @starved: always false: the module waits for buffers itself
+ *
+ * Return: buffers filled, or -errno (-EAGAIN counts as 0).
+ */
+static int keng_rx(struct eng_queue *q, bool *starved)
+{
+	char dummy;
+	ssize_t n;
+
+	*starved = false;
+	q->rx_calls++;
+	n = read(q->rx_fd, &dummy, 1);
+	if (n < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+	return (int)n;
+}
+
+/**
+ * keng_rx_fd() - the rx ring fd (readable when the module filled buffers)
+ * @q: the queue
+ *
+ * Return: the fd.
+ */
+static int keng_rx_fd(struct eng_queue *q)
+{
+	return q->rx_fd;
+}
+
+/**
+ * keng_copy_stats() - module counters to engine counters
+ * @fd: a vring fd
+ * @st: output
+ */
+static void keng_copy_stats(int fd, struct eng_stats *st)
+{
+	struct vringfd_stats ks;
+
+	memset(st, 0, sizeof(*st));
+	if (vringfd_get_stats(fd, &ks) < 0)
+		return;
+	st->frames = ks.frames;
+	st->bytes = ks.bytes;
+	st->batches = ks.batches;
+	st->syscalls = ks.calls;
+	st->drop_bad_chain = ks.drop_bad_chain;
+	st->drop_too_big = ks.drop_too_big;
+	st->drop_bad_hdr = ks.drop_bad_hdr;
+	st->drop_bad_addr = ks.drop_bad_addr;
+	st->drop_tap = ks.drop_tap + ks.tap_rx_dropped;
+	st->notifies = ks.notifies;
+}
+
+/**
+ * keng_get_stats() - the module's counters of both rings
+ * @q: the queue
+ * @tx: tx counters out (may be NULL)
+ * @rx: rx counters out (may be NULL)
+ */
+static void keng_get_stats(struct eng_queue *q, struct eng_stats *tx,
+			   struct eng_stats *rx)
+{
+	if (tx)
+		keng_copy_stats(q->tx_fd, tx);
+	if (rx)
+		keng_copy_stats(q->rx_fd, rx);
+}
+
+/**
+ * keng_get_last_avail() - the module's avail positions
+ * @q: the queue
+ * @tx: tx position out
+ * @rx: rx position out
+ */
+static void keng_get_last_avail(struct eng_queue *q, uint16_t *tx, uint16_t *rx)
+{
+	struct vringfd_state st;
+
+	if (tx)
+		*tx = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : 0;
+	if (rx)
+		*rx = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
+}
+
+/**
+ * keng_close() - close both vring fds (the module detaches them)
+ * @q: the queue or NULL
+ */
+static void keng_close(struct eng_queue *q)
+{
+	if (!q)
+		return;
+	close(q->tx_fd);
+	close(q->rx_fd);
+	free(q);
+}
+
+const struct eng_ops eng_kernel_ops = {
+	.name = "kernel",
+	.available = keng_available,
+	.open = keng_open,
+	.tx = keng_tx,
+	.rx = keng_rx,
+	.rx_fd = keng_rx_fd,
+	.get_stats = keng_get_stats,
+	.get_last_avail = keng_get_last_avail,
+	.close = keng_close,
+};

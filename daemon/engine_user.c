@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine_user.c - the user engine: the daemon plays the virtio device
+ *
+ * Rings are walked with libvringfd's vringfd_dev_* (the same validation
+ * rules as the module: masked indices, bounded chains, a private used
+ * index, avail jumps refused), and every frame is one writev() (tx) or
+ * readv() (rx) on the tap fd, straight between the ring buffers and the
+ * tap: the virtio-net header in the ring is the tap's IFF_VNET_HDR header,
+ * so no copy is made in between.  Rings without a header (vnet_hdr_len 0)
+ * get a zero header prepended on tx and stripped on rx.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "vringfd.h"
+
+#define UENG_MAX_IOV		1024	/* UIO_MAXIOV: one writev()/readv() */
+#define UENG_MAX_FRAME		65535	/* largest frame without its header */
+#define UENG_MRG_MAX_HEADS	64	/* heads one received frame may span */
+#define UENG_MRG_WANT		(UENG_MAX_FRAME + 12)
+
+/**
+ * struct eng_queue - a ring pair bound to a tap queue (user engine)
+ * @tap_fd: the tap queue (not owned)
+ * @hdr_len: virtio-net header bytes in front of each frame in the rings
+ * @tap_hdr_len: the tap's header size (@hdr_len, or 12 when @hdr_len is 0)
+ * @mrg_rxbuf: a received frame may span heads (num_buffers in the header)
+ * @tx: device view of the tx ring
+ * @rx: device view of the rx ring
+ * @regions: copy of the memory table (guest-physical descriptor addresses)
+ * @nregions: entries in @regions
+ * @tx_call_fd: eventfd for tx interrupts, or -1
+ * @rx_call_fd: eventfd for rx interrupts, or -1
+ * @stx: tx counters
+ * @srx: rx counters
+ * @iov: scratch segments for one frame (slot 0 for a prepended header)
+ */
+struct eng_queue {
+	int tap_fd;
+	unsigned int hdr_len;
+	unsigned int tap_hdr_len;
+	bool mrg_rxbuf;
+	struct vringfd_dev tx;
+	struct vringfd_dev rx;
+	struct eng_mem_region *regions;
+	unsigned int nregions;
+	int tx_call_fd;
+	int rx_call_fd;
+	struct eng_stats stx;
+	struct eng_stats srx;
+	struct iovec iov[UENG_MAX_IOV + 1];
+};
+
+/**
+ * ueng_xlate() - guest-physical address to a pointer in this process
+ * @opaque: the queue
+ * @addr: descriptor address
+ * @len: wanted length; on return, contiguous length at the result
+ *
+ * Return: the pointer, or NULL when @addr is in no region.
+ */
+static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
+{
+	struct eng_queue *q = opaque;
+	unsigned int i;
+
+	for (i = 0; i < q->nregions; i++) {
+		const struct eng_mem_region *r = &q->regions[i];
+		uint64_t off;
+
+		if (addr < r->guest_addr || addr - r->guest_addr >= r->size)
+			continue;
+		off = addr - r->guest_addr;
+		if (*len > r->size - off)
+			*len = r->size - off;
+		return (char *)r->uaddr + off;
+	}
+	return NULL;
+}
+
+/**
+ * ueng_notify() - signal a call eventfd if virtio's rules ask for it
+ * @dev: the ring
+ * @fd: eventfd or -1
+ * @st: counters of that direction
+ */
+static void ueng_notify(struct vringfd_dev *dev, int fd, struct eng_stats *st)
+{
+	uint64_t one = 1;
+
+	vringfd_dev_publish_used(dev);
+	if (fd < 0 || !vringfd_dev_need_notify(dev))
+		return;
+	st->syscalls++;
+	if (write(fd, &one, sizeof(one)) == sizeof(one))
+		st->notifies++;
+}
+
+/**
+ * ueng_gather() - copy the first bytes of a segment list
+ * @iov: segments
+ * @n: number of segments
+ * @dst: output
+ * @len: bytes wanted (the segments hold at least that many)
+ */
+static void ueng_gather(const struct iovec *iov, unsigned int n, void *dst, size_t len)
+{
+	char *d = dst;
+	unsigned int i;
+
+	for (i = 0; i < n && len; i++) {
+		size_t k = iov[i].iov_len < len ? iov[i].iov_len : len;
+
+		memcpy(d, iov[i].iov_base, k);
+		d += k;
+		len -= k;
+	}
+}
+
+/**
+ * ueng_scatter() - write bytes at an offset of a segment list
+ * @iov: segments
+ * @n: number of segments
+ * @off: offset in the list
+ * @src: bytes
+ * @len: how many
+ */
+static void ueng_scatter(const struct iovec *iov, unsigned int n, size_t off,
+			 const void *src, size_t len)
+{
+	const char *s = src;
+	unsigned int i;
+
+	for (i = 0; i < n && len; i++) {
+		size_t k;
+
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		k = iov[i].iov_len - off < len ? iov[i].iov_len - off : len;
+		memcpy((char *)iov[i].iov_base + off, s, k);
+		s += k;
+		len -= k;
+		off = 0;
+	}
+}
+
+/**
+ * ueng_count_walk_drop() - count a chain the ring walker refused
+ * @st: counters
+ * @ret: vringfd_dev_get_chain()'s error (-EFAULT: address outside memory,
+ *	-E2BIG: more segments than one writev()/readv() takes)
+ */
+static void ueng_count_walk_drop(struct eng_stats *st, int ret)
+{
+	if (ret == -EFAULT)
+		st->drop_bad_addr++;
+	else if (ret == -E2BIG)
+		st->drop_too_big++;
+	else
+		st->drop_bad_chain++;
+}
+
+/**
+ * ueng_hdr_valid() - check a virtio-net header from the driver
+ * @h: the header
+ * @frame_len: bytes of frame after it
+ *
+ * Return: true when the kernel would accept it (known flags and GSO type,
+ * checksum offsets inside the frame).
+ */
+static bool ueng_hdr_valid(const struct virtio_net_hdr *h, uint64_t frame_len)
+{
+	uint8_t gso = h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID |
+			 VIRTIO_NET_HDR_F_RSC_INFO))
+		return false;
+	if (gso != VIRTIO_NET_HDR_GSO_NONE && gso != VIRTIO_NET_HDR_GSO_TCPV4 &&
+	    gso != VIRTIO_NET_HDR_GSO_UDP && gso != VIRTIO_NET_HDR_GSO_TCPV6
+#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
+	    && gso != VIRTIO_NET_HDR_GSO_UDP_L4
+#endif
+	    )
+		return false;
+	if (gso != VIRTIO_NET_HDR_GSO_NONE && !h->gso_size)
+		return false;
+	if ((h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    (uint64_t)h->csum_start + h->csum_offset + 2 > frame_len)
+		return false;
+	return true;
+}
+
+/**
+ * ueng_open() - bind a ring pair to a tap queue
+ * @cfg: rings, tap, header length, memory table
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the queue, or NULL with @err filled.
+ */
+static struct eng_queue *ueng_open(const struct eng_queue_config *cfg,
+				   char *err, size_t errlen)
+{
+	struct eng_queue *q;
+	int ret, sz;
+
+	if (cfg->vnet_hdr_len != 0 && cfg->vnet_hdr_len != 10 && cfg->vnet_hdr_len != 12) {
+		snprintf(err, errlen, "user engine: virtio-net header of %u bytes (0, 10 or 12)",
+			 cfg->vnet_hdr_len);
+		return NULL;
+	}
+	if (cfg->mrg_rxbuf && cfg->vnet_hdr_len != 12) {
+		snprintf(err, errlen, "user engine: mergeable rx buffers need the 12-byte header");
+		return NULL;
+	}
+	if (cfg->nregions && !cfg->regions) {
+		snprintf(err, errlen, "user engine: %u memory regions but no table", cfg->nregions);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		snprintf(err, errlen, "user engine: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	q->tap_fd = cfg->tap_fd;
+	q->hdr_len = cfg->vnet_hdr_len;
+	q->tap_hdr_len = cfg->vnet_hdr_len ? cfg->vnet_hdr_len : 12;
+	q->mrg_rxbuf = cfg->mrg_rxbuf;
+	q->tx_call_fd = cfg->tx_call_fd;
+	q->rx_call_fd = cfg->rx_call_fd;
+	if (cfg->nregions) {
+		q->regions = calloc(cfg->nregions, sizeof(*q->regions));
+		if (!q->regions) {
+			snprintf(err, errlen, "user engine: %s", strerror(ENOMEM));
+			goto fail;
+		}
+		memcpy(q->regions, cfg->regions, cfg->nregions * sizeof(*q->regions));
+		q->nregions = cfg->nregions;
+	}
+	ret = vringfd_dev_init(&q->tx, cfg->tx.num, cfg->tx.desc, cfg->tx.avail,
+			       cfg->tx.used, cfg->ring_features);
+	if (ret < 0) {
+		snprintf(err, errlen, "user engine: tx ring of %u: %s", cfg->tx.num,
+			 strerror(-ret));
+		goto fail;
+	}
+	ret = vringfd_dev_init(&q->rx, cfg->rx.num, cfg->rx.desc, cfg->rx.avail,
+			       cfg->rx.used, cfg->ring_features);
+	if (ret < 0) {
+		snprintf(err, errlen, "user engine: rx ring of %u: %s", cfg->rx.num,
+			 strerror(-ret));
+		goto fail;
+	}
+	/* vhost-user resumes both indexes at SET_VRING_BASE's value. */
+	vringfd_dev_set_base(&q->tx, cfg->tx.last_avail, cfg->tx.last_avail);
+	vringfd_dev_set_base(&q->rx, cfg->rx.last_avail, cfg->rx.last_avail);
+	if (q->nregions) {
+		q->tx.xlate = q->rx.xlate = ueng_xlate;
+		q->tx.xlate_opaque = q->rx.xlate_opaque = q;
+	}
+	sz = (int)q->tap_hdr_len;
+	if (ioctl(q->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
+		snprintf(err, errlen, "user engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
+			 strerror(errno));
+		goto fail;
+	}
+	return q;
+fail:
+	free(q->regions);
+	free(q);
+	return NULL;
+}
+
+/**
+ * ueng_tx() - send every available tx chain to the tap, one writev() each
+ * @q: the queue
+ *
+ * Chains with writable segments, shorter than header + Ethernet header,
+ * longer than 64 KiB + header, or with an invalid header are completed
+ * with length 0 and counted; the walk itself never stops on them.
+ *
+ * Return: chains consumed, or -EIO when the ring is broken.
+ */
+static int ueng_tx(struct eng_queue *q)
+{
+	static const uint8_t zero_hdr[12];
+	struct vringfd_chain ch;
+	unsigned int n = 0;
+	int ret = 0;
+
+	while (n < q->tx.num) {
+		struct virtio_net_hdr h;
+		uint64_t frame_len;
+		ssize_t w;
+
+		ret = vringfd_dev_get_chain(&q->tx, &ch, q->iov + 1, UENG_MAX_IOV - 1);
+		if (ret == 0 || ret == -EIO)
+			break;
+		n++;
+		if (ret < 0) {	/* dropped by the walker: complete with 0 */
+			ueng_count_walk_drop(&q->stx, ret);
+			ret = 0;
+			goto done;
+		}
+		if (ch.nin || ch.out_len < q->hdr_len + ETH_HLEN) {
+			q->stx.drop_bad_chain++;
+			goto done;
+		}
+		frame_len = ch.out_len - q->hdr_len;
+		if (frame_len > UENG_MAX_FRAME) {
+			q->stx.drop_too_big++;
+			goto done;
+		}
+		if (q->hdr_len) {
+			ueng_gather(ch.out, ch.nout, &h, sizeof(h));
+			if (!ueng_hdr_valid(&h, frame_len)) {
+				q->stx.drop_bad_hdr++;
+				goto done;
+			}
+			w = writev(q->tap_fd, ch.out, (int)ch.nout);
+		} else {
+			q->iov[0].iov_base = (void *)zero_hdr;
+			q->iov[0].iov_len = q->tap_hdr_len;
+			w = writev(q->tap_fd, q->iov, (int)ch.nout + 1);
+		}
+		q->stx.syscalls++;
+		if (w < 0) {
+			q->stx.drop_tap++;
+			log_debug("user engine: tap write: %s", strerror(errno));
+			goto done;
+		}
+		q->stx.frames++;
+		q->stx.bytes += frame_len;
+done:
+		vringfd_dev_put_used(&q->tx, ch.head, 0);
+	}
+	if (n) {
+		q->stx.batches++;
+		ueng_notify(&q->tx, q->tx_call_fd, &q->stx);
+	}
+	if (ret < 0)
+		return -EIO;
+	return (int)n;
+}
+
+/**
+ * ueng_rx() - fill posted rx buffers with frames from the tap
+ * @q: the queue
+ * @starved: set when the tap may have frames but no buffer is posted
+ *
+ * Each frame is one readv() into one chain (with mergeable rx buffers:
+ * into as many chains as are posted, up to 64 KiB; the chains it did not
+ * need are given back).  A frame longer than its buffers is dropped
+ * (drop_too_big), its chain completed with 0.
+ *
+ * Return: buffers (heads) filled, or -EIO when the ring is broken.
+ */
+static int ueng_rx(struct eng_queue *q, bool *starved)
+{
+	uint16_t heads[UENG_MRG_MAX_HEADS];
+	uint64_t lens[UENG_MRG_MAX_HEADS];
+	uint8_t scratch[12];
+	unsigned int filled = 0, frames = 0;
+	int ret = 0;
+
+	*starved = false;
+	while (frames < q->rx.num) {
+		struct vringfd_chain ch;
+		unsigned int nheads = 0, niov = 1, k;
+		uint64_t space = 0, got, left;
+		ssize_t r;
+
+		/* Take one chain, or several for a mergeable frame. */
+		while (nheads < (q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u) &&
+		       space < UENG_MRG_WANT && niov < UENG_MAX_IOV) {
+			if (!vringfd_dev_pending(&q->rx))
+				break;
+			ret = vringfd_dev_get_chain(&q->rx, &ch, q->iov + niov,
+						    UENG_MAX_IOV - niov);
+			if (ret == 0 || ret == -EIO)
+				break;
+			if (ret < 0 && nheads) {	/* first the frame we have */
+				q->rx.last_avail--;
+				ret = 1;
+				break;
+			}
+			if (ret < 0) {
+				ueng_count_walk_drop(&q->srx, ret);
+				ret = 1;
+				vringfd_dev_put_used(&q->rx, ch.head, 0);
+				filled++;
+				continue;
+			}
+			if (ch.nout || ch.in_len < q->hdr_len + (uint64_t)ETH_HLEN) {
+				if (nheads) {	/* deal with it first next round */
+					q->rx.last_avail--;
+					break;
+				}
+				q->srx.drop_bad_chain++;
+				vringfd_dev_put_used(&q->rx, ch.head, 0);
+				filled++;
+				continue;
+			}
+			heads[nheads] = ch.head;
+			lens[nheads] = ch.in_len;
+			nheads++;
+			niov += ch.nin;
+			space += ch.in_len;
+		}
+		if (ret < 0)
+			goto out;
+		if (!nheads) {
+			*starved = true;
+			break;
+		}
+		if (q->hdr_len) {
+			r = readv(q->tap_fd, q->iov + 1, (int)niov - 1);
+		} else {
+			q->iov[0].iov_base = scratch;
+			q->iov[0].iov_len = q->tap_hdr_len;
+			r = readv(q->tap_fd, q->iov, (int)niov);
+		}
+		q->srx.syscalls++;
+		if (r < 0) {
+			q->rx.last_avail -= nheads;	/* give the chains back */
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				q->srx.drop_tap++;
+				log_debug("user engine: tap read: %s", strerror(errno));
+			}
+			break;
+		}
+		frames++;
+		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
+		if ((uint64_t)r < q->tap_hdr_len || got > space) {
+			q->srx.drop_too_big++;
+			for (k = 0; k < nheads; k++)
+				vringfd_dev_put_used(&q->rx, heads[k], 0);
+			filled += nheads;
+			continue;
+		}
+		/* Complete the heads the frame used, give the rest back. */
+		left = got;
+		for (k = 0; k < nheads && (left || !k); k++) {
+			uint64_t l = left < lens[k] ? left : lens[k];
+
+			vringfd_dev_put_used(&q->rx, heads[k], (uint32_t)l);
+			left -= l;
+		}
+		q->rx.last_avail -= nheads - k;
+		if (q->hdr_len == 12) {
+			uint16_t nb = (uint16_t)k;	/* num_buffers, little-endian */
+			uint8_t le[2] = { nb & 0xff, nb >> 8 };
+
+			ueng_scatter(q->iov + 1, niov - 1, 10, le, 2);
+		}
+		filled += k;
+		q->srx.frames++;
+		q->srx.bytes += got - q->hdr_len;
+	}
+out:
+	if (filled) {
+		q->srx.batches++;
+		ueng_notify(&q->rx, q->rx_call_fd, &q->srx);
+	}
+	if (ret < 0)
+		return -EIO;
+	return (int)filled;
+}
+
+/**
+ * ueng_rx_fd() - what to poll for rx work
+ * @q: the queue
+ *
+ * Return: the tap fd (readable when a frame waits).
+ */
+static int ueng_rx_fd(struct eng_queue *q)
+{
+	return q->tap_fd;
+}
+
+/**
+ * ueng_get_stats() - the counters
+ * @q: the queue
+ * @tx: tx counters out (may be NULL)
+ * @rx: rx counters out (may be NULL)
+ */
+static void ueng_get_stats(struct eng_queue *q, struct eng_stats *tx,
+			   struct eng_stats *rx)
+{
+	if (tx)
+		*tx = q->stx;
+	if (rx)
+		*rx = q->srx;
+}
+
+/**
+ * ueng_get_last_avail() - where the device is in each avail ring
+ * @q: the queue
+ * @tx: tx position out
+ * @rx: rx position out
+ */
+static void ueng_get_last_avail(struct eng_queue *q, uint16_t *tx, uint16_t *rx)
+{
+	if (tx)
+		*tx = q->tx.last_avail;
+	if (rx)
+		*rx = q->rx.last_avail;
+}
+
+/**
+ * ueng_close() - free the queue (the tap fd and the rings stay)
+ * @q: the queue or NULL
+ */
+static void ueng_close(struct eng_queue *q)
+{
+	if (!q)
+		return;
+	free(q->regions);
+	free(q);
+}
+
+/**
+ * ueng_available() - the user engine runs everywhere
+ *
+ * Return: true.
+ */
+static bool ueng_available(void)
+{
+	return true;
+}
+
+const struct eng_ops eng_user_ops = {
+	.name = "user",
+	.available = ueng_available,
+	.open = ueng_open,
+	.tx = ueng_tx,
+	.rx = ueng_rx,
+	.rx_fd = ueng_rx_fd,
+	.get_stats = ueng_get_stats,
+	.get_last_avail = ueng_get_last_avail,
+	.close = ueng_close,
+};

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * log.c - vringnetd's messages on stderr, with syslog priority prefixes
+ *	   when stderr is connected to the journal
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char *log_ident = "vringnetd";
+static bool log_journal;
+static int log_max_prio = LOG_INFO;
+
+/**
+ * log_stderr_is_journal() - whether stderr is the stream systemd gave us
+ *
+ * systemd sets JOURNAL_STREAM=DEV:INO for the stream it connected to
+ * stdout/stderr; only when our stderr is that very file do we use "<N>"
+ * prefixes (a redirected stderr gets plain text).
+ *
+ * Return: true when stderr is the journal stream.
+ */
+static bool log_stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+		return false;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
+/**
+ * log_init() - set up logging
+ * @ident: program name used in front of plain-text lines
+ */
+void log_init(const char *ident)
+{
+	if (ident)
+		log_ident = ident;
+	log_journal = log_stderr_is_journal();
+}
+
+/**
+ * log_to_journal() - whether lines carry "<N>" priority prefixes
+ *
+ * Return: true under systemd with stderr connected to the journal.
+ */
+bool log_to_journal(void)
+{
+	return log_journal;
+}
+
+/**
+ * log_set_level() - messages less important than @level are dropped
+ * @level: from the configuration's log-level
+ */
+void log_set_level(enum cfg_log_level level)
+{
+	static const int prio[] = {
+		[CFG_LOG_ERR] = LOG_ERR, [CFG_LOG_WARNING] = LOG_WARNING,
+		[CFG_LOG_NOTICE] = LOG_NOTICE, [CFG_LOG_INFO] = LOG_INFO,
+		[CFG_LOG_DEBUG] = LOG_DEBUG,
+	};
+
+	if ((unsigned int)level < sizeof(prio) / sizeof(prio[0]))
+		log_max_prio = prio[level];
+}
+
+/**
+ * log_get_level() - the current level
+ *
+ * Return: the level as a configuration value.
+ */
+enum cfg_log_level log_get_level(void)
+{
+	switch (log_max_prio) {
+	case LOG_ERR: return CFG_LOG_ERR;
+	case LOG_WARNING: return CFG_LOG_WARNING;
+	case LOG_NOTICE: return CFG_LOG_NOTICE;
+	case LOG_DEBUG: return CFG_LOG_DEBUG;
+	default: return CFG_LOG_INFO;
+	}
+}
+
+/**
+ * log_msg() - write one line to stderr
+ * @prio: LOG_ERR .. LOG_DEBUG
+ * @fmt: printf format, no trailing newline needed
+ *
+ * The line is built first and written with one write() so that lines of
+ * concurrent writers never interleave.  errno is preserved.
+ */
+void log_msg(int prio, const char *fmt, ...)
+{
+	static const char *const names[] = {
+		"emerg", "alert", "crit", "error", "warning", "notice", "info", "debug",
+	};
+	char line[1024];
+	int saved = errno, n;
+	va_list ap;
+
+	if (prio > log_max_prio)
+		return;
+	if (log_journal)
+		n = snprintf(line, sizeof(line), "<%d>", prio);
+	else
+		n = snprintf(line, sizeof(line), "%s: %s: ", log_ident, names[prio & 7]);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(line) - 1)
+		n = sizeof(line) - 2;
+	if (n > 0 && line[n - 1] == '\n')
+		n--;
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, n) < 0) {
+		/* nowhere left to report it */
+	}
+	errno = saved;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * loop.c - one epoll loop with a signalfd and timerfds
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "loop.h"
+
+#define LOOP_BATCH	64
+
+/**
+ * struct loop - the event loop
+ * @epfd: the epoll instance
+ * @sig: the signalfd's ref
+ * @on_signal: signal callback
+ * @opaque: passed to @on_signal
+ * @quit: loop_run() returns after the current batch
+ * @status: what loop_run() returns
+ * @ev: the current batch of events
+ * @nev: events in @ev
+ */
+struct loop {
+	int epfd;
+	struct loop_ref sig;
+	loop_signal_fn on_signal;
+	void *opaque;
+	bool quit;
+	int status;
+	struct epoll_event ev[LOOP_BATCH];
+	int nev;
+};
+
+static const char *const loop_type_names[LOOP_REF_MAX] = {
+	[LOOP_REF_SIGNAL] = "signal",
+	[LOOP_REF_TIMER] = "timer",
+	[LOOP_REF_CONTROL] = "control",
+	[LOOP_REF_CONTROL_CLIENT] = "control-client",
+	[LOOP_REF_PORT_LISTEN] = "port-listen",
+	[LOOP_REF_PORT_CONN] = "port-conn",
+	[LOOP_REF_PORT_AUX] = "port-aux",
+	[LOOP_REF_QUEUE_RX] = "queue-rx",
+};
+
+/**
+ * loop_ref_type_name() - name of a ref type, for messages
+ * @type: the type
+ *
+ * Return: a static string.
+ */
+const char *loop_ref_type_name(enum loop_ref_type type)
+{
+	if ((unsigned int)type >= LOOP_REF_MAX)
+		return "?";
+	return loop_type_names[type];
+}
+
+/**
+ * loop_signal_ready() - read pending signals from the signalfd
+ * @loop: the loop
+ * @ref: the signalfd's ref
+ * @events: unused
+ */
+static void loop_signal_ready(struct loop *loop, struct loop_ref *ref,
+			      uint32_t events)
+{
+	struct signalfd_siginfo si;
+
+	while (read(ref->fd, &si, sizeof(si)) == sizeof(si)) {
+		if (loop->on_signal)
+			loop->on_signal(loop, (int)si.ssi_signo, loop->opaque);
+	}
+}
+
+/**
+ * loop_new() - create the loop and its signalfd
+ * @on_signal: called for SIGHUP, SIGTERM and SIGINT
+ * @opaque: passed to @on_signal
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The three signals are blocked in the calling thread (call this before
+ * creating threads) and SIGPIPE is ignored: a peer closing a socket gives
+ * EPIPE, not death.
+ *
+ * Return: the loop, or NULL with @err filled.
+ */
+struct loop *loop_new(loop_signal_fn on_signal, void *opaque,
+		      char *err, size_t errlen)
+{
+	struct loop *loop = calloc(1, sizeof(*loop));
+	sigset_t set;
+	int sfd;
+
+	if (!loop) {
+		snprintf(err, errlen, "event loop: %s", strerror(errno));
+		return NULL;
+	}
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd < 0) {
+		snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
+		free(loop);
+		return NULL;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "signalfd: %s", strerror(errno));
+		close(loop->epfd);
+		free(loop);
+		return NULL;
+	}
+	loop->on_signal = on_signal;
+	loop->opaque = opaque;
+	loop_ref_init(&loop->sig, LOOP_REF_SIGNAL, sfd, loop_signal_ready);
+	if (loop_add(loop, &loop->sig, EPOLLIN) < 0) {
+		snprintf(err, errlen, "epoll_ctl(signalfd): %s", strerror(errno));
+		close(sfd);
+		close(loop->epfd);
+		free(loop);
+		return NULL;
+	}
+	return loop;
+}
+
+/**
+ * loop_free() - destroy the loop (refs still registered are forgotten;
+ *		 their fds stay open: they belong to their objects)
+ * @loop: the loop, or NULL
+ */
+void loop_free(struct loop *loop)
+{
+	if (!loop)
+		return;
+	loop_del(loop, &loop->sig);
+	close(loop->sig.fd);
+	close(loop->epfd);
+	free(loop);
+}
+
+/**
+ * loop_ref_init() - fill a ref before loop_add()
+ * @ref: the ref
+ * @type: what it is
+ * @fd: its fd
+ * @handler: what to call when it is ready
+ */
+void loop_ref_init(struct loop_ref *ref, enum loop_ref_type type, int fd,
+		   loop_handler_fn handler)
+{
+	ref->type = type;
+	ref->fd = fd;
+	ref->handler = handler;
+	ref->events = 0;
+	ref->registered = false;
+}
+
+/**
+ * loop_add() - start watching a ref's fd
+ * @loop: the loop
+ * @ref: an initialised ref
+ * @events: EPOLLIN and/or EPOLLOUT (EPOLLHUP/EPOLLERR are implied)
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int loop_add(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = ref };
+
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, ref->fd, &ev) < 0)
+		return -1;
+	ref->events = events;
+	ref->registered = true;
+	return 0;
+}
+
+/**
+ * loop_mod() - change the events of a registered ref (adds it if needed)
+ * @loop: the loop
+ * @ref: the ref
+ * @events: the new set (0: keep it registered but silent)
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int loop_mod(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = ref };
+
+	if (!ref->registered)
+		return loop_add(loop, ref, events);
+	if (ref->events == events)
+		return 0;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, ref->fd, &ev) < 0)
+		return -1;
+	ref->events = events;
+	return 0;
+}
+
+/**
+ * loop_del() - stop watching a ref (safe on an unregistered ref)
+ * @loop: the loop
+ * @ref: the ref
+ *
+ * Events of the current batch that point at @ref are discarded, so the
+ * caller may free the embedding object right after.
+ */
+void loop_del(struct loop *loop, struct loop_ref *ref)
+{
+	int i;
+
+	if (!ref->registered)
+		return;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ref->fd, NULL) < 0)
+		log_debug("epoll_ctl(DEL, %s fd %d): %s",
+			  loop_ref_type_name(ref->type), ref->fd, strerror(errno));
+	ref->registered = false;
+	for (i = 0; i < loop->nev; i++)
+		if (loop->ev[i].data.ptr == ref)
+			loop->ev[i].data.ptr = NULL;
+}
+
+/**
+ * loop_quit() - make loop_run() return @status after the current batch
+ * @loop: the loop
+ * @status: loop_run()'s return value
+ */
+void loop_quit(struct loop *loop, int status)
+{
+	loop->quit = true;
+	loop->status = status;
+}
+
+/**
+ * loop_quitting() - whether loop_quit() was called
+ * @loop: the loop
+ *
+ * Return: true once quitting.
+ */
+bool loop_quitting(const struct loop *loop)
+{
+	return loop->quit;
+}
+
+/**
+ * loop_run() - wait and dispatch until loop_quit()
+ * @loop: the loop
+ *
+ * Return: the status given to loop_quit(), or -1 when epoll_wait() fails.
+ */
+int loop_run(struct loop *loop)
+{
+	while (!loop->quit) {
+		int i, n = epoll_wait(loop->epfd, loop->ev, LOOP_BATCH, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("epoll_wait: %s", strerror(errno));
+			return -1;
+		}
+		loop->nev = n;
+		for (i = 0; i < n; i++) {
+			struct loop_ref *ref = loop->ev[i].data.ptr;
+
+			if (ref)
+				ref->handler(loop, ref, loop->ev[i].events);
+		}
+		loop->nev = 0;
+	}
+	return loop->status;
+}
+
+/**
+ * loop_timer_init() - create a (disarmed) timerfd and watch it
+ * @loop: the loop
+ * @ref: the timer's ref
+ * @handler: called on expiry; it should call loop_timer_ack()
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int loop_timer_init(struct loop *loop, struct loop_ref *ref,
+		    loop_handler_fn handler)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	loop_ref_init(ref, LOOP_REF_TIMER, fd, handler);
+	if (loop_add(loop, ref, EPOLLIN) < 0) {
+		int e = errno;
+
+		close(fd);
+		ref->fd = -1;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * loop_timer_set() - arm (or disarm) a timer
+ * @ref: the timer
+ * @first_ns: first expiry from now (0 disarms)
+ * @interval_ns: period after that (0: one shot)
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int loop_timer_set(struct loop_ref *ref, uint64_t first_ns, uint64_t interval_ns)
+{
+	struct itimerspec its = {
+		.it_value = { first_ns / 1000000000ULL, first_ns % 1000000000ULL },
+		.it_interval = { interval_ns / 1000000000ULL, interval_ns % 1000000000ULL },
+	};
+
+	return timerfd_settime(ref->fd, 0, &its, NULL);
+}
+
+/**
+ * loop_timer_ack() - read a timer's expiry count
+ * @ref: the timer
+ *
+ * Return: expirations since the last call (0 if none).
+ */
+uint64_t loop_timer_ack(struct loop_ref *ref)
+{
+	uint64_t n = 0;
+
+	if (read(ref->fd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
+
+/**
+ * loop_timer_fini() - stop watching and close a timer
+ * @loop: the loop
+ * @ref: the timer (fd -1 is accepted)
+ */
+void loop_timer_fini(struct loop *loop, struct loop_ref *ref)
+{
+	if (ref->fd < 0)
+		return;
+	loop_del(loop, ref);
+	close(ref->fd);
+	ref->fd = -1;
+}

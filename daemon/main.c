@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * main.c - vringnetd: command line, then the daemon in the foreground
+ *
+ * Exit status: 0 after SIGTERM/SIGINT or a valid --check-config; 1 when
+ * the configuration is invalid or the daemon could not start or failed;
+ * 2 for a bad command line.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+
+/**
+ * main_usage() - print the usage text
+ * @f: where
+ */
+static void main_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: vringnetd [--config FILE]\n"
+		"       vringnetd --check-config [FILE]\n"
+		"\n"
+		"Create the tap devices and ports of FILE and move packets between them\n"
+		"(in the foreground; SIGHUP reloads FILE, SIGTERM stops).\n"
+		"\n"
+		"  -c, --config FILE        configuration file (default %s)\n"
+		"  -t, --check-config[=FILE] only validate the configuration and exit 0/1\n"
+		"  -h, --help               this text\n"
+		"  -V, --version            print the version\n",
+		CFG_DEFAULT_PATH);
+}
+
+/**
+ * main_check() - --check-config: validate and report
+ * @path: the file
+ *
+ * Return: the exit status (0 valid, 1 invalid).
+ */
+static int main_check(const char *path)
+{
+	char err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (cfg_load(path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		cfg_free(&cfg);
+		return 1;
+	}
+	printf("%s: valid (%u tap%s, %u port%s)\n", path, cfg.ntaps,
+	       cfg.ntaps == 1 ? "" : "s", cfg.nports, cfg.nports == 1 ? "" : "s");
+	cfg_free(&cfg);
+	return 0;
+}
+
+/**
+ * main() - parse the command line and run
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Return: the exit status.
+ */
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", optional_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = CFG_DEFAULT_PATH, *check = NULL;
+	char err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+	bool check_only = false;
+	struct dmn *d;
+	int c, ret;
+
+	log_init("vringnetd");
+	while ((c = getopt_long(argc, argv, "c:thV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			check_only = true;
+			check = optarg;
+			break;
+		case 'h':
+			main_usage(stdout);
+			return 0;
+		case 'V':
+			printf("vringnetd %s\n", VRINGNETD_VERSION);
+			return 0;
+		default:
+			main_usage(stderr);
+			return 2;
+		}
+	}
+	/* "--check-config FILE" (separate word) as well as "--check-config=FILE" */
+	if (check_only && !check && optind < argc)
+		check = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "vringnetd: unexpected argument \"%s\"\n", argv[optind]);
+		main_usage(stderr);
+		return 2;
+	}
+	if (check_only)
+		return main_check(check ? check : path);
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (cfg_load(path, &cfg, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		cfg_free(&cfg);
+		return 1;
+	}
+	log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
+	d = dmn_start(&cfg, err, sizeof(err));
+	if (!d) {
+		log_err("cannot start: %s", err);
+		return 1;
+	}
+	ret = dmn_run(d);
+	dmn_stop(d);
+	log_info("stopped");
+	return ret < 0 ? 1 : 0;
+}

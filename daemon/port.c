@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * port.c - port objects: sockets, lifecycle, dispatch to the port type
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "port.h"
+
+#define PORT_BACKLOG	16
+
+/**
+ * stub_accept() - a type without a packet path: log and close
+ * @p: the port
+ * @fd: the new connection
+ */
+static void stub_accept(struct port *p, int fd)
+{
+	log_warn("port %s: %s connection closed: packet path not implemented",
+		 p->cfg.name, cfg_port_type_name(p->cfg.type));
+	close(fd);
+}
+
+/**
+ * stub_readable() - a datagram port without a packet path: drop the datagram
+ * @p: the port
+ */
+static void stub_readable(struct port *p)
+{
+	char buf[64];
+
+	while (recv(p->listen_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
+	log_debug("port %s: datagram dropped: packet path not implemented", p->cfg.name);
+}
+
+/**
+ * stub_connect() - a client port without a packet path
+ * @p: the port
+ * @err: unused
+ * @errlen: unused
+ *
+ * Return: 0 (the port stays idle).
+ */
+static int stub_connect(struct port *p, char *err, size_t errlen)
+{
+	log_warn("port %s: not connecting to %s: packet path not implemented",
+		 p->cfg.name, p->cfg.connect);
+	p->state = "idle";
+	return 0;
+}
+
+static const struct port_ops port_stub_stream = {
+	.name = "stub", .sock_type = SOCK_STREAM,
+	.accept = stub_accept, .connect = stub_connect,
+};
+static const struct port_ops port_stub_dgram = {
+	.name = "stub", .sock_type = SOCK_DGRAM,
+	.readable = stub_readable, .connect = stub_connect,
+};
+static const struct port_ops port_stub_seqpacket = {
+	.name = "stub", .sock_type = SOCK_SEQPACKET,
+	.accept = stub_accept, .connect = stub_connect,
+};
+
+/**
+ * port_ops_of() - the implementation of a port type
+ * @type: the configured type
+ *
+ * Return: the type's ops when its file is linked in, else a stub with the
+ * right socket type.
+ */
+const struct port_ops *port_ops_of(enum cfg_port_type type)
+{
+	switch (type) {
+	case CFG_PORT_VHOST_USER:
+		return &port_vhost_user_ops ? &port_vhost_user_ops : &port_stub_stream;
+	case CFG_PORT_STREAM:
+		return &port_stream_ops ? &port_stream_ops : &port_stub_stream;
+	case CFG_PORT_DGRAM:
+		return &port_dgram_ops ? &port_dgram_ops : &port_stub_dgram;
+	case CFG_PORT_RINGFD:
+		return &port_ringfd_ops ? &port_ringfd_ops : &port_stub_seqpacket;
+	}
+	return &port_stub_stream;
+}
+
+/**
+ * port_mkdir_parent() - create the socket's directory if it is missing
+ * @path: socket path
+ *
+ * One level only, mode 0755; errors show up at bind().
+ */
+static void port_mkdir_parent(const char *path)
+{
+	char dir[CFG_PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) == 0)
+		log_info("created directory %s", dir);
+}
+
+/**
+ * port_unix_listen() - bind a unix socket at @path, set owner and mode
+ * @path: where
+ * @type: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET (listen() unless dgram)
+ * @mode: permission bits
+ * @uid: owner, (uid_t)-1 = leave
+ * @gid: group, (gid_t)-1 = leave
+ * @fd: out: the non-blocking socket
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * A stale socket at @path is removed first; anything else there (a file,
+ * a directory) is an error, as is a socket another process still listens on.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
+		     int *fd, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int s;
+
+	if (!path[0] || strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "socket path \"%s\": empty or too long", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (lstat(path, &st) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a socket", path);
+			return -1;
+		}
+		probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && type != SOCK_DGRAM &&
+		    connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(probe);
+			snprintf(err, errlen, "%s: another process is listening on it", path);
+			return -1;
+		}
+		if (probe >= 0)
+			close(probe);
+		unlink(path);
+	}
+	port_mkdir_parent(path);
+	s = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		snprintf(err, errlen, "%s: socket: %s", path, strerror(errno));
+		return -1;
+	}
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		snprintf(err, errlen, "%s: bind: %s", path, strerror(errno));
+		close(s);
+		return -1;
+	}
+	if (chmod(path, mode) < 0) {
+		snprintf(err, errlen, "%s: chmod %04o: %s", path, (unsigned int)mode,
+			 strerror(errno));
+		goto fail;
+	}
+	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && chown(path, uid, gid) < 0) {
+		snprintf(err, errlen, "%s: chown %ld:%ld: %s", path, (long)(int)uid,
+			 (long)(int)gid, strerror(errno));
+		goto fail;
+	}
+	if (type != SOCK_DGRAM && listen(s, PORT_BACKLOG) < 0) {
+		snprintf(err, errlen, "%s: listen: %s", path, strerror(errno));
+		goto fail;
+	}
+	*fd = s;
+	return 0;
+fail:
+	unlink(path);
+	close(s);
+	return -1;
+}
+
+/**
+ * port_unix_unlink() - remove a socket path if it is still ours
+ * @path: the path
+ * @fd: our socket bound there
+ *
+ * Only unlinks when the inode at @path is the one @fd is bound to, so a
+ * newer daemon's socket is never removed.
+ */
+void port_unix_unlink(const char *path, int fd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	struct stat st;
+
+	if (!path[0] || fd < 0 || lstat(path, &st) < 0)
+		return;
+	/* fstat() of a socket gives the sockfs inode, not the path's: check
+	 * that the socket is bound to this path instead. */
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 ||
+	    len <= offsetof(struct sockaddr_un, sun_path) ||
+	    strncmp(sa.sun_path, path, sizeof(sa.sun_path)))
+		return;
+	if (S_ISSOCK(st.st_mode))
+		unlink(path);
+}
+
+/**
+ * port_listen_ready() - the listening socket is readable
+ * @loop: the loop
+ * @ref: the port's listen_ref
+ * @events: epoll events
+ *
+ * Stream/seqpacket: accept up to PORT_BACKLOG connections and hand each to
+ * the type.  Datagram: tell the type.
+ */
+static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct port *p = container_of(ref, struct port, listen_ref);
+	int i, fd;
+
+	if (p->ops->sock_type == SOCK_DGRAM) {
+		if (p->ops->readable)
+			p->ops->readable(p);
+		return;
+	}
+	for (i = 0; i < PORT_BACKLOG; i++) {
+		fd = accept4(p->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				log_warn("port %s: accept: %s", p->cfg.name, strerror(errno));
+			return;
+		}
+		log_info("port %s: connection on %s", p->cfg.name, p->cfg.listen);
+		if (p->ops->accept)
+			p->ops->accept(p, fd);
+		else
+			close(fd);
+	}
+}
+
+/**
+ * port_open() - create a port and its socket
+ * @cfg: the section
+ * @loop: the event loop
+ * @tap: the tap it serves
+ * @eng: the engine
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the port, or NULL with @err filled ("port NAME: ...").
+ */
+struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
+		       struct tap_dev *tap, const struct eng_ops *eng,
+		       char *err, size_t errlen)
+{
+	struct port *p = calloc(1, sizeof(*p));
+	char why[CFG_ERR_MAX];
+	int ret;
+
+	if (!p) {
+		snprintf(err, errlen, "port %s: %s", cfg->name, strerror(ENOMEM));
+		return NULL;
+	}
+	p->cfg = *cfg;
+	p->ops = port_ops_of(cfg->type);
+	p->loop = loop;
+	p->tap = tap;
+	p->eng = eng;
+	p->listen_fd = -1;
+	p->state = "idle";
+	if (cfg->listen[0]) {
+		if (p->ops->listen)
+			ret = p->ops->listen(p, why, sizeof(why));
+		else
+			ret = port_unix_listen(cfg->listen, p->ops->sock_type,
+					       cfg->socket_mode, cfg->socket_uid,
+					       cfg->socket_gid, &p->listen_fd,
+					       why, sizeof(why));
+		if (ret < 0)
+			goto fail;
+		if (p->listen_fd >= 0) {
+			loop_ref_init(&p->listen_ref, LOOP_REF_PORT_LISTEN, p->listen_fd,
+				      port_listen_ready);
+			if (loop_add(loop, &p->listen_ref, EPOLLIN) < 0) {
+				snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
+				goto fail;
+			}
+		}
+		p->state = "listening";
+	} else if (cfg->connect[0]) {
+		p->state = "connecting";
+		if (p->ops->connect && p->ops->connect(p, why, sizeof(why)) < 0)
+			goto fail;
+	}
+	log_info("port %s: %s on tap %s, %s %s%s", cfg->name, cfg_port_type_name(cfg->type),
+		 cfg->tap, cfg->listen[0] ? "listening on" : "connecting to",
+		 cfg->listen[0] ? cfg->listen : cfg->connect,
+		 p->ops->name && !strcmp(p->ops->name, "stub") ?
+		 " (packet path not implemented)" : "");
+	return p;
+fail:
+	snprintf(err, errlen, "port %s: %s", cfg->name, why);
+	port_close(p);
+	return NULL;
+}
+
+/**
+ * port_close() - tear a port down: connections, socket, socket path
+ * @p: the port or NULL
+ */
+void port_close(struct port *p)
+{
+	if (!p)
+		return;
+	if (p->ops && p->ops->teardown)
+		p->ops->teardown(p);
+	if (p->listen_fd >= 0) {
+		loop_del(p->loop, &p->listen_ref);
+		port_unix_unlink(p->cfg.listen, p->listen_fd);
+		close(p->listen_fd);
+	}
+	free(p);
+}
+
+/**
+ * port_get_stats() - counters of a port
+ * @p: the port
+ * @tx: out: guest -> tap
+ * @rx: out: tap -> guest
+ */
+void port_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+{
+	memset(tx, 0, sizeof(*tx));
+	memset(rx, 0, sizeof(*rx));
+	if (p->ops->get_stats)
+		p->ops->get_stats(p, tx, rx);
+}
+
+/**
+ * port_connections() - peers connected now
+ * @p: the port
+ *
+ * Return: the count.
+ */
+unsigned int port_connections(struct port *p)
+{
+	return p->ops->connections ? p->ops->connections(p) : 0;
+}

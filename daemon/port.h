@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * port.h - ports: where guests and socket peers meet a tap
+ *
+ * A port is one [port NAME] section.  port_open() makes its socket (a
+ * listening unix socket at cfg.listen with the configured owner and mode,
+ * or, for client ports, asks the type to connect) and registers it with
+ * the event loop; port_close() tears everything down.  What happens on the
+ * socket is the port *type's* business, through struct port_ops:
+ *
+ *   listen    (optional) replace the default socket creation
+ *   accept    a peer connected to the listening socket: the type owns the
+ *             new fd from here on (it registers it, with LOOP_REF_PORT_CONN
+ *             refs embedded in its per-connection data kept in port.priv)
+ *   readable  datagram ports: the bound socket is readable
+ *   connect   client ports (cfg.connect): start connecting; called at open
+ *             and whenever the type calls port_schedule_reconnect()
+ *   teardown  release every connection and port.priv (the listening socket
+ *             is closed by port.c afterwards)
+ *   get_stats counters of the port's queues
+ *   connections  peers connected now
+ *
+ * Types are provided by port_<type>.c files defining the const objects
+ * declared below; a type that is not linked in gets the stub, which accepts
+ * and closes each connection with "packet path not implemented".
+ */
+#ifndef VRINGNET_PORT_H
+#define VRINGNET_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "engine.h"
+#include "loop.h"
+#include "tap.h"
+
+struct port;
+
+/**
+ * struct port_ops - one port type
+ * @name: "vhost-user", "stream", "dgram", "ringfd"
+ * @sock_type: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET for the socket
+ *	port.c creates at cfg.listen
+ * @listen: create the listening socket itself (NULL: port.c does)
+ * @accept: take ownership of a connected fd
+ * @readable: a SOCK_DGRAM port's socket is readable
+ * @connect: client mode: start connecting to cfg.connect
+ * @teardown: free connections and priv
+ * @get_stats: counters (NULL: zero)
+ * @connections: connected peers (NULL: 0)
+ */
+struct port_ops {
+	const char *name;
+	int sock_type;
+	int (*listen)(struct port *p, char *err, size_t errlen);
+	void (*accept)(struct port *p, int fd);
+	void (*readable)(struct port *p);
+	int (*connect)(struct port *p, char *err, size_t errlen);
+	void (*teardown)(struct port *p);
+	void (*get_stats)(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+	unsigned int (*connections)(struct port *p);
+};
+
+/**
+ * struct port - one port
+ * @cfg: its section
+ * @ops: its type
+ * @loop: the event loop
+ * @tap: the tap it serves (owned by the daemon; valid while the port is)
+ * @eng: the engine to move packets with
+ * @listen_fd: the socket at cfg.listen, or -1
+ * @listen_ref: its loop ref
+ * @state: "listening", "connected", "connecting", "idle", ... for status
+ * @priv: the type's data
+ */
+struct port {
+	struct cfg_port cfg;
+	const struct port_ops *ops;
+	struct loop *loop;
+	struct tap_dev *tap;
+	const struct eng_ops *eng;
+	int listen_fd;
+	struct loop_ref listen_ref;
+	const char *state;
+	void *priv;
+};
+
+extern const struct port_ops port_vhost_user_ops __attribute__((weak));
+extern const struct port_ops port_stream_ops __attribute__((weak));
+extern const struct port_ops port_dgram_ops __attribute__((weak));
+extern const struct port_ops port_ringfd_ops __attribute__((weak));
+
+const struct port_ops *port_ops_of(enum cfg_port_type type);
+struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
+		       struct tap_dev *tap, const struct eng_ops *eng,
+		       char *err, size_t errlen);
+void port_close(struct port *p);
+void port_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+unsigned int port_connections(struct port *p);
+int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
+		     int *fd, char *err, size_t errlen);
+void port_unix_unlink(const char *path, int fd);
+
+#endif /* VRINGNET_PORT_H */

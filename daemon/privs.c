@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * privs.c - keep CAP_NET_ADMIN and nothing else
+ *
+ * Why CAP_NET_ADMIN stays: a reload may add a [tap] section, and creating a
+ * tap (TUNSETIFF on a new name, TUNSETPERSIST, TUNSETOWNER) needs it, as do
+ * the rtnetlink changes a reload makes (MTU, MAC, addresses, creating and
+ * enslaving to a bridge, deleting a removed tap).  Nothing else is needed
+ * once the taps and sockets exist: the daemon never binds privileged ports,
+ * never reads other users' files and never executes anything, so the
+ * bounding set is emptied too (no execve() can regain a capability).
+ */
+#include <cap-ng.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "privs.h"
+
+/**
+ * privs_drop() - reduce the capability sets to CAP_NET_ADMIN
+ * @user: "" = stay uid 0; else switch to this user
+ * @uid: @user's uid
+ * @gid: @user's primary gid
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Effective and permitted keep only CAP_NET_ADMIN, inheritable and ambient
+ * are emptied, the bounding set is cleared.  With @user, capng_change_id()
+ * switches uid/gid, drops supplementary groups and keeps CAP_NET_ADMIN
+ * across the change.  A process that is not root and lacks CAP_SETPCAP
+ * cannot clear its bounding set: it then keeps what it has and says so.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	capng_select_t sel = CAPNG_SELECT_BOTH;
+	int ret;
+
+	capng_get_caps_process();
+	if (!capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN)) {
+		snprintf(err, errlen, "capabilities: CAP_NET_ADMIN is not in the effective set (run as root or with AmbientCapabilities=CAP_NET_ADMIN)");
+		return -1;
+	}
+	if (!capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP)) {
+		log_notice("capabilities: no CAP_SETPCAP, the bounding set is left as it is");
+		sel = CAPNG_SELECT_CAPS;
+	}
+	capng_clear(sel);
+	capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN);
+	if (user && user[0]) {
+		ret = capng_change_id((int)uid, (int)gid,
+				      CAPNG_DROP_SUPP_GRP |
+				      (sel == CAPNG_SELECT_BOTH ? CAPNG_CLEAR_BOUNDING : 0));
+		if (ret < 0) {
+			snprintf(err, errlen, "switching to user %s (uid %ld gid %ld): capng_change_id failed (%d)%s%s",
+				 user, (long)uid, (long)gid, ret,
+				 errno ? ": " : "", errno ? strerror(errno) : "");
+			return -1;
+		}
+	} else {
+		ret = capng_apply(sel);
+		if (ret < 0) {
+			snprintf(err, errlen, "capabilities: capng_apply failed (%d)%s%s", ret,
+				 errno ? ": " : "", errno ? strerror(errno) : "");
+			return -1;
+		}
+	}
+#ifdef PR_CAP_AMBIENT
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+#endif
+	return 0;
+}
+
+/**
+ * privs_describe() - the effective set as text, e.g. "net_admin"
+ * @buf: output
+ * @len: its size
+ */
+void privs_describe(char *buf, size_t len)
+{
+	char *text;
+
+	capng_get_caps_process();
+	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	text = capng_print_caps_text(CAPNG_PRINT_BUFFER, CAPNG_EFFECTIVE);
+	snprintf(buf, len, "%s", text ? text : "?");
+	free(text);
+}

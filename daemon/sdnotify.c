@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sdnotify.c - sd_notify() messages and sd_listen_fds() socket activation
+ *
+ * Without NOTIFY_SOCKET every call here is a no-op, so the daemon runs the
+ * same in a terminal.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sdnotify.h"
+
+/**
+ * sdn_watchdog_interval_ns() - how often to send WATCHDOG=1
+ *
+ * Return: half of WATCHDOG_USEC in nanoseconds, or 0 when the watchdog is
+ * off (or WATCHDOG_PID names another process).
+ */
+uint64_t sdn_watchdog_interval_ns(void)
+{
+	uint64_t usec = 0;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
+		return 0;
+	return usec * 1000ULL / 2;
+}
+
+/**
+ * sdn_send() - send one notification, logging a failure at debug level
+ * @msg: the message (newline-separated assignments)
+ */
+static void sdn_send(const char *msg)
+{
+	int ret = sd_notify(0, msg);
+
+	if (ret < 0)
+		log_debug("sd_notify(%s): %s", msg, strerror(-ret));
+}
+
+/**
+ * sdn_ready() - READY=1 with a STATUS= line
+ * @status: human-readable state (taps, ports, engine)
+ */
+void sdn_ready(const char *status)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", status);
+	sdn_send(msg);
+}
+
+/**
+ * sdn_reloading() - RELOADING=1 (with MONOTONIC_USEC, which newer systemd
+ *		     wants next to it)
+ */
+void sdn_reloading(void)
+{
+	struct timespec ts;
+	char msg[128];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000);
+	sdn_send(msg);
+}
+
+/**
+ * sdn_status() - a STATUS= line
+ * @fmt: printf format
+ */
+void sdn_status(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n = snprintf(msg, sizeof(msg), "STATUS=");
+
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	va_end(ap);
+	sdn_send(msg);
+}
+
+/**
+ * sdn_stopping() - STOPPING=1
+ */
+void sdn_stopping(void)
+{
+	sdn_send("STOPPING=1\nSTATUS=stopping");
+}
+
+/**
+ * sdn_watchdog() - WATCHDOG=1 (called from the event loop's timer, so it
+ *		    only goes out while the loop runs)
+ */
+void sdn_watchdog(void)
+{
+	sdn_send("WATCHDOG=1");
+}
+
+/**
+ * sdn_listen_fd() - the control socket passed by socket activation
+ * @path: the configured control socket path
+ *
+ * Accepts exactly one passed fd that is an AF_UNIX SOCK_SEQPACKET
+ * listening socket; if it is bound to another path than @path, that is
+ * logged and the passed socket is used anyway (the unit wins).  The
+ * LISTEN_* variables are removed from the environment.
+ *
+ * Return: the fd, -1 when there was no socket activation, -2 when the
+ * passed fds are not what we want (logged).
+ */
+int sdn_listen_fd(const char *path)
+{
+	int n = sd_listen_fds(1);
+
+	if (n <= 0) {
+		if (n < 0)
+			log_warn("sd_listen_fds: %s", strerror(-n));
+		return -1;
+	}
+	if (n > 1) {
+		log_err("socket activation: %d fds passed, expected 1 (the control socket)", n);
+		return -2;
+	}
+	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
+		log_err("socket activation: fd %d is not a listening AF_UNIX SOCK_SEQPACKET socket",
+			SD_LISTEN_FDS_START);
+		return -2;
+	}
+	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, path, 0) <= 0)
+		log_notice("socket activation: the passed control socket is not bound to %s; using it anyway",
+			   path);
+	return SD_LISTEN_FDS_START;
+}

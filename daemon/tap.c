@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tap.c - create, adopt and delete tap devices through /dev/net/tun
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tap.h"
+
+#define TAP_TUN_DEVICE	"/dev/net/tun"
+
+/**
+ * tap_exists() - whether a network interface of this name exists
+ * @name: interface name
+ *
+ * Return: true if it exists (of any kind).
+ */
+bool tap_exists(const char *name)
+{
+	return if_nametoindex(name) != 0;
+}
+
+/**
+ * tap_open_queue() - open /dev/net/tun and attach it to the device
+ * @name: interface name
+ * @flags: IFF_* flags for TUNSETIFF
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the fd, or -1 with @err filled.
+ */
+static int tap_open_queue(const char *name, short flags, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int fd, hdrlen = TAP_VNET_HDR_LEN;
+
+	fd = open(TAP_TUN_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "tap %s: open %s: %s", name, TAP_TUN_DEVICE,
+			 strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_flags = flags;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		int e = errno;
+
+		if (e == EINVAL && tap_exists(name))
+			snprintf(err, errlen,
+				 "tap %s: TUNSETIFF: %s (an interface of this name exists and is not a %s tap)",
+				 name, strerror(e),
+				 (flags & IFF_MULTI_QUEUE) ? "multi-queue" : "single-queue");
+		else
+			snprintf(err, errlen, "tap %s: TUNSETIFF: %s", name, strerror(e));
+		close(fd);
+		return -1;
+	}
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrlen) < 0) {
+		snprintf(err, errlen, "tap %s: TUNSETVNETHDRSZ %d: %s", name, hdrlen,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * tap_open() - create (or adopt) a tap as the configuration says
+ * @tap: filled on success
+ * @cfg: the [tap NAME] section
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Opens @cfg->queues queues, sets the persist flag and the owner/group.
+ * Link settings (MTU, MAC, addresses, bridge) are netlink's job (netlink.h).
+ *
+ * Return: 0, or -1 with @err filled and nothing left behind (a device we
+ * created is gone again; an adopted one keeps its old persist flag).
+ */
+int tap_open(struct tap_dev *tap, const struct cfg_tap *cfg,
+	     char *err, size_t errlen)
+{
+	short flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	unsigned int i, queues = cfg->queues ? cfg->queues : 1;
+
+	memset(tap, 0, sizeof(*tap));
+	for (i = 0; i < CFG_MAX_QUEUES; i++)
+		tap->fds[i] = -1;
+	snprintf(tap->name, sizeof(tap->name), "%s", cfg->name);
+	if (queues > CFG_MAX_QUEUES) {
+		snprintf(err, errlen, "tap %s: %u queues (at most %d)", cfg->name,
+			 queues, CFG_MAX_QUEUES);
+		return -1;
+	}
+	if (queues > 1)
+		flags |= IFF_MULTI_QUEUE;
+	tap->adopted = tap_exists(cfg->name);
+	for (i = 0; i < queues; i++) {
+		tap->fds[i] = tap_open_queue(cfg->name, flags, err, errlen);
+		if (tap->fds[i] < 0)
+			goto fail;
+		tap->nqueues++;
+	}
+	tap->ifindex = (int)if_nametoindex(cfg->name);
+	/* An adopted tap was persistent (else it could not exist without
+	 * an fd); it stays so until we say otherwise. */
+	tap->persist = tap->adopted;
+	if (tap_set_persist(tap, cfg->persist, err, errlen) < 0)
+		goto fail;
+	if (tap_set_owner(tap, cfg->owner_uid, cfg->group_gid, err, errlen) < 0)
+		goto fail;
+	log_info("tap %s: %s, %u queue%s, ifindex %d%s", tap->name,
+		 tap->adopted ? "adopted" : "created", tap->nqueues,
+		 tap->nqueues == 1 ? "" : "s", tap->ifindex,
+		 cfg->persist ? ", persistent" : "");
+	return 0;
+fail:
+	tap_close(tap);
+	return -1;
+}
+
+/**
+ * tap_set_persist() - set or clear TUNSETPERSIST
+ * @tap: an open tap
+ * @persist: the wanted state
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int tap_set_persist(struct tap_dev *tap, bool persist, char *err, size_t errlen)
+{
+	if (!tap->nqueues)
+		return 0;
+	if (ioctl(tap->fds[0], TUNSETPERSIST, (unsigned long)persist) < 0) {
+		snprintf(err, errlen, "tap %s: TUNSETPERSIST %d: %s", tap->name,
+			 persist, strerror(errno));
+		return -1;
+	}
+	tap->persist = persist;
+	return 0;
+}
+
+/**
+ * tap_set_owner() - set the user and group allowed to use the device
+ * @tap: an open tap
+ * @uid: owner, (uid_t)-1 for none
+ * @gid: group, (gid_t)-1 for none
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
+		  char *err, size_t errlen)
+{
+	if (!tap->nqueues)
+		return 0;
+	if (ioctl(tap->fds[0], TUNSETOWNER, (unsigned long)uid) < 0) {
+		snprintf(err, errlen, "tap %s: TUNSETOWNER %ld: %s", tap->name,
+			 (long)(int)uid, strerror(errno));
+		return -1;
+	}
+	if (ioctl(tap->fds[0], TUNSETGROUP, (unsigned long)gid) < 0) {
+		snprintf(err, errlen, "tap %s: TUNSETGROUP %ld: %s", tap->name,
+			 (long)(int)gid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * tap_close() - close every queue; a non-persistent tap disappears
+ * @tap: the tap (already closed is fine)
+ */
+void tap_close(struct tap_dev *tap)
+{
+	unsigned int i;
+
+	for (i = 0; i < CFG_MAX_QUEUES; i++) {
+		if (tap->fds[i] >= 0)
+			close(tap->fds[i]);
+		tap->fds[i] = -1;
+	}
+	tap->nqueues = 0;
+}
+
+/**
+ * tap_destroy() - delete the device even if it is persistent
+ * @tap: an open tap
+ */
+void tap_destroy(struct tap_dev *tap)
+{
+	char err[CFG_ERR_MAX];
+
+	if (tap->persist && tap_set_persist(tap, false, err, sizeof(err)) < 0)
+		log_warn("%s", err);
+	tap_close(tap);
+}

@@ -80,7 +80,7 @@
 #include <linux/virtio_net.h>
 #include <net/sock.h>
 #include <net/xdp.h>
-#include <uapi/linux/vringfd.h>
+#include <linux/vringfd.h>
 #include "ring.h"
 #include "tap.h"
 
@@ -530,8 +530,9 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const void *vh,
  * @t: the attachment
  *
  * Return: chains consumed (sent or dropped), 0 when none were available,
- * or -errno: -EPIPE (the tap went away), the walker's errors, -EINTR (a
- * signal before anything was consumed).
+ * or -errno: -EPIPE (the tap went away; chains already taken are completed
+ * and counted in drop_tap), the walker's errors, -EINTR (a signal before
+ * anything was consumed).
  */
 static int vrfd_tap_push_tx(struct vrfd_tap *t)
 {
@@ -626,11 +627,10 @@ complete:
 	if (vrfd_tap_tx_flush(t) && !err)
 		err = -EPIPE;
 	vrfd_ring_publish_used(ring);
-	if (n)
-		ring->stats.batches++;
 	vrfd_tap_update_drops(t);
 	mutex_unlock(&ring->lock);
-	if (n && (err == -EINTR || err == -EPIPE || err == -ENOMEM))
+	/* chains taken before the tap went away are completed (drop_tap) */
+	if (n && (err == -EINTR || err == -ENOMEM))
 		return n;
 	return err ? err : n;
 }
@@ -823,8 +823,6 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 		bytes += r;
 	}
 	vrfd_ring_publish_used(ring);
-	if (used)
-		ring->stats.batches++;
 	vrfd_tap_update_drops(t);
 	mutex_unlock(&ring->lock);
 	if (used && (err == -EINTR || err == -EPIPE))

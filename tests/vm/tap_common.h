@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tap_common.h - shared helpers of the tap attachment's VM tests
+ * (tests/vm/tap_*.c): result lines, taps, rings, counters, raw sockets.
+ *
+ * Every test prints one line: "PASS: name", "FAIL: name: why" or
+ * "SKIP: name: why"; tc_exit() returns 0 iff nothing failed.
+ */
+#ifndef TAP_COMMON_H
+#define TAP_COMMON_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
+#include <net/ethernet.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+
+#include "vringfd.h"
+
+static int tc_failed, tc_passed;
+
+/**
+ * tc_result() - print one result line
+ * @ok: 1 pass, 0 fail, -1 skip
+ * @name: test name
+ * @fmt: reason (printf format), for fail and skip
+ */
+static inline void __attribute__((format(printf, 3, 4)))
+tc_result(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok > 0) {
+		printf("PASS: %s\n", name);
+		tc_passed++;
+	} else {
+		printf("%s: %s: ", ok ? "SKIP" : "FAIL", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+		if (!ok)
+			tc_failed++;
+	}
+	fflush(stdout);
+}
+
+/**
+ * tc_expect_err() - check that a call failed with @want
+ * @name: test name
+ * @ret: the call's return
+ * @want: expected errno (0: expected success)
+ *
+ * Return: 1 when as expected.
+ */
+static inline int tc_expect_err(const char *name, long ret, int want)
+{
+	int e = errno;
+
+	if (want == 0 ? ret >= 0 : (ret < 0 && e == want)) {
+		tc_result(1, name, " ");
+		return 1;
+	}
+	tc_result(0, name, "got %ld errno %d (%s), want %s", ret, ret < 0 ? e : 0,
+		  ret < 0 ? strerror(e) : "-", want ? strerror(want) : "success");
+	return 0;
+}
+
+/**
+ * tc_exit() - the program's exit status
+ *
+ * Return: 0 iff no test failed.
+ */
+static inline int tc_exit(void)
+{
+	return tc_failed ? 1 : 0;
+}
+
+/**
+ * tc_sh() - run a shell command quietly
+ * @fmt: printf format
+ *
+ * Return: the command's exit status (-1 when it could not run).
+ */
+static inline int __attribute__((format(printf, 1, 2))) tc_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	return r == -1 ? -1 : WEXITSTATUS(r);
+}
+
+/**
+ * tc_tap_open() - create (or attach to) a tun/tap device
+ * @name: interface name
+ * @flags: IFF_TAP/IFF_TUN, IFF_NO_PI, IFF_VNET_HDR, IFF_MULTI_QUEUE
+ *
+ * Return: the fd, or -1 with errno.
+ */
+static inline int tc_tap_open(const char *name, int flags)
+{
+	struct ifreq ifr;
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_flags = (short)flags;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * tc_ifstat() - read /sys/class/net/IF/statistics/COUNTER
+ * @ifname: interface
+ * @counter: rx_packets, tx_dropped, ...
+ *
+ * Return: the value, or -1.
+ */
+static inline long long tc_ifstat(const char *ifname, const char *counter)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, counter);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/**
+ * struct tc_ring - a ring in this process's memory with its vring fd
+ * @mem: ring memory (page aligned)
+ * @size: bytes of @mem
+ * @r: driver-side state
+ * @fd: vring fd
+ */
+struct tc_ring {
+	void *mem;
+	size_t size;
+	struct vringfd_ring r;
+	int fd;
+};
+
+/**
+ * tc_ring_new() - allocate a ring and create its vring fd
+ * @t: filled in
+ * @num: ring size
+ * @features: ring features
+ *
+ * Return: 0, or -1 with errno.
+ */
+static inline int tc_ring_new(struct tc_ring *t, unsigned int num, uint64_t features)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	t->size = (vringfd_ring_size(num, 4096) + 4095) & ~(size_t)4095;
+	t->mem = mmap(NULL, t->size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->mem == MAP_FAILED)
+		return -1;
+	if (vringfd_ring_init(&t->r, t->mem, num, 4096, features) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	t->fd = vringfd_create(num, t->r.vr.desc, t->r.vr.avail, t->r.vr.used,
+			       &t->r.last_used, features);
+	return t->fd < 0 ? -1 : 0;
+}
+
+/**
+ * tc_ring_free() - close and free a ring from tc_ring_new()
+ * @t: the ring
+ */
+static inline void tc_ring_free(struct tc_ring *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	vringfd_ring_fini(&t->r);
+	if (t->mem && t->mem != MAP_FAILED)
+		munmap(t->mem, t->size);
+	t->fd = -1;
+	t->mem = NULL;
+}
+
+/**
+ * tc_attach() - VRINGFD_ATTACH_TAP with all fields
+ * @ring_fd: vring fd
+ * @tap_fd: tap fd
+ * @dir: VRINGFD_DIR_*
+ * @hdr: vnet_hdr_len
+ * @flags: VRINGFD_TAP_F_*
+ *
+ * Return: as vringfd_attach_tap_ex().
+ */
+static inline int tc_attach(int ring_fd, int tap_fd, unsigned int dir,
+			    unsigned int hdr, unsigned int flags)
+{
+	struct vringfd_tap a;
+
+	memset(&a, 0, sizeof(a));
+	a.tap_fd = tap_fd;
+	a.dir = dir;
+	a.vnet_hdr_len = hdr;
+	a.flags = flags;
+	return vringfd_attach_tap_ex(ring_fd, &a);
+}
+
+/**
+ * tc_drain_used() - collect every used entry of a ring
+ * @t: the ring
+ * @lens: optional sum of used lengths (out)
+ *
+ * Return: the number of entries collected.
+ */
+static inline int tc_drain_used(struct tc_ring *t, uint64_t *lens)
+{
+	uint32_t len;
+	int n = 0;
+
+	while (vringfd_ring_get_used(&t->r, &len)) {
+		if (lens)
+			*lens += len;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * tc_packet_socket() - a raw AF_PACKET socket bound to @ifname
+ * @ifname: interface
+ *
+ * Return: the socket, or -1.
+ */
+static inline int tc_packet_socket(const char *ifname)
+{
+	struct sockaddr_ll sll;
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	if (!sll.sll_ifindex || bind(s, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/**
+ * tc_frame() - build a test Ethernet frame: broadcast, ethertype 0x88b5
+ * (local experimental), payload bytes (seq + i) & 0xff
+ * @buf: at least @len bytes
+ * @len: frame length (>= 14)
+ * @seq: pattern seed
+ */
+static inline void tc_frame(uint8_t *buf, size_t len, unsigned int seq)
+{
+	size_t i;
+
+	memset(buf, 0xff, 6);
+	memcpy(buf + 6, "\x02\x00\x00\x00\x00\x01", 6);
+	buf[12] = 0x88;
+	buf[13] = 0xb5;
+	for (i = 14; i < len; i++)
+		buf[i] = (uint8_t)(seq + i);
+}
+
+/**
+ * tc_kmsg_clean() - no WARN, BUG or oops in the kernel log so far
+ *
+ * Return: 1 when clean (or the log cannot be read), 0 otherwise.
+ */
+static inline int tc_kmsg_clean(void)
+{
+	return tc_sh("dmesg 2>/dev/null | grep -qE 'WARNING:|BUG:|Oops|general protection'") != 0;
+}
+
+#endif /* TAP_COMMON_H */

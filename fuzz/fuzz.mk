@@ -16,6 +16,7 @@ fuzz: $(FUZZ_BINS)
 FUZZ_DEPS_config   := daemon/config.c daemon/reload.c
 FUZZ_DEPS_ctlproto := daemon/ctlproto.c
 FUZZ_DEPS_vhost_user := daemon/vhost_user.c daemon/vhost_user_msg.c
+FUZZ_DEPS_frame_stream := daemon/frame_stream.c
 
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c $$(FUZZ_DEPS_$$*)

@@ -148,16 +148,16 @@ static void post(uint16_t head)
 
 /**
  * expect_broken() - the next get_chain answers -EIO and the ring is broken
+ *
+ * A macro, so a failure points at the test's line.
  */
-static void expect_broken(void)
-{
-	uint16_t last = dev.last_avail;
-
-	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), -EIO);
-	ck_assert(dev.broken);
-	ck_assert_uint_eq(dev.last_avail, last);	/* nothing taken */
-	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), -EIO);
-}
+#define expect_broken() do { \
+	uint16_t _last = dev.last_avail; \
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), -EIO); \
+	ck_assert(dev.broken); \
+	ck_assert_uint_eq(dev.last_avail, _last);	/* nothing taken */ \
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), -EIO); \
+} while (0)
 
 START_TEST(dev_init_bad_args)
 {

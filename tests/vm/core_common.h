@@ -35,7 +35,7 @@ static int core_failures;
  * @name: test name
  * @fmt: why it failed (printf format), used when !@ok
  */
-static void __attribute__((format(printf, 3, 4)))
+static inline void __attribute__((format(printf, 3, 4)))
 core_result(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
@@ -58,7 +58,7 @@ core_result(bool ok, const char *name, const char *fmt, ...)
  * @name: test name
  * @why: reason
  */
-static void core_skip(const char *name, const char *why)
+static inline void core_skip(const char *name, const char *why)
 {
 	printf("SKIP: %s: %s\n", name, why);
 	fflush(stdout);
@@ -72,7 +72,7 @@ static void core_skip(const char *name, const char *why)
  *
  * Uses the current errno.
  */
-static void core_expect_err(const char *name, long ret, int err)
+static inline void core_expect_err(const char *name, long ret, int err)
 {
 	int e = errno;
 
@@ -113,7 +113,7 @@ struct tring {
  *
  * Return: 0, or -1 on mmap failure.
  */
-static int tring_map(struct tring *t, unsigned int num, size_t buf_size)
+static inline int tring_map(struct tring *t, unsigned int num, size_t buf_size)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -143,7 +143,7 @@ static int tring_map(struct tring *t, unsigned int num, size_t buf_size)
  *
  * Return: 0, or -1 with errno.
  */
-static int tring_open(struct tring *t, unsigned int num, size_t buf_size,
+static inline int tring_open(struct tring *t, unsigned int num, size_t buf_size,
 		      uint64_t features)
 {
 	if (tring_map(t, num, buf_size))
@@ -157,7 +157,7 @@ static int tring_open(struct tring *t, unsigned int num, size_t buf_size,
  * tring_close() - close the fd and unmap everything
  * @t: the ring
  */
-static void tring_close(struct tring *t)
+static inline void tring_close(struct tring *t)
 {
 	if (t->fd >= 0)
 		close(t->fd);
@@ -178,7 +178,7 @@ static void tring_close(struct tring *t)
  * @flags: VRING_DESC_F_*
  * @next: next index
  */
-static void tring_desc(struct tring *t, unsigned int i, uint64_t addr,
+static inline void tring_desc(struct tring *t, unsigned int i, uint64_t addr,
 		       uint32_t len, uint16_t flags, uint16_t next)
 {
 	t->vr.desc[i].addr = addr;
@@ -192,7 +192,7 @@ static void tring_desc(struct tring *t, unsigned int i, uint64_t addr,
  * @t: the ring
  * @head: head index (may be out of range on purpose)
  */
-static void tring_avail(struct tring *t, uint16_t head)
+static inline void tring_avail(struct tring *t, uint16_t head)
 {
 	uint16_t idx = t->vr.avail->idx;
 
@@ -210,7 +210,7 @@ static void tring_avail(struct tring *t, uint16_t head)
  *
  * Return: the head index used.
  */
-static uint16_t tring_post(struct tring *t, uint32_t len, bool write,
+static inline uint16_t tring_post(struct tring *t, uint32_t len, bool write,
 			   uint8_t fill)
 {
 	unsigned int i = t->next_desc++ & (t->num - 1);
@@ -231,7 +231,7 @@ static uint16_t tring_post(struct tring *t, uint32_t len, bool write,
  *
  * Return: used->idx - last_used.
  */
-static uint16_t tring_used_pending(const struct tring *t)
+static inline uint16_t tring_used_pending(const struct tring *t)
 {
 	uint16_t idx = __atomic_load_n(&t->vr.used->idx, __ATOMIC_ACQUIRE);
 
@@ -246,7 +246,7 @@ static uint16_t tring_used_pending(const struct tring *t)
  *
  * Return: true when there was one.
  */
-static bool tring_take_used(struct tring *t, uint32_t *id, uint32_t *len)
+static inline bool tring_take_used(struct tring *t, uint32_t *id, uint32_t *len)
 {
 	struct vring_used_elem *e;
 
@@ -266,7 +266,7 @@ static bool tring_take_used(struct tring *t, uint32_t *id, uint32_t *len)
  *
  * Return: 0 or -1 with errno.
  */
-static int tring_state(const struct tring *t, struct vringfd_state *st)
+static inline int tring_state(const struct tring *t, struct vringfd_state *st)
 {
 	return ioctl(t->fd, VRINGFD_GET_STATE, st);
 }
@@ -277,7 +277,7 @@ static int tring_state(const struct tring *t, struct vringfd_state *st)
  *
  * Return: true when VRINGFD_STATE_BROKEN is set.
  */
-static bool tring_broken(const struct tring *t)
+static inline bool tring_broken(const struct tring *t)
 {
 	struct vringfd_state st;
 
@@ -291,7 +291,7 @@ static bool tring_broken(const struct tring *t)
  *
  * Return: true when /dev/vringfd_echo exists.
  */
-static bool echo_available(void)
+static inline bool echo_available(void)
 {
 	return access("/dev/vringfd_echo", F_OK) == 0;
 }
@@ -306,7 +306,7 @@ static bool echo_available(void)
  *
  * Return: 0, or -1 with errno from VRINGFD_ECHO_ATTACH (or open).
  */
-static int echo_attach(int from, int to, unsigned int atomic_every,
+static inline int echo_attach(int from, int to, unsigned int atomic_every,
 		       unsigned int flags, int *efd)
 {
 	struct vringfd_echo_attach a;
@@ -339,7 +339,7 @@ static int echo_attach(int from, int to, unsigned int atomic_every,
  *
  * Return: poll()'s return value.
  */
-static int poll_one(int fd, int timeout_ms, short *revents)
+static inline int poll_one(int fd, int timeout_ms, short *revents)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int r = poll(&p, 1, timeout_ms);

@@ -32,17 +32,105 @@ extern "C" {
 /** VRINGFD_DEVICE - the misc device; $VRINGFD_DEVICE overrides it. */
 #define VRINGFD_DEVICE "/dev/vringfd"
 
+/*
+ * Every call of this part returns -1 with errno set on failure (errno is
+ * the ioctl's, preserved across the library's own cleanup).  The calls that
+ * need the misc device open it O_RDWR|O_CLOEXEC and close it after the
+ * ioctl: ENOENT means the module is not loaded, EACCES no permission on
+ * the device node.  Checks done here, before anything is opened: num not a
+ * power of two in 1..VRINGFD_MAX_NUM -> EINVAL; a NULL struct pointer ->
+ * EFAULT; more than VRINGFD_MAX_MEM_REGIONS regions -> EINVAL.  The other
+ * errors are the module's, as documented per ioctl in <linux/vringfd.h>.
+ */
+
+/**
+ * vringfd() - the seed's call: a vring fd over a legacy-layout ring
+ * @addr: a ring laid out by vring_init(&vr, @num, @addr, getpagesize())
+ * @num: ring size, a power of two from 1 to VRINGFD_MAX_NUM
+ * @last_used: the caller's count of consumed used entries (poll() with
+ *	nothing attached compares it with used->idx)
+ * Return: the new fd (no features negotiated), or -1 with errno.
+ */
 int vringfd(void *addr, unsigned int num, uint16_t *last_used);
+
+/**
+ * vringfd_create() - a vring fd over three separate ring parts
+ * @num: ring size
+ * @desc: descriptor table (16-byte aligned)
+ * @avail: avail ring (2-byte aligned)
+ * @used: used ring (4-byte aligned)
+ * @last_used: as for vringfd()
+ * @features: 1ULL << VIRTIO_RING_F_INDIRECT_DESC / VIRTIO_RING_F_EVENT_IDX
+ * Return: the new fd, or -1 with errno (VRINGFD_CREATE's errors).
+ */
 int vringfd_create(unsigned int num, void *desc, void *avail, void *used,
 		   uint16_t *last_used, uint64_t features);
+
+/**
+ * vringfd_get_version() - what the loaded module supports
+ * @ver: filled in
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_get_version(struct vringfd_version *ver);
+
+/**
+ * vringfd_attach_tap() - attach a ring to a tap queue: plain frames
+ * @ring_fd: vring fd
+ * @tap_fd: fd of an IFF_TAP queue (or macvtap/ipvtap)
+ * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
+ *
+ * vnet_hdr_len 0 and no flags; vringfd_attach_tap_ex() for the rest.
+ * Return: 0, or -1 with errno (VRINGFD_ATTACH_TAP's errors).
+ */
 int vringfd_attach_tap(int ring_fd, int tap_fd, unsigned int dir);
+
+/**
+ * vringfd_attach_tap_ex() - attach a ring to a tap queue: all options
+ * @ring_fd: vring fd
+ * @tap: the attachment
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_attach_tap_ex(int ring_fd, const struct vringfd_tap *tap);
+
+/**
+ * vringfd_detach() - detach whatever is attached
+ * @ring_fd: vring fd
+ * Return: 0, or -1 with errno (ENOENT: nothing attached).
+ */
 int vringfd_detach(int ring_fd);
+
+/**
+ * vringfd_set_mem_table() - descriptor address translation
+ * @ring_fd: vring fd
+ * @regions: @nregions regions (NULL allowed when @nregions is 0)
+ * @nregions: 0 removes the table; at most VRINGFD_MAX_MEM_REGIONS
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 			  unsigned int nregions);
+
+/**
+ * vringfd_set_call_fd() - the eventfd the kernel signals on used entries
+ * @ring_fd: vring fd
+ * @eventfd: an eventfd, or -1 to remove it
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_set_call_fd(int ring_fd, int eventfd);
+
+/**
+ * vringfd_get_stats() - the ring's counters
+ * @ring_fd: vring fd
+ * @stats: filled in
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_get_stats(int ring_fd, struct vringfd_stats *stats);
+
+/**
+ * vringfd_get_state() - the kernel's private view of the ring
+ * @ring_fd: vring fd
+ * @state: filled in (reading clears VRINGFD_STATE_NOTIFY)
+ * Return: 0, or -1 with errno.
+ */
 int vringfd_get_state(int ring_fd, struct vringfd_state *state);
 
 /* ---- 2. driver side ---------------------------------------------------- */

@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vringnetctl.c - the admin command of vringnetd (vringnetctl(8)).
+ *
+ * Sends one request over the control socket (vringnetd-control(7)), waits
+ * for its reply and prints it as aligned tables or, with --json, as JSON.
+ * Exit status: 0 done, 1 the daemon refused the request, 2 usage error,
+ * 3 the daemon is not running, 4 permission denied, 5 protocol error,
+ * 6 timeout, 7 another system error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctlproto.h"
+
+#define VRINGNETCTL_VERSION "0.1"	/* the package version (VRINGNETD_VERSION) */
+
+enum ctl_exit {
+	EXIT_OK = 0,
+	EXIT_REFUSED = 1,
+	EXIT_USAGE = 2,
+	EXIT_NOT_RUNNING = 3,
+	EXIT_PERMISSION = 4,
+	EXIT_PROTOCOL = 5,
+	EXIT_TIMEOUT = 6,
+	EXIT_SYSTEM = 7,
+};
+
+/**
+ * struct ctl_opts - the command line
+ * @socket: control socket path
+ * @json: print JSON
+ * @timeout: seconds to wait for connect, send and reply
+ * @req: the request
+ */
+struct ctl_opts {
+	const char *socket;
+	bool json;
+	double timeout;
+	struct ctl_request req;
+};
+
+/**
+ * usage() - print the help text
+ * @f: where to
+ */
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: vringnetctl [OPTIONS] COMMAND\n"
+		"Query and control a running vringnetd.\n"
+		"\n"
+		"Commands:\n"
+		"  status         daemon, taps and ports\n"
+		"  list           taps and ports\n"
+		"  stats [PORT]   counters of every port, or of one\n"
+		"  reload         re-read the configuration file and apply the difference\n"
+		"\n"
+		"Options:\n"
+		"  -s, --socket PATH   control socket (default %s)\n"
+		"  -j, --json          print JSON\n"
+		"  -t, --timeout S     seconds to wait for the daemon (default 5)\n"
+		"  -h, --help          print this help\n"
+		"  -V, --version       print the version\n"
+		"\n"
+		"Exit status: 0 done, 1 the daemon refused the request, 2 usage error,\n"
+		"3 daemon not running, 4 permission denied, 5 protocol error, 6 timeout,\n"
+		"7 other system error.\n", CFG_DEFAULT_CONTROL);
+}
+
+/**
+ * parse_args() - parse the command line
+ * @argc: argument count
+ * @argv: arguments
+ * @o: the result
+ *
+ * Return: -1 to go on, else the exit status (help, version, usage error).
+ */
+static int parse_args(int argc, char **argv, struct ctl_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd;
+	char *end;
+	int c;
+
+	o->socket = CFG_DEFAULT_CONTROL;
+	o->json = false;
+	o->timeout = 5;
+	memset(&o->req, 0, sizeof(o->req));
+	o->req.version = CTL_PROTO_VERSION;
+	while ((c = getopt_long(argc, argv, "+s:jt:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->socket = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 't':
+			errno = 0;
+			o->timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(o->timeout) ||
+			    o->timeout < 0.001 || o->timeout > 3600) {
+				fprintf(stderr, "vringnetctl: --timeout: '%s' is not a number of seconds in 0.001..3600\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("vringnetctl %s (control protocol %d)\n", VRINGNETCTL_VERSION,
+			       CTL_PROTO_VERSION);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'vringnetctl --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload)\n"
+			"Try 'vringnetctl --help'.\n");
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind++];
+	if (!strcmp(cmd, "status")) {
+		o->req.cmd = CTL_CMD_STATUS;
+	} else if (!strcmp(cmd, "list")) {
+		o->req.cmd = CTL_CMD_LIST;
+	} else if (!strcmp(cmd, "stats")) {
+		o->req.cmd = CTL_CMD_STATS;
+		if (optind < argc) {
+			const char *port = argv[optind++];
+
+			if (strlen(port) >= sizeof(o->req.port)) {
+				fprintf(stderr, "vringnetctl: port name '%s' is longer than %zu bytes\n",
+					port, sizeof(o->req.port) - 1);
+				return EXIT_USAGE;
+			}
+			strcpy(o->req.port, port);
+		}
+	} else if (!strcmp(cmd, "reload")) {
+		o->req.cmd = CTL_CMD_RELOAD;
+	} else {
+		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload)\n",
+			cmd);
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vringnetctl: unexpected argument '%s' after '%s'\n",
+			argv[optind], cmd);
+		return EXIT_USAGE;
+	}
+	if (strlen(o->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		fprintf(stderr, "vringnetctl: socket path too long (max %zu bytes)\n",
+			sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/**
+ * errno_exit() - exit status and explanation for a connect/send/recv error
+ * @err: the errno
+ * @why: set to a short explanation
+ *
+ * Return: EXIT_NOT_RUNNING, EXIT_PERMISSION, EXIT_TIMEOUT, EXIT_PROTOCOL or
+ * EXIT_SYSTEM.
+ */
+static int errno_exit(int err, const char **why)
+{
+	switch (err) {
+	case ENOENT:
+	case ECONNREFUSED:
+		*why = "is vringnetd running?";
+		return EXIT_NOT_RUNNING;
+	case EACCES:
+	case EPERM:
+		*why = "permission denied (are you in the socket's group?)";
+		return EXIT_PERMISSION;
+	case EAGAIN:
+	case ETIMEDOUT:
+	case EINPROGRESS:
+		*why = "timed out";
+		return EXIT_TIMEOUT;
+	case EPROTOTYPE:
+	case ENOTSOCK:
+		*why = "not a vringnetd control socket";
+		return EXIT_PROTOCOL;
+	case EPIPE:
+	case ECONNRESET:
+		*why = "the daemon closed the connection";
+		return EXIT_PROTOCOL;
+	}
+	*why = NULL;
+	return EXIT_SYSTEM;
+}
+
+/**
+ * transact() - send the request and receive the reply
+ * @o: options (socket, timeout, request)
+ * @buf: receive buffer, CTL_REPLY_MAX + 1 bytes
+ * @len: set to the reply's length
+ *
+ * Return: EXIT_OK, or the exit status after printing why.
+ */
+static int transact(const struct ctl_opts *o, char *buf, size_t *len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv;
+	char req[CTL_REQUEST_MAX];
+	const char *why, *step;
+	ssize_t n;
+	int fd, rc, e;
+
+	rc = ctlproto_encode_request(&o->req, req, sizeof(req));
+	if (rc < 0) {
+		fprintf(stderr, "vringnetctl: cannot encode the request: %s\n", strerror(-rc));
+		return EXIT_USAGE;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "vringnetctl: socket: %s\n", strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	tv.tv_sec = (time_t)o->timeout;
+	tv.tv_usec = (suseconds_t)((o->timeout - (double)tv.tv_sec) * 1e6);
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+		fprintf(stderr, "vringnetctl: setsockopt: %s\n", strerror(errno));
+		close(fd);
+		return EXIT_SYSTEM;
+	}
+	strcpy(sa.sun_path, o->socket);
+	step = "connect to";
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	step = "send to";
+	n = send(fd, req, (size_t)rc, MSG_NOSIGNAL);
+	if (n < 0)
+		goto fail;
+	step = "receive from";
+	do {
+		n = recv(fd, buf, CTL_REPLY_MAX + 1, MSG_TRUNC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		goto fail;
+	close(fd);
+	if (n == 0) {
+		fprintf(stderr, "vringnetctl: %s: the daemon closed the connection without a reply\n",
+			o->socket);
+		return EXIT_PROTOCOL;
+	}
+	if (n > CTL_REPLY_MAX) {
+		fprintf(stderr, "vringnetctl: %s: reply of %zd bytes exceeds the limit of %d\n",
+			o->socket, n, CTL_REPLY_MAX);
+		return EXIT_PROTOCOL;
+	}
+	*len = (size_t)n;
+	return EXIT_OK;
+fail:
+	e = errno;
+	close(fd);
+	rc = errno_exit(e, &why);
+	if (rc == EXIT_TIMEOUT)
+		fprintf(stderr, "vringnetctl: cannot %s %s: no answer within %g s\n", step,
+			o->socket, o->timeout);
+	else if (why)
+		fprintf(stderr, "vringnetctl: cannot %s %s: %s (%s)\n", step, o->socket,
+			strerror(e), why);
+	else
+		fprintf(stderr, "vringnetctl: cannot %s %s: %s\n", step, o->socket, strerror(e));
+	return rc;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+/**
+ * json_string() - print a JSON string literal
+ * @s: the bytes; invalid UTF-8 is printed as U+FFFD
+ */
+static void json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putchar('"');
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = 0, i;
+
+		if (c == '"' || c == '\\') {
+			printf("\\%c", c);
+			p++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			printf("\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			putchar(c);
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		for (i = 1; n && i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				n = 0;
+		/* overlong, surrogate and above U+10FFFF forms */
+		if (n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+			n = 0;
+		if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+			n = 0;
+		if (!n) {
+			printf("\\ufffd");
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n + 1, stdout);
+		p += n + 1;
+	}
+	putchar('"');
+}
+
+/**
+ * is_number() - whether a value is a canonical unsigned decimal
+ * @s: the value
+ *
+ * Return: true for "0" or [1-9][0-9]{0,19}.
+ */
+static bool is_number(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 20 && strspn(s, "0123456789") == n && (s[0] != '0' || n == 1);
+}
+
+/**
+ * numeric_key() - whether a key holds a number
+ * @key: the key
+ *
+ * Return: true for the counters and the known numeric fields.
+ */
+static bool numeric_key(const char *key)
+{
+	static const char *const keys[] = {
+		"pid", "uptime", "taps", "ports", "ifindex", "mtu", "queues",
+		"connections", "taps_added", "taps_removed", "taps_changed",
+		"ports_added", "ports_removed", "ports_changed", NULL,
+	};
+	unsigned int i;
+
+	if (!strncmp(key, "tx_", 3) || !strncmp(key, "rx_", 3))
+		return true;
+	for (i = 0; keys[i]; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/**
+ * json_value() - print a value as number, boolean or string
+ * @key: its key
+ * @v: the value
+ */
+static void json_value(const char *key, const char *v)
+{
+	if (numeric_key(key) && is_number(v))
+		fputs(v, stdout);
+	else if (!strcmp(key, "persist") && (!strcmp(v, "yes") || !strcmp(v, "no")))
+		fputs(!strcmp(v, "yes") ? "true" : "false", stdout);
+	else
+		json_string(v);
+}
+
+/**
+ * json_record() - print a record as a JSON object
+ * @r: the record; keys tx_X and rx_X go into nested "tx" and "rx" objects
+ * @indent: indentation of the object's keys
+ */
+static void json_record(const struct ctl_record *r, const char *indent)
+{
+	static const char *const dirs[] = { "tx", "rx" };
+	unsigned int i, d;
+	bool first = true, any;
+
+	printf("{");
+	for (i = 0; i < r->nkv; i++) {
+		const struct ctl_kv *kv = &r->kv[i];
+
+		if (!strncmp(kv->key, "tx_", 3) || !strncmp(kv->key, "rx_", 3))
+			continue;
+		printf("%s\n%s", first ? "" : ",", indent);
+		json_string(kv->key);
+		printf(": ");
+		json_value(kv->key, kv->value);
+		first = false;
+	}
+	for (d = 0; d < 2; d++) {
+		any = false;
+		for (i = 0; i < r->nkv; i++) {
+			const struct ctl_kv *kv = &r->kv[i];
+
+			if (strncmp(kv->key, dirs[d], 2) || kv->key[2] != '_')
+				continue;
+			if (!any)
+				printf("%s\n%s\"%s\": {", first ? "" : ",", indent, dirs[d]);
+			else
+				printf(", ");
+			json_string(kv->key + 3);
+			printf(": ");
+			json_value(kv->key, kv->value);
+			any = true;
+			first = false;
+		}
+		if (any)
+			printf("}");
+	}
+	printf("\n%.*s}", (int)(strlen(indent) >= 2 ? strlen(indent) - 2 : 0), indent);
+}
+
+/**
+ * json_list() - print the records of one type as a JSON array member
+ * @rep: the reply
+ * @type: record type
+ * @name: member name
+ * @first: whether it is the first member of the enclosing object
+ */
+static void json_list(const struct ctl_reply *rep, const char *type, const char *name,
+		      bool first)
+{
+	unsigned int i;
+	bool any = false;
+
+	printf("%s\n  \"%s\": [", first ? "" : ",", name);
+	for (i = 0; i < rep->nrecords; i++) {
+		if (strcmp(rep->records[i].type, type))
+			continue;
+		printf("%s\n    ", any ? "," : "");
+		json_record(&rep->records[i], "      ");
+		any = true;
+	}
+	printf("%s]", any ? "\n  " : "");
+}
+
+/**
+ * json_single() - print the first record of a type as a JSON object member
+ * @rep: the reply
+ * @type: record type (also the member name)
+ * @first: whether it is the first member of the enclosing object
+ */
+static void json_single(const struct ctl_reply *rep, const char *type, bool first)
+{
+	unsigned int i;
+
+	printf("%s\n  \"%s\": ", first ? "" : ",", type);
+	for (i = 0; i < rep->nrecords; i++) {
+		if (!strcmp(rep->records[i].type, type)) {
+			json_record(&rep->records[i], "    ");
+			return;
+		}
+	}
+	printf("null");
+}
+
+/**
+ * print_json() - print a successful reply as JSON
+ * @cmd: the command it answers
+ * @rep: the reply
+ */
+static void print_json(enum ctl_cmd cmd, const struct ctl_reply *rep)
+{
+	printf("{");
+	switch (cmd) {
+	case CTL_CMD_STATUS:
+		json_single(rep, "daemon", true);
+		json_list(rep, "tap", "taps", false);
+		json_list(rep, "port", "ports", false);
+		break;
+	case CTL_CMD_LIST:
+		json_list(rep, "tap", "taps", true);
+		json_list(rep, "port", "ports", false);
+		break;
+	case CTL_CMD_STATS:
+		json_list(rep, "stats", "stats", true);
+		break;
+	case CTL_CMD_RELOAD:
+		json_single(rep, "reload", true);
+		break;
+	}
+	printf("\n}\n");
+}
+
+/* ------------------------------------------------------------ tables */
+
+#define TABLE_MAX_COLS 16
+
+/**
+ * struct table - rows of cells printed with aligned columns
+ * @ncols: columns
+ * @cells: @nrows * @ncols strings (owned)
+ * @nrows: rows, the header included
+ */
+struct table {
+	unsigned int ncols;
+	char **cells;
+	unsigned int nrows;
+};
+
+/**
+ * printable() - copy a value for a terminal: non-printable bytes become '?'
+ * @s: the value (NULL: "-")
+ *
+ * Return: a new string (exits on out of memory).
+ */
+static char *printable(const char *s)
+{
+	char *d = strdup(s && *s ? s : "-");
+	char *p;
+
+	if (!d) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		exit(EXIT_SYSTEM);
+	}
+	for (p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return d;
+}
+
+/**
+ * table_row() - append a row
+ * @t: the table
+ * @vals: @t->ncols values (NULL or "" print as "-")
+ */
+static void table_row(struct table *t, const char *const *vals)
+{
+	char **cells = realloc(t->cells, sizeof(char *) * t->ncols * (t->nrows + 1));
+	unsigned int i;
+
+	if (!cells) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		exit(EXIT_SYSTEM);
+	}
+	t->cells = cells;
+	for (i = 0; i < t->ncols; i++)
+		cells[t->nrows * t->ncols + i] = printable(vals[i]);
+	t->nrows++;
+}
+
+/**
+ * table_free() - free a table without printing it
+ * @t: the table
+ */
+static void table_free(struct table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = 0;
+}
+
+/**
+ * table_print() - print and free a table
+ * @t: the table; the last column is not padded
+ */
+static void table_print(struct table *t)
+{
+	size_t width[TABLE_MAX_COLS] = { 0 };
+	unsigned int r, c;
+
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++)
+			if (strlen(t->cells[r * t->ncols + c]) > width[c])
+				width[c] = strlen(t->cells[r * t->ncols + c]);
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r * t->ncols + c];
+
+			if (c + 1 < t->ncols)
+				printf("%-*s  ", (int)width[c], s);
+			else
+				printf("%s\n", s);
+			free(t->cells[r * t->ncols + c]);
+		}
+	}
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = 0;
+}
+
+/**
+ * print_records() - print the records of one type as a table
+ * @rep: the reply
+ * @type: record type
+ * @heads: column headers
+ * @keys: the key of each column
+ * @ncols: number of columns
+ * @none: what to print when there is no such record
+ */
+static void print_records(const struct ctl_reply *rep, const char *type,
+			  const char *const *heads, const char *const *keys,
+			  unsigned int ncols, const char *none)
+{
+	struct table t = { .ncols = ncols };
+	const char *vals[TABLE_MAX_COLS];
+	unsigned int i, c;
+
+	table_row(&t, heads);
+	for (i = 0; i < rep->nrecords; i++) {
+		if (strcmp(rep->records[i].type, type))
+			continue;
+		for (c = 0; c < ncols; c++)
+			vals[c] = ctlproto_record_get(&rep->records[i], keys[c]);
+		table_row(&t, vals);
+	}
+	if (t.nrows == 1) {
+		printf("%s\n", none);
+		table_free(&t);
+		return;
+	}
+	table_print(&t);
+}
+
+/**
+ * print_taps_ports() - the tap and port tables of status and list
+ * @rep: the reply
+ */
+static void print_taps_ports(const struct ctl_reply *rep)
+{
+	static const char *const th[] = { "TAP", "IFINDEX", "MTU", "STATE", "QUEUES", "PERSIST" };
+	static const char *const tk[] = { "name", "ifindex", "mtu", "state", "queues", "persist" };
+	static const char *const ph[] = { "PORT", "TYPE", "TAP", "STATE", "CONNECTIONS", "SOCKET" };
+	static const char *const pk[] = { "name", "type", "tap", "state", "connections", "socket" };
+
+	print_records(rep, "tap", th, tk, 6, "no taps");
+	printf("\n");
+	print_records(rep, "port", ph, pk, 6, "no ports");
+}
+
+/**
+ * format_uptime() - seconds as "1d 2h 3m 4s"
+ * @s: the seconds as text
+ * @buf: output
+ * @len: its size
+ */
+static void format_uptime(const char *s, char *buf, size_t len)
+{
+	unsigned long long t;
+
+	if (!s || !is_number(s)) {
+		snprintf(buf, len, "%s", s ? s : "?");
+		return;
+	}
+	t = strtoull(s, NULL, 10);
+	if (t >= 86400)
+		snprintf(buf, len, "%llud %lluh %llum %llus", t / 86400, t / 3600 % 24,
+			 t / 60 % 60, t % 60);
+	else if (t >= 3600)
+		snprintf(buf, len, "%lluh %llum %llus", t / 3600, t / 60 % 60, t % 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%llum %llus", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%llus", t);
+}
+
+/**
+ * print_status() - human output of a status reply
+ * @rep: the reply
+ */
+static void print_status(const struct ctl_reply *rep)
+{
+	const struct ctl_record *d = NULL;
+	char up[64];
+	unsigned int i;
+
+	for (i = 0; i < rep->nrecords && !d; i++)
+		if (!strcmp(rep->records[i].type, "daemon"))
+			d = &rep->records[i];
+	if (d) {
+		static const char *const labels[] = { "version", "pid", "engine", "uptime",
+						      "config", "user", "capabilities" };
+		static const char *const keys[] = { "version", "pid", "engine", "uptime",
+						    "config", "user", "caps" };
+		struct table t = { .ncols = 2 };
+
+		format_uptime(ctlproto_record_get(d, "uptime"), up, sizeof(up));
+		printf("vringnetd\n");
+		for (i = 0; i < 7; i++) {
+			const char *v = i == 3 ? up : ctlproto_record_get(d, keys[i]);
+			char label[32];
+
+			snprintf(label, sizeof(label), "  %s:", labels[i]);
+			table_row(&t, (const char *[]){ label, v });
+		}
+		table_print(&t);
+		printf("\n");
+	}
+	print_taps_ports(rep);
+}
+
+/**
+ * print_stats() - human output of a stats reply: two rows (tx, rx) per record
+ * @rep: the reply
+ */
+static void print_stats(const struct ctl_reply *rep)
+{
+	static const char *const heads[] = {
+		"NAME", "OF", "DIR", "FRAMES", "BYTES", "BATCHES", "SYSCALLS", "BAD_CHAIN",
+		"TOO_BIG", "BAD_HDR", "BAD_ADDR", "TAP_DROP", "NOTIFIES",
+	};
+	static const char *const fields[] = {
+		"frames", "bytes", "batches", "syscalls", "drop_bad_chain", "drop_too_big",
+		"drop_bad_hdr", "drop_bad_addr", "drop_tap", "notifies",
+	};
+	struct table t = { .ncols = 13 };
+	const char *vals[13];
+	char key[CTL_TOKEN_MAX];
+	unsigned int i, d, f;
+
+	table_row(&t, heads);
+	for (i = 0; i < rep->nrecords; i++) {
+		const struct ctl_record *r = &rep->records[i];
+
+		if (strcmp(r->type, "stats"))
+			continue;
+		for (d = 0; d < 2; d++) {
+			vals[0] = ctlproto_record_get(r, "name");
+			vals[1] = ctlproto_record_get(r, "of");
+			vals[2] = d ? "rx" : "tx";
+			for (f = 0; f < 10; f++) {
+				snprintf(key, sizeof(key), "%s_%s", vals[2], fields[f]);
+				vals[3 + f] = ctlproto_record_get(r, key);
+			}
+			table_row(&t, vals);
+		}
+	}
+	if (t.nrows == 1) {
+		printf("no counters\n");
+		table_free(&t);
+		return;
+	}
+	table_print(&t);
+}
+
+/**
+ * print_reload() - human output of a reload reply
+ * @rep: the reply
+ */
+static void print_reload(const struct ctl_reply *rep)
+{
+	const struct ctl_record *r = NULL;
+	unsigned int i;
+
+	for (i = 0; i < rep->nrecords && !r; i++)
+		if (!strcmp(rep->records[i].type, "reload"))
+			r = &rep->records[i];
+	if (!r) {
+		printf("reloaded\n");
+		return;
+	}
+#define V(k) (ctlproto_record_get(r, k) ? ctlproto_record_get(r, k) : "?")
+	printf("reloaded: taps %s added, %s removed, %s changed; ports %s added, %s removed, %s changed\n",
+	       V("taps_added"), V("taps_removed"), V("taps_changed"),
+	       V("ports_added"), V("ports_removed"), V("ports_changed"));
+#undef V
+}
+
+/**
+ * main() - vringnetctl
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Return: the exit status (see usage()).
+ */
+int main(int argc, char **argv)
+{
+	struct ctl_opts o;
+	struct ctl_reply rep;
+	char err[CTL_ERROR_MAX + 64];
+	char *buf;
+	size_t len = 0;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	buf = malloc(CTL_REPLY_MAX + 1);
+	if (!buf) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		return EXIT_SYSTEM;
+	}
+	rc = transact(&o, buf, &len);
+	if (rc != EXIT_OK) {
+		free(buf);
+		return rc;
+	}
+	rc = ctlproto_decode_reply(buf, len, &rep, err, sizeof(err));
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "vringnetctl: %s: invalid reply from the daemon: %s\n",
+			o.socket, err);
+		return EXIT_PROTOCOL;
+	}
+	if (rep.status != CTL_OK) {
+		char *text = printable(rep.error);
+
+		fprintf(stderr, "vringnetctl: %s failed: %s: %s\n",
+			ctlproto_cmd_name(o.req.cmd), ctlproto_status_name(rep.status), text);
+		free(text);
+		if (o.json) {
+			printf("{\n  \"status\": ");
+			json_string(ctlproto_status_name(rep.status));
+			printf(",\n  \"error\": ");
+			json_string(rep.error);
+			printf("\n}\n");
+		}
+		ctlproto_reply_free(&rep);
+		return EXIT_REFUSED;
+	}
+	if (o.json) {
+		print_json(o.req.cmd, &rep);
+	} else {
+		switch (o.req.cmd) {
+		case CTL_CMD_STATUS:
+			print_status(&rep);
+			break;
+		case CTL_CMD_LIST:
+			print_taps_ports(&rep);
+			break;
+		case CTL_CMD_STATS:
+			print_stats(&rep);
+			break;
+		case CTL_CMD_RELOAD:
+			print_reload(&rep);
+			break;
+		}
+	}
+	ctlproto_reply_free(&rep);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "vringnetctl: cannot write the output: %s\n", strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	return EXIT_OK;
+}

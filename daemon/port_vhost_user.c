@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * port_vhost_user.c - the vhost-user port type: a front-end's rings on a tap
+ *
+ * One front-end at a time per port (server mode: a second connection is
+ * refused while one is served; client mode: connect = PATH, reconnecting
+ * every cfg.reconnect seconds while there is no connection).  The
+ * connection's messages go to the vhost-user state machine (vhost_user.c);
+ * when it reports a queue pair ready, the pair is opened on the engine with
+ * the guest's memory table and ring addresses, and from then on:
+ *
+ *   tx kick eventfd readable  -> eng tx()   (guest -> tap)
+ *   rx kick eventfd readable  -> eng rx()   (guest posted rx buffers)
+ *   engine rx_fd readable     -> eng rx()   (tap -> guest); not polled
+ *                                while the guest has no rx buffer posted
+ *
+ * With VIRTIO_RING_F_EVENT_IDX the port publishes the avail event index of
+ * each ring after the engine has walked it (so the guest kicks for the next
+ * chain), then re-checks the ring for chains published meanwhile.
+ *
+ * A protocol error, a broken ring or a queue the engine cannot open closes
+ * that connection (logged with the reason); the tap and other ports stay.
+ * Polling kicks (SET_VRING_KICK with the no-fd bit) are accepted by the
+ * state machine but such a ring is only served on tap events and on the
+ * other ring's kicks: QEMU does not use them for virtio-net.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <linux/virtio_ring.h>
+
+#include "log.h"
+#include "port.h"
+#include "vhost_user.h"
+
+#define PVU_TX_ROUNDS	8	/* tx() calls per kick before yielding */
+
+struct pvu_conn;
+
+/**
+ * struct pvu_queue - one running queue pair
+ * @conn: its connection
+ * @qp: queue pair index
+ * @eq: engine queue, NULL when stopped
+ * @tx_kick: the tx ring's kick eventfd
+ * @rx_kick: the rx ring's kick eventfd
+ * @tap: the engine's rx_fd
+ * @tap_polled: @tap is in the epoll set (not starved)
+ */
+struct pvu_queue {
+	struct pvu_conn *conn;
+	unsigned int qp;
+	struct eng_queue *eq;
+	struct loop_ref tx_kick;
+	struct loop_ref rx_kick;
+	struct loop_ref tap;
+	bool tap_polled;
+};
+
+/**
+ * struct pvu_conn - one front-end connection
+ * @port: the port
+ * @fd: the socket
+ * @ref: its loop ref
+ * @dev: vhost-user state
+ * @q: per queue pair
+ * @closing: set once the connection is being torn down
+ * @in_vu: inside vu_dev_handle(): errors are deferred to @deferred
+ * @deferred: an error found inside vu_dev_handle(), "" for none
+ */
+struct pvu_conn {
+	struct port *port;
+	int fd;
+	struct loop_ref ref;
+	struct vu_dev dev;
+	struct pvu_queue q[VU_MAX_QUEUE_PAIRS];
+	bool closing;
+	bool in_vu;
+	char deferred[128];
+};
+
+/**
+ * struct pvu_port - per-port data (port.priv)
+ * @conn: the connection being served, or NULL
+ * @tx: counters of queues already closed (guest -> tap)
+ * @rx: same, tap -> guest
+ * @accepted: connections served so far
+ * @refused: connections refused (one was being served)
+ * @timer: reconnect timer (client mode)
+ * @timer_ok: @timer was created
+ * @port: the port (for the timer)
+ */
+struct pvu_port {
+	struct pvu_conn *conn;
+	struct eng_stats tx;
+	struct eng_stats rx;
+	unsigned long accepted;
+	unsigned long refused;
+	struct loop_ref timer;
+	bool timer_ok;
+	struct port *port;
+};
+
+static void pvu_conn_close(struct pvu_conn *c, const char *why);
+
+/**
+ * pvu_fail() - a queue found the connection unusable
+ * @c: the connection
+ * @why: reason
+ *
+ * Closes the connection now, or, when called from inside the vhost-user
+ * state machine, as soon as it returns.
+ */
+static void pvu_fail(struct pvu_conn *c, const char *why)
+{
+	if (c->in_vu) {
+		if (!c->deferred[0])
+			snprintf(c->deferred, sizeof(c->deferred), "%s", why);
+		return;
+	}
+	pvu_conn_close(c, why);
+}
+
+/**
+ * pvu_stats_add() - add counters
+ * @to: accumulator
+ * @from: counters to add
+ */
+static void pvu_stats_add(struct eng_stats *to, const struct eng_stats *from)
+{
+	to->frames += from->frames;
+	to->bytes += from->bytes;
+	to->batches += from->batches;
+	to->syscalls += from->syscalls;
+	to->drop_bad_chain += from->drop_bad_chain;
+	to->drop_too_big += from->drop_too_big;
+	to->drop_bad_hdr += from->drop_bad_hdr;
+	to->drop_bad_addr += from->drop_bad_addr;
+	to->drop_tap += from->drop_tap;
+	to->notifies += from->notifies;
+}
+
+/**
+ * pvu_event_idx() - whether VIRTIO_RING_F_EVENT_IDX was negotiated
+ * @c: the connection
+ *
+ * Return: true if so.
+ */
+static bool pvu_event_idx(const struct pvu_conn *c)
+{
+	return c->dev.features & (1ULL << VU_RING_F_EVENT_IDX);
+}
+
+/**
+ * pvu_publish_avail_event() - ask the guest to kick for the next chain
+ * @c: the connection
+ * @vring: ring index
+ * @last_avail: where the engine stopped reading it
+ *
+ * Writes the avail event index (after the used ring entries), then a full
+ * fence, and re-reads avail->idx.
+ *
+ * Return: true when chains were published meanwhile (walk again).
+ */
+static bool pvu_publish_avail_event(struct pvu_conn *c, unsigned int vring,
+				    uint16_t last_avail)
+{
+	const struct vu_vring *vr = &c->dev.vrings[vring];
+	struct vring_used *used = vr->used;
+	struct vring_avail *avail = vr->avail;
+	uint16_t *ev = (uint16_t *)&used->ring[vr->num];
+
+	if (pvu_event_idx(c))
+		__atomic_store_n(ev, htole16(last_avail), __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE)) != last_avail;
+}
+
+/**
+ * pvu_drain_eventfd() - consume an eventfd's counter
+ * @fd: the eventfd
+ */
+static void pvu_drain_eventfd(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+/**
+ * pvu_do_tx() - send what the guest queued on the tx ring
+ * @q: the queue pair
+ *
+ * Return: 0, or -EIO when the ring is broken (the connection is closed).
+ */
+static int pvu_do_tx(struct pvu_queue *q)
+{
+	struct pvu_conn *c = q->conn;
+	const struct eng_ops *eng = c->port->eng;
+	unsigned int round;
+	uint16_t la_tx, la_rx;
+	int n;
+
+	for (round = 0; round < PVU_TX_ROUNDS; round++) {
+		n = eng->tx(q->eq);
+		if (n < 0) {
+			pvu_fail(c, "tx ring broken (protocol violation by the guest)");
+			return -EIO;
+		}
+		eng->get_last_avail(q->eq, &la_tx, &la_rx);
+		if (!pvu_publish_avail_event(c, 2 * q->qp + 1, la_tx))
+			return 0;
+	}
+	/* Still more: come back through the loop instead of starving others. */
+	if (c->dev.vrings[2 * q->qp + 1].kick_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(c->dev.vrings[2 * q->qp + 1].kick_fd, &one, sizeof(one)) < 0)
+			log_debug("port %s: self-kick: %s", c->port->cfg.name, strerror(errno));
+	}
+	return 0;
+}
+
+/**
+ * pvu_do_rx() - fill the guest's rx buffers from the tap
+ * @q: the queue pair
+ *
+ * When the guest has no buffer posted, the tap is no longer polled until
+ * the guest kicks the rx ring.
+ *
+ * Return: 0, or -EIO when the ring is broken (the connection is closed).
+ */
+static int pvu_do_rx(struct pvu_queue *q)
+{
+	struct pvu_conn *c = q->conn;
+	const struct eng_ops *eng = c->port->eng;
+	uint16_t la_tx, la_rx;
+	bool starved;
+	int n;
+
+	for (;;) {
+		n = eng->rx(q->eq, &starved);
+		if (n < 0) {
+			pvu_fail(c, "rx ring broken (protocol violation by the guest)");
+			return -EIO;
+		}
+		if (!starved)
+			break;
+		eng->get_last_avail(q->eq, &la_tx, &la_rx);
+		if (pvu_publish_avail_event(c, 2 * q->qp, la_rx))
+			continue;	/* buffers arrived meanwhile */
+		if (q->tap_polled) {
+			loop_del(c->port->loop, &q->tap);
+			q->tap_polled = false;
+		}
+		return 0;
+	}
+	if (!q->tap_polled) {
+		if (loop_add(c->port->loop, &q->tap, EPOLLIN) == 0)
+			q->tap_polled = true;
+		else
+			log_warn("port %s: epoll on the tap: %s", c->port->cfg.name,
+				 strerror(errno));
+	}
+	return 0;
+}
+
+/**
+ * pvu_tx_kick() - the guest kicked the tx ring
+ * @loop: the loop
+ * @ref: the queue's tx_kick
+ * @events: epoll events
+ */
+static void pvu_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_queue *q = container_of(ref, struct pvu_queue, tx_kick);
+
+	pvu_drain_eventfd(ref->fd);
+	if (pvu_do_tx(q) < 0)
+		return;
+	/* Polling rx ring: serve it here too. */
+	if (q->rx_kick.fd < 0)
+		pvu_do_rx(q);
+}
+
+/**
+ * pvu_rx_kick() - the guest posted rx buffers
+ * @loop: the loop
+ * @ref: the queue's rx_kick
+ * @events: epoll events
+ */
+static void pvu_rx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_queue *q = container_of(ref, struct pvu_queue, rx_kick);
+
+	pvu_drain_eventfd(ref->fd);
+	pvu_do_rx(q);
+}
+
+/**
+ * pvu_tap_ready() - the tap has frames for the guest
+ * @loop: the loop
+ * @ref: the queue's tap ref
+ * @events: epoll events
+ */
+static void pvu_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_queue *q = container_of(ref, struct pvu_queue, tap);
+
+	if (pvu_do_rx(q) < 0)
+		return;
+	if (q->tx_kick.fd < 0)
+		pvu_do_tx(q);
+}
+
+/**
+ * pvu_queue_stop() - close a queue pair's engine queue
+ * @c: the connection
+ * @qp: queue pair
+ *
+ * Stores the engine's avail positions in the vhost-user state (for
+ * GET_VRING_BASE) and its counters in the port's totals.
+ */
+static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
+{
+	struct pvu_queue *q = &c->q[qp];
+	struct pvu_port *pp = c->port->priv;
+	const struct eng_ops *eng = c->port->eng;
+	struct eng_stats tx, rx;
+	uint16_t la_tx, la_rx;
+
+	if (!q->eq)
+		return;
+	loop_del(c->port->loop, &q->tx_kick);
+	loop_del(c->port->loop, &q->rx_kick);
+	loop_del(c->port->loop, &q->tap);
+	q->tap_polled = false;
+	eng->get_last_avail(q->eq, &la_tx, &la_rx);
+	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la_tx);
+	vu_dev_set_last_avail(&c->dev, 2 * qp, la_rx);
+	eng->get_stats(q->eq, &tx, &rx);
+	pvu_stats_add(&pp->tx, &tx);
+	pvu_stats_add(&pp->rx, &rx);
+	eng->close(q->eq);
+	q->eq = NULL;
+	log_info("port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
+		 c->port->cfg.name, qp, la_tx, la_rx);
+}
+
+/**
+ * pvu_queue_start() - open a ready queue pair on the engine
+ * @c: the connection
+ * @qp: queue pair
+ *
+ * Return: 0 or a negative errno (the message is in c->dev.err).
+ */
+static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
+{
+	struct pvu_queue *q = &c->q[qp];
+	struct port *p = c->port;
+	struct eng_queue_config cfg;
+	char why[200];
+
+	if (qp >= p->tap->nqueues) {
+		snprintf(c->dev.err, sizeof(c->dev.err),
+			 "queue pair %u: tap %s has %u queues", qp, p->tap->name,
+			 p->tap->nqueues);
+		return -EINVAL;
+	}
+	vu_dev_queue_config(&c->dev, qp, &cfg);
+	cfg.tap_fd = p->tap->fds[qp];
+	q->eq = p->eng->open(&cfg, why, sizeof(why));
+	if (!q->eq) {
+		snprintf(c->dev.err, sizeof(c->dev.err), "queue pair %u: %s", qp, why);
+		return -EIO;
+	}
+	q->conn = c;
+	q->qp = qp;
+	loop_ref_init(&q->tx_kick, LOOP_REF_PORT_AUX, c->dev.vrings[2 * qp + 1].kick_fd,
+		      pvu_tx_kick);
+	loop_ref_init(&q->rx_kick, LOOP_REF_PORT_AUX, c->dev.vrings[2 * qp].kick_fd,
+		      pvu_rx_kick);
+	loop_ref_init(&q->tap, LOOP_REF_QUEUE_RX, p->eng->rx_fd(q->eq), pvu_tap_ready);
+	q->tap_polled = false;
+	if ((q->tx_kick.fd >= 0 && loop_add(p->loop, &q->tx_kick, EPOLLIN) < 0) ||
+	    (q->rx_kick.fd >= 0 && loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0)) {
+		snprintf(c->dev.err, sizeof(c->dev.err), "queue pair %u: epoll: %s", qp,
+			 strerror(errno));
+		pvu_queue_stop(c, qp);
+		return -EIO;
+	}
+	log_info("port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s)",
+		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
+		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off");
+	/* Work queued before we watched the kicks. */
+	if (pvu_do_tx(q) < 0)
+		return 0;
+	pvu_do_rx(q);
+	return 0;
+}
+
+/**
+ * pvu_queue_state() - vu_ops.queue_state: a queue pair starts or stops
+ * @dev: the connection's state
+ * @qp: queue pair
+ * @ready: start or stop
+ *
+ * Return: 0 or a negative errno.
+ */
+static int pvu_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
+{
+	struct pvu_conn *c = dev->opaque;
+
+	if (!ready) {
+		pvu_queue_stop(c, qp);
+		return 0;
+	}
+	return pvu_queue_start(c, qp);
+}
+
+static const struct vu_ops pvu_vu_ops = {
+	.queue_state = pvu_queue_state,
+};
+
+/**
+ * pvu_conn_close() - end a connection: queues, mappings, fds, socket
+ * @c: the connection
+ * @why: reason for the log, NULL for a clean hang-up
+ */
+static void pvu_conn_close(struct pvu_conn *c, const char *why)
+{
+	struct port *p = c->port;
+	struct pvu_port *pp = p->priv;
+
+	if (c->closing)
+		return;
+	c->closing = true;
+	if (why)
+		log_warn("port %s: vhost-user connection closed: %s", p->cfg.name, why);
+	else
+		log_info("port %s: vhost-user front-end disconnected", p->cfg.name);
+	vu_dev_reset(&c->dev);
+	loop_del(p->loop, &c->ref);
+	close(c->fd);
+	if (pp->conn == c)
+		pp->conn = NULL;
+	free(c);
+	p->state = p->cfg.listen[0] ? "listening" : "connecting";
+	if (!p->cfg.listen[0] && pp->timer_ok)
+		loop_timer_set(&pp->timer, (uint64_t)p->cfg.reconnect * 1000000000ULL, 0);
+}
+
+/**
+ * pvu_conn_ready() - the front-end sent something (or hung up)
+ * @loop: the loop
+ * @ref: the connection's ref
+ * @events: epoll events
+ */
+static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_conn *c = container_of(ref, struct pvu_conn, ref);
+	int ret;
+
+	c->in_vu = true;
+	ret = vu_dev_handle(&c->dev);
+	c->in_vu = false;
+	if (ret == 0 && c->deferred[0]) {
+		char why[sizeof(c->deferred)];
+
+		memcpy(why, c->deferred, sizeof(why));
+		pvu_conn_close(c, why);
+		return;
+	}
+	if (ret == -ENOTCONN) {
+		pvu_conn_close(c, NULL);
+		return;
+	}
+	if (ret < 0) {
+		char why[VU_ERR_MAX + 32];
+
+		snprintf(why, sizeof(why), "%s", c->dev.err);
+		pvu_conn_close(c, why);
+	}
+}
+
+/**
+ * pvu_attach() - serve a connected socket
+ * @p: the port
+ * @fd: the socket (non-blocking; owned from here on)
+ */
+static void pvu_attach(struct port *p, int fd)
+{
+	struct pvu_port *pp = p->priv;
+	struct pvu_conn *c;
+	unsigned int qps;
+
+	if (pp->conn) {
+		pp->refused++;
+		log_warn("port %s: vhost-user connection refused: a front-end is already connected",
+			 p->cfg.name);
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		log_err("port %s: vhost-user connection closed: %s", p->cfg.name,
+			strerror(ENOMEM));
+		close(fd);
+		return;
+	}
+	c->port = p;
+	c->fd = fd;
+	qps = p->tap->nqueues;
+	vu_dev_init(&c->dev, fd, qps, &pvu_vu_ops, c);
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, pvu_conn_ready);
+	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
+		log_err("port %s: epoll on the connection: %s", p->cfg.name, strerror(errno));
+		close(fd);
+		free(c);
+		return;
+	}
+	pp->conn = c;
+	pp->accepted++;
+	p->state = "connected";
+}
+
+/**
+ * pvu_alloc() - the port's private data, created on first use
+ * @p: the port
+ *
+ * Return: it, or NULL when out of memory.
+ */
+static struct pvu_port *pvu_alloc(struct port *p)
+{
+	struct pvu_port *pp = p->priv;
+
+	if (!pp) {
+		pp = calloc(1, sizeof(*pp));
+		if (!pp)
+			return NULL;
+		pp->port = p;
+		p->priv = pp;
+	}
+	return pp;
+}
+
+/**
+ * pvu_accept() - port_ops.accept
+ * @p: the port
+ * @fd: the new connection
+ */
+static void pvu_accept(struct port *p, int fd)
+{
+	if (!pvu_alloc(p)) {
+		close(fd);
+		return;
+	}
+	pvu_attach(p, fd);
+}
+
+/**
+ * pvu_try_connect() - client mode: one connection attempt
+ * @p: the port
+ *
+ * Return: 0 when connected, -1 when not (a retry is scheduled).
+ */
+static int pvu_try_connect(struct port *p)
+{
+	struct pvu_port *pp = p->priv;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->cfg.connect);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		log_info("port %s: connected to %s", p->cfg.name, p->cfg.connect);
+		pvu_attach(p, fd);
+		return 0;
+	}
+	log_debug("port %s: connect to %s: %s (retrying in %u s)", p->cfg.name,
+		  p->cfg.connect, strerror(errno), p->cfg.reconnect);
+	if (fd >= 0)
+		close(fd);
+	p->state = "connecting";
+	if (pp->timer_ok)
+		loop_timer_set(&pp->timer, (uint64_t)(p->cfg.reconnect ? p->cfg.reconnect : 1) *
+			       1000000000ULL, 0);
+	return -1;
+}
+
+/**
+ * pvu_timer() - reconnect timer expired
+ * @loop: the loop
+ * @ref: the port's timer
+ * @events: epoll events
+ */
+static void pvu_timer(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_port *pp = container_of(ref, struct pvu_port, timer);
+	struct port *p;
+
+	loop_timer_ack(ref);
+	if (pp->conn)
+		return;
+	p = pp->port;
+	pvu_try_connect(p);
+}
+
+/**
+ * pvu_connect() - port_ops.connect: client mode
+ * @p: the port
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0 (a failed attempt is retried), -1 when the timer cannot be made.
+ */
+static int pvu_connect(struct port *p, char *err, size_t errlen)
+{
+	struct pvu_port *pp;
+
+	pp = pvu_alloc(p);
+	if (!pp) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (!pp->timer_ok) {
+		if (loop_timer_init(p->loop, &pp->timer, pvu_timer) < 0) {
+			snprintf(err, errlen, "reconnect timer: %s", strerror(errno));
+			return -1;
+		}
+		pp->timer_ok = true;
+	}
+	pvu_try_connect(p);
+	return 0;
+}
+
+/**
+ * pvu_teardown() - port_ops.teardown
+ * @p: the port
+ */
+static void pvu_teardown(struct port *p)
+{
+	struct pvu_port *pp = p->priv;
+
+	if (!pp)
+		return;
+	if (pp->conn)
+		pvu_conn_close(pp->conn, "port closed");
+	if (pp->timer_ok)
+		loop_timer_fini(p->loop, &pp->timer);
+	free(pp);
+	p->priv = NULL;
+}
+
+/**
+ * pvu_get_stats() - port_ops.get_stats: closed queues plus running ones
+ * @p: the port
+ * @tx: out: guest -> tap
+ * @rx: out: tap -> guest
+ */
+static void pvu_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+{
+	struct pvu_port *pp = p->priv;
+	unsigned int qp;
+
+	if (!pp)
+		return;
+	pvu_stats_add(tx, &pp->tx);
+	pvu_stats_add(rx, &pp->rx);
+	if (!pp->conn)
+		return;
+	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
+		struct eng_stats t, r;
+
+		if (!pp->conn->q[qp].eq)
+			continue;
+		p->eng->get_stats(pp->conn->q[qp].eq, &t, &r);
+		pvu_stats_add(tx, &t);
+		pvu_stats_add(rx, &r);
+	}
+}
+
+/**
+ * pvu_connections() - port_ops.connections
+ * @p: the port
+ *
+ * Return: 1 while a front-end is served, else 0.
+ */
+static unsigned int pvu_connections(struct port *p)
+{
+	struct pvu_port *pp = p->priv;
+
+	return pp && pp->conn ? 1 : 0;
+}
+
+const struct port_ops port_vhost_user_ops = {
+	.name = "vhost-user",
+	.sock_type = SOCK_STREAM,
+	.accept = pvu_accept,
+	.connect = pvu_connect,
+	.teardown = pvu_teardown,
+	.get_stats = pvu_get_stats,
+	.connections = pvu_connections,
+};

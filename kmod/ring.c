@@ -46,6 +46,8 @@
  * @chain: the chain being filled
  * @total: bytes in the chain so far
  * @in_seen: a writable segment was seen
+ * @overflow: more segments than @max: the walk goes on (to validate the
+ *	whole chain) without storing them, and ends in -E2BIG
  */
 struct vrfd_walk {
 	struct iovec *iov;
@@ -54,6 +56,7 @@ struct vrfd_walk {
 	struct vrfd_chain *chain;
 	u64 total;
 	bool in_seen;
+	bool overflow;
 };
 
 /**
@@ -288,8 +291,7 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
  * @len: its length
  * @write: device-writable segment
  *
- * Return: 0, VRFD_WALK_DROP (address not usable), -E2BIG (no room),
- * -EOVERFLOW (length/address overflow), -EINVAL (readable after writable).
+ * Return: 0, VRFD_WALK_DROP (address not usable), -EOVERFLOW (length/address overflow), -EINVAL (readable after writable).
  */
 static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 			u64 addr, u32 len, bool write)
@@ -322,8 +324,12 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 		if (uaddr != (unsigned long)uaddr ||
 		    !access_ok((void __user *)(unsigned long)uaddr, contig))
 			return VRFD_WALK_DROP;
-		if (w->n >= w->max)
-			return -E2BIG;
+		if (w->n >= w->max) {
+			w->overflow = true;
+			addr += contig;
+			len -= contig;
+			continue;
+		}
 		w->iov[w->n].iov_base = (void __user *)(unsigned long)uaddr;
 		w->iov[w->n].iov_len = contig;
 		w->n++;
@@ -503,7 +509,10 @@ again:
 	w.chain = chain;
 	w.total = 0;
 	w.in_seen = false;
+	w.overflow = false;
 	err = vrfd_walk_chain(ring, &w, head);
+	if (!err && w.overflow)
+		err = -E2BIG;
 	switch (err) {
 	case 0:
 		break;

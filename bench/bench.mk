@@ -1,0 +1,21 @@
+# bench/bench.mk - the tap benchmark and the ring forwarder example
+#
+#   make bench          boot the VM rig once and print the table (bench/run)
+#   make bench FULL=1   also batch sizes 1, 8 and 256
+#
+# build/bench/tap_bench runs inside the VM; build/examples/vringfd-forward
+# is used by the forwarding test (tests/vm/tap_forward.c).
+BENCH_BIN   := $(B)/bench/tap_bench
+FORWARD_BIN := $(B)/examples/vringfd-forward
+
+ALL_TARGETS += $(FORWARD_BIN) $(if $(wildcard bench/tap_bench.c),$(BENCH_BIN))
+CHECK_DEPS  += $(FORWARD_BIN)
+
+$(B)/bench/%: $(B)/bench/%.o $(LIBVRINGFD_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lpthread
+
+$(B)/examples/%: $(B)/examples/%.o $(LIBVRINGFD_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+
+bench: modules $(BENCH_BIN)
+	FULL=$(FULL) bench/run

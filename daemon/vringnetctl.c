@@ -103,7 +103,8 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	o->timeout = 5;
 	memset(&o->req, 0, sizeof(o->req));
 	o->req.version = CTL_PROTO_VERSION;
-	while ((c = getopt_long(argc, argv, "+s:jt:hV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:s:jt:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->socket = optarg;
@@ -128,8 +129,13 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			printf("vringnetctl %s (control protocol %d)\n", VRINGNETCTL_VERSION,
 			       CTL_PROTO_VERSION);
 			return EXIT_OK;
+		case ':':
+			fprintf(stderr, "vringnetctl: option '%s' needs an argument\n"
+				"Try 'vringnetctl --help'.\n", argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "Try 'vringnetctl --help'.\n");
+			fprintf(stderr, "vringnetctl: unknown option '%s'\n"
+				"Try 'vringnetctl --help'.\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
@@ -192,7 +198,7 @@ static int errno_exit(int err, const char **why)
 		return EXIT_NOT_RUNNING;
 	case EACCES:
 	case EPERM:
-		*why = "permission denied (are you in the socket's group?)";
+		*why = "are you root or in the socket's group?";
 		return EXIT_PERMISSION;
 	case EAGAIN:
 	case ETIMEDOUT:

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * check_daemon.h - suites of the daemon unit tests (one per check_daemon_*.c)
+ */
+#ifndef CHECK_DAEMON_H
+#define CHECK_DAEMON_H
+
+#include <check.h>
+
+Suite *config_suite(void);	/* check_daemon_config.c: good and bad files */
+Suite *reload_suite(void);	/* check_daemon_reload.c: rl_diff() */
+Suite *ctlproto_suite(void);	/* check_daemon_ctlproto.c: codec, malformed input */
+Suite *ctlclient_suite(void);	/* check_daemon_ctlclient.c: vringnetctl vs a fake server */
+Suite *vhost_user_suite(void);	/* check_daemon_vhost_user.c: vhost-user back-end, malformed messages */
+Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing codec */
+
+#endif /* CHECK_DAEMON_H */

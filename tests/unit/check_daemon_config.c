@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_config.c - the configuration parser (daemon/config.c):
+ * good files with the values they must give, and a table of bad files,
+ * each with the exact "FILE:LINE: message" it must be refused with.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "unit/runner.h"
+#include "unit/check_daemon.h"
+
+#define T_FILE "t.conf"
+
+/**
+ * parse() - parse a NUL-terminated text as file "t.conf"
+ * @text: the file
+ * @cfg: the result
+ * @err: error buffer, CFG_ERR_MAX bytes
+ *
+ * Return: what cfg_parse_buffer() returned.
+ */
+static int parse(const char *text, struct vnd_config *cfg, char *err)
+{
+	return cfg_parse_buffer(T_FILE, text, strlen(text), cfg, err, CFG_ERR_MAX);
+}
+
+/**
+ * parse_ok() - parse a text that must be valid
+ * @text: the file
+ * @cfg: the result
+ */
+static void parse_ok(const char *text, struct vnd_config *cfg)
+{
+	char err[CFG_ERR_MAX];
+	int ret = parse(text, cfg, err);
+
+	ck_assert_msg(ret == 0, "refused a good file: %s", err);
+}
+
+/* ------------------------------------------------------------ bad files */
+
+/**
+ * struct bad_case - a file that must be refused
+ * @name: test name
+ * @text: the file
+ * @len: its length when it holds a NUL byte (0: strlen(@text))
+ * @error: the exact error
+ */
+static const struct bad_case {
+	const char *name;
+	const char *text;
+	size_t len;
+	const char *error;
+} bad_cases[] = {
+	/* structure */
+	{ "bad_unknown_section", "[foo]\n", 0, "t.conf:1: unknown section [foo]" },
+	{ "bad_empty_section", "[]\n", 0, "t.conf:1: unknown section []" },
+	{ "bad_key_outside_section", "# c\nmtu = 1500\n", 0,
+	  "t.conf:2: key 'mtu' outside of a section" },
+	{ "bad_unterminated_header", "[tap t0\n", 0, "t.conf:1: unterminated section header" },
+	{ "bad_garbage_after_header", "[tap t0] x\n", 0, "t.conf:1: trailing garbage after ']'" },
+	{ "bad_double_bracket", "[tap t0]]\n", 0, "t.conf:1: trailing garbage after ']'" },
+	{ "bad_daemon_with_name", "[daemon main]\n", 0, "t.conf:1: section [daemon] takes no name" },
+	{ "bad_tap_without_name", "[tap]\n", 0, "t.conf:1: section [tap] needs a name" },
+	{ "bad_port_without_name", "[port  ]\n", 0, "t.conf:1: section [port] needs a name" },
+	{ "bad_duplicate_daemon", "[daemon]\n\n[daemon]\n", 0,
+	  "t.conf:3: duplicate section [daemon] (first at line 1)" },
+	{ "bad_no_equals", "[daemon]\nengine user\n", 0, "t.conf:2: expected 'key = value'" },
+	{ "bad_empty_key", "[daemon]\n= user\n", 0, "t.conf:2: expected 'key = value'" },
+	{ "bad_key_charset", "[daemon]\nEngine = user\n", 0, "t.conf:2: expected 'key = value'" },
+	{ "bad_key_with_space", "[daemon]\nlog level = info\n", 0, "t.conf:2: expected 'key = value'" },
+	{ "bad_unknown_daemon_key", "[daemon]\nfoo = 1\n", 0, "t.conf:2: unknown key 'foo' in [daemon]" },
+	{ "bad_unknown_tap_key", "[tap t0]\nlisten = /a\n", 0,
+	  "t.conf:2: unknown key 'listen' in [tap t0]" },
+	{ "bad_unknown_port_key", "[port p0]\nmtu = 1500\n", 0,
+	  "t.conf:2: unknown key 'mtu' in [port p0]" },
+	{ "bad_duplicate_key", "[tap t0]\nmtu = 1500\nmtu = 1400\n", 0,
+	  "t.conf:3: duplicate key 'mtu' (first at line 2)" },
+	{ "bad_missing_value", "[daemon]\nengine =\n", 0, "t.conf:2: missing value for 'engine'" },
+	{ "bad_value_only_comment", "[daemon]\nengine = # auto\n", 0,
+	  "t.conf:2: missing value for 'engine'" },
+	{ "bad_nul_byte", "[daemon]\nengine = u\0ser\n", 24, "t.conf:2: NUL byte in line" },
+	/* numbers */
+	{ "bad_mtu_trailing_junk", "[tap t0]\nmtu = 1500x\n", 0, "t.conf:2: mtu: '1500x' is not a number" },
+	{ "bad_mtu_inner_space", "[tap t0]\nmtu = 15 00\n", 0, "t.conf:2: mtu: '15 00' is not a number" },
+	{ "bad_mtu_negative", "[tap t0]\nmtu = -1\n", 0, "t.conf:2: mtu: '-1' is not a number" },
+	{ "bad_mtu_plus", "[tap t0]\nmtu = +1500\n", 0, "t.conf:2: mtu: '+1500' is not a number" },
+	{ "bad_mtu_leading_zero", "[tap t0]\nmtu = 01500\n", 0, "t.conf:2: mtu: '01500' is not a number" },
+	{ "bad_mtu_hex", "[tap t0]\nmtu = 0x5dc\n", 0, "t.conf:2: mtu: '0x5dc' is not a number" },
+	{ "bad_mtu_low", "[tap t0]\nmtu = 67\n", 0, "t.conf:2: mtu: '67' is out of range 68..65535" },
+	{ "bad_mtu_zero", "[tap t0]\nmtu = 0\n", 0, "t.conf:2: mtu: '0' is out of range 68..65535" },
+	{ "bad_mtu_high", "[tap t0]\nmtu = 65536\n", 0, "t.conf:2: mtu: '65536' is out of range 68..65535" },
+	{ "bad_mtu_overflow", "[tap t0]\nmtu = 18446744073709551617\n", 0,
+	  "t.conf:2: mtu: '18446744073709551617' is out of range 68..65535" },
+	{ "bad_queues_zero", "[tap t0]\nqueues = 0\n", 0, "t.conf:2: queues: '0' is out of range 1..16" },
+	{ "bad_queues_17", "[tap t0]\nqueues = 17\n", 0, "t.conf:2: queues: '17' is out of range 1..16" },
+	{ "bad_ring_not_pow2", "[tap t0]\nring-size = 100\n", 0,
+	  "t.conf:2: ring-size: '100' is not a power of two in 1..32768" },
+	{ "bad_ring_zero", "[tap t0]\nring-size = 0\n", 0,
+	  "t.conf:2: ring-size: '0' is not a power of two in 1..32768" },
+	{ "bad_ring_65536", "[tap t0]\nring-size = 65536\n", 0,
+	  "t.conf:2: ring-size: '65536' is not a power of two in 1..32768" },
+	{ "bad_ring_junk", "[tap t0]\nring-size = 256k\n", 0, "t.conf:2: ring-size: '256k' is not a number" },
+	{ "bad_reconnect_zero", "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nconnect = /a\nreconnect = 0\n", 0,
+	  "t.conf:6: reconnect: '0' is out of range 1..3600" },
+	{ "bad_mode_digit", "[daemon]\ncontrol-mode = 0999\n", 0,
+	  "t.conf:2: control-mode: '0999' is not an octal mode 0..0777" },
+	{ "bad_mode_sticky", "[daemon]\ncontrol-mode = 1777\n", 0,
+	  "t.conf:2: control-mode: '1777' is not an octal mode 0..0777" },
+	{ "bad_mode_long", "[daemon]\ncontrol-mode = 00660\n", 0,
+	  "t.conf:2: control-mode: '00660' is not an octal mode 0..0777" },
+	/* words */
+	{ "bad_engine", "[daemon]\nengine = fast\n", 0, "t.conf:2: engine: 'fast' is not auto, kernel or user" },
+	{ "bad_engine_case", "[daemon]\nengine = User\n", 0, "t.conf:2: engine: 'User' is not auto, kernel or user" },
+	{ "bad_log_level", "[daemon]\nlog-level = verbose\n", 0,
+	  "t.conf:2: log-level: 'verbose' is not err, warning, notice, info or debug" },
+	{ "bad_port_type", "[port p0]\ntype = tcp\n", 0,
+	  "t.conf:2: type: 'tcp' is not vhost-user, stream, dgram or ringfd" },
+	{ "bad_bool_true", "[tap t0]\npersist = true\n", 0, "t.conf:2: persist: 'true' is not yes or no" },
+	{ "bad_bool_1", "[tap t0]\npersist = 1\n", 0, "t.conf:2: persist: '1' is not yes or no" },
+	/* MAC */
+	{ "bad_mac_short", "[tap t0]\nmac = 52:54:00:12:34\n", 0,
+	  "t.conf:2: mac: '52:54:00:12:34' is not a MAC address (xx:xx:xx:xx:xx:xx)" },
+	{ "bad_mac_hex", "[tap t0]\nmac = 52:54:00:12:34:zz\n", 0,
+	  "t.conf:2: mac: '52:54:00:12:34:zz' is not a MAC address (xx:xx:xx:xx:xx:xx)" },
+	{ "bad_mac_dashes", "[tap t0]\nmac = 52-54-00-12-34-56\n", 0,
+	  "t.conf:2: mac: '52-54-00-12-34-56' is not a MAC address (xx:xx:xx:xx:xx:xx)" },
+	{ "bad_mac_multicast", "[tap t0]\nmac = 01:00:5e:00:00:01\n", 0,
+	  "t.conf:2: mac: '01:00:5e:00:00:01' is a multicast address" },
+	{ "bad_mac_broadcast", "[tap t0]\nmac = ff:ff:ff:ff:ff:ff\n", 0,
+	  "t.conf:2: mac: 'ff:ff:ff:ff:ff:ff' is a multicast address" },
+	{ "bad_mac_zero", "[tap t0]\nmac = 00:00:00:00:00:00\n", 0,
+	  "t.conf:2: mac: '00:00:00:00:00:00' is the zero address" },
+	/* addresses */
+	{ "bad_addr_no_prefix", "[tap t0]\naddress = 10.0.0.1\n", 0,
+	  "t.conf:2: address: '10.0.0.1' lacks a /prefix" },
+	{ "bad_addr_octet", "[tap t0]\naddress = 10.0.0.256/24\n", 0,
+	  "t.conf:2: address: '10.0.0.256/24' is not an IPv4 or IPv6 address" },
+	{ "bad_addr_three_octets", "[tap t0]\naddress = 10.0.1/24\n", 0,
+	  "t.conf:2: address: '10.0.1/24' is not an IPv4 or IPv6 address" },
+	{ "bad_addr_v6", "[tap t0]\naddress = fd00:::1/64\n", 0,
+	  "t.conf:2: address: 'fd00:::1/64' is not an IPv4 or IPv6 address" },
+	{ "bad_addr_prefix_33", "[tap t0]\naddress = 10.0.0.1/33\n", 0,
+	  "t.conf:2: address: '10.0.0.1/33' has a bad prefix length (1..32)" },
+	{ "bad_addr_prefix_0", "[tap t0]\naddress = 10.0.0.1/0\n", 0,
+	  "t.conf:2: address: '10.0.0.1/0' has a bad prefix length (1..32)" },
+	{ "bad_addr_prefix_junk", "[tap t0]\naddress = 10.0.0.1/24x\n", 0,
+	  "t.conf:2: address: '10.0.0.1/24x' has a bad prefix length (1..32)" },
+	{ "bad_addr_prefix_empty", "[tap t0]\naddress = 10.0.0.1/\n", 0,
+	  "t.conf:2: address: '10.0.0.1/' has a bad prefix length (1..32)" },
+	{ "bad_addr_v6_prefix_129", "[tap t0]\naddress = fd00::1/129\n", 0,
+	  "t.conf:2: address: 'fd00::1/129' has a bad prefix length (1..128)" },
+	{ "bad_addr_multicast", "[tap t0]\naddress = 224.0.0.1/24\n", 0,
+	  "t.conf:2: address: '224.0.0.1/24' is a multicast address" },
+	{ "bad_addr_v6_multicast", "[tap t0]\naddress = ff02::1/64\n", 0,
+	  "t.conf:2: address: 'ff02::1/64' is a multicast address" },
+	{ "bad_addr_unspecified", "[tap t0]\naddress = 0.0.0.0/8\n", 0,
+	  "t.conf:2: address: '0.0.0.0/8' is the unspecified address" },
+	{ "bad_addr_v6_unspecified", "[tap t0]\naddress = ::/64\n", 0,
+	  "t.conf:2: address: '::/64' is the unspecified address" },
+	{ "bad_addr_broadcast", "[tap t0]\naddress = 255.255.255.255/32\n", 0,
+	  "t.conf:2: address: '255.255.255.255/32' is the broadcast address" },
+	{ "bad_addr_twice", "[tap t0]\naddress = 10.0.0.1/24\naddress = 10.0.0.1/24\n", 0,
+	  "t.conf:3: address: '10.0.0.1/24' is listed twice" },
+	/* names */
+	{ "bad_name_too_long", "[tap abcdefghijklmnop]\n", 0,
+	  "t.conf:1: invalid tap name 'abcdefghijklmnop': longer than 15 bytes" },
+	{ "bad_name_slash", "[tap a/b]\n", 0, "t.conf:1: invalid tap name 'a/b': contains '/'" },
+	{ "bad_name_colon", "[port a:b]\n", 0, "t.conf:1: invalid port name 'a:b': contains ':'" },
+	{ "bad_name_dot", "[tap .]\n", 0, "t.conf:1: invalid tap name '.': '.' and '..' are reserved" },
+	{ "bad_name_dotdot", "[tap ..]\n", 0, "t.conf:1: invalid tap name '..': '.' and '..' are reserved" },
+	{ "bad_name_space", "[tap a b]\n", 0,
+	  "t.conf:1: invalid tap name 'a b': contains whitespace or a non-printable byte" },
+	{ "bad_name_high_byte", "[tap t\xc3\xa9]\n", 0,
+	  "t.conf:1: invalid tap name 't\xc3\xa9': contains whitespace or a non-printable byte" },
+	{ "bad_bridge_name", "[tap t0]\nbridge = br/0\n", 0,
+	  "t.conf:2: bridge: invalid interface name 'br/0': contains '/'" },
+	{ "bad_port_tap_name", "[port p0]\ntap = abcdefghijklmnop\n", 0,
+	  "t.conf:2: tap: invalid tap name 'abcdefghijklmnop': longer than 15 bytes" },
+	{ "bad_duplicate_tap", "[tap t0]\n[tap t1]\n[tap t0]\n", 0,
+	  "t.conf:3: duplicate tap 't0' (first at line 1)" },
+	{ "bad_duplicate_port", "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\n[port p0]\n", 0,
+	  "t.conf:6: duplicate port 'p0' (first at line 2)" },
+	/* paths */
+	{ "bad_path_relative", "[daemon]\ncontrol-socket = run/x.sock\n", 0,
+	  "t.conf:2: control-socket: 'run/x.sock' is not an absolute path" },
+	{ "bad_path_directory", "[daemon]\ncontrol-socket = /run/\n", 0,
+	  "t.conf:2: control-socket: '/run/' names a directory" },
+	{ "bad_path_control_char", "[daemon]\ncontrol-socket = /run/a\x01" "b\n", 0,
+	  "t.conf:2: control-socket: control character in path" },
+	{ "bad_listen_relative", "[port p0]\nlisten = vm1.sock\n", 0,
+	  "t.conf:2: listen: 'vm1.sock' is not an absolute path" },
+	/* users and groups */
+	{ "bad_unknown_user", "[daemon]\nuser = no-such-user-vrn\n", 0,
+	  "t.conf:2: user: unknown user 'no-such-user-vrn'" },
+	{ "bad_unknown_uid", "[daemon]\nuser = 4294960000\n", 0,
+	  "t.conf:2: user: unknown user '4294960000'" },
+	{ "bad_unknown_owner", "[tap t0]\nowner = no-such-user-vrn\n", 0,
+	  "t.conf:2: owner: unknown user 'no-such-user-vrn'" },
+	{ "bad_owner_with_group", "[tap t0]\nowner = root:root\n", 0,
+	  "t.conf:2: owner: unknown user 'root:root'" },
+	{ "bad_unknown_group", "[tap t0]\ngroup = no-such-group-vrn\n", 0,
+	  "t.conf:2: group: unknown group 'no-such-group-vrn'" },
+	{ "bad_unknown_control_group", "[daemon]\ncontrol-group = no-such-group-vrn\n", 0,
+	  "t.conf:2: control-group: unknown group 'no-such-group-vrn'" },
+	{ "bad_unknown_socket_owner", "[port p0]\nsocket-owner = no-such-user-vrn\n", 0,
+	  "t.conf:2: socket-owner: unknown user 'no-such-user-vrn'" },
+	/* ports: section checks */
+	{ "bad_port_missing_tap", "[port p0]\ntype = stream\nlisten = /a\n", 0,
+	  "t.conf:1: port 'p0': missing key 'tap'" },
+	{ "bad_port_missing_type", "[tap t0]\n[port p0]\ntap = t0\nlisten = /a\n", 0,
+	  "t.conf:2: port 'p0': missing key 'type'" },
+	{ "bad_port_no_socket", "[tap t0]\n[port p0]\ntap = t0\ntype = stream\n[daemon]\n", 0,
+	  "t.conf:2: port 'p0': needs listen or connect" },
+	{ "bad_port_listen_and_connect",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nconnect = /b\nlisten = /a\n", 0,
+	  "t.conf:6: port 'p0': listen and connect are exclusive" },
+	{ "bad_peer_not_dgram", "[tap t0]\n[port p0]\ntap = t0\npeer = /b\ntype = stream\nlisten = /a\n", 0,
+	  "t.conf:4: peer: only valid for type dgram" },
+	{ "bad_ringfd_connect", "[tap t0]\n[port p0]\ntap = t0\ntype = ringfd\nconnect = /a\n", 0,
+	  "t.conf:5: connect: a ringfd port only listens" },
+	{ "bad_reconnect_with_listen",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\nreconnect = 2\n", 0,
+	  "t.conf:6: reconnect: only valid with connect" },
+	{ "bad_socket_mode_with_connect",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nconnect = /a\nsocket-mode = 0600\n", 0,
+	  "t.conf:6: socket-mode: only valid with listen" },
+	{ "bad_socket_group_with_connect",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nconnect = /a\nsocket-group = root\n", 0,
+	  "t.conf:6: socket-group: only valid with listen" },
+	/* whole-file checks */
+	{ "bad_port_names_missing_tap", "[tap t0]\n[port p0]\ntap = t9\ntype = stream\nlisten = /a\n", 0,
+	  "t.conf:3: tap: no tap 't9' in this file" },
+	{ "bad_two_ports_one_tap",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\n"
+	  "[port p1]\ntype = dgram\ntap = t0\nlisten = /b\n", 0,
+	  "t.conf:8: tap: 't0' is already used by port 'p0' (line 2)" },
+	{ "bad_two_ports_one_listen",
+	  "[tap t0]\n[tap t1]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\n"
+	  "[port p1]\ntype = dgram\nlisten = /a\ntap = t1\n", 0,
+	  "t.conf:9: listen: '/a' is already used by port 'p0' (line 3)" },
+	{ "bad_listen_is_control_socket",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /run/vringnetd/control.sock\n", 0,
+	  "t.conf:5: listen: '/run/vringnetd/control.sock' is the control socket" },
+	{ "bad_bridge_is_a_tap", "[tap t0]\nbridge = t1\n[tap t1]\n", 0,
+	  "t.conf:2: bridge: 't1' is a tap of this file" },
+	{ "bad_bridge_is_itself", "[tap t0]\nbridge = t0\n", 0,
+	  "t.conf:2: bridge: 't0' is a tap of this file" },
+	{ "bad_first_error_wins", "[tap t0]\nmtu = 1\nmac = x\n", 0,
+	  "t.conf:2: mtu: '1' is out of range 68..65535" },
+};
+
+#define N_BAD (sizeof(bad_cases) / sizeof(bad_cases[0]))
+
+START_TEST(config_bad)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	struct vnd_config cfg;
+	char err[CFG_ERR_MAX];
+	size_t len = c->len ? c->len : strlen(c->text);
+	int ret;
+
+	memset(err, 'x', sizeof(err));
+	ret = cfg_parse_buffer(T_FILE, c->text, len, &cfg, err, sizeof(err));
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_str_eq(err, c->error);
+	/* nothing left allocated, nothing to free */
+	ck_assert_ptr_null(cfg.taps);
+	ck_assert_ptr_null(cfg.ports);
+	ck_assert_uint_eq(cfg.ntaps, 0);
+	ck_assert_uint_eq(cfg.nports, 0);
+}
+END_TEST
+
+START_TEST(config_bad_line_too_long)
+{
+	size_t n = 9 + 4097 + 1;
+	char *text = malloc(n + 1), err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+
+	memcpy(text, "[daemon]\n", 9);
+	memset(text + 9, '#', 4097);
+	text[n - 1] = '\n';
+	text[n] = '\0';
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: line too long (over 4096 bytes)");
+	/* exactly 4096 bytes is fine */
+	text[9 + 4096] = '\n';
+	text[9 + 4097] = '\0';
+	ck_assert_int_eq(parse(text, &cfg, err), 0);
+	cfg_free(&cfg);
+	free(text);
+}
+END_TEST
+
+START_TEST(config_bad_path_too_long)
+{
+	char text[512], path[CFG_PATH_MAX + 1], err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+
+	/* 108 bytes: one more than sun_path can hold with its NUL */
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[daemon]\ncontrol-socket = %s\n", path);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: control-socket: path longer than 107 bytes (a unix socket's limit)");
+	/* 107 bytes is the longest that fits */
+	path[sizeof(path) - 2] = '\0';
+	snprintf(text, sizeof(text), "[daemon]\ncontrol-socket = %s\n", path);
+	ck_assert_int_eq(parse(text, &cfg, err), 0);
+	ck_assert_str_eq(cfg.control_socket, path);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_bad_too_many_addresses)
+{
+	char text[4096], err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+	size_t pos = 0;
+	int i;
+
+	pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "[tap t0]\n");
+	for (i = 0; i <= CFG_MAX_ADDRESSES; i++)
+		pos += (size_t)snprintf(text + pos, sizeof(text) - pos,
+					"address = 10.0.%d.1/24\n", i);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:34: address: too many addresses (max 32)");
+}
+END_TEST
+
+START_TEST(config_bad_too_many_taps)
+{
+	size_t cap = 32 * (CFG_MAX_TAPS + 1), pos = 0;
+	char *text = malloc(cap), err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+	int i;
+
+	for (i = 0; i <= CFG_MAX_TAPS; i++)
+		pos += (size_t)snprintf(text + pos, cap - pos, "[tap t%d]\n", i);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:257: too many taps (max 256)");
+	free(text);
+}
+END_TEST
+
+/* ------------------------------------------------------------ files */
+
+static char tmpdir[64];
+
+/** tmpdir_setup() - make a fresh temporary directory for one test */
+static void tmpdir_setup(void)
+{
+	strcpy(tmpdir, "/tmp/check-config.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+/** tmpdir_teardown() - remove the test's temporary directory */
+static void tmpdir_teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+}
+
+/**
+ * write_file() - create a file in the test directory
+ * @name: file name
+ * @data: contents
+ * @len: their size
+ * @path: the full path, 128 bytes
+ */
+static void write_file(const char *name, const void *data, size_t len, char *path)
+{
+	int fd;
+
+	snprintf(path, 128, "%s/%s", tmpdir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+START_TEST(config_file_missing)
+{
+	char path[128], err[CFG_ERR_MAX], want[256];
+	struct vnd_config cfg;
+
+	snprintf(path, sizeof(path), "%s/none.conf", tmpdir);
+	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory", path);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(config_file_directory)
+{
+	char err[CFG_ERR_MAX], want[256];
+	struct vnd_config cfg;
+
+	ck_assert_int_eq(cfg_load(tmpdir, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file", tmpdir);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(config_file_device)
+{
+	char err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+
+	ck_assert_int_eq(cfg_load("/dev/null", &cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "/dev/null: not a regular file");
+}
+END_TEST
+
+START_TEST(config_file_fifo)
+{
+	char path[128], err[CFG_ERR_MAX], want[256];
+	struct vnd_config cfg;
+
+	snprintf(path, sizeof(path), "%s/fifo.conf", tmpdir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	/* must not block waiting for a writer */
+	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file", path);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(config_file_too_big)
+{
+	size_t n = CFG_FILE_MAX + 1;
+	char *data = malloc(n), path[128], err[CFG_ERR_MAX], want[256];
+	struct vnd_config cfg;
+
+	memset(data, '\n', n);
+	write_file("big.conf", data, n, path);
+	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EFBIG);
+	snprintf(want, sizeof(want), "%s: file larger than 1048576 bytes", path);
+	ck_assert_str_eq(err, want);
+	/* exactly 1 MiB of blank lines is a valid (empty) file */
+	write_file("max.conf", data, n - 1, path);
+	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), 0);
+	cfg_free(&cfg);
+	free(data);
+}
+END_TEST
+
+START_TEST(config_file_error_names_file)
+{
+	static const char text[] = "[daemon]\n\n# x\n[tap t0]\nmtu = big\n";
+	char path[128], err[CFG_ERR_MAX], want[256];
+	struct vnd_config cfg;
+
+	write_file("bad.conf", text, sizeof(text) - 1, path);
+	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:5: mtu: 'big' is not a number", path);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(config_file_example)
+{
+	char err[CFG_ERR_MAX];
+	struct vnd_config cfg;
+	const char *path = "examples/vringnetd.conf";
+
+	if (access(path, R_OK))
+		runner_skip("%s not found (run from the source tree)", path);
+	ck_assert_msg(cfg_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(cfg.path, path);
+	ck_assert_uint_eq(cfg.ntaps, 2);
+	ck_assert_uint_eq(cfg.nports, 2);
+	ck_assert_str_eq(cfg.taps[0].name, "vnet0");
+	ck_assert_uint_eq(cfg.taps[0].naddresses, 2);
+	ck_assert_str_eq(cfg.taps[1].bridge, "br-vm");
+	ck_assert_int_eq(cfg.ports[1].type, CFG_PORT_STREAM);
+	cfg_free(&cfg);
+}
+END_TEST
+
+/* ------------------------------------------------------------ good files */
+
+START_TEST(config_good_empty)
+{
+	struct vnd_config cfg;
+
+	parse_ok("", &cfg);
+	ck_assert_str_eq(cfg.path, T_FILE);
+	ck_assert_str_eq(cfg.control_socket, "/run/vringnetd/control.sock");
+	ck_assert_uint_eq(cfg.control_mode, 0660);
+	ck_assert_uint_eq(cfg.control_gid, (gid_t)-1);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_AUTO);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_INFO);
+	ck_assert_str_eq(cfg.user, "");
+	ck_assert_uint_eq(cfg.ntaps, 0);
+	ck_assert_uint_eq(cfg.nports, 0);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_daemon)
+{
+	struct vnd_config cfg;
+
+	parse_ok("[daemon]\n"
+		 "control-socket = /run/x/ctl.sock\n"
+		 "control-mode = 600\n"
+		 "control-group = root\n"
+		 "engine = user\n"
+		 "log-level = debug\n"
+		 "user = daemon\n", &cfg);
+	ck_assert_str_eq(cfg.control_socket, "/run/x/ctl.sock");
+	ck_assert_uint_eq(cfg.control_mode, 0600);
+	ck_assert_uint_eq(cfg.control_gid, 0);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_DEBUG);
+	ck_assert_str_eq(cfg.user, "daemon");
+	ck_assert_uint_eq(cfg.uid, 1);
+	ck_assert_uint_eq(cfg.gid, 1);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_tap_defaults)
+{
+	struct vnd_config cfg;
+	uint8_t mac[6];
+	const struct cfg_tap *t;
+
+	parse_ok("[tap vnet0]\n", &cfg);
+	ck_assert_uint_eq(cfg.ntaps, 1);
+	t = &cfg.taps[0];
+	ck_assert_str_eq(t->name, "vnet0");
+	ck_assert_uint_eq(t->line, 1);
+	ck_assert_uint_eq(t->mtu, 0);
+	ck_assert(!t->mac_set);
+	cfg_default_mac("vnet0", mac);
+	ck_assert_mem_eq(t->mac, mac, 6);
+	ck_assert_uint_eq(t->naddresses, 0);
+	ck_assert_str_eq(t->bridge, "");
+	ck_assert_uint_eq(t->queues, 1);
+	ck_assert_uint_eq(t->ring_size, 256);
+	ck_assert_uint_eq(t->owner_uid, (uid_t)-1);
+	ck_assert_uint_eq(t->group_gid, (gid_t)-1);
+	ck_assert(!t->persist);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_tap_full)
+{
+	struct vnd_config cfg;
+	const struct cfg_tap *t;
+	struct in6_addr a6;
+
+	parse_ok("[tap vnet0]\n"
+		 "mtu = 9000\n"
+		 "mac = 52:54:00:AB:cd:0e\n"
+		 "address = 10.77.0.1/24\n"
+		 "address = fd00:77::1/64\n"
+		 "address = 10.77.0.1/16\n"
+		 "bridge = br-vm\n"
+		 "queues = 16\n"
+		 "ring-size = 32768\n"
+		 "owner = daemon\n"
+		 "group = 2\n"
+		 "persist = yes\n", &cfg);
+	t = &cfg.taps[0];
+	ck_assert_uint_eq(t->mtu, 9000);
+	ck_assert(t->mac_set);
+	ck_assert_mem_eq(t->mac, ((uint8_t[]){ 0x52, 0x54, 0x00, 0xab, 0xcd, 0x0e }), 6);
+	ck_assert_uint_eq(t->naddresses, 3);
+	ck_assert_int_eq(t->addresses[0].family, AF_INET);
+	ck_assert_uint_eq(t->addresses[0].prefixlen, 24);
+	ck_assert_uint_eq(t->addresses[0].addr.in.s_addr, inet_addr("10.77.0.1"));
+	ck_assert_int_eq(t->addresses[1].family, AF_INET6);
+	ck_assert_uint_eq(t->addresses[1].prefixlen, 64);
+	ck_assert_int_eq(inet_pton(AF_INET6, "fd00:77::1", &a6), 1);
+	ck_assert_mem_eq(&t->addresses[1].addr.in6, &a6, sizeof(a6));
+	/* the same address with another prefix is another address */
+	ck_assert_uint_eq(t->addresses[2].prefixlen, 16);
+	ck_assert_str_eq(t->bridge, "br-vm");
+	ck_assert_uint_eq(t->queues, 16);
+	ck_assert_uint_eq(t->ring_size, 32768);
+	ck_assert_uint_eq(t->owner_uid, 1);
+	ck_assert_uint_eq(t->group_gid, 2);
+	ck_assert(t->persist);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_bounds)
+{
+	struct vnd_config cfg;
+
+	parse_ok("[tap abcdefghijklmno]\nmtu = 68\nring-size = 1\nqueues = 1\n"
+		 "[tap t1]\nmtu = 65535\nring-size = 2\nowner = 4000000000\n", &cfg);
+	ck_assert_str_eq(cfg.taps[0].name, "abcdefghijklmno");
+	ck_assert_uint_eq(cfg.taps[0].mtu, 68);
+	ck_assert_uint_eq(cfg.taps[0].ring_size, 1);
+	ck_assert_uint_eq(cfg.taps[1].mtu, 65535);
+	/* a numeric owner need not exist in the user database */
+	ck_assert_uint_eq(cfg.taps[1].owner_uid, 4000000000u);
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_ports)
+{
+	struct vnd_config cfg;
+	const struct cfg_port *p;
+
+	parse_ok("[port vm1]\ntap = t0\ntype = vhost-user\nlisten = /run/vm1.sock\n"
+		 "socket-mode = 0600\nsocket-owner = daemon\nsocket-group = root\n"
+		 "[port vm2]\ntap = t1\ntype = stream\nconnect = /run/qemu.sock\nreconnect = 3600\n"
+		 "[port vm3]\ntap = t2\ntype = dgram\nlisten = /run/d.sock\npeer = /run/q.sock\n"
+		 "[port vm4]\ntap = t3\ntype = ringfd\nlisten = /run/r.sock\n"
+		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n", &cfg);
+	ck_assert_uint_eq(cfg.nports, 4);
+	p = cfg_find_port(&cfg, "vm1");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(p->type, CFG_PORT_VHOST_USER);
+	ck_assert_str_eq(p->listen, "/run/vm1.sock");
+	ck_assert_str_eq(p->connect, "");
+	ck_assert_uint_eq(p->socket_mode, 0600);
+	ck_assert_uint_eq(p->socket_uid, 1);
+	ck_assert_uint_eq(p->socket_gid, 0);
+	ck_assert_uint_eq(p->line, 1);
+	p = cfg_find_port(&cfg, "vm2");
+	ck_assert_int_eq(p->type, CFG_PORT_STREAM);
+	ck_assert_str_eq(p->connect, "/run/qemu.sock");
+	ck_assert_uint_eq(p->reconnect, 3600);
+	ck_assert_uint_eq(p->socket_mode, 0660);
+	ck_assert_uint_eq(p->socket_uid, (uid_t)-1);
+	p = cfg_find_port(&cfg, "vm3");
+	ck_assert_int_eq(p->type, CFG_PORT_DGRAM);
+	ck_assert_str_eq(p->peer, "/run/q.sock");
+	ck_assert_uint_eq(p->reconnect, 1);
+	p = cfg_find_port(&cfg, "vm4");
+	ck_assert_int_eq(p->type, CFG_PORT_RINGFD);
+	ck_assert_ptr_eq(cfg_port_of_tap(&cfg, "t3"), p);
+	ck_assert_ptr_null(cfg_port_of_tap(&cfg, "t9"));
+	ck_assert_ptr_null(cfg_find_port(&cfg, "vm9"));
+	ck_assert_ptr_eq(cfg_find_tap(&cfg, "t2"), &cfg.taps[2]);
+	ck_assert_ptr_null(cfg_find_tap(&cfg, "t9"));
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_syntax)
+{
+	struct vnd_config cfg;
+
+	/* comments, blanks, CRLF, tabs, '#' inside a value, blanks in a header */
+	parse_ok("# leading comment\r\n"
+		 "\r\n"
+		 "   [ daemon ]   # header comment\r\n"
+		 "\tengine\t=\tuser\t# trailing comment\r\n"
+		 "control-socket = /run/a#b.sock # the '#' in the path stays\n"
+		 "log-level=warning\n"
+		 "[tap   t0]\n"
+		 "   # indented comment\n"
+		 "mtu = 1500", &cfg);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_WARNING);
+	ck_assert_str_eq(cfg.control_socket, "/run/a#b.sock");
+	ck_assert_uint_eq(cfg.taps[0].mtu, 1500);
+	ck_assert_str_eq(cfg.taps[0].name, "t0");
+	cfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(config_good_comment_needs_blank)
+{
+	struct vnd_config cfg;
+	char err[CFG_ERR_MAX];
+
+	/* without a blank before it, '#' is part of the value */
+	ck_assert_int_eq(parse("[daemon]\nengine = user#x\n", &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: engine: 'user#x' is not auto, kernel or user");
+}
+END_TEST
+
+START_TEST(config_good_reparse_after_error)
+{
+	struct vnd_config cfg;
+	char err[CFG_ERR_MAX];
+
+	ck_assert_int_eq(parse("[tap t0]\n[tap t1]\nmtu = 1\n", &cfg, err), -EINVAL);
+	cfg_free(&cfg);	/* harmless after an error */
+	parse_ok("[tap t0]\n", &cfg);
+	ck_assert_uint_eq(cfg.ntaps, 1);
+	cfg_free(&cfg);
+	cfg_free(&cfg);	/* and twice */
+	ck_assert_ptr_null(cfg.taps);
+}
+END_TEST
+
+START_TEST(config_default_mac)
+{
+	uint8_t a[6], b[6], c[6];
+
+	cfg_default_mac("vnet0", a);
+	cfg_default_mac("vnet0", b);
+	cfg_default_mac("vnet1", c);
+	ck_assert_mem_eq(a, b, 6);			/* stable */
+	ck_assert(memcmp(a, c, 6) != 0);		/* differs by name */
+	ck_assert_uint_eq(a[0], 0x02);			/* locally administered unicast */
+	ck_assert_uint_eq(c[0] & 0x03, 0x02);
+}
+END_TEST
+
+START_TEST(config_names)
+{
+	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_AUTO), "auto");
+	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_KERNEL), "kernel");
+	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_USER), "user");
+	ck_assert_str_eq(cfg_engine_name((enum cfg_engine)42), "?");
+	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_VHOST_USER), "vhost-user");
+	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_STREAM), "stream");
+	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_DGRAM), "dgram");
+	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_RINGFD), "ringfd");
+	ck_assert_str_eq(cfg_port_type_name((enum cfg_port_type)42), "?");
+	ck_assert_str_eq(cfg_log_level_name(CFG_LOG_ERR), "err");
+	ck_assert_str_eq(cfg_log_level_name(CFG_LOG_DEBUG), "debug");
+	ck_assert_str_eq(cfg_log_level_name((enum cfg_log_level)42), "?");
+}
+END_TEST
+
+/**
+ * add_file_test() - add a test that works in a fresh temporary directory
+ * @s: the suite
+ * @fn: the test
+ * @name: its name (a TCase of its own)
+ */
+static void add_file_test(Suite *s, const TTest *fn, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, tmpdir_setup, tmpdir_teardown);
+	tcase_add_test(tc, fn);
+	suite_add_tcase(s, tc);
+}
+
+/**
+ * config_suite() - the configuration parser's tests
+ *
+ * Return: the suite; each bad file is a test of its own, named after it.
+ */
+Suite *config_suite(void)
+{
+	Suite *s = runner_suite_create("config");
+	TCase *tc;
+	unsigned int i;
+
+	for (i = 0; i < N_BAD; i++) {
+		tc = tcase_create(bad_cases[i].name);
+		tcase_add_loop_test(tc, config_bad, (int)i, (int)i + 1);
+		suite_add_tcase(s, tc);
+	}
+	RUNNER_ADD_TEST(s, config_bad_line_too_long);
+	RUNNER_ADD_TEST(s, config_bad_path_too_long);
+	RUNNER_ADD_TEST(s, config_bad_too_many_addresses);
+	RUNNER_ADD_TEST(s, config_bad_too_many_taps);
+	RUNNER_ADD_TEST(s, config_good_empty);
+	RUNNER_ADD_TEST(s, config_good_daemon);
+	RUNNER_ADD_TEST(s, config_good_tap_defaults);
+	RUNNER_ADD_TEST(s, config_good_tap_full);
+	RUNNER_ADD_TEST(s, config_good_bounds);
+	RUNNER_ADD_TEST(s, config_good_ports);
+	RUNNER_ADD_TEST(s, config_good_syntax);
+	RUNNER_ADD_TEST(s, config_good_comment_needs_blank);
+	RUNNER_ADD_TEST(s, config_good_reparse_after_error);
+	RUNNER_ADD_TEST(s, config_default_mac);
+	RUNNER_ADD_TEST(s, config_names);
+	RUNNER_ADD_TEST(s, config_file_example);
+
+	add_file_test(s, config_file_missing, "config_file_missing");
+	add_file_test(s, config_file_directory, "config_file_directory");
+	add_file_test(s, config_file_device, "config_file_device");
+	add_file_test(s, config_file_fifo, "config_file_fifo");
+	add_file_test(s, config_file_too_big, "config_file_too_big");
+	add_file_test(s, config_file_error_names_file, "config_file_error_names_file");
+	return s;
+}

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_main.c - the suites of build/tests/unit/check_daemon
+ */
+#include "unit/runner.h"
+#include "unit/check_daemon.h"
+
+Suite *(*const runner_suites[])(void) = {
+	config_suite,
+	reload_suite,
+	ctlproto_suite,
+	ctlclient_suite,
+	vhost_user_suite,
+	frame_stream_suite,
+	NULL,
+};

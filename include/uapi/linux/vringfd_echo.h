@@ -11,7 +11,9 @@
  * length 0, "to" buffers with the bytes copied (truncated to the "to"
  * buffer's size).  A chain of the wrong direction completes with length 0
  * and counts as dropped.  Closing the echo fd detaches both rings; closing
- * one ring stops the echo (calls on the other then fail with EPIPE).
+ * one ring stops the echo (calls on the other then fail with EPIPE; while
+ * the close is still in progress they may fail with EIO, the error of the
+ * closing ring's handle).
  */
 #ifndef _UAPI_LINUX_VRINGFD_ECHO_H
 #define _UAPI_LINUX_VRINGFD_ECHO_H

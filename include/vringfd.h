@@ -418,8 +418,13 @@ void vringfd_dev_set_base(struct vringfd_dev *dev, uint16_t last_avail,
  * table; an indirect table's next >= its size or a chain longer than it; a
  * readable descriptor after a writable one; an address whose end wraps
  * 2^64; a chain of more than 4 GiB - 1 bytes in total.
- * Zero-length descriptors are allowed and give no segment.
+ * Zero-length descriptors are allowed and give no segment (a chain of only
+ * those is taken with no segment at all).  An indirect descriptor may end a
+ * chain of direct ones; its own VRING_DESC_F_WRITE flag is ignored (virtio
+ * 2.7.5.3.2).  Indirect tables may be misaligned or cross regions.
  * With @dev->xlate, a buffer crossing regions gives several segments.
+ * Every value the driver can change is read once, so a driver rewriting the
+ * ring meanwhile cannot make the walk see two different values.
  *
  * Return:
  *  1        a chain was taken: @chain describes it, its segments are in @iov

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core_unload.c - an open vring fd (or echo fd) holds its module: unloading
+ * is refused while one is open and works after close.  The modules are
+ * loaded again at the end (from kmod/ next to this program's build tree),
+ * so tests that run later find them as before.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include "core_common.h"
+
+static char top[PATH_MAX];
+
+/**
+ * mod_refcnt() - /sys/module/NAME/refcnt
+ * @name: module name
+ *
+ * Return: the count, or -1 when the module is not loaded.
+ */
+static int mod_refcnt(const char *name)
+{
+	char path[128];
+	FILE *f;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/**
+ * mod_unload() - delete_module(NAME, O_NONBLOCK)
+ * @name: module name
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int mod_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK);
+}
+
+/**
+ * mod_load() - finit_module() of TOP/kmod/FILE
+ * @file: e.g. "vringfd.ko"
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int mod_load(const char *file)
+{
+	char path[PATH_MAX + 32];
+	int fd, r, e;
+
+	snprintf(path, sizeof(path), "%s/kmod/%s", top, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = syscall(SYS_finit_module, fd, "", 0);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+/**
+ * wait_dev() - wait for a device node to appear or disappear
+ * @path: /dev/...
+ * @present: wanted state
+ *
+ * Return: true when reached within 5 s.
+ */
+static bool wait_dev(const char *path, bool present)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if ((access(path, F_OK) == 0) == present)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/**
+ * find_top() - the source tree: three levels above this program
+ *
+ * Return: 0, or -1.
+ */
+static int find_top(void)
+{
+	char *p;
+	int i;
+
+	if (!realpath("/proc/self/exe", top))
+		return -1;
+	for (i = 0; i < 4; i++) {
+		p = strrchr(top, '/');
+		if (!p)
+			return -1;
+		*p = 0;
+	}
+	return 0;
+}
+
+/**
+ * main() - run the unload tests
+ *
+ * Return: 0 when no test failed.
+ */
+int main(void)
+{
+	bool echo = false;
+	struct tring t;
+	int r0, r1, r, efd = -1;
+	char ko[PATH_MAX + 32];
+
+	if (geteuid() != 0) {
+		core_skip("core_unload", "not root: cannot unload modules");
+		return 0;
+	}
+	if (find_top() || (snprintf(ko, sizeof(ko), "%s/kmod/vringfd.ko", top),
+			   access(ko, R_OK))) {
+		core_skip("core_unload", "kmod/vringfd.ko not found next to the build tree");
+		return 0;
+	}
+	r0 = mod_refcnt("vringfd");
+	if (r0 < 0) {
+		core_skip("core_unload", "vringfd is not loaded as a module");
+		return 0;
+	}
+	if (tring_open(&t, 8, 0, 0)) {
+		core_result(false, "unload_refcnt_held_by_ring", "create: %s", strerror(errno));
+		return 1;
+	}
+	r1 = mod_refcnt("vringfd");
+	core_result(r1 == r0 + 1, "unload_refcnt_held_by_ring", "refcnt %d -> %d", r0, r1);
+
+	if (mod_refcnt("vringfd_echo") >= 0) {
+		echo = true;
+		efd = open("/dev/vringfd_echo", O_RDWR | O_CLOEXEC);
+		r = mod_unload("vringfd_echo");
+		core_result(r == -1 && mod_refcnt("vringfd_echo") >= 0,
+			    "unload_echo_refused_while_open", "delete_module gave %d (%s)", r,
+			    strerror(errno));
+		close(efd);
+		r = mod_unload("vringfd_echo");
+		if (r) {
+			core_result(false, "unload_echo_after_close",
+				    "delete_module: %s (refcnt %d)", strerror(errno),
+				    mod_refcnt("vringfd_echo"));
+			tring_close(&t);
+			return 1;
+		}
+		core_result(true, "unload_echo_after_close", "-");
+	}
+	r = mod_unload("vringfd");
+	core_result(r == -1 && mod_refcnt("vringfd") >= 0, "unload_refused_while_ring_open",
+		    "delete_module gave %d (%s)", r, strerror(errno));
+	r1 = mod_refcnt("vringfd");
+	tring_close(&t);
+	core_result(mod_refcnt("vringfd") == r1 - 1, "unload_refcnt_dropped_on_close",
+		    "refcnt %d, want %d", mod_refcnt("vringfd"), r1 - 1);
+	r = mod_unload("vringfd");
+	core_result(r == 0 && mod_refcnt("vringfd") < 0 && wait_dev(VRINGFD_DEVICE, false),
+		    "unload_after_close_ok", "delete_module gave %d (%s)", r,
+		    r ? strerror(errno) : "-");
+
+	/* Load again for whoever runs next. */
+	r = mod_load("vringfd.ko");
+	core_result(r == 0 && wait_dev(VRINGFD_DEVICE, true), "reload_vringfd",
+		    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd");
+	if (echo) {
+		r = mod_load("vringfd_echo.ko");
+		core_result(r == 0 && wait_dev("/dev/vringfd_echo", true), "reload_vringfd_echo",
+			    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd_echo");
+	}
+	if (tring_open(&t, 8, 0, 0) == 0)
+		core_result(true, "reload_create_works", "-");
+	else
+		core_result(false, "reload_create_works", "create: %s", strerror(errno));
+	tring_close(&t);
+	return core_failures ? 1 : 0;
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * port_dgram.c - the datagram port type: QEMU "-netdev dgram" over unix sockets
+ *
+ * One frame per datagram.  The port's socket is bound at cfg.listen; frames
+ * go to cfg.peer, or, when no peer is configured, to the address the last
+ * datagram came from.  Datagrams are received with recvmmsg() straight into
+ * the tx buffers of the daemon's own ring pair (frame_rings.c), up to
+ * PDG_BATCH per call, and sent to the tap with one eng tx() per batch.
+ *
+ * Bad input and the answer (the port keeps serving in every case):
+ *   zero-length datagram                 dropped (tx drop_bad_chain)
+ *   datagram over 65535 bytes            dropped (tx drop_too_big)
+ *   frame shorter than an Ethernet
+ *     header                             dropped by the engine (drop_bad_chain)
+ *   peer not reading / gone / unknown    frame for it dropped (rx drop_tap)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "frame_rings.h"
+#include "log.h"
+#include "port.h"
+
+#define PDG_BATCH	64
+#define PDG_ROUNDS	4	/* recvmmsg() calls per wakeup */
+
+/**
+ * struct pdg_port - per-port data (port.priv)
+ * @port: the port
+ * @fp: the ring pair
+ * @tap: the engine's rx_fd ref
+ * @peer: where frames go
+ * @peer_len: its length; 0 = no peer known yet
+ * @tx: port-level drops, peer -> tap
+ * @rx: port-level drops, tap -> peer
+ * @msgs: recvmmsg() headers
+ * @iov: one segment per datagram
+ * @from: sender addresses
+ * @lens: frame lengths of a batch
+ */
+struct pdg_port {
+	struct port *port;
+	struct fr_pair fp;
+	struct loop_ref tap;
+	struct sockaddr_un peer;
+	socklen_t peer_len;
+	struct eng_stats tx;
+	struct eng_stats rx;
+	struct mmsghdr msgs[PDG_BATCH];
+	struct iovec iov[PDG_BATCH];
+	struct sockaddr_un from[PDG_BATCH];
+	size_t lens[PDG_BATCH];
+};
+
+/**
+ * pdg_deliver() - fr_deliver_fn: send one frame from the tap to the peer
+ * @opaque: the port data
+ * @frame: the frame
+ * @len: its length
+ */
+static void pdg_deliver(void *opaque, const uint8_t *frame, size_t len)
+{
+	struct pdg_port *pp = opaque;
+	ssize_t n;
+
+	if (!pp->peer_len) {
+		pp->rx.drop_tap++;
+		return;
+	}
+	n = sendto(pp->port->listen_fd, frame, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (struct sockaddr *)&pp->peer, pp->peer_len);
+	if (n < 0) {
+		pp->rx.drop_tap++;
+		log_debug("port %s: send to %s: %s", pp->port->cfg.name, pp->peer.sun_path,
+			  strerror(errno));
+	}
+}
+
+/**
+ * pdg_tap_ready() - frames from the tap for the peer
+ * @loop: the loop
+ * @ref: the tap ref
+ * @events: epoll events
+ */
+static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pdg_port *pp = container_of(ref, struct pdg_port, tap);
+
+	if (fr_rx(&pp->fp, pdg_deliver, pp) < 0) {
+		log_err("port %s: rx ring broken; frames from the tap no longer forwarded",
+			pp->port->cfg.name);
+		loop_del(loop, ref);
+	}
+}
+
+/**
+ * pdg_readable() - port_ops.readable: datagrams from the peer
+ * @p: the port
+ */
+static void pdg_readable(struct port *p)
+{
+	struct pdg_port *pp = p->priv;
+	int round;
+
+	if (!pp)
+		return;
+	for (round = 0; round < PDG_ROUNDS; round++) {
+		unsigned int k, want = fr_tx_free(&pp->fp);
+		int n;
+
+		if (want > PDG_BATCH)
+			want = PDG_BATCH;
+		for (k = 0; k < want; k++) {
+			pp->iov[k].iov_base = fr_tx_peek(&pp->fp, k);
+			pp->iov[k].iov_len = FR_BUF_SIZE - 1;
+			memset(&pp->msgs[k].msg_hdr, 0, sizeof(pp->msgs[k].msg_hdr));
+			pp->msgs[k].msg_hdr.msg_name = &pp->from[k];
+			pp->msgs[k].msg_hdr.msg_namelen = sizeof(pp->from[k]);
+			pp->msgs[k].msg_hdr.msg_iov = &pp->iov[k];
+			pp->msgs[k].msg_hdr.msg_iovlen = 1;
+		}
+		n = recvmmsg(p->listen_fd, pp->msgs, want, MSG_DONTWAIT, NULL);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				log_warn("port %s: recvmmsg: %s", p->cfg.name, strerror(errno));
+			break;
+		}
+		for (k = 0; k < (unsigned int)n; k++) {
+			const struct msghdr *mh = &pp->msgs[k].msg_hdr;
+
+			pp->lens[k] = pp->msgs[k].msg_len;
+			if (mh->msg_flags & MSG_TRUNC) {
+				pp->tx.drop_too_big++;
+				pp->lens[k] = 0;
+			} else if (pp->lens[k] == 0) {
+				pp->tx.drop_bad_chain++;
+			}
+			if (!p->cfg.peer[0] && mh->msg_namelen > offsetof(struct sockaddr_un, sun_path)) {
+				memcpy(&pp->peer, &pp->from[k], mh->msg_namelen);
+				pp->peer_len = mh->msg_namelen;
+			}
+		}
+		if (fr_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0 ||
+		    fr_tx_flush(&pp->fp) < 0) {
+			log_err("port %s: tx ring broken", p->cfg.name);
+			break;
+		}
+		if ((unsigned int)n < want)
+			break;
+	}
+}
+
+/**
+ * pdg_listen() - port_ops.listen: bind the socket, open the ring pair
+ * @p: the port
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int pdg_listen(struct port *p, char *err, size_t errlen)
+{
+	struct pdg_port *pp;
+
+	if (port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
+			     p->cfg.socket_gid, &p->listen_fd, err, errlen) < 0)
+		return -1;
+	pp = calloc(1, sizeof(*pp));
+	if (!pp) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	pp->port = p;
+	p->priv = pp;
+	if (p->cfg.peer[0]) {
+		pp->peer.sun_family = AF_UNIX;
+		snprintf(pp->peer.sun_path, sizeof(pp->peer.sun_path), "%s", p->cfg.peer);
+		pp->peer_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+					   strlen(pp->peer.sun_path) + 1);
+	}
+	if (fr_open(&pp->fp, p->eng, p->tap->fds[0], err, errlen) < 0)
+		return -1;
+	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, fr_rx_fd(&pp->fp), pdg_tap_ready);
+	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {
+		snprintf(err, errlen, "epoll on the tap: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * pdg_teardown() - port_ops.teardown
+ * @p: the port
+ */
+static void pdg_teardown(struct port *p)
+{
+	struct pdg_port *pp = p->priv;
+
+	if (!pp)
+		return;
+	loop_del(p->loop, &pp->tap);
+	fr_close(&pp->fp);
+	free(pp);
+	p->priv = NULL;
+}
+
+/**
+ * pdg_get_stats() - port_ops.get_stats
+ * @p: the port
+ * @tx: out
+ * @rx: out
+ */
+static void pdg_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+{
+	struct pdg_port *pp = p->priv;
+	struct eng_stats t, r;
+
+	if (!pp)
+		return;
+	fr_get_stats(&pp->fp, &t, &r);
+	*tx = t;
+	*rx = r;
+	tx->drop_too_big += pp->tx.drop_too_big;
+	tx->drop_bad_chain += pp->tx.drop_bad_chain;
+	rx->drop_tap += pp->rx.drop_tap;
+}
+
+/**
+ * pdg_connections() - port_ops.connections
+ * @p: the port
+ *
+ * Return: 1 when a peer address is known.
+ */
+static unsigned int pdg_connections(struct port *p)
+{
+	struct pdg_port *pp = p->priv;
+
+	return pp && pp->peer_len ? 1 : 0;
+}
+
+const struct port_ops port_dgram_ops = {
+	.name = "dgram",
+	.sock_type = SOCK_DGRAM,
+	.listen = pdg_listen,
+	.readable = pdg_readable,
+	.teardown = pdg_teardown,
+	.get_stats = pdg_get_stats,
+	.connections = pdg_connections,
+};

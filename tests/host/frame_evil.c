@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frame_evil.c - malformed frames for a running vringnetd's stream/dgram port
+ *
+ * Usage: frame_evil stream SOCKET   (prints PASS/FAIL lines, exit 0 iff all pass)
+ *        frame_evil dgram SOCKET    (sends a zero-length, a 70000-byte and a
+ *                                    5-byte datagram; the caller checks the
+ *                                    port's drop counters)
+ *
+ * Stream cases, each on a new connection: a length prefix of 0 and one of
+ * 65536 must make the daemon close the connection; a peer hanging up in the
+ * middle of a frame must leave the port serving the next peer.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int fe_failed;
+
+/**
+ * fe_connect() - connect to a unix socket
+ * @path: where
+ * @type: SOCK_STREAM or SOCK_DGRAM
+ *
+ * Return: the socket or -1.
+ */
+static int fe_connect(const char *path, int type)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 5 };
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/**
+ * fe_expect_closed() - the daemon must close this connection
+ * @fd: connection (closed here)
+ * @name: case
+ */
+static void fe_expect_closed(int fd, const char *name)
+{
+	char buf[256];
+	ssize_t n;
+
+	/* frames from the tap may arrive first: skip them until EOF */
+	do
+		n = recv(fd, buf, sizeof(buf), 0);
+	while (n > 0);
+	if (n == 0) {
+		printf("PASS: frame_evil/%s\n", name);
+	} else {
+		printf("FAIL: frame_evil/%s: connection not closed (%s)\n", name, strerror(errno));
+		fe_failed = 1;
+	}
+	close(fd);
+}
+
+/**
+ * fe_stream() - the stream cases
+ * @path: the port's socket
+ */
+static void fe_stream(const char *path)
+{
+	static const uint8_t zero[4] = { 0, 0, 0, 0 };
+	static const uint8_t big[4] = { 0, 1, 0, 0 };
+	static const uint8_t partial[10] = { 0, 0, 0, 60, 1, 2, 3, 4, 5, 6 };
+	struct timeval tv = { .tv_usec = 300000 };
+	ssize_t n;
+	char c;
+	int fd;
+
+	fd = fe_connect(path, SOCK_STREAM);
+	if (fd < 0 || send(fd, zero, 4, MSG_NOSIGNAL) != 4) {
+		printf("FAIL: frame_evil/stream_zero_length: cannot connect/send\n");
+		fe_failed = 1;
+	} else {
+		fe_expect_closed(fd, "stream_zero_length");
+	}
+	usleep(100000);
+	fd = fe_connect(path, SOCK_STREAM);
+	if (fd < 0 || send(fd, big, 4, MSG_NOSIGNAL) != 4) {
+		printf("FAIL: frame_evil/stream_length_65536: cannot connect/send\n");
+		fe_failed = 1;
+	} else {
+		fe_expect_closed(fd, "stream_length_65536");
+	}
+	usleep(100000);
+	fd = fe_connect(path, SOCK_STREAM);
+	if (fd < 0 || send(fd, partial, sizeof(partial), MSG_NOSIGNAL) != sizeof(partial)) {
+		printf("FAIL: frame_evil/stream_hangup_mid_frame: cannot connect/send\n");
+		fe_failed = 1;
+		return;
+	}
+	close(fd);
+	usleep(200000);
+	/* the next peer is served: its connection stays open */
+	fd = fe_connect(path, SOCK_STREAM);
+	if (fd < 0) {
+		printf("FAIL: frame_evil/stream_hangup_mid_frame: next peer cannot connect\n");
+		fe_failed = 1;
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = recv(fd, &c, 1, MSG_PEEK);
+	/* served: nothing yet, or frames from the tap already; not EOF */
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+		printf("PASS: frame_evil/stream_hangup_mid_frame\n");
+	} else {
+		printf("FAIL: frame_evil/stream_hangup_mid_frame: next peer not served\n");
+		fe_failed = 1;
+	}
+	close(fd);
+}
+
+/**
+ * fe_dgram() - send the broken datagrams
+ * @path: the port's socket
+ */
+static void fe_dgram(const char *path)
+{
+	static uint8_t big[70000];
+	int fd = fe_connect(path, SOCK_DGRAM), sz = 1 << 20;
+
+	if (fd < 0) {
+		printf("FAIL: frame_evil/dgram_send: cannot connect to %s: %s\n", path,
+		       strerror(errno));
+		fe_failed = 1;
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (send(fd, big, 0, 0) != 0 || send(fd, big, sizeof(big), 0) != sizeof(big) ||
+	    send(fd, big, 5, 0) != 5) {
+		printf("FAIL: frame_evil/dgram_send: %s\n", strerror(errno));
+		fe_failed = 1;
+	}
+	close(fd);
+}
+
+/**
+ * main() - run the cases of one port type
+ * @argc: 3
+ * @argv: program, "stream" or "dgram", socket path
+ *
+ * Return: 0 iff every case passed.
+ */
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "stream") && strcmp(argv[1], "dgram"))) {
+		fprintf(stderr, "usage: %s stream|dgram SOCKET\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[1], "stream"))
+		fe_stream(argv[2]);
+	else
+		fe_dgram(argv[2]);
+	return fe_failed;
+}

@@ -456,6 +456,61 @@ static void test_ok_cases(void)
 }
 
 /**
+ * test_seed_indexes() - the seed read avail->ring[avail->idx] unmasked and
+ * read used->idx back from user memory: start both indexes far above num,
+ * then scribble over used->idx before a completion
+ */
+static void test_seed_indexes(void)
+{
+	struct vringfd_state st;
+	struct pair p;
+	char c = 0;
+	long r;
+
+	memset(&p, 0, sizeof(p));
+	p.efd = -1;
+	if (tring_map(&p.from, 8, 64) || tring_map(&p.to, 8, 64)) {
+		core_result(false, "walk_avail_index_masked", "mmap failed");
+		pair_close(&p);
+		return;
+	}
+	p.from.vr.avail->idx = 1003;
+	p.from.vr.used->idx = 2005;
+	p.from.last_used = 2005;
+	p.from.fd = vringfd_create(8, p.from.vr.desc, p.from.vr.avail, p.from.vr.used,
+				   &p.from.last_used, 0);
+	p.to.fd = vringfd_create(8, p.to.vr.desc, p.to.vr.avail, p.to.vr.used,
+				 &p.to.last_used, 0);
+	if (p.from.fd < 0 || p.to.fd < 0 ||
+	    echo_attach(p.from.fd, p.to.fd, 0, 0, &p.efd)) {
+		core_result(false, "walk_avail_index_masked", "setup: %s", strerror(errno));
+		pair_close(&p);
+		return;
+	}
+	/* avail->ring[1003 & 7] = ring[3]. */
+	tring_post(&p.from, 64, false, 9);
+	tring_post(&p.to, 64, true, 0);
+	r = write(p.from.fd, &c, 1);
+	tring_state(&p.from, &st);
+	core_result(r == 1 && p.from.vr.avail->ring[3] == 0 && st.last_avail == 1004 &&
+		    p.from.vr.used->idx == 2006 && p.from.vr.used->ring[2005 & 7].id == 0,
+		    "walk_avail_index_masked",
+		    "write %ld, last_avail %u, used->idx %u, used ring[5].id %u", r,
+		    st.last_avail, p.from.vr.used->idx, p.from.vr.used->ring[5].id);
+	/* User space scribbles on used->idx: the kernel's index is private. */
+	p.from.vr.used->idx = 0x7777;
+	tring_post(&p.from, 64, false, 10);
+	tring_post(&p.to, 64, true, 0);
+	r = write(p.from.fd, &c, 1);
+	core_result(r == 1 && p.from.vr.used->idx == 2007 &&
+		    p.from.vr.used->ring[2006 & 7].id == 1 &&
+		    p.from.vr.used->ring[0x7777 & 7].len == 0,
+		    "walk_used_index_private", "write %ld, used->idx %#x", r,
+		    p.from.vr.used->idx);
+	pair_close(&p);
+}
+
+/**
  * test_e2big() - a chain with more segments than the echo's array (128)
  */
 static void test_e2big(void)
@@ -557,6 +612,7 @@ int main(void)
 	run_case("walk_avail_protnone_efault", 256, 0, s_avail_protnone, EFAULT);
 	run_case("walk_used_readonly_efault", 256, 0, s_used_readonly, EFAULT);
 	test_ok_cases();
+	test_seed_indexes();
 	test_e2big();
 	test_to_ring_broken();
 	return core_failures ? 1 : 0;

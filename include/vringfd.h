@@ -416,8 +416,9 @@ void vringfd_dev_set_base(struct vringfd_dev *dev, uint16_t last_avail,
  * VIRTIO_RING_F_INDIRECT_DESC, with NEXT, with a length that is zero or not
  * a multiple of 16 or over VRINGFD_MAX_NUM entries, or inside an indirect
  * table; an indirect table's next >= its size or a chain longer than it; a
- * readable descriptor after a writable one; an address whose end wraps
- * 2^64; a chain of more than 4 GiB - 1 bytes in total.
+ * readable descriptor after a writable one; a buffer or indirect table
+ * whose end (address + length) does not fit in 64 bits; a chain of more
+ * than 4 GiB - 1 bytes in total.
  * Zero-length descriptors are allowed and give no segment (a chain of only
  * those is taken with no segment at all).  An indirect descriptor may end a
  * chain of direct ones; its own VRING_DESC_F_WRITE flag is ignored (virtio

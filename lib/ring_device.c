@@ -189,7 +189,8 @@ static int dev_add_buf(struct dev_walk *w, const struct vring_desc *d)
 		return -EIO;
 	if (left == 0)
 		return 0;	/* allowed; gives no segment */
-	if (addr + (left - 1) < addr)
+	/* as the module: the end, addr + len, must fit in 64 bits */
+	if (addr + left < addr)
 		return -EIO;
 	if (w->out_len + w->in_len + left > DEV_MAX_CHAIN_BYTES)
 		return -EIO;
@@ -237,7 +238,7 @@ static int dev_walk_indirect(struct dev_walk *w, const struct vring_desc *ind)
 	n = ind->len / sizeof(struct vring_desc);
 	if (n > DEV_MAX_INDIRECT)
 		return -EIO;
-	if (ind->addr + (ind->len - 1ULL) < ind->addr)
+	if (ind->addr + ind->len < ind->addr)
 		return -EIO;
 	for (;;) {
 		if (++count > n)

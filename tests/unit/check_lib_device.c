@@ -613,6 +613,31 @@ START_TEST(dev_length_wrap)
 }
 END_TEST
 
+START_TEST(dev_length_ends_at_2_64)
+{
+	/* a buffer ending exactly at 2^64: its end does not fit (the module's rule) */
+	dev_setup(0);
+	dev.xlate = dev_lying_xlate;
+	set_desc(0, 0ULL - 16, 16, 0, 0);
+	post(0);
+	expect_broken();
+	dev_teardown();
+}
+END_TEST
+
+START_TEST(dev_length_near_2_64_ok)
+{
+	/* ending one byte below 2^64 is fine */
+	dev_setup(0);
+	dev.xlate = dev_lying_xlate;
+	set_desc(0, 0ULL - 17, 16, 0, 0);
+	post(0);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_uint_eq(ch.out_len, 16);
+	dev_teardown();
+}
+END_TEST
+
 START_TEST(dev_length_over_4g)
 {
 	/* two descriptors of 4 GiB - 1 each: the chain's total wraps a u32 */
@@ -901,6 +926,8 @@ Suite *device_suite(void)
 	RUNNER_ADD_TEST(s, dev_readable_after_writable);
 	RUNNER_ADD_TEST(s, dev_readable_after_writable_indirect);
 	RUNNER_ADD_TEST(s, dev_length_wrap);
+	RUNNER_ADD_TEST(s, dev_length_ends_at_2_64);
+	RUNNER_ADD_TEST(s, dev_length_near_2_64_ok);
 	RUNNER_ADD_TEST(s, dev_length_over_4g);
 	RUNNER_ADD_TEST(s, dev_length_4g_minus_1_ok);
 	RUNNER_ADD_TEST(s, dev_zero_length_skipped);

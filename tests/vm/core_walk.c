@@ -7,6 +7,8 @@
  * creation.  Each answer is checked: the errno of write(), whether the ring
  * is now broken, and EIO/POLLERR afterwards.
  */
+#include <net/if.h>
+#include <linux/if_tun.h>
 #include "core_common.h"
 
 #define F_INDIRECT	(1ULL << VIRTIO_RING_F_INDIRECT_DESC)
@@ -573,6 +575,147 @@ static void test_to_ring_broken(void)
 }
 
 /**
+ * test_memtable() - descriptor and indirect table addresses translated
+ * through a memory table: a buffer split across two regions, an address
+ * outside every region, an indirect table in guest memory
+ */
+static void test_memtable(void)
+{
+	struct vringfd_mem_region reg[2];
+	struct vringfd_stats st;
+	static struct vring_desc tab[2] __attribute__((aligned(16)));
+	struct pair p;
+	uint8_t *g;
+	uint32_t id, len = 0;
+	char c = 0;
+	long r;
+	int i;
+
+	memset(&p, 0, sizeof(p));
+	if (pair_open(&p, 8, 0, F_INDIRECT, 0)) {
+		core_result(false, "memtable_split_buffer", "setup: %s", strerror(errno));
+		pair_close(&p);
+		return;
+	}
+	/* Guest [0x10000, 0x11000) and [0x11000, 0x12000): two separate pages. */
+	g = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	memset(reg, 0, sizeof(reg));
+	reg[0] = (struct vringfd_mem_region){ 0x10000, 4096, (uintptr_t)g + 8192, 0 };
+	reg[1] = (struct vringfd_mem_region){ 0x11000, 4096, (uintptr_t)g, 0 };
+	r = vringfd_set_mem_table(p.from.fd, reg, 2);
+	if (r) {
+		core_result(false, "memtable_split_buffer", "set table: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 100; i++) {
+		g[8192 + 4096 - 50 + i % 50] = 'A';	/* first region's tail */
+		g[i % 50] = 'B';			/* second region's head */
+	}
+	tring_desc(&p.from, 0, 0x10000 + 4096 - 50, 100, 0, 0);
+	tring_avail(&p.from, 0);
+	r = write(p.from.fd, &c, 1);
+	{
+		bool ok = r == 1 && tring_take_used(&p.to, &id, &len) && len == 100;
+		uint8_t *b = p.to.bufs + (size_t)id * 4096;
+
+		core_result(ok && b[0] == 'A' && b[49] == 'A' && b[50] == 'B' && b[99] == 'B',
+			    "memtable_split_buffer", "write %ld len %u data %c%c%c%c", r, len,
+			    ok ? b[0] : '?', ok ? b[49] : '?', ok ? b[50] : '?',
+			    ok ? b[99] : '?');
+	}
+	/* Outside every region: dropped, counted, ring usable. */
+	tring_desc(&p.from, 1, 0x20000, 16, 0, 0);
+	tring_avail(&p.from, 1);
+	r = write(p.from.fd, &c, 1);
+	memset(&st, 0, sizeof(st));
+	ioctl(p.from.fd, VRINGFD_GET_STATS, &st);
+	core_result(r == 0 && st.drop_bad_addr == 1 && !tring_broken(&p.from),
+		    "memtable_outside_dropped", "write %ld drop_bad_addr %llu", r,
+		    (unsigned long long)st.drop_bad_addr);
+	/* Crossing the end of the last region: dropped as well. */
+	tring_desc(&p.from, 2, 0x11000 + 4000, 200, 0, 0);
+	tring_avail(&p.from, 2);
+	r = write(p.from.fd, &c, 1);
+	ioctl(p.from.fd, VRINGFD_GET_STATS, &st);
+	core_result(r == 0 && st.drop_bad_addr == 2, "memtable_past_end_dropped",
+		    "write %ld drop_bad_addr %llu", r, (unsigned long long)st.drop_bad_addr);
+	/* An indirect table in guest memory, pointing at guest buffers. */
+	tab[0] = (struct vring_desc){ 0x11000, 10, VRING_DESC_F_NEXT, 1 };
+	tab[1] = (struct vring_desc){ 0x10000, 10, 0, 0 };
+	memcpy(g + 8192 + 100, tab, sizeof(tab));
+	tring_desc(&p.from, 3, 0x10000 + 100, sizeof(tab), VRING_DESC_F_INDIRECT, 0);
+	tring_avail(&p.from, 3);
+	tring_post(&p.to, 4096, true, 0);
+	r = write(p.from.fd, &c, 1);
+	len = 0;
+	core_result(r == 1 && tring_take_used(&p.to, &id, &len) && len == 20,
+		    "memtable_indirect_table_translated", "write %ld len %u", r, len);
+	/* Remove the table: addresses are user addresses again. */
+	r = vringfd_set_mem_table(p.from.fd, NULL, 0);
+	memset(data_page, 'z', 16);
+	tring_desc(&p.from, 4, DP, 16, 0, 0);
+	tring_avail(&p.from, 4);
+	tring_post(&p.to, 4096, true, 0);
+	r = r ? r : write(p.from.fd, &c, 1);
+	len = 0;
+	core_result(r == 1 && tring_take_used(&p.to, &id, &len) && len == 16,
+		    "memtable_removed_user_addresses", "write %ld len %u", r, len);
+out:
+	munmap(g, 3 * 4096);
+	pair_close(&p);
+}
+
+/**
+ * test_tap_busy_and_broken() - VRINGFD_ATTACH_TAP on a ring the echo has,
+ * and the ioctls that need a sound ring on a broken one
+ */
+static void test_tap_busy_and_broken(void)
+{
+	struct vringfd_tap tap;
+	struct ifreq ifr;
+	struct pair p;
+	int tfd;
+
+	memset(&p, 0, sizeof(p));
+	if (pair_open(&p, 256, 0, 0, 0)) {
+		core_result(false, "attach_tap_on_echo_ring_ebusy", "setup: %s",
+			    strerror(errno));
+		pair_close(&p);
+		return;
+	}
+	tfd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	strcpy(ifr.ifr_name, "vrfdcore0");
+	if (tfd < 0 || ioctl(tfd, TUNSETIFF, &ifr)) {
+		core_skip("attach_tap_on_echo_ring_ebusy", "cannot create a tap device");
+	} else {
+		memset(&tap, 0, sizeof(tap));
+		tap.tap_fd = tfd;
+		tap.dir = VRINGFD_DIR_TX;
+		core_expect_err("attach_tap_on_echo_ring_ebusy",
+				ioctl(p.from.fd, VRINGFD_ATTACH_TAP, &tap), EBUSY);
+	}
+	/* Break the ring, then every ioctl that needs a sound ring says EIO. */
+	tring_desc(&p.from, 0, DP, 16, VRING_DESC_F_NEXT, 0);
+	tring_avail(&p.from, 0);
+	write(p.from.fd, "", 1);
+	memset(&tap, 0, sizeof(tap));
+	tap.tap_fd = tfd;
+	core_expect_err("attach_tap_on_broken_ring_eio",
+			ioctl(p.from.fd, VRINGFD_ATTACH_TAP, &tap), EIO);
+	core_expect_err("mem_table_on_broken_ring_eio",
+			vringfd_set_mem_table(p.from.fd, NULL, 0), EIO);
+	core_result(ioctl(p.from.fd, VRINGFD_DETACH) == 0, "detach_broken_ring_ok", "%s",
+		    strerror(errno));
+	core_expect_err("read_broken_ring_eio", read(p.from.fd, &tap, 1), EIO);
+	if (tfd >= 0)
+		close(tfd);
+	pair_close(&p);
+}
+
+/**
  * main() - run the malicious ring tests
  *
  * Return: 0 when no test failed.
@@ -615,5 +758,7 @@ int main(void)
 	test_seed_indexes();
 	test_e2big();
 	test_to_ring_broken();
+	test_memtable();
+	test_tap_busy_and_broken();
 	return core_failures ? 1 : 0;
 }

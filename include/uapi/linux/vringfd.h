@@ -11,6 +11,8 @@
  *   poll()   the kernel fills posted buffers (pull) and reports the fd
  *            readable (POLLIN|POLLRDNORM) when buffers were used, or when
  *            used->idx in user memory differs from the user's *last_used.
+ *            POLLERR: the ring is broken, or poll() was called from another
+ *            address space; POLLHUP: the attached tap went away.
  *   read()   on an RX ring attached to a tap: pull now; returns the number of
  *            buffers filled.  The buffer passed to read() is ignored.
  *   close()  the attached subsystem is detached and everything is released.

@@ -10,6 +10,9 @@
  * protocol violation marks the ring broken for good.  Work per call is
  * bounded: at most num descriptors in a chain, plus at most the size of
  * each indirect table (itself at most VRINGFD_MAX_NUM entries).
+ *
+ * The exported functions are documented (kernel-doc) where they are
+ * declared, in include/vringfd.h; the static helpers here.
  */
 #include <endian.h>
 #include <errno.h>

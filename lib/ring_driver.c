@@ -7,6 +7,9 @@
  * private @next array: nothing the device can write (descriptor next fields,
  * used elements) is trusted to find descriptors again.  A used element is
  * accepted only when its id is an outstanding head.
+ *
+ * The exported functions are documented (kernel-doc) where they are
+ * declared, in include/vringfd.h; the static helpers here.
  */
 #include <endian.h>
 #include <errno.h>

@@ -422,6 +422,38 @@ err_from:
 }
 
 /**
+ * echo_misuse() - VRINGFD_ECHO_MISUSE: call the API wrongly, report answers
+ * @e: the echo instance
+ * @uarg: user pointer to struct vringfd_echo_misuse
+ *
+ * Return: 0, -ENOTCONN, -EBUSY, -EFAULT.
+ */
+static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
+{
+	struct vringfd_echo_misuse m;
+	struct vrfd_ring *from;
+
+	memset(&m, 0, sizeof(m));
+	mutex_lock(&e->lock);
+	from = e->ring[ECHO_FROM];
+	if (!from || e->dying) {
+		mutex_unlock(&e->lock);
+		return -ENOTCONN;
+	}
+	if (e->pend_id) {
+		mutex_unlock(&e->lock);
+		return -EBUSY;
+	}
+	m.id_zero = vrfd_used_buffer(from, 0, 0);
+	m.id_too_big = vrfd_used_buffer(from, 32769, 0);
+	m.not_in_flight = vrfd_used_buffer(from, 1, 0);
+	if (!e->atomic_every)
+		m.atomic_not_attached_atomic = vrfd_used_buffer_atomic(from, 1, 0);
+	mutex_unlock(&e->lock);
+	return copy_to_user(uarg, &m, sizeof(m)) ? -EFAULT : 0;
+}
+
+/**
  * echo_ioctl() - ioctls on /dev/vringfd_echo
  * @file: the open echo device
  * @cmd: VRINGFD_ECHO_*
@@ -438,6 +470,8 @@ static long echo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case VRINGFD_ECHO_ATTACH:
 		return echo_attach(e, (void __user *)arg);
+	case VRINGFD_ECHO_MISUSE:
+		return echo_misuse(e, (void __user *)arg);
 	case VRINGFD_ECHO_GET_STATS:
 		mutex_lock(&e->lock);
 		spin_lock_irqsave(&e->alock, flags);

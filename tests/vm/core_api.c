@@ -484,6 +484,59 @@ out:
 }
 
 /**
+ * test_misuse() - vringfd.ko's answers to a client calling the API wrongly,
+ * and a used ring that cannot be pinned for atomic use
+ */
+static void test_misuse(void)
+{
+	struct vringfd_echo_misuse m;
+	struct tring a, b;
+	int efd = -1, r;
+
+	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, 0) ||
+	    echo_attach(a.fd, b.fd, 0, 0, &efd)) {
+		core_result(false, "api_misuse", "setup: %s", strerror(errno));
+		goto out;
+	}
+	memset(&m, 0x55, sizeof(m));
+	r = ioctl(efd, VRINGFD_ECHO_MISUSE, &m);
+	core_result(r == 0 && m.id_zero == -EINVAL, "api_used_buffer_id_0_einval",
+		    "r=%d result %d", r, m.id_zero);
+	core_result(r == 0 && m.id_too_big == -EINVAL, "api_used_buffer_id_too_big_einval",
+		    "r=%d result %d", r, m.id_too_big);
+	core_result(r == 0 && m.not_in_flight == -EINVAL,
+		    "api_used_buffer_not_in_flight_einval", "r=%d result %d", r,
+		    m.not_in_flight);
+	core_result(r == 0 && m.atomic_not_attached_atomic == -EINVAL,
+		    "api_used_buffer_atomic_without_atomic_use_einval", "r=%d result %d", r,
+		    m.atomic_not_attached_atomic);
+	core_result(tring_used_pending(&a) == 0 && !tring_broken(&a),
+		    "api_misuse_ring_untouched", "used %u", tring_used_pending(&a));
+out:
+	if (efd >= 0)
+		close(efd);
+	tring_close(&a);
+	tring_close(&b);
+
+	/* 1024 entries: the used ring spans 3 pages; unmap the middle one. */
+	if (tring_open(&a, 1024, 0, 0) || tring_open(&b, 8, 64, 0)) {
+		core_result(false, "api_atomic_attach_unpinnable_efault", "setup: %s",
+			    strerror(errno));
+	} else {
+		munmap((char *)a.vr.used + 4096, 4096);
+		core_expect_err("api_atomic_attach_unpinnable_efault",
+				echo_attach(a.fd, b.fd, 1, 0, &efd), EFAULT);
+		r = echo_attach(b.fd, a.fd, 0, 0, &efd);
+		core_result(r == 0, "api_failed_atomic_attach_leaves_ring_free", "%s",
+			    strerror(errno));
+		if (efd >= 0)
+			close(efd);
+	}
+	tring_close(&a);
+	tring_close(&b);
+}
+
+/**
  * main() - run the API tests
  *
  * Return: 0 when no test failed.
@@ -503,5 +556,6 @@ int main(void)
 	test_big_ring();
 	test_notify();
 	test_detach_close();
+	test_misuse();
 	return core_failures ? 1 : 0;
 }

@@ -76,4 +76,32 @@ struct vringfd_echo_stats {
 /** VRINGFD_ECHO_GET_STATS - struct vringfd_echo_stats (out) */
 #define VRINGFD_ECHO_GET_STATS	_IOR(VRINGFD_ECHO_IOCTL_MAGIC, 0x02, struct vringfd_echo_stats)
 
+/**
+ * struct vringfd_echo_misuse - answers of vringfd.ko to API misuse
+ * @id_zero: vrfd_used_buffer(from, 0, 0)
+ * @id_too_big: vrfd_used_buffer(from, num + 1, 0)
+ * @not_in_flight: vrfd_used_buffer(from, 1, 0) with no chain taken
+ * @atomic_not_attached_atomic: vrfd_used_buffer_atomic(from, 1, 0) on a
+ *	ring attached without atomic_use (0 when attached with it: not tried)
+ * @reserved: zero
+ *
+ * Each is the return value (0 or -errno) of the call.
+ */
+struct vringfd_echo_misuse {
+	__s32 id_zero;
+	__s32 id_too_big;
+	__s32 not_in_flight;
+	__s32 atomic_not_attached_atomic;
+	__u32 reserved[4];
+};
+
+/**
+ * VRINGFD_ECHO_MISUSE - struct vringfd_echo_misuse (out)
+ *
+ * Test hook: makes the calls above on the attached "from" ring, which must
+ * have no chain in flight.  Errors: ENOTCONN (not attached), EBUSY (a chain
+ * of "from" is in flight), EFAULT.
+ */
+#define VRINGFD_ECHO_MISUSE	_IOR(VRINGFD_ECHO_IOCTL_MAGIC, 0x03, struct vringfd_echo_misuse)
+
 #endif /* _UAPI_LINUX_VRINGFD_ECHO_H */

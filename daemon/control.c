@@ -3,6 +3,7 @@
  * control.c - the control socket server
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,12 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 			return NULL;
 		}
 		snprintf(c->path, sizeof(c->path), "%s", path);
+	}
+	/* A socket from socket activation may be blocking: accept() must not be. */
+	if (listen_fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "control socket: fcntl O_NONBLOCK: %s", strerror(errno));
+		free(c);
+		return NULL;
 	}
 	c->loop = loop;
 	c->serve = serve;

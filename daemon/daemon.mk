@@ -25,3 +25,52 @@ ALL_TARGETS += $(B)/vringnetctl
 $(B)/vringnetctl: $(VRINGNETCTL_SRCS:%.c=$(B)/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 endif
+
+# ---- install / uninstall (PREFIX, DESTDIR; see the top Makefile) ----------
+# Binaries to SBINDIR/BINDIR, libvringfd and its headers, systemd units to
+# UNITDIR (@SBINDIR@ replaced), the modules-load.d file, man pages, and the
+# example configuration as $(SYSCONFDIR)/vringnetd/vringnetd.conf.example
+# (an existing vringnetd.conf is never touched).
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+INSTALL        ?= install
+INSTALL_RULES   += install-daemon
+UNINSTALL_RULES += uninstall-daemon
+DAEMON_MANPAGES := $(wildcard man/*.[1-8])
+
+.PHONY: install-daemon uninstall-daemon
+install-daemon: $(ALL_TARGETS)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/vringnetd
+	$(INSTALL) -m 0755 $(B)/vringnetd $(DESTDIR)$(SBINDIR)/vringnetd
+	if [ -e $(B)/vringnetctl ]; then $(INSTALL) -m 0755 $(B)/vringnetctl $(DESTDIR)$(BINDIR)/vringnetctl; fi
+	$(INSTALL) -m 0644 $(LIBVRINGFD_A) $(DESTDIR)$(LIBDIR)/libvringfd.a
+	$(INSTALL) -m 0755 $(LIBVRINGFD_SO) $(DESTDIR)$(LIBDIR)/libvringfd.so.1
+	ln -sf libvringfd.so.1 $(DESTDIR)$(LIBDIR)/libvringfd.so
+	$(INSTALL) -m 0644 include/vringfd.h $(DESTDIR)$(INCLUDEDIR)/vringfd.h
+	$(INSTALL) -m 0644 include/uapi/linux/vringfd.h $(DESTDIR)$(INCLUDEDIR)/linux/vringfd.h
+	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/vringnetd.service > $(DESTDIR)$(UNITDIR)/vringnetd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/vringnetd.service
+	$(INSTALL) -m 0644 systemd/vringnetd.socket $(DESTDIR)$(UNITDIR)/vringnetd.socket
+	$(INSTALL) -m 0644 systemd/vringfd.conf $(DESTDIR)$(MODULESLOADDIR)/vringfd.conf
+	if [ -e examples/vringnetd.conf ]; then $(INSTALL) -m 0644 examples/vringnetd.conf \
+		$(DESTDIR)$(SYSCONFDIR)/vringnetd/vringnetd.conf.example; fi
+	for m in $(DAEMON_MANPAGES); do s=$${m##*.}; \
+		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
+		$(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+
+uninstall-daemon:
+	rm -f $(DESTDIR)$(SBINDIR)/vringnetd $(DESTDIR)$(BINDIR)/vringnetctl \
+		$(DESTDIR)$(LIBDIR)/libvringfd.a $(DESTDIR)$(LIBDIR)/libvringfd.so.1 \
+		$(DESTDIR)$(LIBDIR)/libvringfd.so $(DESTDIR)$(INCLUDEDIR)/vringfd.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/vringfd.h \
+		$(DESTDIR)$(UNITDIR)/vringnetd.service $(DESTDIR)$(UNITDIR)/vringnetd.socket \
+		$(DESTDIR)$(MODULESLOADDIR)/vringfd.conf \
+		$(DESTDIR)$(SYSCONFDIR)/vringnetd/vringnetd.conf.example
+	for m in $(DAEMON_MANPAGES); do s=$${m##*.}; \
+		rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/vringnetd 2>/dev/null
+
+# ---- make demo: the daemon's main job in a private network namespace ------
+demo:
+	scripts/demo

@@ -157,6 +157,9 @@ int tap_set_persist(struct tap_dev *tap, bool persist, char *err, size_t errlen)
  * @err: message buffer
  * @errlen: its size
  *
+ * tun refuses an invalid id, so "none" cannot be set back on a device
+ * that has an owner: (uid_t)-1 / (gid_t)-1 leave the device as it is.
+ *
  * Return: 0, or -1 with @err filled.
  */
 int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
@@ -164,12 +167,12 @@ int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
 {
 	if (!tap->nqueues)
 		return 0;
-	if (ioctl(tap->fds[0], TUNSETOWNER, (unsigned long)uid) < 0) {
+	if (uid != (uid_t)-1 && ioctl(tap->fds[0], TUNSETOWNER, (unsigned long)uid) < 0) {
 		snprintf(err, errlen, "tap %s: TUNSETOWNER %ld: %s", tap->name,
 			 (long)(int)uid, strerror(errno));
 		return -1;
 	}
-	if (ioctl(tap->fds[0], TUNSETGROUP, (unsigned long)gid) < 0) {
+	if (gid != (gid_t)-1 && ioctl(tap->fds[0], TUNSETGROUP, (unsigned long)gid) < 0) {
 		snprintf(err, errlen, "tap %s: TUNSETGROUP %ld: %s", tap->name,
 			 (long)(int)gid, strerror(errno));
 		return -1;

@@ -100,5 +100,3 @@ module_exit(vrfd_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("vring fd: a file descriptor over a virtio split ring in user memory");
-MODULE_ALIAS_MISCDEV(MISC_DYNAMIC_MINOR);
-MODULE_ALIAS("devname:vringfd");

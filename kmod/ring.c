@@ -789,6 +789,7 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		ring->atomic_use = atomic_use;
 		ring->attached = true;
 		ring->ended = false;
+		WRITE_ONCE(ring->hup, false);
 	}
 	up_write(&ring->attach_sem);
 	return err;

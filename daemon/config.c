@@ -79,11 +79,23 @@ cfg_err(struct cfg_parser *p, unsigned int line, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/**
+ * cfg_cur_tap() - the tap of the current [tap] section
+ * @p: the parser
+ *
+ * Return: the last tap added.
+ */
 static struct cfg_tap *cfg_cur_tap(struct cfg_parser *p)
 {
 	return &p->cfg->taps[p->cfg->ntaps - 1];
 }
 
+/**
+ * cfg_cur_port() - the port of the current [port] section
+ * @p: the parser
+ *
+ * Return: the last port added.
+ */
 static struct cfg_port *cfg_cur_port(struct cfg_parser *p)
 {
 	return &p->cfg->ports[p->cfg->nports - 1];
@@ -405,21 +417,53 @@ bad_prefix:
 
 /* ------------------------------------------------------------ key handlers */
 
+/**
+ * k_control_socket() - handle the 'control-socket' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_control_socket(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_path(p, k, v, p->cfg->control_socket);
 }
 
+/**
+ * k_control_mode() - handle the 'control-mode' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_control_mode(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_mode(p, k, v, &p->cfg->control_mode);
 }
 
+/**
+ * k_control_group() - handle the 'control-group' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_control_group(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_group(p, k, v, &p->cfg->control_gid);
 }
 
+/**
+ * k_engine() - handle the 'engine' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_engine(struct cfg_parser *p, const char *k, const char *v)
 {
 	if (!strcmp(v, "auto"))
@@ -441,6 +485,14 @@ static const char *const cfg_log_names[] = {
 	[CFG_LOG_DEBUG] = "debug",
 };
 
+/**
+ * k_log_level() - handle the 'log-level' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_log_level(struct cfg_parser *p, const char *k, const char *v)
 {
 	unsigned int i;
@@ -455,6 +507,14 @@ static int k_log_level(struct cfg_parser *p, const char *k, const char *v)
 		       "log-level: '%s' is not err, warning, notice, info or debug", v);
 }
 
+/**
+ * k_user() - handle the 'user' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_user(struct cfg_parser *p, const char *k, const char *v)
 {
 	if (strlen(v) >= sizeof(p->cfg->user))
@@ -466,11 +526,27 @@ static int k_user(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_mtu() - handle the 'mtu' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_mtu(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_uint(p, k, v, 68, 65535, &cfg_cur_tap(p)->mtu);
 }
 
+/**
+ * k_mac() - handle the 'mac' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_mac(struct cfg_parser *p, const char *k, const char *v)
 {
 	struct cfg_tap *t = cfg_cur_tap(p);
@@ -481,6 +557,14 @@ static int k_mac(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_address() - handle the 'address' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_address(struct cfg_parser *p, const char *k, const char *v)
 {
 	struct cfg_tap *t = cfg_cur_tap(p);
@@ -504,6 +588,14 @@ static int k_address(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_bridge() - handle the 'bridge' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_bridge(struct cfg_parser *p, const char *k, const char *v)
 {
 	const char *why = cfg_name_problem(v);
@@ -515,11 +607,27 @@ static int k_bridge(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_queues() - handle the 'queues' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_queues(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_uint(p, k, v, 1, CFG_MAX_QUEUES, &cfg_cur_tap(p)->queues);
 }
 
+/**
+ * k_ring_size() - handle the 'ring-size' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_ring_size(struct cfg_parser *p, const char *k, const char *v)
 {
 	unsigned int n;
@@ -532,21 +640,53 @@ static int k_ring_size(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_owner() - handle the 'owner' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_owner(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_user(p, k, v, &cfg_cur_tap(p)->owner_uid, NULL, false);
 }
 
+/**
+ * k_group() - handle the 'group' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_group(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_group(p, k, v, &cfg_cur_tap(p)->group_gid);
 }
 
+/**
+ * k_persist() - handle the 'persist' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_persist(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_bool(p, k, v, &cfg_cur_tap(p)->persist);
 }
 
+/**
+ * k_tap() - handle the 'tap' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_tap(struct cfg_parser *p, const char *k, const char *v)
 {
 	const char *why = cfg_name_problem(v);
@@ -558,6 +698,14 @@ static int k_tap(struct cfg_parser *p, const char *k, const char *v)
 	return 0;
 }
 
+/**
+ * k_type() - handle the 'type' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_type(struct cfg_parser *p, const char *k, const char *v)
 {
 	static const char *const names[] = {
@@ -578,37 +726,93 @@ static int k_type(struct cfg_parser *p, const char *k, const char *v)
 		       "type: '%s' is not vhost-user, stream, dgram or ringfd", v);
 }
 
+/**
+ * k_listen() - handle the 'listen' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_listen(struct cfg_parser *p, const char *k, const char *v)
 {
 	p->port_listen_line[p->cfg->nports - 1] = p->line;
 	return cfg_path(p, k, v, cfg_cur_port(p)->listen);
 }
 
+/**
+ * k_connect() - handle the 'connect' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_connect(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_path(p, k, v, cfg_cur_port(p)->connect);
 }
 
+/**
+ * k_peer() - handle the 'peer' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_peer(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_path(p, k, v, cfg_cur_port(p)->peer);
 }
 
+/**
+ * k_socket_mode() - handle the 'socket-mode' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_socket_mode(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_mode(p, k, v, &cfg_cur_port(p)->socket_mode);
 }
 
+/**
+ * k_socket_owner() - handle the 'socket-owner' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_socket_owner(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_user(p, k, v, &cfg_cur_port(p)->socket_uid, NULL, false);
 }
 
+/**
+ * k_socket_group() - handle the 'socket-group' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_socket_group(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_group(p, k, v, &cfg_cur_port(p)->socket_gid);
 }
 
+/**
+ * k_reconnect() - handle the 'reconnect' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
 static int k_reconnect(struct cfg_parser *p, const char *k, const char *v)
 {
 	return cfg_uint(p, k, v, 1, 3600, &cfg_cur_port(p)->reconnect);

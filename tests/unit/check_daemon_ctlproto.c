@@ -419,8 +419,13 @@ START_TEST(ctl_reply_error_text)
 
 	n = ctlproto_reply_error(buf, sizeof(buf), CTL_E_RELOAD_FAILED,
 				 "%s:%d: mtu: '%s' is out of range", "/etc/v.conf", 3, "1\n");
-	ck_assert_str_eq(buf, "reply version=1 status=reload-failed "
-			 "error=/etc/v.conf:3:%20mtu:%20'1%0A'%20is%20out%20of%20range\n");
+	{
+		static const char want[] = "reply version=1 status=reload-failed "
+			"error=/etc/v.conf:3:%20mtu:%20'1%0A'%20is%20out%20of%20range\n";
+
+		ck_assert_int_eq(n, (int)sizeof(want) - 1);
+		ck_assert_mem_eq(buf, want, sizeof(want) - 1);
+	}
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
 	ck_assert_str_eq(rep.error, "/etc/v.conf:3: mtu: '1\n' is out of range");
 	ctlproto_reply_free(&rep);

@@ -94,15 +94,17 @@ static __virtio16 __user *vrfd_avail_event(const struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_used_size() - bytes of the used ring, avail_event included
- * @num: ring size
+ * vrfd_used_size() - bytes of the used ring (avail_event included with
+ * VIRTIO_RING_F_EVENT_IDX)
+ * @ring: the ring
  *
  * Return: the size.
  */
-static size_t vrfd_used_size(unsigned int num)
+static size_t vrfd_used_size(const struct vrfd_ring *ring)
 {
 	return sizeof(struct vring_used) +
-	       num * sizeof(struct vring_used_elem) + sizeof(__virtio16);
+	       ring->num * sizeof(struct vring_used_elem) +
+	       (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX) ? sizeof(__virtio16) : 0);
 }
 
 void vrfd_ring_get(struct vrfd_ring *ring)
@@ -146,7 +148,7 @@ static int vrfd_pin_used(struct vrfd_ring *ring)
 {
 	unsigned long start = (unsigned long)ring->used;
 	unsigned long first = start & PAGE_MASK;
-	unsigned long end = PAGE_ALIGN(start + vrfd_used_size(ring->num));
+	unsigned long end = PAGE_ALIGN(start + vrfd_used_size(ring));
 	unsigned int npages = (end - first) >> PAGE_SHIFT;
 	struct page **pages;
 	long pinned;

@@ -537,6 +537,64 @@ out:
 }
 
 /**
+ * test_used_at_page_end() - separately allocated ring parts (virtio 1.x
+ * style) with the used ring ending exactly where its mapping ends: fine
+ * without EVENT_IDX (also pinned for atomic use); with EVENT_IDX the
+ * avail_event field after it is missing, so creation says EFAULT
+ */
+static void test_used_at_page_end(void)
+{
+	const unsigned int num = 8;
+	size_t used_len = 4 + 8 * num;
+	struct tring b;
+	uint8_t *parts, *upage;
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t last_used = 0;
+	int fd, efd = -1;
+	long r;
+
+	parts = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	upage = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(upage + 4096, 4096);
+	desc = (struct vring_desc *)parts;
+	avail = (struct vring_avail *)(parts + 2048);
+	used = (struct vring_used *)(upage + 4096 - used_len);
+	fd = vringfd_create(num, desc, avail, used, &last_used, F_EVENT_IDX);
+	core_expect_err("create_event_idx_avail_event_missing_efault", fd, EFAULT);
+	if (fd >= 0)
+		close(fd);
+	fd = vringfd_create(num, desc, avail, used, &last_used, 0);
+	core_result(fd >= 0, "create_used_ends_at_mapping_end_ok", "%s", strerror(errno));
+	if (fd >= 0 && !tring_open(&b, 8, 64, 0)) {
+		r = echo_attach(fd, b.fd, 1, 0, &efd);
+		core_result(r == 0, "atomic_attach_used_ends_at_mapping_end_ok", "%s",
+			    strerror(errno));
+		if (!r) {
+			static uint8_t msg[32] __attribute__((aligned(16)));
+
+			desc[0] = (struct vring_desc){ (uintptr_t)msg, 32, 0, 0 };
+			avail->ring[0] = 0;
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			avail->idx = 1;
+			tring_post(&b, 64, true, 0);
+			r = write(fd, "", 1);
+			core_result(r == 1 && used->idx == 1 && used->ring[0].id == 0,
+				    "atomic_echo_used_ends_at_mapping_end",
+				    "write %ld used idx %u", r, used->idx);
+		}
+		if (efd >= 0)
+			close(efd);
+		tring_close(&b);
+	}
+	if (fd >= 0)
+		close(fd);
+	munmap(parts, 4096);
+	munmap(upage, 4096);
+}
+
+/**
  * main() - run the API tests
  *
  * Return: 0 when no test failed.
@@ -557,5 +615,6 @@ int main(void)
 	test_notify();
 	test_detach_close();
 	test_misuse();
+	test_used_at_page_end();
 	return core_failures ? 1 : 0;
 }

@@ -428,6 +428,21 @@ START_TEST(ctl_status_json)
 }
 END_TEST
 
+START_TEST(ctl_status_json_parses)
+{
+	char cmd[256];
+
+	if (system("command -v jq >/dev/null 2>&1"))
+		runner_skip("jq not installed");
+	fake_server(FAKE_REPLY, status_reply, sizeof(status_reply) - 1);
+	ck_assert_int_eq(run_ctl(false, "--json", "--socket", sock_path, "status", NULL), 0);
+	/* a JSON parser accepts it and finds the escaped name */
+	snprintf(cmd, sizeof(cmd), "jq -e '.taps[1].name == \"vn\\u001b\\\"\\\\\u00e9\" "
+		 "and .daemon.pid == 812 and .taps[1].persist == true' %s/stdout >/dev/null", dir);
+	ck_assert_msg(system(cmd) == 0, "jq refused or mismatched: %s", out);
+}
+END_TEST
+
 START_TEST(ctl_json_invalid_utf8)
 {
 	static const char reply[] = "reply version=1 status=ok error=\n"
@@ -587,6 +602,7 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_error_reply_json);
 	ADD(s, ctl_status_human);
 	ADD(s, ctl_status_json);
+	ADD(s, ctl_status_json_parses);
 	ADD(s, ctl_json_invalid_utf8);
 	ADD(s, ctl_stats_human);
 	ADD(s, ctl_reload_human);

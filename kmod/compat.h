@@ -2,6 +2,11 @@
 /*
  * compat.h - every kernel-version difference vringfd.ko and vringfd_echo.ko
  * care about; the other files have no LINUX_VERSION_CODE tests.
+ *
+ * The modules are built and tested on Debian's 6.1; the differences below
+ * are the ones known up to 6.12 (eventfd_signal() lost its count in 6.8).
+ * Kernels before 5.10 (no pin_user_pages_fast(), compat_ptr_ioctl()) are
+ * not supported.
  */
 #ifndef VRFD_COMPAT_H
 #define VRFD_COMPAT_H
@@ -10,6 +15,12 @@
 #include <linux/eventfd.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/preempt.h>
+
+/* in_hardirq() replaced in_irq() in 5.14. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 14, 0)
+#define in_hardirq() in_irq()
+#endif
 
 /**
  * vrfd_eventfd_signal() - add 1 to an eventfd counter

@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/vringfd_echo.h>
+#include "compat.h"
 #include "vringfd_api.h"
 
 #define ECHO_IOV	128		/* segments per chain */

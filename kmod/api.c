@@ -29,19 +29,15 @@ struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,
 			      bool atomic_use)
 {
 	struct vrfd_ring *ring;
-	struct fd f;
+	struct file *file;
 	int err;
 
-	f = fdget(fd);
-	if (!f.file)
+	file = fget(fd);
+	if (!file)
 		return ERR_PTR(-EBADF);
-	ring = vrfd_ring_from_file(f.file);
-	if (!ring) {
-		fdput(f);
-		return ERR_PTR(-EBADF);
-	}
-	err = vrfd_ring_attach(ring, ops, data, atomic_use);
-	fdput(f);
+	ring = vrfd_ring_from_file(file);
+	err = ring ? vrfd_ring_attach(ring, ops, data, atomic_use) : -EBADF;
+	fput(file);
 	return err ? ERR_PTR(err) : ring;
 }
 EXPORT_SYMBOL_GPL(vrfd_attach);

@@ -3,10 +3,9 @@
  * compat.h - every kernel-version difference vringfd.ko and vringfd_echo.ko
  * care about; the other files have no LINUX_VERSION_CODE tests.
  *
- * The modules are built and tested on Debian's 6.1; the differences below
- * are the ones known up to 6.12 (eventfd_signal() lost its count in 6.8).
- * Kernels before 5.10 (no pin_user_pages_fast(), compat_ptr_ioctl()) are
- * not supported.
+ * The modules are built and tested on Debian's 6.1 only; the differences
+ * below are those known to touch this code.  Kernels before 5.10 (no
+ * pin_user_pages_fast(), compat_ptr_ioctl()) are not supported.
  */
 #ifndef VRFD_COMPAT_H
 #define VRFD_COMPAT_H

@@ -76,3 +76,9 @@ uninstall: $(UNINSTALL_RULES)
 clean:
 	rm -rf $(B)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean 2>/dev/null
+
+# An interactive shell in the VM rig, with the fresh module loaded
+# (VM_SHELL_OPTS: more scripts/vm-run options, e.g. --echo --vhost --systemd).
+.PHONY: vm-shell
+vm-shell: modules
+	scripts/vm-run --shell $(VM_SHELL_OPTS) -- bash -l

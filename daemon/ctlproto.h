@@ -37,7 +37,8 @@
  *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
  * status is one of ctlproto_status_name(); on anything but "ok", error
  * says why in English and no data records follow.  Which data records each
- * command gets: status: daemon, tap*, port*; list: tap*, port*;
+ * command gets: status: daemon, tap*, port* (and stats*, if the daemon
+ * includes counters); list: tap*, port*;
  * stats: stats*; reload: reload.  Clients ignore keys they do not know
  * (new keys may be added within a version); record types are fixed by the
  * version.

@@ -504,6 +504,7 @@ static void print_json(enum ctl_cmd cmd, const struct ctl_reply *rep)
 		json_single(rep, "daemon", true);
 		json_list(rep, "tap", "taps", false);
 		json_list(rep, "port", "ports", false);
+		json_list(rep, "stats", "stats", false);
 		break;
 	case CTL_CMD_LIST:
 		json_list(rep, "tap", "taps", true);
@@ -680,7 +681,7 @@ static void format_uptime(const char *s, char *buf, size_t len)
 	unsigned long long t;
 
 	if (!s || !is_number(s)) {
-		snprintf(buf, len, "%s", s ? s : "?");
+		snprintf(buf, len, "%s", s ? s : "-");
 		return;
 	}
 	t = strtoull(s, NULL, 10);
@@ -695,8 +696,11 @@ static void format_uptime(const char *s, char *buf, size_t len)
 		snprintf(buf, len, "%llus", t);
 }
 
+static void print_stats(const struct ctl_reply *rep);
+
 /**
- * print_status() - human output of a status reply
+ * print_status() - human output of a status reply (with counters if the
+ * daemon sent "stats" records too)
  * @rep: the reply
  */
 static void print_status(const struct ctl_reply *rep)
@@ -728,6 +732,13 @@ static void print_status(const struct ctl_reply *rep)
 		printf("\n");
 	}
 	print_taps_ports(rep);
+	for (i = 0; i < rep->nrecords; i++) {
+		if (!strcmp(rep->records[i].type, "stats")) {
+			printf("\n");
+			print_stats(rep);
+			break;
+		}
+	}
 }
 
 /**

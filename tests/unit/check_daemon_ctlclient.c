@@ -423,7 +423,8 @@ START_TEST(ctl_status_json)
 			 "      \"connections\": 1,\n"
 			 "      \"socket\": \"/run/vringnetd/vm1.sock\"\n"
 			 "    }\n"
-			 "  ]\n"
+			 "  ],\n"
+			 "  \"stats\": []\n"
 			 "}\n");
 }
 END_TEST
@@ -479,6 +480,38 @@ START_TEST(ctl_stats_human)
 			 "0        0         0         0\n");
 	read_file("request", out, sizeof(out));
 	ck_assert_str_eq(out, "stats version=1 port=vm1\n");
+}
+END_TEST
+
+START_TEST(ctl_status_with_stats)
+{
+	static const char reply[] = "reply version=1 status=ok error=\n"
+				    "daemon pid=1\n"
+				    "stats of=tap name=t0 tx_frames=7 rx_frames=9\n";
+
+	fake_server(FAKE_REPLY, reply, sizeof(reply) - 1);
+	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "status", NULL), 0);
+	/* missing fields print as "-"; counters follow the tables */
+	ck_assert_str_eq(out,
+			 "vringnetd\n"
+			 "  version:       -\n"
+			 "  pid:           1\n"
+			 "  engine:        -\n"
+			 "  uptime:        -\n"
+			 "  config:        -\n"
+			 "  user:          -\n"
+			 "  capabilities:  -\n"
+			 "\n"
+			 "no taps\n"
+			 "\n"
+			 "no ports\n"
+			 "\n"
+			 "NAME  OF   DIR  FRAMES  BYTES  BATCHES  SYSCALLS  BAD_CHAIN  TOO_BIG  "
+			 "BAD_HDR  BAD_ADDR  TAP_DROP  NOTIFIES\n"
+			 "t0    tap  tx   7       -      -        -         -          -        "
+			 "-        -         -         -\n"
+			 "t0    tap  rx   9       -      -        -         -          -        "
+			 "-        -         -         -\n");
 }
 END_TEST
 
@@ -605,6 +638,7 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_status_json_parses);
 	ADD(s, ctl_json_invalid_utf8);
 	ADD(s, ctl_stats_human);
+	ADD(s, ctl_status_with_stats);
 	ADD(s, ctl_reload_human);
 	for (i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++)
 		add(s, ctl_usage, usage_cases[i].name, (int)i);

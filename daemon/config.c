@@ -274,24 +274,41 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
 		    uid_t *uid, gid_t *gid, bool need_entry)
 {
 	struct passwd pw, *res = NULL;
-	char buf[4096];
-	unsigned int n;
+	size_t size = 4096;
+	unsigned int n = 0;
+	bool numeric = cfg_numeric_id(v, &n);
+	char *buf = NULL;
+	int e;
 
-	if (cfg_numeric_id(v, &n)) {
-		if (getpwuid_r((uid_t)n, &pw, buf, sizeof(buf), &res) || !res) {
-			if (need_entry)
-				return cfg_err(p, p->line, "%s: unknown user '%s'", key, v);
+	/* Retry with a larger buffer while the database says ERANGE. */
+	do {
+		char *nb = realloc(buf, size);
+
+		if (!nb) {
+			free(buf);
+			return cfg_err(p, p->line, "%s: out of memory", key);
+		}
+		buf = nb;
+		if (numeric)
+			e = getpwuid_r((uid_t)n, &pw, buf, size, &res);
+		else
+			e = getpwnam_r(v, &pw, buf, size, &res);
+		size *= 4;
+	} while (e == ERANGE && size <= (1u << 22));
+	if (e || !res) {
+		free(buf);
+		if (numeric && !need_entry) {
 			*uid = (uid_t)n;
 			if (gid)
 				*gid = (gid_t)-1;
 			return 0;
 		}
-	} else if (getpwnam_r(v, &pw, buf, sizeof(buf), &res) || !res) {
 		return cfg_err(p, p->line, "%s: unknown user '%s'", key, v);
 	}
 	*uid = res->pw_uid;
 	if (gid)
 		*gid = res->pw_gid;
+	free(buf);
 	return 0;
 }
 
@@ -307,16 +324,33 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
 static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t *gid)
 {
 	struct group gr, *res = NULL;
-	char buf[16384];
+	size_t size = 16384;
+	char *buf = NULL;
 	unsigned int n;
+	int e;
 
 	if (cfg_numeric_id(v, &n)) {
 		*gid = (gid_t)n;
 		return 0;
 	}
-	if (getgrnam_r(v, &gr, buf, sizeof(buf), &res) || !res)
+	/* Groups with many members need more than the first buffer. */
+	do {
+		char *nb = realloc(buf, size);
+
+		if (!nb) {
+			free(buf);
+			return cfg_err(p, p->line, "%s: out of memory", key);
+		}
+		buf = nb;
+		e = getgrnam_r(v, &gr, buf, size, &res);
+		size *= 4;
+	} while (e == ERANGE && size <= (1u << 24));
+	if (e || !res) {
+		free(buf);
 		return cfg_err(p, p->line, "%s: unknown group '%s'", key, v);
+	}
 	*gid = res->gr_gid;
+	free(buf);
 	return 0;
 }
 

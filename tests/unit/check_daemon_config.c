@@ -493,6 +493,141 @@ END_TEST
 
 /* ------------------------------------------------------------ good files */
 
+/**
+ * dump_id() - an id as text, "-" for (id_t)-1
+ * @id: the id
+ * @buf: output, 16 bytes
+ *
+ * Return: @buf.
+ */
+static const char *dump_id(unsigned int id, char *buf)
+{
+	if (id == (unsigned int)-1)
+		return "-";
+	snprintf(buf, 16, "%u", id);
+	return buf;
+}
+
+/**
+ * dump() - a canonical one-line-per-section text of a configuration
+ * @cfg: the configuration
+ * @out: output
+ * @len: its size
+ */
+static void dump(const struct vnd_config *cfg, char *out, size_t len)
+{
+	size_t pos = 0;
+	unsigned int i, j;
+	char a[16], b[16];
+
+#define OUT(...) (pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, __VA_ARGS__))
+	OUT("daemon socket=%s mode=%o group=%s engine=%s log=%s user=%s\n",
+	    cfg->control_socket, (unsigned int)cfg->control_mode, dump_id(cfg->control_gid, a),
+	    cfg_engine_name(cfg->engine), cfg_log_level_name(cfg->log_level),
+	    cfg->user[0] ? cfg->user : "-");
+	for (i = 0; i < cfg->ntaps; i++) {
+		const struct cfg_tap *t = &cfg->taps[i];
+
+		OUT("tap %s@%u mtu=%u", t->name, t->line, t->mtu);
+		if (t->mac_set)
+			OUT(" mac=%02x:%02x:%02x:%02x:%02x:%02x", t->mac[0], t->mac[1],
+			    t->mac[2], t->mac[3], t->mac[4], t->mac[5]);
+		else
+			OUT(" mac=default");
+		OUT(" addr=");
+		for (j = 0; j < t->naddresses; j++) {
+			char host[INET6_ADDRSTRLEN];
+
+			inet_ntop(t->addresses[j].family, &t->addresses[j].addr, host, sizeof(host));
+			OUT("%s%s/%u", j ? "," : "", host, t->addresses[j].prefixlen);
+		}
+		OUT(" bridge=%s queues=%u ring=%u owner=%s group=%s persist=%s\n",
+		    t->bridge[0] ? t->bridge : "-", t->queues, t->ring_size,
+		    dump_id(t->owner_uid, a), dump_id(t->group_gid, b), t->persist ? "yes" : "no");
+	}
+	for (i = 0; i < cfg->nports; i++) {
+		const struct cfg_port *p = &cfg->ports[i];
+
+		OUT("port %s@%u tap=%s type=%s listen=%s connect=%s peer=%s mode=%o owner=%s group=%s reconnect=%u\n",
+		    p->name, p->line, p->tap, cfg_port_type_name(p->type),
+		    p->listen[0] ? p->listen : "-", p->connect[0] ? p->connect : "-",
+		    p->peer[0] ? p->peer : "-", (unsigned int)p->socket_mode,
+		    dump_id(p->socket_uid, a), dump_id(p->socket_gid, b), p->reconnect);
+	}
+#undef OUT
+}
+
+#define D_DEFAULT "daemon socket=/run/vringnetd/control.sock mode=660 group=- engine=auto log=info user=-\n"
+
+/**
+ * struct good_case - a valid file and what it must give
+ * @name: test name
+ * @text: the file
+ * @want: dump() of the result
+ */
+static const struct good_case {
+	const char *name;
+	const char *text;
+	const char *want;
+} good_cases[] = {
+	{ "good_empty", "", D_DEFAULT },
+	{ "good_comments_only", "# nothing\n\n   # here\n\t\n", D_DEFAULT },
+	{ "good_no_final_newline", "[tap t0]\nmtu = 1500",
+	  D_DEFAULT "tap t0@1 mtu=1500 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_crlf", "[tap t0]\r\nmtu = 9000\r\n",
+	  D_DEFAULT "tap t0@1 mtu=9000 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_empty_daemon", "[daemon]\n", D_DEFAULT },
+	{ "good_daemon_all", "[daemon]\ncontrol-socket=/run/c.sock\ncontrol-mode=0\ncontrol-group=0\n"
+	  "engine=kernel\nlog-level=err\nuser=0\n",
+	  "daemon socket=/run/c.sock mode=0 group=0 engine=kernel log=err user=0\n" },
+	{ "good_log_levels", "[daemon]\nlog-level = notice # n\n",
+	  "daemon socket=/run/vringnetd/control.sock mode=660 group=- engine=auto log=notice user=-\n" },
+	{ "good_addresses_in_order", "[tap t0]\naddress = fd00::1/128\naddress = 10.0.0.1/32\n"
+	  "address = 192.168.1.254/1\naddress = 2001:db8::/64\n",
+	  D_DEFAULT "tap t0@1 mtu=0 mac=default addr=fd00::1/128,10.0.0.1/32,192.168.1.254/1,2001:db8::/64 "
+	  "bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_mac_case", "[tap t0]\nmac = 02:AB:cd:Ef:00:ff\n",
+	  D_DEFAULT "tap t0@1 mtu=0 mac=02:ab:cd:ef:00:ff addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_tap_names", "[tap a]\n[tap A-b_c.d@e+1]\n[tap ...]\n",
+	  D_DEFAULT
+	  "tap a@1 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "tap A-b_c.d@e+1@2 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "tap ...@3 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_port_before_tap", "[port p]\ntap=t\ntype=stream\nlisten=/l\n[tap t]\n",
+	  D_DEFAULT "tap t@5 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "port p@1 tap=t type=stream listen=/l connect=- peer=- mode=660 owner=- group=- reconnect=1\n" },
+	{ "good_dgram_connect_peer", "[tap t]\n[port p]\ntap=t\ntype=dgram\nconnect=/c\npeer=/q\nreconnect=7\n",
+	  D_DEFAULT "tap t@1 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "port p@2 tap=t type=dgram listen=- connect=/c peer=/q mode=660 owner=- group=- reconnect=7\n" },
+	{ "good_socket_perms", "[tap t]\n[port p]\ntap=t\ntype=ringfd\nlisten=/r\nsocket-mode=0\n"
+	  "socket-owner=123456\nsocket-group=7\n",
+	  D_DEFAULT "tap t@1 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "port p@2 tap=t type=ringfd listen=/r connect=- peer=- mode=0 owner=123456 group=7 reconnect=1\n" },
+	{ "good_path_with_hash_and_space", "[daemon]\ncontrol-socket = /run/a b#c.sock   # comment\n",
+	  "daemon socket=/run/a b#c.sock mode=660 group=- engine=auto log=info user=-\n" },
+	{ "good_value_with_equals", "[tap t]\n[port p]\ntap = t\ntype = stream\nlisten = /run/k=v.sock\n",
+	  D_DEFAULT "tap t@1 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n"
+	  "port p@2 tap=t type=stream listen=/run/k=v.sock connect=- peer=- mode=660 owner=- group=- reconnect=1\n" },
+	{ "good_header_comment_no_blank", "[tap t]#c\n",
+	  D_DEFAULT "tap t@1 mtu=0 mac=default addr= bridge=- queues=1 ring=256 owner=- group=- persist=no\n" },
+	{ "good_bridge_and_persist", "[tap t]\nbridge = br-x\npersist = yes\nqueues = 3\nring-size = 4096\n",
+	  D_DEFAULT "tap t@1 mtu=0 mac=default addr= bridge=br-x queues=3 ring=4096 owner=- group=- persist=yes\n" },
+};
+
+START_TEST(config_good)
+{
+	const struct good_case *c = &good_cases[_i];
+	struct vnd_config cfg;
+	char got[4096];
+
+	parse_ok(c->text, &cfg);
+	dump(&cfg, got, sizeof(got));
+	ck_assert_str_eq(got, c->want);
+	cfg_free(&cfg);
+}
+END_TEST
+
+
 START_TEST(config_good_empty)
 {
 	struct vnd_config cfg;
@@ -769,6 +904,11 @@ Suite *config_suite(void)
 	for (i = 0; i < N_BAD; i++) {
 		tc = tcase_create(bad_cases[i].name);
 		tcase_add_loop_test(tc, config_bad, (int)i, (int)i + 1);
+		suite_add_tcase(s, tc);
+	}
+	for (i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++) {
+		tc = tcase_create(good_cases[i].name);
+		tcase_add_loop_test(tc, config_good, (int)i, (int)i + 1);
 		suite_add_tcase(s, tc);
 	}
 	RUNNER_ADD_TEST(s, config_bad_line_too_long);

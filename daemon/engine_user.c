@@ -15,6 +15,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,12 @@
  * @rx_call_fd: eventfd for rx interrupts, or -1
  * @stx: tx counters
  * @srx: rx counters
- * @iov: scratch segments for one frame (slot 0 for a prepended header)
+ * @iov: scratch segments for one frame (slot 0 for a prepended header,
+ *	then the chains, then @overflow)
+ * @overflow: catches the part of a frame longer than the posted buffers:
+ *	some kernels' tun returns the full length of a truncated frame,
+ *	newer ones only what was copied; with this last segment both say
+ *	"longer than the buffers" the same way
  */
 struct eng_queue {
 	int tap_fd;
@@ -61,6 +67,7 @@ struct eng_queue {
 	struct eng_stats stx;
 	struct eng_stats srx;
 	struct iovec iov[UENG_MAX_IOV + 1];
+	uint8_t overflow[UENG_MAX_FRAME + 64];
 };
 
 /**
@@ -386,11 +393,11 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 
 		/* Take one chain, or several for a mergeable frame. */
 		while (nheads < (q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u) &&
-		       space < UENG_MRG_WANT && niov < UENG_MAX_IOV) {
+		       space < UENG_MRG_WANT && niov < UENG_MAX_IOV - 1) {
 			if (!vringfd_dev_pending(&q->rx))
 				break;
 			ret = vringfd_dev_get_chain(&q->rx, &ch, q->iov + niov,
-						    UENG_MAX_IOV - niov);
+						    UENG_MAX_IOV - 1 - niov);
 			if (ret == 0 || ret == -EIO)
 				break;
 			if (ret < 0 && nheads) {	/* first the frame we have */
@@ -424,15 +431,21 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 		if (ret < 0)
 			goto out;
 		if (!nheads) {
-			*starved = true;
+			/* Out of buffers: starved only if a frame is waiting. */
+			struct pollfd pfd = { .fd = q->tap_fd, .events = POLLIN };
+
+			q->srx.syscalls++;
+			*starved = poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
 			break;
 		}
+		q->iov[niov].iov_base = q->overflow;
+		q->iov[niov].iov_len = sizeof(q->overflow);
 		if (q->hdr_len) {
-			r = readv(q->tap_fd, q->iov + 1, (int)niov - 1);
+			r = readv(q->tap_fd, q->iov + 1, (int)niov);
 		} else {
 			q->iov[0].iov_base = scratch;
 			q->iov[0].iov_len = q->tap_hdr_len;
-			r = readv(q->tap_fd, q->iov, (int)niov);
+			r = readv(q->tap_fd, q->iov, (int)niov + 1);
 		}
 		q->srx.syscalls++;
 		if (r < 0) {

@@ -12,5 +12,6 @@ Suite *(*const runner_suites[])(void) = {
 	ctlclient_suite,
 	vhost_user_suite,
 	frame_stream_suite,
+	engine_suite,
 	NULL,
 };

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_engine.c - the user engine against a real tap (in a private
+ * network namespace) and against malicious rings.
+ *
+ * Each test unshares a network namespace (Check forks every test), creates
+ * the tap "ut0" with tap.c and configures it with netlink.c (10.99.0.1/24,
+ * IPv6 off so that the kernel sends nothing unasked), builds a tx and an rx
+ * ring with libvringfd's driver side, and drives eng_user_ops.  Without the
+ * permission for that, every test is a SKIP.
+ *
+ * Bad input and the expected answer:
+ *   tx chain with a writable segment          drop_bad_chain, used len 0
+ *   tx chain shorter than header + Ethernet   drop_bad_chain, used len 0
+ *   tx header with unknown flags / GSO type   drop_bad_hdr, used len 0
+ *   tx frame over 64 KiB                      drop_too_big, used len 0
+ *   tx address outside the memory table       drop_bad_addr, used len 0
+ *   avail->idx moved by more than num         tx()/rx() return -EIO, stay so
+ *   rx chain with a readable segment          drop_bad_chain, used len 0
+ *   rx buffer smaller than the frame          drop_too_big, used len 0
+ *   rx with nothing posted                    0 and *starved
+ *   header length 7, mrg_rxbuf without 12     open() fails with a message
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/virtio_net.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "check_daemon.h"
+#include "unit/runner.h"
+#include "engine.h"
+#include "netlink.h"
+#include "tap.h"
+#include "vringfd.h"
+
+#define UT_NUM	16
+
+static struct tap_dev ut_tap;
+static struct vringfd_ring ut_tx, ut_rx;
+static void *ut_txmem, *ut_rxmem;
+static struct eng_queue *ut_q;
+static uint8_t ut_tapmac[6];
+static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
+
+/**
+ * ut_setup_tap() - private netns, tap ut0 up with 10.99.0.1/24
+ *
+ * Skips the test when namespaces or taps are not permitted.
+ */
+static void ut_setup_tap(void)
+{
+	struct cfg_tap ct;
+	char err[CFG_ERR_MAX];
+	struct nlk *nl;
+	int fd;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		runner_skip("unshare(CLONE_NEWNET): %s", strerror(errno));
+	fd = open("/proc/sys/net/ipv6/conf/default/disable_ipv6", O_WRONLY);
+	if (fd >= 0) {
+		ck_assert_int_eq(write(fd, "1", 1), 1);
+		close(fd);
+	}
+	memset(&ct, 0, sizeof(ct));
+	snprintf(ct.name, sizeof(ct.name), "ut0");
+	ct.queues = 1;
+	ct.ring_size = UT_NUM;
+	ct.owner_uid = (uid_t)-1;
+	ct.group_gid = (gid_t)-1;
+	ct.mac_set = true;
+	memcpy(ct.mac, (uint8_t[6]){ 0x52, 0x54, 0x00, 0x99, 0x00, 0x01 }, 6);
+	memcpy(ut_tapmac, ct.mac, 6);
+	ct.naddresses = 1;
+	ct.addresses[0].family = AF_INET;
+	ct.addresses[0].prefixlen = 24;
+	ct.addresses[0].addr.in.s_addr = htonl(0x0a630001);
+	if (tap_open(&ut_tap, &ct, err, sizeof(err)) < 0)
+		runner_skip("%s", err);
+	nl = nlk_open(err, sizeof(err));
+	ck_assert_msg(nl, "%s", err);
+	ck_assert_msg(nlk_apply(nl, &ct, NULL, err, sizeof(err)) == 0, "%s", err);
+	nlk_close(nl);
+}
+
+/**
+ * ut_setup() - tap, rings and a user-engine queue with a 12-byte header
+ * @hdr_len: virtio-net header length of the rings
+ * @mrg: mergeable rx buffers
+ */
+static void ut_setup(unsigned int hdr_len, bool mrg)
+{
+	size_t sz = vringfd_ring_size(UT_NUM, 4096);
+	struct eng_queue_config qc;
+	char err[CFG_ERR_MAX];
+
+	ut_setup_tap();
+	ck_assert(posix_memalign(&ut_txmem, 4096, sz) == 0);
+	ck_assert(posix_memalign(&ut_rxmem, 4096, sz) == 0);
+	memset(ut_txmem, 0, sz);
+	memset(ut_rxmem, 0, sz);
+	ck_assert_int_eq(vringfd_ring_init(&ut_tx, ut_txmem, UT_NUM, 4096, 0), 0);
+	ck_assert_int_eq(vringfd_ring_init(&ut_rx, ut_rxmem, UT_NUM, 4096, 0), 0);
+	memset(&qc, 0, sizeof(qc));
+	qc.tap_fd = ut_tap.fds[0];
+	qc.vnet_hdr_len = hdr_len;
+	qc.mrg_rxbuf = mrg;
+	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
+	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx_call_fd = qc.rx_call_fd = -1;
+	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ck_assert_msg(ut_q, "%s", err);
+}
+
+/**
+ * ut_arp_request() - an ARP request for 10.99.0.1 from 10.99.0.2
+ * @f: 42 bytes out
+ */
+static void ut_arp_request(uint8_t *f)
+{
+	memset(f, 0, 42);
+	memset(f, 0xff, 6);
+	memcpy(f + 6, ut_mac, 6);
+	f[12] = 0x08; f[13] = 0x06; f[15] = 1; f[16] = 0x08; f[18] = 6; f[19] = 4; f[21] = 1;
+	memcpy(f + 22, ut_mac, 6);
+	f[28] = 10; f[29] = 99; f[30] = 0; f[31] = 2;
+	f[38] = 10; f[39] = 99; f[40] = 0; f[41] = 1;
+}
+
+/**
+ * ut_post_tx() - post one readable chain of two segments (header, frame)
+ * @hdr: header bytes (NULL: none)
+ * @hdr_len: its length
+ * @frame: frame bytes
+ * @len: its length
+ * @token: token to find it again
+ */
+static void ut_post_tx(const void *hdr, size_t hdr_len, const void *frame, size_t len,
+		       void *token)
+{
+	struct iovec iov[2] = { { (void *)hdr, hdr_len }, { (void *)frame, len } };
+
+	if (hdr)
+		ck_assert_int_ge(vringfd_ring_add(&ut_tx, iov, 2, NULL, 0, token), 0);
+	else
+		ck_assert_int_ge(vringfd_ring_add(&ut_tx, iov + 1, 1, NULL, 0, token), 0);
+	vringfd_ring_publish(&ut_tx);
+}
+
+/**
+ * ut_wait_tap() - wait until the tap has a frame for us
+ *
+ * Return: true when readable within 2 s.
+ */
+static bool ut_wait_tap(void)
+{
+	struct pollfd p = { .fd = ut_tap.fds[0], .events = POLLIN };
+
+	return poll(&p, 1, 2000) == 1;
+}
+
+/**
+ * ut_send_arp() - send the ARP request through tx() and check it left
+ * @hdr_len: header length of the ring
+ */
+static void ut_send_arp(unsigned int hdr_len)
+{
+	static uint8_t hdr[12], frame[42];
+	struct eng_stats t0, tx;
+	uint32_t len = 99;
+
+	eng_user_ops.get_stats(ut_q, &t0, NULL);
+	ut_arp_request(frame);
+	ut_post_tx(hdr_len ? hdr : NULL, hdr_len, frame, sizeof(frame), frame);
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), 1);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), frame);
+	ck_assert_uint_eq(len, 0);
+	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	ck_assert_uint_eq(tx.frames - t0.frames, 1);
+	ck_assert_uint_eq(tx.bytes - t0.bytes, 42);
+	ck_assert_uint_eq(tx.syscalls - t0.syscalls, 1);
+}
+
+START_TEST(test_user_arp_roundtrip)
+{
+	static uint8_t buf[2048];
+	struct iovec in = { buf, sizeof(buf) };
+	struct eng_stats rx;
+	bool starved = true;
+	uint32_t len = 0;
+
+	ut_setup(12, false);
+	ut_send_arp(12);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert(!starved);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
+	ck_assert_uint_eq(len, 12 + 42);
+	ck_assert_uint_eq(buf[10] | buf[11] << 8, 1);		/* num_buffers */
+	ck_assert_mem_eq(buf + 12, ut_mac, 6);			/* to us */
+	ck_assert_mem_eq(buf + 12 + 6, ut_tapmac, 6);		/* from the tap */
+	ck_assert_uint_eq(buf[12 + 21], 2);			/* ARP reply */
+	eng_user_ops.get_stats(ut_q, NULL, &rx);
+	ck_assert_uint_eq(rx.frames, 1);
+	ck_assert_uint_eq(rx.bytes, 42);
+	eng_user_ops.close(ut_q);
+}
+END_TEST
+
+START_TEST(test_user_no_header)
+{
+	static uint8_t buf[2048];
+	struct iovec in = { buf, sizeof(buf) };
+	bool starved;
+	uint32_t len = 0;
+
+	ut_setup(0, false);
+	ut_send_arp(0);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert(ut_wait_tap());
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
+	ck_assert_uint_eq(len, 42);				/* header stripped */
+	ck_assert_mem_eq(buf, ut_mac, 6);
+	eng_user_ops.close(ut_q);
+}
+END_TEST
+
+START_TEST(test_user_rx_starved_and_small)
+{
+	static uint8_t small[12 + 20], bad[64], big[2048];
+	struct iovec in = { small, sizeof(small) }, out = { bad, sizeof(bad) };
+	struct iovec in2 = { big, sizeof(big) };
+	struct eng_stats rx;
+	bool starved = false;
+	uint32_t len = 99;
+
+	ut_setup(12, false);
+	ut_send_arp(12);
+	ck_assert(ut_wait_tap());
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 0);
+	ck_assert(starved);
+	/* a readable chain on the rx ring, then a too small buffer */
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, &out, 1, NULL, 0, bad), 0);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, small), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), bad);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), small);
+	ck_assert_uint_eq(len, 0);
+	eng_user_ops.get_stats(ut_q, NULL, &rx);
+	ck_assert_uint_eq(rx.drop_bad_chain, 1);
+	ck_assert_uint_eq(rx.drop_too_big, 1);
+	ck_assert_uint_eq(rx.frames, 0);
+	/* the ring still works */
+	ut_send_arp(12);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in2, 1, big), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert(ut_wait_tap());
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), big);
+	ck_assert_uint_eq(len, 12 + 42);
+	eng_user_ops.close(ut_q);
+}
+END_TEST
+
+START_TEST(test_user_mrg_rxbuf)
+{
+	static uint8_t b[3][32];
+	struct iovec in[3] = { { b[0], 32 }, { b[1], 32 }, { b[2], 32 } };
+	bool starved;
+	uint32_t len = 0;
+	int i;
+
+	ut_setup(12, true);
+	ut_send_arp(12);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in[i], 1, b[i]), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert(ut_wait_tap());
+	/* 54 bytes over two 32-byte heads; the third is given back */
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[0]);
+	ck_assert_uint_eq(len, 32);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[1]);
+	ck_assert_uint_eq(len, 22);
+	ck_assert_ptr_null(vringfd_ring_get_used(&ut_rx, &len));
+	ck_assert_uint_eq(b[0][10] | b[0][11] << 8, 2);	/* num_buffers */
+	eng_user_ops.close(ut_q);
+}
+END_TEST
+
+START_TEST(test_user_tx_bad_chains)
+{
+	static uint8_t hdr[12], badflags[12] = { 0x80 }, badgso[12] = { 0, 0x55 };
+	static uint8_t frame[42], shortf[10], wbuf[64];
+	static uint8_t *huge;
+	struct iovec w = { wbuf, sizeof(wbuf) };
+	struct eng_stats tx;
+	uint32_t len = 99;
+	void *tok;
+	int n = 0;
+
+	ut_setup(12, false);
+	huge = calloc(1, 70000);
+	ck_assert_ptr_nonnull(huge);
+	ut_arp_request(frame);
+	ck_assert_int_ge(vringfd_ring_add(&ut_tx, NULL, 0, &w, 1, wbuf), 0);	/* writable */
+	ut_post_tx(hdr, 12, shortf, sizeof(shortf), shortf);		/* too short */
+	ut_post_tx(badflags, 12, frame, 42, badflags);			/* bad flags */
+	ut_post_tx(badgso, 12, frame, 42, badgso);			/* bad GSO type */
+	ut_post_tx(hdr, 12, huge, 70000, huge);				/* too big */
+	ut_post_tx(hdr, 12, frame, 42, frame);				/* fine */
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), 6);
+	while ((tok = vringfd_ring_get_used(&ut_tx, &len))) {
+		ck_assert_uint_eq(len, 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 6);
+	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	ck_assert_uint_eq(tx.drop_bad_chain, 2);
+	ck_assert_uint_eq(tx.drop_bad_hdr, 2);
+	ck_assert_uint_eq(tx.drop_too_big, 1);
+	ck_assert_uint_eq(tx.frames, 1);
+	eng_user_ops.close(ut_q);
+	free(huge);
+}
+END_TEST
+
+START_TEST(test_user_broken_ring)
+{
+	bool starved;
+
+	ut_setup(12, false);
+	/* avail->idx jumps past num: the ring is broken for good */
+	ut_tx.vr.avail->idx = UT_NUM + 1;
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), -EIO);
+	ut_tx.vr.avail->idx = 0;
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), -EIO);
+	ut_rx.vr.avail->idx = 0xffff;
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), -EIO);
+	eng_user_ops.close(ut_q);
+}
+END_TEST
+
+START_TEST(test_user_mem_table)
+{
+	static uint8_t hdr[12], frame[42];
+	struct eng_mem_region r;
+	struct eng_queue_config qc;
+	struct eng_stats tx;
+	char err[CFG_ERR_MAX];
+	int efd;
+	uint64_t n = 0;
+
+	ut_setup(12, false);
+	eng_user_ops.close(ut_q);
+	/* guest memory: hdr at guest 0x1000, frame at guest 0x2000 */
+	ut_arp_request(frame);
+	r.guest_addr = 0x1000;
+	r.size = 0x2000;
+	r.uaddr = NULL;
+	{
+		static uint8_t region[0x2000];
+
+		memcpy(region, hdr, 12);
+		memcpy(region + 0x1000, frame, 42);
+		r.uaddr = region;
+	}
+	efd = eventfd(0, EFD_NONBLOCK);
+	ck_assert_int_ge(efd, 0);
+	memset(&qc, 0, sizeof(qc));
+	qc.tap_fd = ut_tap.fds[0];
+	qc.vnet_hdr_len = 12;
+	qc.regions = &r;
+	qc.nregions = 1;
+	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
+	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx_call_fd = efd;
+	qc.rx_call_fd = -1;
+	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ck_assert_msg(ut_q, "%s", err);
+	/* chain 1: inside the table; chain 2: frame outside it */
+	ut_post_tx((void *)0x1000, 12, (void *)0x2000, 42, frame);
+	ut_post_tx((void *)0x1000, 12, (void *)0x9000, 42, hdr);
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), 2);
+	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	ck_assert_uint_eq(tx.frames, 1);
+	ck_assert_uint_eq(tx.drop_bad_addr, 1);
+	ck_assert_uint_ge(tx.notifies, 1);
+	ck_assert_int_eq(read(efd, &n, sizeof(n)), (int)sizeof(n));
+	ck_assert_uint_ge(n, 1);
+	eng_user_ops.close(ut_q);
+	close(efd);
+}
+END_TEST
+
+START_TEST(test_user_open_refuses)
+{
+	struct eng_queue_config qc;
+	char err[CFG_ERR_MAX] = "";
+	static uint8_t mem[8192] __attribute__((aligned(4096)));
+	struct vringfd_ring r;
+
+	ck_assert_int_eq(vringfd_ring_init(&r, mem, 8, 4096, 0), 0);
+	memset(&qc, 0, sizeof(qc));
+	qc.tap_fd = -1;
+	qc.tx = (struct eng_ring){ 8, r.vr.desc, r.vr.avail, r.vr.used, 0 };
+	qc.rx = qc.tx;
+	qc.vnet_hdr_len = 7;
+	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "user engine: virtio-net header of 7 bytes (0, 10 or 12)");
+	qc.vnet_hdr_len = 10;
+	qc.mrg_rxbuf = true;
+	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "user engine: mergeable rx buffers need the 12-byte header");
+	qc.mrg_rxbuf = false;
+	qc.tx.num = 6;
+	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "user engine: tx ring of 6: Invalid argument");
+	vringfd_ring_fini(&r);
+}
+END_TEST
+
+START_TEST(test_engine_select)
+{
+	char err[256] = "";
+
+	ck_assert_ptr_eq(eng_select(CFG_ENGINE_USER, err, sizeof(err)), &eng_user_ops);
+	setenv("VRINGFD_DEVICE", "/nonexistent/vringfd", 1);
+	ck_assert_ptr_eq(eng_select(CFG_ENGINE_AUTO, err, sizeof(err)), &eng_user_ops);
+	ck_assert_ptr_null(eng_select(CFG_ENGINE_KERNEL, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
+		      "%s", err);
+	ck_assert(!eng_kernel_ops.available());
+}
+END_TEST
+
+/**
+ * engine_suite() - the user engine and engine selection
+ *
+ * Return: the suite.
+ */
+Suite *engine_suite(void)
+{
+	Suite *s = runner_suite_create("engine");
+
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_arp_roundtrip, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_no_header, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_rx_starved_and_small, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mrg_rxbuf, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_tx_bad_chains, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_broken_ring, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mem_table, 10);
+	RUNNER_ADD_TEST(s, test_user_open_refuses);
+	RUNNER_ADD_TEST(s, test_engine_select);
+	return s;
+}

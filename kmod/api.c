@@ -84,45 +84,25 @@ int vrfd_get_buffer(struct vrfd_ring *ring,
 		    struct iovec *out_iov, unsigned int *num_out,
 		    unsigned long *out_len)
 {
-	unsigned int max_in = num_in ? *num_in : 0;
-	unsigned int max_out = num_out ? *num_out : 0;
-	unsigned int max = max_in + max_out, i;
-	struct iovec stack_iov[16], *iov = stack_iov;
+	unsigned int max_in = num_in && in_iov ? *num_in : 0;
+	unsigned int max_out = num_out && out_iov ? *num_out : 0;
 	struct vrfd_chain ch;
 	int r;
 
-	if (max > ARRAY_SIZE(stack_iov)) {
-		iov = kmalloc_array(max, sizeof(*iov), GFP_KERNEL);
-		if (!iov)
-			return -ENOMEM;
-	}
 	mutex_lock(&ring->lock);
-	r = vrfd_ring_get_chain(ring, iov, max, &ch);
-	if (r == 1 && (ch.nout > max_out || ch.nin > max_in)) {
-		/* Give it back untouched: it did not fit. */
-		ring->last_avail--;
-		atomic_dec(&ring->inflight);
-		r = -E2BIG;
-	}
+	r = vrfd_ring_get_chain_split(ring, out_iov, max_out, in_iov, max_in, &ch);
 	mutex_unlock(&ring->lock);
-	if (r == 1) {
-		for (i = 0; i < ch.nout; i++)
-			out_iov[i] = iov[i];
-		for (i = 0; i < ch.nin; i++)
-			in_iov[i] = iov[ch.nout + i];
-		if (num_out)
-			*num_out = ch.nout;
-		if (num_in)
-			*num_in = ch.nin;
-		if (out_len)
-			*out_len = ch.out_len;
-		if (in_len)
-			*in_len = ch.in_len;
-		r = ch.head + 1;
-	}
-	if (iov != stack_iov)
-		kfree(iov);
-	return r;
+	if (r != 1)
+		return r;
+	if (num_out)
+		*num_out = ch.nout;
+	if (num_in)
+		*num_in = ch.nin;
+	if (out_len)
+		*out_len = ch.out_len;
+	if (in_len)
+		*in_len = ch.in_len;
+	return ch.head + 1;
 }
 EXPORT_SYMBOL_GPL(vrfd_get_buffer);
 

@@ -40,9 +40,13 @@
 
 /**
  * struct vrfd_walk - state of one chain walk
- * @iov: segment array (readable segments first, then writable)
+ * @iov: segment array (readable segments first, then writable; only the
+ *	readable ones when @in_iov is set)
  * @max: entries in @iov
  * @n: entries used
+ * @split: writable segments go to @in_iov (readable ones to @iov)
+ * @in_iov: separate array for the writable segments (with @split)
+ * @max_in: entries in @in_iov
  * @chain: the chain being filled
  * @total: bytes in the chain so far
  * @in_seen: a writable segment was seen
@@ -53,6 +57,9 @@ struct vrfd_walk {
 	struct iovec *iov;
 	unsigned int max;
 	unsigned int n;
+	bool split;
+	struct iovec *in_iov;
+	unsigned int max_in;
 	struct vrfd_chain *chain;
 	u64 total;
 	bool in_seen;
@@ -326,15 +333,27 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 		if (uaddr != (unsigned long)uaddr ||
 		    !access_ok((void __user *)(unsigned long)uaddr, contig))
 			return VRFD_WALK_DROP;
-		if (w->n >= w->max) {
-			w->overflow = true;
-			addr += contig;
-			len -= contig;
-			continue;
+		if (write && w->split) {
+			if (ch->nin >= w->max_in) {
+				w->overflow = true;
+				addr += contig;
+				len -= contig;
+				continue;
+			}
+			w->in_iov[ch->nin].iov_base =
+				(void __user *)(unsigned long)uaddr;
+			w->in_iov[ch->nin].iov_len = contig;
+		} else {
+			if (w->n >= w->max) {
+				w->overflow = true;
+				addr += contig;
+				len -= contig;
+				continue;
+			}
+			w->iov[w->n].iov_base = (void __user *)(unsigned long)uaddr;
+			w->iov[w->n].iov_len = contig;
+			w->n++;
 		}
-		w->iov[w->n].iov_base = (void __user *)(unsigned long)uaddr;
-		w->iov[w->n].iov_len = contig;
-		w->n++;
 		if (write) {
 			ch->nin++;
 			ch->in_len += contig;
@@ -478,14 +497,18 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
  * @ring: the ring
  * @iov: segment array
  * @max_iov: entries in @iov
+ * @split: put writable segments into @in_iov
+ * @in_iov: separate array for writable segments (with @split)
+ * @max_in: entries in @in_iov
  * @chain: filled in
  * @dropped: incremented for every bad-address chain completed with length 0
  *
  * Return: as vrfd_ring_get_chain().
  */
 static int vrfd_get_chain_once(struct vrfd_ring *ring, struct iovec *iov,
-			       unsigned int max_iov, struct vrfd_chain *chain,
-			       unsigned int *dropped)
+			       unsigned int max_iov, bool split,
+			       struct iovec *in_iov, unsigned int max_in,
+			       struct vrfd_chain *chain, unsigned int *dropped)
 {
 	struct vrfd_walk w;
 	u16 head;
@@ -508,6 +531,9 @@ again:
 	w.iov = iov;
 	w.max = max_iov;
 	w.n = 0;
+	w.split = split;
+	w.in_iov = in_iov;
+	w.max_in = max_in;
 	w.chain = chain;
 	w.total = 0;
 	w.in_seen = false;
@@ -544,6 +570,25 @@ again:
 	return 1;
 }
 
+int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
+			      unsigned int max_out, struct iovec *in_iov,
+			      unsigned int max_in, struct vrfd_chain *chain)
+{
+	unsigned int dropped = 0;
+	int ret, err;
+
+	lockdep_assert_held(&ring->lock);
+	ret = vrfd_get_chain_once(ring, out_iov, max_out, true, in_iov, max_in,
+				  chain, &dropped);
+	if (dropped) {
+		/* Give the dropped chains back to user space now. */
+		err = vrfd_ring_publish_used(ring);
+		if (err && ret >= 0)
+			ret = err;
+	}
+	return ret;
+}
+
 int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain)
 {
@@ -551,7 +596,8 @@ int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 	int ret, err;
 
 	lockdep_assert_held(&ring->lock);
-	ret = vrfd_get_chain_once(ring, iov, max_iov, chain, &dropped);
+	ret = vrfd_get_chain_once(ring, iov, max_iov, false, NULL, 0, chain,
+				  &dropped);
 	if (dropped) {
 		/* Give the dropped chains back to user space now. */
 		err = vrfd_ring_publish_used(ring);

@@ -296,6 +296,22 @@ int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain);
 
 /**
+ * vrfd_ring_get_chain_split() - vrfd_ring_get_chain() with separate arrays
+ * @ring: the ring
+ * @out_iov: filled with the readable segments
+ * @max_out: entries in @out_iov (may be 0)
+ * @in_iov: filled with the writable segments
+ * @max_in: entries in @in_iov (may be 0)
+ * @chain: filled in as by vrfd_ring_get_chain()
+ *
+ * Context and return: as vrfd_ring_get_chain(); -E2BIG when either kind of
+ * segment does not fit its array (nothing consumed).
+ */
+int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
+			      unsigned int max_out, struct iovec *in_iov,
+			      unsigned int max_in, struct vrfd_chain *chain);
+
+/**
  * vrfd_ring_skip_chain() - consume the chain that did not fit (-E2BIG)
  * @ring: the ring
  * @chain: as filled by the failed vrfd_ring_get_chain()

@@ -570,18 +570,31 @@ again:
 	return 1;
 }
 
-int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
-			      unsigned int max_out, struct iovec *in_iov,
-			      unsigned int max_in, struct vrfd_chain *chain)
+/**
+ * vrfd_get_chain_publish() - take a chain; publish the chains dropped on
+ * the way (bad addresses) so user space gets them back at once
+ * @ring: the ring
+ * @iov: segment array
+ * @max_iov: entries in @iov
+ * @split: put writable segments into @in_iov
+ * @in_iov: separate array for writable segments (with @split)
+ * @max_in: entries in @in_iov
+ * @chain: filled in
+ *
+ * Return: as vrfd_ring_get_chain().
+ */
+static int vrfd_get_chain_publish(struct vrfd_ring *ring, struct iovec *iov,
+				  unsigned int max_iov, bool split,
+				  struct iovec *in_iov, unsigned int max_in,
+				  struct vrfd_chain *chain)
 {
 	unsigned int dropped = 0;
 	int ret, err;
 
 	lockdep_assert_held(&ring->lock);
-	ret = vrfd_get_chain_once(ring, out_iov, max_out, true, in_iov, max_in,
+	ret = vrfd_get_chain_once(ring, iov, max_iov, split, in_iov, max_in,
 				  chain, &dropped);
 	if (dropped) {
-		/* Give the dropped chains back to user space now. */
 		err = vrfd_ring_publish_used(ring);
 		if (err && ret >= 0)
 			ret = err;
@@ -589,22 +602,18 @@ int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
 	return ret;
 }
 
+int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
+			      unsigned int max_out, struct iovec *in_iov,
+			      unsigned int max_in, struct vrfd_chain *chain)
+{
+	return vrfd_get_chain_publish(ring, out_iov, max_out, true, in_iov,
+				      max_in, chain);
+}
+
 int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain)
 {
-	unsigned int dropped = 0;
-	int ret, err;
-
-	lockdep_assert_held(&ring->lock);
-	ret = vrfd_get_chain_once(ring, iov, max_iov, false, NULL, 0, chain,
-				  &dropped);
-	if (dropped) {
-		/* Give the dropped chains back to user space now. */
-		err = vrfd_ring_publish_used(ring);
-		if (err && ret >= 0)
-			ret = err;
-	}
-	return ret;
+	return vrfd_get_chain_publish(ring, iov, max_iov, false, NULL, 0, chain);
 }
 
 int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)

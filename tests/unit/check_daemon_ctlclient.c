@@ -315,6 +315,34 @@ START_TEST(ctl_timeout)
 }
 END_TEST
 
+START_TEST(ctl_connect_timeout)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd = listen_socket(SOCK_SEQPACKET), fds[64], n = 0, i;
+
+	/* a daemon that never accepts: fill its backlog first */
+	ck_assert_int_eq(listen(lfd, 0), 0);
+	strcpy(sa.sun_path, sock_path);
+	while (n < 64) {
+		fds[n] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+		ck_assert_int_ge(fds[n], 0);
+		if (connect(fds[n], (struct sockaddr *)&sa, sizeof(sa))) {
+			ck_assert_int_eq(errno, EAGAIN);
+			close(fds[n]);
+			break;
+		}
+		n++;
+	}
+	ck_assert_int_lt(n, 64);
+	ck_assert_int_eq(run_ctl(false, "--timeout", "0.2", "--socket", sock_path, "status",
+				 NULL), 6);
+	expect_err("vringnetctl: cannot connect to %s: no answer within 0.2 s\n");
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(ctl_error_reply)
 {
 	char reply[512];
@@ -631,6 +659,7 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_garbage_reply_binary);
 	ADD(s, ctl_reply_too_big);
 	ADD(s, ctl_timeout);
+	ADD(s, ctl_connect_timeout);
 	ADD(s, ctl_error_reply);
 	ADD(s, ctl_error_reply_json);
 	ADD(s, ctl_status_human);

@@ -1035,10 +1035,12 @@ static int cfg_begin_section(struct cfg_parser *p, char *s)
 	type += strspn(type, " \t");
 	name = type + strcspn(type, " \t");
 	if (*name) {
+		size_t e;
+
 		*name++ = '\0';
 		name += strspn(name, " \t");
-		for (i = strlen(name); i > 0 && (name[i - 1] == ' ' || name[i - 1] == '\t'); i--)
-			name[i - 1] = '\0';
+		for (e = strlen(name); e > 0 && (name[e - 1] == ' ' || name[e - 1] == '\t'); e--)
+			name[e - 1] = '\0';
 	}
 	if (cfg_end_section(p))
 		return -EINVAL;

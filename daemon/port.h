@@ -13,8 +13,9 @@
  *             new fd from here on (it registers it, with LOOP_REF_PORT_CONN
  *             refs embedded in its per-connection data kept in port.priv)
  *   readable  datagram ports: the bound socket is readable
- *   connect   client ports (cfg.connect): start connecting; called at open
- *             and whenever the type calls port_schedule_reconnect()
+ *   connect   client ports (cfg.connect): start connecting; called once at
+ *             open (retries every cfg.reconnect seconds are the type's,
+ *             with a loop timer, see loop_timer_init())
  *   teardown  release every connection and port.priv (the listening socket
  *             is closed by port.c afterwards)
  *   get_stats counters of the port's queues

@@ -12,6 +12,7 @@ Suite *reload_suite(void);	/* check_daemon_reload.c: rl_diff() */
 Suite *ctlproto_suite(void);	/* check_daemon_ctlproto.c: codec, malformed input */
 Suite *ctlclient_suite(void);	/* check_daemon_ctlclient.c: vringnetctl vs a fake server */
 Suite *vhost_user_suite(void);	/* check_daemon_vhost_user.c: vhost-user back-end, malformed messages */
+Suite *loop_suite(void);	/* check_daemon_loop.c: event loop dispatch, timers, signals */
 Suite *engine_suite(void);	/* check_daemon_engine.c: user engine vs a tap and bad rings */
 Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing codec */
 

@@ -13,5 +13,6 @@ Suite *(*const runner_suites[])(void) = {
 	vhost_user_suite,
 	frame_stream_suite,
 	engine_suite,
+	loop_suite,
 	NULL,
 };

@@ -4,9 +4,10 @@
  *
  * Transport: a SOCK_SEQPACKET unix socket; one request per message, exactly
  * one reply per request, in order.  A request is at most CTL_REQUEST_MAX
- * bytes, a reply at most CTL_REPLY_MAX bytes (the server raises SO_SNDBUF
- * of a connection to at least that; the default wmem_default, 208 KiB,
- * already allows it).  A full "stats" of 256 ports fits.
+ * bytes, a reply at most CTL_REPLY_MAX bytes.  A connection's SO_SNDBUF
+ * must allow such a message: Linux's default (net.core.wmem_default,
+ * 208 KiB) does; where it is lower, the server raises SO_SNDBUF.  A full
+ * "stats" of 256 ports fits.
  *
  * Both directions use the same text encoding: a message is a sequence of
  * *records*, one per line, each line terminated by a single LF:

@@ -58,7 +58,7 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
 				      CAPNG_DROP_SUPP_GRP |
 				      (sel == CAPNG_SELECT_BOTH ? CAPNG_CLEAR_BOUNDING : 0));
 		if (ret < 0) {
-			snprintf(err, errlen, "switching to user %s (uid %ld gid %ld): capng_change_id failed (%d)%s%s",
+			snprintf(err, errlen, "switching to user %s (uid %ld gid %ld): capng_change_id failed (%d)%s%s; this needs CAP_SETUID and CAP_SETGID (under systemd, use User= in the unit instead of user =)",
 				 user, (long)uid, (long)gid, ret,
 				 errno ? ": " : "", errno ? strerror(errno) : "");
 			return -1;

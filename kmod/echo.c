@@ -366,6 +366,7 @@ static void echo_destroy(void *data)
 }
 
 static const struct vrfd_ops echo_ops = {
+	.owner		= THIS_MODULE,
 	.destroy	= echo_destroy,
 	.pull		= echo_pull,
 	.push		= echo_push,

@@ -760,6 +760,7 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 		new = ring->used_idx;
 		if (new == ring->published_idx)
 			return 0;
+		/* Used elements before the index that publishes them. */
 		smp_wmb();
 		if (put_user(new, (u16 __user *)&ring->used->idx))
 			return vrfd_fault(ring, "used->idx not writable");
@@ -809,6 +810,7 @@ int vrfd_ring_add_used_atomic(struct vrfd_ring *ring, u16 head, u32 len)
 	}
 	ring->used_k->ring[ring->used_idx & ring->mask] = elem;
 	ring->used_idx++;
+	/* The element before the index that publishes it. */
 	smp_wmb();
 	WRITE_ONCE(ring->used_k->idx,
 		   (__force __virtio16)cpu_to_le16(ring->used_idx));
@@ -837,12 +839,18 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		err = -EBUSY;
 	else if (atomic_use && current->mm != ring->mm)
 		err = -EPERM;
-	else if (atomic_use)
+	else if (ops->owner && !try_module_get(ops->owner))
+		err = -ENODEV;
+	else if (atomic_use) {
 		err = vrfd_pin_used(ring);
+		if (err)
+			module_put(ops->owner);
+	}
 	if (!err) {
 		vrfd_ring_get(ring);
 		ring->ops = ops;
 		ring->data = data;
+		ring->owner = ops->owner;
 		ring->atomic_use = atomic_use;
 		ring->attached = true;
 		ring->ended = false;
@@ -854,6 +862,8 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 
 void vrfd_ring_detach(struct vrfd_ring *ring)
 {
+	struct module *owner;
+
 	down_write(&ring->attach_sem);
 	while (ring->ending && ring->destroyer != current) {
 		up_write(&ring->attach_sem);
@@ -874,8 +884,11 @@ void vrfd_ring_detach(struct vrfd_ring *ring)
 	vrfd_unpin_used(ring);
 	ring->atomic_use = false;
 	mutex_unlock(&ring->lock);
+	owner = ring->owner;
+	ring->owner = NULL;
 	up_write(&ring->attach_sem);
 	vrfd_ring_put(ring);
+	module_put(owner);
 }
 
 /**

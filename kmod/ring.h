@@ -89,6 +89,7 @@ struct page;
  * @ops: callbacks of the attached subsystem, NULL when none (under
  *	@attach_sem)
  * @data: argument of @ops
+ * @owner: module of the attached subsystem (referenced), or NULL
  * @attached: a subsystem is attached (and holds a reference)
  * @atomic_use: the attachment asked for vrfd_used_buffer_atomic()
  * @used_pages: pinned pages of the used ring (atomic mode)
@@ -138,6 +139,7 @@ struct vrfd_ring {
 
 	const struct vrfd_ops *ops;
 	void *data;
+	struct module *owner;
 	bool attached;
 	bool atomic_use;
 	struct page **used_pages;
@@ -223,7 +225,7 @@ void vrfd_ring_put(struct vrfd_ring *ring);
  * Context: process, no ring lock held.
  * Return: 0, -EBUSY (already attached), -EIO (broken or released), -EPERM
  * (@atomic_use from another mm), -EFAULT (used ring cannot be pinned),
- * -ENOMEM.
+ * -ENOMEM, -ENODEV (@ops->owner is being unloaded).
  */
 int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		     void *data, bool atomic_use);

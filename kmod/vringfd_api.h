@@ -30,6 +30,7 @@
 struct vrfd_ring;
 struct iovec;
 struct file;
+struct module;
 
 /**
  * struct vrfd_ops - callbacks of an attached subsystem (all optional)
@@ -42,8 +43,11 @@ struct file;
  * @poll: called by poll() after @pull: poll_wait() on the subsystem's own
  *	wait queues and return extra events (EPOLLERR|EPOLLHUP when the
  *	subsystem's device went away)
+ * @owner: THIS_MODULE of the subsystem, or NULL (built into vringfd.ko):
+ *	held from attach to detach so the callbacks' code cannot go away
  */
 struct vrfd_ops {
+	struct module *owner;
 	void (*destroy)(void *data);
 	int (*pull)(void *data);
 	int (*push)(void *data);

@@ -142,7 +142,23 @@ int main(void)
 	core_result(r1 == r0 + 1, "unload_refcnt_held_by_ring", "refcnt %d -> %d", r0, r1);
 
 	if (mod_refcnt("vringfd_echo") >= 0) {
+		struct tring x, y;
+		int e0 = mod_refcnt("vringfd_echo"), e1 = -1, e2 = -1;
+
 		echo = true;
+		/* Each attachment holds the client module (vrfd_ops.owner). */
+		if (!tring_open(&x, 8, 0, 0) && !tring_open(&y, 8, 0, 0) &&
+		    !echo_attach(x.fd, y.fd, 0, 0, &efd)) {
+			e1 = mod_refcnt("vringfd_echo");
+			tring_close(&x);
+			tring_close(&y);
+			e2 = mod_refcnt("vringfd_echo");
+			close(efd);
+		}
+		core_result(e1 == e0 + 3 && e2 == e0 + 1, "unload_echo_held_by_attachments",
+			    "refcnt %d, attached %d, rings closed %d", e0, e1, e2);
+		tring_close(&x);
+		tring_close(&y);
 		efd = open("/dev/vringfd_echo", O_RDWR | O_CLOEXEC);
 		r = mod_unload("vringfd_echo");
 		core_result(r == -1 && mod_refcnt("vringfd_echo") >= 0,

@@ -732,8 +732,21 @@ int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len
 		if (memchr(req->port, '\0', sizeof(req->port)) == NULL ||
 		    !ctl_port_name_ok(req->port))
 			return -EINVAL;
+		char port[3 * CFG_NAME_MAX];
+		size_t i, o = 0;
+
+		/* Port names are plain bytes but for '%', which is escaped. */
+		for (i = 0; req->port[i]; i++) {
+			if (req->port[i] == '%') {
+				memcpy(port + o, "%25", 3);
+				o += 3;
+			} else {
+				port[o++] = req->port[i];
+			}
+		}
+		port[o] = '\0';
 		n = snprintf(buf, len, "%s version=%u port=%s\n",
-			     ctl_cmd_names[req->cmd], version, req->port);
+			     ctl_cmd_names[req->cmd], version, port);
 	} else {
 		n = snprintf(buf, len, "%s version=%u\n", ctl_cmd_names[req->cmd],
 			     version);

@@ -204,7 +204,9 @@ static void test_roundtrip(const char *name, unsigned int atomic_every,
 	struct vringfd_state st;
 	struct tring a, b;
 	char why[160] = "";
-	int efd = -1, i, waited = 0;
+	int efd = -1, i, waited = 0, call;
+	uint64_t cnt = 0;
+	int32_t v;
 	uint32_t id, len;
 	long r;
 	short rev;
@@ -215,6 +217,9 @@ static void test_roundtrip(const char *name, unsigned int atomic_every,
 		core_result(false, name, "setup: %s", strerror(errno));
 		goto out;
 	}
+	call = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	v = call;
+	ioctl(b.fd, VRINGFD_SET_CALL_FD, &v);
 	for (i = 0; i < 12; i++) {
 		tring_post(&a, 100, false, 0x40 + i);
 		tring_post(&b, 256, true, 0);
@@ -243,7 +248,12 @@ static void test_roundtrip(const char *name, unsigned int atomic_every,
 		snprintf(why, sizeof(why), "to state last_avail %u used_idx %u",
 			 st.last_avail, st.used_idx);
 	}
+	if (ok && (read(call, &cnt, 8) != 8 || !cnt)) {
+		ok = false;
+		snprintf(why, sizeof(why), "call eventfd not signalled");
+	}
 	core_result(ok, name, "write %ld; %s", r, why);
+	close(call);
 out:
 	if (efd >= 0)
 		close(efd);

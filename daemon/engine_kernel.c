@@ -132,8 +132,16 @@ fail:
 static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 				   char *err, size_t errlen)
 {
-	struct eng_queue *q = calloc(1, sizeof(*q));
+	struct eng_queue *q;
 
+	/* vringfd.ko takes the ring's header straight as the tap's
+	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
+	if (cfg->vnet_hdr_len != 10 && cfg->vnet_hdr_len != 12) {
+		snprintf(err, errlen, "kernel engine: rings need a 10- or 12-byte virtio-net header on an IFF_VNET_HDR tap (got %u)",
+			 cfg->vnet_hdr_len);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
 		return NULL;

@@ -7,7 +7,9 @@
  * the tap "ut0" with tap.c and configures it with netlink.c (10.99.0.1/24,
  * IPv6 off so that the kernel sends nothing unasked), builds a tx and an rx
  * ring with libvringfd's driver side, and drives eng_user_ops.  Without the
- * permission for that, every test is a SKIP.
+ * permission for that, every test is a SKIP.  The test_kernel_* cases run
+ * the same through eng_kernel_ops when vringfd.ko is loaded (the VM rig,
+ * tests/suites/61-vm-engine-kernel), and SKIP elsewhere.
  *
  * Bad input and the expected answer:
  *   tx chain with a writable segment          drop_bad_chain, used len 0
@@ -45,6 +47,7 @@ static struct tap_dev ut_tap;
 static struct vringfd_ring ut_tx, ut_rx;
 static void *ut_txmem, *ut_rxmem;
 static struct eng_queue *ut_q;
+static const struct eng_ops *ut_ops = &eng_user_ops;
 static uint8_t ut_tapmac[6];
 static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
 
@@ -113,7 +116,7 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
 	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
-	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
 }
 
@@ -174,13 +177,13 @@ static void ut_send_arp(unsigned int hdr_len)
 	struct eng_stats t0, tx;
 	uint32_t len = 99;
 
-	eng_user_ops.get_stats(ut_q, &t0, NULL);
+	ut_ops->get_stats(ut_q, &t0, NULL);
 	ut_arp_request(frame);
 	ut_post_tx(hdr_len ? hdr : NULL, hdr_len, frame, sizeof(frame), frame);
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), 1);
+	ck_assert_int_eq(ut_ops->tx(ut_q), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), frame);
 	ck_assert_uint_eq(len, 0);
-	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	ut_ops->get_stats(ut_q, &tx, NULL);
 	ck_assert_uint_eq(tx.frames - t0.frames, 1);
 	ck_assert_uint_eq(tx.bytes - t0.bytes, 42);
 	ck_assert_uint_eq(tx.syscalls - t0.syscalls, 1);
@@ -446,6 +449,91 @@ START_TEST(test_engine_select)
 END_TEST
 
 /**
+ * ut_kernel() - use the kernel engine, or skip without vringfd.ko
+ */
+static void ut_kernel(void)
+{
+	if (!eng_kernel_ops.available())
+		runner_skip("vringfd.ko with tap attachment is not loaded (run in the VM rig)");
+	ut_ops = &eng_kernel_ops;
+}
+
+START_TEST(test_kernel_arp_roundtrip)
+{
+	static uint8_t buf[2048];
+	struct iovec in = { buf, sizeof(buf) };
+	struct eng_stats tx, rx;
+	bool starved = true;
+	uint32_t len = 0;
+	int i, n = 0;
+
+	ut_kernel();
+	ut_setup(12, false);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
+	vringfd_ring_publish(&ut_rx);
+	ut_send_arp(12);
+	/* the module fills the posted buffer itself or on read() */
+	for (i = 0; i < 50 && !vringfd_ring_more_used(&ut_rx); i++) {
+		struct pollfd p = { .fd = ut_ops->rx_fd(ut_q), .events = POLLIN };
+
+		poll(&p, 1, 100);
+		n = ut_ops->rx(ut_q, &starved);
+		ck_assert_int_ge(n, 0);
+	}
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
+	ck_assert_uint_eq(len, 12 + 42);
+	ck_assert_mem_eq(buf + 12, ut_mac, 6);
+	ck_assert_uint_eq(buf[12 + 21], 2);
+	ut_ops->get_stats(ut_q, &tx, &rx);
+	ck_assert_uint_eq(tx.frames, 1);
+	ck_assert_uint_eq(rx.frames, 1);
+	ut_ops->close(ut_q);
+	ut_ops = &eng_user_ops;
+}
+END_TEST
+
+START_TEST(test_kernel_tx_bad_chains)
+{
+	static uint8_t hdr[12], badflags[12] = { 0x80 }, frame[42], shortf[10], wbuf[64];
+	struct iovec w = { wbuf, sizeof(wbuf) };
+	struct eng_stats tx;
+	uint32_t len = 99;
+	int n = 0;
+
+	ut_kernel();
+	ut_setup(12, false);
+	ut_arp_request(frame);
+	ck_assert_int_ge(vringfd_ring_add(&ut_tx, NULL, 0, &w, 1, wbuf), 0);	/* writable */
+	ut_post_tx(hdr, 12, shortf, sizeof(shortf), shortf);		/* too short */
+	ut_post_tx(badflags, 12, frame, 42, badflags);			/* bad flags */
+	ut_post_tx(hdr, 12, frame, 42, frame);				/* fine */
+	ck_assert_int_eq(ut_ops->tx(ut_q), 4);
+	while (vringfd_ring_get_used(&ut_tx, &len)) {
+		ck_assert_uint_eq(len, 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 4);
+	ut_ops->get_stats(ut_q, &tx, NULL);
+	ck_assert_uint_eq(tx.frames, 1);
+	ck_assert_uint_eq(tx.drop_bad_chain + tx.drop_bad_hdr, 3);
+	ut_ops->close(ut_q);
+	ut_ops = &eng_user_ops;
+}
+END_TEST
+
+START_TEST(test_kernel_refuses_no_header)
+{
+	struct eng_queue_config qc;
+	char err[CFG_ERR_MAX] = "";
+
+	memset(&qc, 0, sizeof(qc));
+	qc.vnet_hdr_len = 0;
+	ck_assert_ptr_null(eng_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "kernel engine: rings need a 10- or 12-byte virtio-net header on an IFF_VNET_HDR tap (got 0)");
+}
+END_TEST
+
+/**
  * engine_suite() - the user engine and engine selection
  *
  * Return: the suite.
@@ -463,5 +551,8 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mem_table, 10);
 	RUNNER_ADD_TEST(s, test_user_open_refuses);
 	RUNNER_ADD_TEST(s, test_engine_select);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_arp_roundtrip, 20);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_tx_bad_chains, 20);
+	RUNNER_ADD_TEST(s, test_kernel_refuses_no_header);
 	return s;
 }

@@ -490,6 +490,10 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	sdn_ready(status);
 	return d;
 fail:
+	/* Undo: taps this start created go, even persistent ones. */
+	for (i = 0; i < d->ntaps; i++)
+		if (!d->taps[i]->dev.adopted)
+			tap_destroy(&d->taps[i]->dev);
 	dmn_stop(d);
 	return NULL;
 }

@@ -1,0 +1,106 @@
+#!/bin/bash
+# ports_kernel.sh - (VM rig) a vhost-user front-end's rings served by the kernel engine.
+#
+# Run by tests/vm/guest-run inside the VM, where vringfd.ko is loaded.
+# vringnetd runs with engine = kernel in a private network namespace with
+# one tap and one vhost-user port; tests/host/vu_frontend (a front-end on
+# libvringfd: memfd guest memory, eventfd kicks) sends 20000 frames of
+# 1000 bytes through it while the namespace pings an address behind the
+# port (ARP requests come back on the front-end's rx ring).  The module
+# walks the guest rings (the daemon never touches a frame):
+#   ports-kernel-vhost-user-engine  the daemon chose the kernel engine
+#   ports-kernel-vhost-user-tx      the tap received exactly 20000 frames, and
+#                                   the port's counters say the same
+#   ports-kernel-vhost-user-rx      frames from the tap reached the front-end
+#   ports-kernel-vhost-user-batch   fewer tx system calls than frames
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+pfx=ports-kernel-vhost-user
+tests="engine tx rx batch"
+skip_all() {
+	local t
+	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
+	exit 0
+}
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+[ -c /dev/vringfd ] || skip_all "/dev/vringfd missing (vringfd.ko not loaded)"
+command -v jq >/dev/null || skip_all "jq not installed"
+for b in build/vringnetd build/vringnetctl build/tests/host/vu_frontend; do
+	[ -x "$b" ] || skip_all "$b not built"
+done
+
+failed=0
+work=$(mktemp -d /tmp/ports-kernel.XXXXXX)
+ns=vrnk$$
+dpid=
+cleanup() {
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+ip netns add "$ns" || skip_all "ip netns add failed"
+cat >"$work/k.conf" <<EOF
+[daemon]
+control-socket = $work/control.sock
+engine = kernel
+log-level = info
+
+[tap vrnk0]
+address = 10.78.0.1/24
+
+[port vk]
+tap = vrnk0
+type = vhost-user
+listen = $work/vk.sock
+EOF
+ip netns exec "$ns" build/vringnetd --config "$work/k.conf" >"$work/daemon.log" 2>&1 &
+dpid=$!
+for i in $(seq 50); do grep -q 'ready:' "$work/daemon.log" && break; sleep 0.2; done
+if ! grep -q 'ready:' "$work/daemon.log"; then
+	sed 's/^/# daemon: /' "$work/daemon.log"
+	for t in $tests; do echo "FAIL: $pfx-$t: vringnetd did not start with engine = kernel"; done
+	exit 1
+fi
+if grep -q 'engine: kernel' "$work/daemon.log"; then
+	echo "PASS: $pfx-engine"
+else
+	echo "FAIL: $pfx-engine: $(grep -m1 'engine' "$work/daemon.log")"
+	failed=1
+fi
+ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
+tap_rx() { ip -n "$ns" -j -s link show vrnk0 | jq '.[0].stats64.rx.packets'; }
+before=$(tap_rx)
+ip netns exec "$ns" ping -c 6 -i 0.5 10.78.0.2 >/dev/null 2>&1 &
+ping_pid=$!
+out=$(build/tests/host/vu_frontend "$work/vk.sock" 20000 1000 1 2>&1)
+rc=$?
+kill "$ping_pid" 2>/dev/null
+wait "$ping_pid" 2>/dev/null
+sleep 0.5
+after=$(tap_rx)
+st=$(ctl stats vk)
+frames=$(jq '.stats[0].tx.frames' <<<"$st")
+sys=$(jq '.stats[0].tx.syscalls' <<<"$st")
+rxf=$(jq '.stats[0].rx.frames' <<<"$st")
+echo "# vu_frontend: $out (exit $rc); tap rx +$((after - before)); port tx frames $frames, tx syscalls $sys, rx frames $rxf"
+if [ "$rc" -eq 0 ] && [ $((after - before)) -eq 20000 ] && [ "$frames" = 20000 ]; then
+	echo "PASS: $pfx-tx"
+else
+	failed=1
+	echo "FAIL: $pfx-tx: front-end exit $rc ($out), tap rx +$((after - before)), port tx frames $frames (want 20000)"
+	sed 's/^/# daemon: /' "$work/daemon.log" | tail -20
+fi
+if grep -q 'received [1-9]' <<<"$out"; then
+	echo "PASS: $pfx-rx"
+else
+	echo "FAIL: $pfx-rx: the front-end received nothing ($out)"
+	failed=1
+fi
+if [[ "$sys" =~ ^[0-9]+$ ]] && [ "$sys" -gt 0 ] && [ "$sys" -lt 20000 ]; then
+	echo "PASS: $pfx-batch"
+else
+	echo "FAIL: $pfx-batch: $sys tx system calls for 20000 frames"
+	failed=1
+fi
+exit "$failed"

@@ -28,7 +28,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
-#include <uapi/linux/vringfd.h>
+#include <linux/vringfd.h>
 #include "memtable.h"
 
 /**

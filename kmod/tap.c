@@ -17,7 +17,11 @@
  *
  * The tap file is looked up once (fget) and kept until the attachment ends.
  * Accepted: an fd of /dev/net/tun attached to an IFF_TAP|IFF_NO_PI device,
- * and macvtap/ipvtap character devices.  IFF_TUN devices and taps with
+ * and macvtap/ipvtap character devices.  (TUNGETIFF reports IFF_NO_PI and
+ * IFF_NOFILTER in one bit; the device's flags are taken from tun's
+ * "tun_flags" sysfs attribute when the device can be found by name in the
+ * tap's or the caller's network namespace, else TUNGETIFF's bit is
+ * trusted.)  IFF_TUN devices and taps with
  * packet information (no IFF_NO_PI) are refused with EINVAL.  The ring's
  * header length must match the tap: 0 needs a tap without IFF_VNET_HDR;
  * 10 or 12 need IFF_VNET_HDR, and the module sets the tap's header size to
@@ -69,6 +73,8 @@
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/string.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/skbuff.h>
@@ -439,32 +445,48 @@ static int vrfd_tap_tx_flush(struct vrfd_tap *t)
 }
 
 /**
+ * vrfd_tap_tx_hdr() - validate the header of a frame already copied
+ * @t: the attachment
+ * @hdr: the kernel copy of the header (t->hdr_len bytes), or unused
+ * @flen: frame bytes after the header
+ *
+ * The header is checked in kernel memory, so user space cannot change it
+ * between the check and its use by the tap.
+ * Return: true when the frame may be sent (counted in drop_bad_hdr if not).
+ */
+static bool vrfd_tap_tx_hdr(struct vrfd_tap *t, const void *hdr, u32 flen)
+{
+	if (!t->hdr_len || vrfd_tap_hdr_ok(hdr, flen))
+		return true;
+	t->ring->stats.drop_bad_hdr++;
+	return false;
+}
+
+/**
  * vrfd_tap_tx_one() - send one frame of any size with its own sendmsg()
  * @t: the attachment
- * @vh: the validated header (t->hdr_len bytes)
- * @iov: the chain's segments
+ * @iov: the chain's segments (header + frame)
  * @nout: their number
  * @flen: frame bytes after the header
  * @more: more frames follow (MSG_MORE)
  *
- * The header sent is the one validated, never re-read from user memory.
- * Return: 1 (sent), 0 (refused or unreadable: counted), -EPIPE.
+ * Return: 1 (sent), 0 (refused, bad header or unreadable: counted),
+ * -EPIPE.
  */
-static int vrfd_tap_tx_one(struct vrfd_tap *t, const void *vh,
-			   const struct iovec *iov, unsigned int nout,
-			   u32 flen, bool more)
+static int vrfd_tap_tx_one(struct vrfd_tap *t, const struct iovec *iov,
+			   unsigned int nout, u32 flen, bool more)
 {
 	struct vrfd_ring *ring = t->ring;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | (more ? MSG_MORE : 0) };
 	struct kvec kv = { .iov_base = t->bounce, .iov_len = t->hdr_len + flen };
 	int ret;
 
-	memcpy(t->bounce, vh, t->hdr_len);
-	if (vrfd_tap_iov_copy(iov, nout, t->hdr_len, t->bounce + t->hdr_len,
-			      flen, false)) {
+	if (vrfd_tap_iov_copy(iov, nout, 0, t->bounce, kv.iov_len, false)) {
 		ring->stats.drop_bad_addr++;
 		return 0;
 	}
+	if (!vrfd_tap_tx_hdr(t, t->bounce, flen))
+		return 0;
 	iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, &kv, 1, kv.iov_len);
 	ret = t->sock->ops->sendmsg(t->sock, &msg, kv.iov_len);
 	if (ret == -EBADFD) {
@@ -477,24 +499,26 @@ static int vrfd_tap_tx_one(struct vrfd_tap *t, const void *vh,
 		return 0;
 	}
 	ring->stats.frames++;
+	ring->stats.bytes += flen;
 	return 1;
 }
 
 /**
  * vrfd_tap_tx_batch() - copy a page-sized frame into the batch
  * @t: the attachment
- * @vh: the validated header (t->hdr_len bytes; the first 10 are used)
- * @iov: the chain's segments
+ * @iov: the chain's segments (header + frame)
  * @nout: their number
  * @flen: frame bytes after the header
  * @head: the chain's head
  *
- * Return: 1 (queued), 0 (unreadable: counted, chain to complete),
- * -ENOMEM, -ENOSPC (does not fit a page: send it alone).
+ * Header and frame are copied from user memory in one pass, the header
+ * just in front of the frame's headroom; its first 10 bytes then go into
+ * the tun_xdp_hdr at the start of the buffer.
+ * Return: 1 (queued), 0 (bad header or unreadable: counted, chain to
+ * complete), -ENOMEM, -ENOSPC (does not fit a page: send it alone).
  */
-static int vrfd_tap_tx_batch(struct vrfd_tap *t, const void *vh,
-			     const struct iovec *iov, unsigned int nout,
-			     u32 flen, u16 head)
+static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
+			     unsigned int nout, u32 flen, u16 head)
 {
 	int headroom = sock_flag(t->sock->sk, SOCK_XDP) ? XDP_PACKET_HEADROOM : 0;
 	unsigned int pad = SKB_DATA_ALIGN(VRFD_TAP_PAD + headroom + t->hdr_len);
@@ -509,19 +533,27 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const void *vh,
 	buf = page_frag_alloc_align(&t->frag, buflen, GFP_KERNEL, ~(SMP_CACHE_BYTES - 1));
 	if (!buf)
 		return -ENOMEM;
-	if (vrfd_tap_iov_copy(iov, nout, t->hdr_len, buf + pad, flen, false)) {
+	/* pad >= sizeof(struct tun_xdp_hdr) + hdr_len: no overlap */
+	if (vrfd_tap_iov_copy(iov, nout, 0, buf + pad - t->hdr_len,
+			      t->hdr_len + flen, false)) {
 		page_frag_free(buf);
 		t->ring->stats.drop_bad_addr++;
 		return 0;
 	}
+	if (!vrfd_tap_tx_hdr(t, buf + pad - t->hdr_len, flen)) {
+		page_frag_free(buf);
+		return 0;
+	}
 	xh = buf;
 	xh->buflen = buflen;
-	memset(&xh->gso, 0, sizeof(xh->gso));
 	if (t->hdr_len)
-		memcpy(&xh->gso, vh, sizeof(xh->gso));
+		memcpy(&xh->gso, buf + pad - t->hdr_len, sizeof(xh->gso));
+	else
+		memset(&xh->gso, 0, sizeof(xh->gso));
 	xdp_init_buff(xdp, buflen, NULL);
 	xdp_prepare_buff(xdp, buf, pad, flen, true);
 	t->heads[t->nbatch++] = head;
+	t->ring->stats.bytes += flen;
 	return 1;
 }
 
@@ -537,10 +569,6 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const void *vh,
 static int vrfd_tap_push_tx(struct vrfd_tap *t)
 {
 	struct vrfd_ring *ring = t->ring;
-	union {
-		struct virtio_net_hdr h;
-		struct virtio_net_hdr_v1 v1;
-	} vh;
 	struct vrfd_chain ch;
 	unsigned int n = 0;
 	size_t bytes = 0;
@@ -579,22 +607,10 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 			goto complete;
 		}
 		flen = ch.out_len - t->hdr_len;
-		memset(&vh, 0, sizeof(vh));
-		if (t->hdr_len) {
-			if (vrfd_tap_iov_copy(t->iov, ch.nout, 0, &vh, t->hdr_len, false)) {
-				ring->stats.drop_bad_addr++;
-				goto complete;
-			}
-			if (!vrfd_tap_hdr_ok(&vh.h, flen)) {
-				ring->stats.drop_bad_hdr++;
-				goto complete;
-			}
-		}
 		bytes += flen;
 		if (tx_batch) {
-			r = vrfd_tap_tx_batch(t, &vh, t->iov, ch.nout, flen, ch.head);
+			r = vrfd_tap_tx_batch(t, t->iov, ch.nout, flen, ch.head);
 			if (r == 1) {
-				ring->stats.bytes += flen;
 				if (t->nbatch == VRFD_TAP_BATCH) {
 					err = vrfd_tap_tx_flush(t);
 					if (err)
@@ -613,10 +629,8 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 		err = vrfd_tap_tx_flush(t);
 		if (err)
 			goto complete;
-		r = vrfd_tap_tx_one(t, &vh, t->iov, ch.nout, flen,
+		r = vrfd_tap_tx_one(t, t->iov, ch.nout, flen,
 				    !tx_batch && vrfd_ring_avail_pending(ring) > 0);
-		if (r == 1)
-			ring->stats.bytes += flen;
 		if (r < 0)
 			err = r;
 complete:
@@ -1021,28 +1035,88 @@ static const struct vrfd_ops vrfd_tap_ops = {
 };
 
 /**
- * vrfd_tap_find_dev() - remember the device behind the queue, check its type
+ * vrfd_tap_sysfs_flags() - a tun device's flags, from its tun_flags attribute
+ * @dev: the device (referenced)
+ * @flags: set to the flags (IFF_TAP, IFF_NO_PI, IFF_VNET_HDR, ...)
+ *
+ * TUNGETIFF cannot tell IFF_NO_PI from IFF_NOFILTER (the same bit), so
+ * the flags are read the way sysfs shows them: through the show() method
+ * of the "tun_flags" attribute tun puts on its devices.
+ * Return: 0, or -ENOENT when @dev has no such attribute (not tun).
+ */
+static int vrfd_tap_sysfs_flags(struct net_device *dev, unsigned long *flags)
+{
+	const struct attribute_group *g = dev->sysfs_groups[0];
+	struct device_attribute *da = NULL;
+	struct attribute **a;
+	char *buf;
+	int err = -ENOENT;
+
+	for (a = g ? g->attrs : NULL; a && *a; a++) {
+		if (!strcmp((*a)->name, "tun_flags")) {
+			da = container_of(*a, struct device_attribute, attr);
+			break;
+		}
+	}
+	if (!da || !da->show)
+		return -ENOENT;
+	buf = (char *)get_zeroed_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (da->show(&dev->dev, da, buf) > 0 && !kstrtoul(strim(buf), 0, flags))
+		err = 0;
+	free_page((unsigned long)buf);
+	return err;
+}
+
+/**
+ * vrfd_tap_find_dev() - find the device behind the queue, check its type
  * @t: the attachment
  * @name: the device name TUNGETIFF reported
+ * @flags: TUNGETIFF's flags in; for a tun device found by name, replaced
+ *	by the device's own flags (see vrfd_tap_sysfs_flags())
  *
- * Return: 0, or -EINVAL when the device found is not an Ethernet device.
+ * The device is looked up in the network namespace of the tap's socket
+ * (where it was created), then in the caller's.  A name found is used
+ * only when it is an Ethernet device whose flags agree with TUNGETIFF's
+ * (a same-named device elsewhere is not ours).  Its ifindex is kept for
+ * the drop counter.
+ * Return: 0, or -EINVAL when the device is not an Ethernet device.
  */
-static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name)
+static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name,
+			     unsigned long *flags)
 {
+	struct net *nets[2] = { sock_net(t->sock->sk), current->nsproxy->net_ns };
+	unsigned long f = 0;
 	struct net_device *dev;
-	int err = 0;
+	int i;
 
-	t->net = sock_net(t->sock->sk);
-	rcu_read_lock();
-	dev = dev_get_by_name_rcu(t->net, name);
-	if (dev) {
-		if (dev->type != ARPHRD_ETHER)
-			err = -EINVAL;
-		else
+	for (i = 0; i < 2; i++) {
+		dev = dev_get_by_name(nets[i], name);
+		if (!dev)
+			continue;
+		if (t->is_tun && vrfd_tap_sysfs_flags(dev, &f) == 0 &&
+		    (f & (IFF_TUN | IFF_TAP | IFF_VNET_HDR)) ==
+		    (*flags & (IFF_TUN | IFF_TAP | IFF_VNET_HDR))) {
+			if (dev->type != ARPHRD_ETHER) {
+				dev_put(dev);
+				return -EINVAL;
+			}
+			*flags = f;
+			t->net = nets[i];
 			t->ifindex = dev->ifindex;
+			dev_put(dev);
+			return 0;
+		}
+		if (!t->is_tun && dev->type == ARPHRD_ETHER) {
+			t->net = nets[i];
+			t->ifindex = dev->ifindex;
+			dev_put(dev);
+			return 0;
+		}
+		dev_put(dev);
 	}
-	rcu_read_unlock();
-	return err;
+	return 0;
 }
 
 /**
@@ -1056,6 +1130,7 @@ static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name)
 long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *arg)
 {
 	struct vringfd_tap a;
+	unsigned long flags;
 	struct vrfd_tap *t;
 	struct ifreq ifr;
 	int sz;
@@ -1107,14 +1182,14 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 	if (err < 0)
 		goto err_free;
 	ifr.ifr_name[IFNAMSIZ - 1] = 0;
-	err = -EINVAL;
-	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP ||
-	    !(ifr.ifr_flags & IFF_NO_PI))
-		goto err_free;
-	if (!t->hdr_len != !(ifr.ifr_flags & IFF_VNET_HDR))
-		goto err_free;
-	err = vrfd_tap_find_dev(t, ifr.ifr_name);
+	flags = (u16)ifr.ifr_flags;
+	err = vrfd_tap_find_dev(t, ifr.ifr_name, &flags);
 	if (err)
+		goto err_free;
+	err = -EINVAL;
+	if ((flags & (IFF_TUN | IFF_TAP)) != IFF_TAP || !(flags & IFF_NO_PI))
+		goto err_free;
+	if (!t->hdr_len != !(flags & IFF_VNET_HDR))
 		goto err_free;
 	if (t->hdr_len) {
 		sz = t->hdr_len;

@@ -136,6 +136,35 @@ static inline int tc_tap_open(const char *name, int flags)
 }
 
 /**
+ * tc_wait_carrier() - wait until a tap's carrier is on and its qdisc active
+ * @ifname: interface
+ *
+ * Opening a persistent tap turns its carrier on; the link watch then
+ * activates the qdisc a little later, and frames sent before are dropped.
+ * Return: 1 when the link came up within 3 s.
+ */
+static inline int tc_wait_carrier(const char *ifname)
+{
+	char path[128], st[32];
+	int i, up = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", ifname);
+	for (i = 0; i < 60 && !up; i++) {
+		f = fopen(path, "r");
+		if (f) {
+			up = fgets(st, sizeof(st), f) &&
+			     (!strncmp(st, "up", 2) || !strncmp(st, "unknown", 7));
+			fclose(f);
+		}
+		if (!up)
+			usleep(50000);
+	}
+	usleep(200000);
+	return up;
+}
+
+/**
  * tc_ifstat() - read /sys/class/net/IF/statistics/COUNTER
  * @ifname: interface
  * @counter: rx_packets, tx_dropped, ...

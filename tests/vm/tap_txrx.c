@@ -606,6 +606,39 @@ static void post_rx(struct tc_ring *t, unsigned int first, int n, size_t size)
 }
 
 /**
+ * rx_pull() - read() the RX ring until @want buffers were used or 3 s passed
+ * @t: ring
+ * @want: buffers expected
+ *
+ * Frames injected with send() on a packet socket reach the tap through
+ * the qdisc, possibly a little later (softirq): wait for them.
+ * Return: buffers used, summed over the read() calls.
+ */
+static int rx_pull(struct tc_ring *t, int want)
+{
+	int got = 0, r, i;
+	char c;
+
+	for (i = 0; i < 60; i++) {
+		r = (int)read(t->fd, &c, 0);
+		if (r > 0)
+			got += r;
+		if (got >= want)
+			break;
+		usleep(50000);
+	}
+	return got;
+}
+
+/**
+ * settle() - give injected frames time to reach the tap's queue
+ */
+static void settle(void)
+{
+	usleep(300000);
+}
+
+/**
  * test_rx_plain() - RX without header: fill, wait without buffers, epoll
  * @inj: packet socket on RXTAP
  */
@@ -624,10 +657,11 @@ static void test_rx_plain(int inj)
 		tc_result(0, "rx_plain", "setup: %s", strerror(errno));
 		return;
 	}
+	tc_wait_carrier(RXTAP);
 	tc_expect_err("rx_read_nothing_0", read(t.fd, ref, 1), 0);
 	post_rx(&t, 100, 10, BUFSZ);
 	n = inject(inj, 10, 100, 0);
-	r = (int)read(t.fd, ref, 1);
+	r = rx_pull(&t, 10);
 	ok = r == 10 && n == 10;
 	for (i = 0; ok && i < 10; i++) {
 		b = vringfd_ring_get_used(&t.r, &len);
@@ -639,10 +673,11 @@ static void test_rx_plain(int inj)
 
 	/* no buffer posted: frames wait in the tap's queue */
 	n = inject(inj, 5, 200, 50);
+	settle();
 	r = (int)read(t.fd, ref, 1);
 	tc_result(r == 0 && n == 5, "rx_no_buffer_returns_0", "read %d", r);
 	post_rx(&t, 200, 8, BUFSZ);
-	r = (int)read(t.fd, ref, 1);
+	r = rx_pull(&t, 5);
 	b = vringfd_ring_get_used(&t.r, &len);
 	tc_frame(ref, 200, 50);
 	tc_result(r == 5 && b && len == 200 && !memcmp(b, ref, 200), "rx_frames_kept_until_posted",
@@ -695,7 +730,7 @@ static void test_rx_hdr(int inj, int tap)
 	}
 	post_rx(&t, 300, 8, 256);
 	inject(inj, 1, 1000, 3);
-	r = (int)read(t.fd, ref, 1);
+	r = rx_pull(&t, 4);
 	for (k = 0; k < 8; k++) {
 		uint8_t *b = vringfd_ring_get_used(&t.r, &len);
 
@@ -721,7 +756,8 @@ static void test_rx_hdr(int inj, int tap)
 	s0 = stats(t.fd);
 	inject(inj, 1, 1000, 4);
 	inject(inj, 1, 100, 5);
-	r = (int)read(t.fd, ref, 1);
+	settle();
+	r = rx_pull(&t, 1);
 	s = stats(t.fd);
 	{
 		uint8_t *b = vringfd_ring_get_used(&t.r, &len);
@@ -740,6 +776,7 @@ static void test_rx_hdr(int inj, int tap)
 	vringfd_ring_add(&t.r, &v, 1, &v, 1, buf_at(330));
 	vringfd_ring_publish(&t.r);
 	inject(inj, 1, 100, 6);
+	settle();
 	r = (int)read(t.fd, ref, 1);
 	s = stats(t.fd);
 	i = tc_drain_used(&t, NULL);
@@ -798,6 +835,7 @@ int main(void)
 	test_full_ring();
 	test_rx_plain(inj);
 	rhtap = tc_tap_open("vrrh0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
+	tc_wait_carrier("vrrh0");
 	test_rx_hdr(inj2, rhtap);
 	close(rhtap);
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del vrrh0");

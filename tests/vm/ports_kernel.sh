@@ -43,7 +43,7 @@ ip netns add "$ns" || skip_all "ip netns add failed"
 cat >"$work/k.conf" <<EOF
 [daemon]
 control-socket = $work/control.sock
-engine = kernel
+engine = ${VRINGNET_PORTS_ENGINE:-kernel}
 log-level = info
 
 [tap vrnk0]
@@ -71,18 +71,24 @@ fi
 ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
 tap_rx() { ip -n "$ns" -j -s link show vrnk0 | jq '.[0].stats64.rx.packets'; }
 before=$(tap_rx)
-ip netns exec "$ns" ping -c 6 -i 0.5 10.78.0.2 >/dev/null 2>&1 &
-ping_pid=$!
-out=$(build/tests/host/vu_frontend "$work/vk.sock" 20000 1000 1 2>&1)
+build/tests/host/vu_frontend "$work/vk.sock" 20000 1000 1 >"$work/fe.out" 2>&1 &
+fe_pid=$!
+# frames for the front-end (ARP requests) while it is connected
+sleep 1
+ip netns exec "$ns" ping -c 10 -i 0.3 10.78.0.2 >/dev/null 2>&1
+wait "$fe_pid"
 rc=$?
-kill "$ping_pid" 2>/dev/null
-wait "$ping_pid" 2>/dev/null
+out=$(cat "$work/fe.out")
 sleep 0.5
 after=$(tap_rx)
+echo "# tap: $(ip -n "$ns" -j -s link show vrnk0 | jq -c '.[0].stats64.tx')"
+echo "# tap link: $(ip -n "$ns" -o link show vrnk0)"
+echo "# neigh: $(ip -n "$ns" neigh show dev vrnk0 | tr '\n' ' ')"
 st=$(ctl stats vk)
 frames=$(jq '.stats[0].tx.frames' <<<"$st")
 sys=$(jq '.stats[0].tx.syscalls' <<<"$st")
 rxf=$(jq '.stats[0].rx.frames' <<<"$st")
+echo "# port rx counters: $(jq -c '.stats[0].rx' <<<"$st")"
 echo "# vu_frontend: $out (exit $rc); tap rx +$((after - before)); port tx frames $frames, tx syscalls $sys, rx frames $rxf"
 if [ "$rc" -eq 0 ] && [ $((after - before)) -eq 20000 ] && [ "$frames" = 20000 ]; then
 	echo "PASS: $pfx-tx"

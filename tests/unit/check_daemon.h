@@ -15,5 +15,6 @@ Suite *vhost_user_suite(void);	/* check_daemon_vhost_user.c: vhost-user back-end
 Suite *loop_suite(void);	/* check_daemon_loop.c: event loop dispatch, timers, signals */
 Suite *engine_suite(void);	/* check_daemon_engine.c: user engine vs a tap and bad rings */
 Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing codec */
+Suite *frame_rings_suite(void);	/* check_daemon_frame_rings.c: daemon-driven ring pair */
 
 #endif /* CHECK_DAEMON_H */

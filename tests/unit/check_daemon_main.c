@@ -12,6 +12,7 @@ Suite *(*const runner_suites[])(void) = {
 	ctlclient_suite,
 	vhost_user_suite,
 	frame_stream_suite,
+	frame_rings_suite,
 	engine_suite,
 	loop_suite,
 	NULL,

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check_daemon_frame_rings.c - the daemon-driven ring pair (daemon/frame_rings.c)
+ *
+ * A fake engine plays the device with libvringfd's vringfd_dev_*: its tx()
+ * records every chain as a frame, its rx() fills posted buffers with queued
+ * test frames.  Checked: one tx() per flush for a batch, buffers recycled,
+ * zero-length and oversized frames refused, rx buffers reposted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit/runner.h"
+#include "frame_rings.h"
+
+Suite *frame_rings_suite(void);
+
+/**
+ * struct eng_queue - the fake engine's queue
+ * @tx: device view of the tx ring
+ * @rx: device view of the rx ring
+ */
+struct eng_queue {
+	struct vringfd_dev tx;
+	struct vringfd_dev rx;
+};
+
+static struct {
+	unsigned int tx_calls;
+	unsigned int frames;
+	size_t last_len;
+	uint8_t last_first;
+	unsigned int rx_queued;		/* frames the "tap" has for rx() */
+	int fail_open;
+} fk;
+
+/**
+ * fk_open() - fake eng_ops.open
+ * @cfg: queue config
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the queue or NULL.
+ */
+static struct eng_queue *fk_open(const struct eng_queue_config *cfg, char *err, size_t errlen)
+{
+	struct eng_queue *q;
+
+	if (fk.fail_open) {
+		snprintf(err, errlen, "fake engine refuses");
+		return NULL;
+	}
+	ck_assert_uint_eq(cfg->vnet_hdr_len, 0);
+	ck_assert_ptr_null(cfg->regions);
+	q = calloc(1, sizeof(*q));
+	ck_assert_int_eq(vringfd_dev_init(&q->tx, cfg->tx.num, cfg->tx.desc, cfg->tx.avail,
+					  cfg->tx.used, 0), 0);
+	ck_assert_int_eq(vringfd_dev_init(&q->rx, cfg->rx.num, cfg->rx.desc, cfg->rx.avail,
+					  cfg->rx.used, 0), 0);
+	return q;
+}
+
+/**
+ * fk_tx() - fake eng_ops.tx: take every chain as one frame
+ * @q: queue
+ *
+ * Return: chains consumed.
+ */
+static int fk_tx(struct eng_queue *q)
+{
+	struct vringfd_chain ch;
+	struct iovec iov[4];
+	int n = 0;
+
+	fk.tx_calls++;
+	while (vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
+		ck_assert_uint_eq(ch.nout, 1);
+		fk.frames++;
+		fk.last_len = ch.out_len;
+		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[0];
+		vringfd_dev_put_used(&q->tx, ch.head, 0);
+		n++;
+	}
+	vringfd_dev_publish_used(&q->tx);
+	return n;
+}
+
+/**
+ * fk_rx() - fake eng_ops.rx: one 100-byte frame per posted buffer
+ * @q: queue
+ * @starved: set when frames wait but no buffer is posted
+ *
+ * Return: buffers filled.
+ */
+static int fk_rx(struct eng_queue *q, bool *starved)
+{
+	struct vringfd_chain ch;
+	struct iovec iov[4];
+	int n = 0;
+
+	*starved = false;
+	while (fk.rx_queued) {
+		if (vringfd_dev_get_chain(&q->rx, &ch, iov, 4) <= 0) {
+			*starved = true;
+			break;
+		}
+		ck_assert_uint_eq(ch.nin, 1);
+		ck_assert_uint_ge(ch.in_len, 100);
+		memset(ch.in[0].iov_base, 0xab, 100);
+		vringfd_dev_put_used(&q->rx, ch.head, 100);
+		fk.rx_queued--;
+		n++;
+	}
+	vringfd_dev_publish_used(&q->rx);
+	return n;
+}
+
+/**
+ * fk_rx_fd() - fake eng_ops.rx_fd
+ * @q: queue
+ *
+ * Return: -1.
+ */
+static int fk_rx_fd(struct eng_queue *q)
+{
+	return -1;
+}
+
+/**
+ * fk_get_stats() - fake eng_ops.get_stats
+ * @q: queue
+ * @tx: out
+ * @rx: out
+ */
+static void fk_get_stats(struct eng_queue *q, struct eng_stats *tx, struct eng_stats *rx)
+{
+	tx->frames = fk.frames;
+}
+
+/**
+ * fk_close() - fake eng_ops.close
+ * @q: queue
+ */
+static void fk_close(struct eng_queue *q)
+{
+	free(q);
+}
+
+static const struct eng_ops fk_ops = {
+	.name = "fake",
+	.open = fk_open,
+	.tx = fk_tx,
+	.rx = fk_rx,
+	.rx_fd = fk_rx_fd,
+	.get_stats = fk_get_stats,
+	.close = fk_close,
+};
+
+static struct fr_pair fp;
+static unsigned int delivered;
+
+/**
+ * t_deliver() - count delivered frames
+ * @opaque: unused
+ * @frame: frame
+ * @len: length
+ */
+static void t_deliver(void *opaque, const uint8_t *frame, size_t len)
+{
+	ck_assert_uint_eq(len, 100);
+	ck_assert_int_eq(frame[0], 0xab);
+	delivered++;
+}
+
+/**
+ * open_pair() - a pair on the fake engine
+ */
+static void open_pair(void)
+{
+	char err[256];
+
+	memset(&fk, 0, sizeof(fk));
+	delivered = 0;
+	ck_assert_msg(fr_open(&fp, &fk_ops, -1, err, sizeof(err)) == 0, "fr_open: %s", err);
+}
+
+START_TEST(batch_is_one_tx_call)
+{
+	unsigned int i;
+	uint8_t *b;
+
+	open_pair();
+	for (i = 0; i < 100; i++) {
+		b = fr_tx_buf(&fp);
+		ck_assert_ptr_nonnull(b);
+		memset(b, (int)i, 60);
+		ck_assert_int_eq(fr_tx_commit(&fp, 60), 0);
+	}
+	ck_assert_int_eq(fr_tx_flush(&fp), 100);
+	ck_assert_uint_eq(fk.tx_calls, 1);
+	ck_assert_uint_eq(fk.frames, 100);
+	ck_assert_uint_eq(fk.last_first, 99);
+	/* every buffer is free again */
+	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
+	ck_assert_int_eq(fr_tx_flush(&fp), 0);
+	ck_assert_uint_eq(fk.tx_calls, 1);	/* nothing pending: no call */
+	fr_close(&fp);
+}
+END_TEST
+
+START_TEST(ring_full_then_flush)
+{
+	unsigned int i;
+
+	open_pair();
+	for (i = 0; i < FR_NUM; i++) {
+		ck_assert_ptr_nonnull(fr_tx_buf(&fp));
+		ck_assert_int_eq(fr_tx_commit(&fp, 64), 0);
+	}
+	ck_assert_ptr_null(fr_tx_buf(&fp));
+	ck_assert_int_eq(fr_tx_flush(&fp), (int)FR_NUM);
+	ck_assert_ptr_nonnull(fr_tx_buf(&fp));
+	fr_close(&fp);
+}
+END_TEST
+
+START_TEST(bad_commit_lengths)
+{
+	open_pair();
+	ck_assert_int_eq(fr_tx_commit(&fp, 60), -EINVAL);	/* no buffer taken */
+	ck_assert_ptr_nonnull(fr_tx_buf(&fp));
+	ck_assert_int_eq(fr_tx_commit(&fp, 0), -EINVAL);
+	ck_assert_int_eq(fr_tx_commit(&fp, FR_BUF_SIZE), -EINVAL);
+	ck_assert_int_eq(fr_tx_commit(&fp, FR_BUF_SIZE - 1), 0);
+	ck_assert_int_eq(fr_tx_flush(&fp), 1);
+	ck_assert_uint_eq(fk.last_len, FR_BUF_SIZE - 1);
+	fr_close(&fp);
+}
+END_TEST
+
+START_TEST(commit_n_skips_empty)
+{
+	size_t lens[5] = { 60, 0, 70, FR_BUF_SIZE, 80 };
+	unsigned int k;
+
+	open_pair();
+	for (k = 0; k < 5; k++) {
+		uint8_t *b = fr_tx_peek(&fp, k);
+
+		ck_assert_ptr_nonnull(b);
+		b[0] = (uint8_t)(10 + k);
+	}
+	ck_assert_ptr_null(fr_tx_peek(&fp, FR_NUM));
+	ck_assert_int_eq(fr_tx_commit_n(&fp, 5, lens), 3);
+	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM - 3);
+	ck_assert_int_eq(fr_tx_flush(&fp), 3);
+	ck_assert_uint_eq(fk.frames, 3);
+	ck_assert_uint_eq(fk.last_len, 80);
+	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
+	ck_assert_int_eq(fr_tx_commit_n(&fp, FR_NUM + 1, lens), -EINVAL);
+	fr_close(&fp);
+}
+END_TEST
+
+START_TEST(rx_delivers_and_reposts)
+{
+	open_pair();
+	fk.rx_queued = 3 * FR_NUM;	/* more than one ring's worth */
+	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
+	ck_assert_uint_eq(delivered, FR_NUM);
+	/* buffers were reposted: the next calls go on */
+	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
+	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
+	ck_assert_uint_eq(delivered, 3 * FR_NUM);
+	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), 0);
+	fr_close(&fp);
+}
+END_TEST
+
+START_TEST(open_failure_cleans_up)
+{
+	char err[256] = "";
+
+	memset(&fk, 0, sizeof(fk));
+	fk.fail_open = 1;
+	ck_assert_int_eq(fr_open(&fp, &fk_ops, -1, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "fake engine refuses");
+	ck_assert_ptr_null(fp.eq);
+	ck_assert_ptr_null(fp.tx_bufs);
+	fr_close(&fp);	/* twice is harmless */
+}
+END_TEST
+
+/**
+ * frame_rings_suite() - the daemon-driven ring pair suite
+ *
+ * Return: the suite.
+ */
+Suite *frame_rings_suite(void)
+{
+	Suite *s = runner_suite_create("frame_rings");
+
+	RUNNER_ADD_TEST(s, batch_is_one_tx_call);
+	RUNNER_ADD_TEST(s, ring_full_then_flush);
+	RUNNER_ADD_TEST(s, bad_commit_lengths);
+	RUNNER_ADD_TEST(s, commit_n_skips_empty);
+	RUNNER_ADD_TEST(s, rx_delivers_and_reposts);
+	RUNNER_ADD_TEST(s, open_failure_cleans_up);
+	return s;
+}

@@ -76,6 +76,8 @@
 #include <linux/nsproxy.h>
 #include <linux/string.h>
 #include <linux/poll.h>
+#include <linux/ptr_ring.h>
+#include <linux/skb_array.h>
 #include <linux/sched/signal.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -146,6 +148,7 @@ struct vrfd_rx_head {
  * @gone: the tap went away (sendmsg/recvmsg said so, or poll EPOLLERR)
  * @net: network namespace the device was found in (held by the socket)
  * @ifindex: the device's ifindex at attach, 0 if unknown
+ * @drops_jiffies: when the drop counter was last copied
  * @whead: the tap's wait queue we are on, or NULL
  * @wait: our entry on @whead: wakes the ring's poll() waiters
  * @pt: poll table used once to find @whead
@@ -159,6 +162,13 @@ struct vrfd_rx_head {
  * @nheld: RX: entries in @held
  * @held_iov: RX: segments of @held at the start of @iov
  * @held_cap: RX: writable bytes of @held
+ * @rxring: RX: the tap's queue of frames for user space (tun_get_tx_ring()
+ *	or tap_get_ptr_ring()), consumed in batches as vhost-net does; NULL:
+ *	one peek_len() and recvmsg() per frame instead
+ * @rxq: RX: frames taken from @rxring, not yet delivered (still queued,
+ *	from the ring's point of view)
+ * @rxq_head: RX: next frame in @rxq
+ * @rxq_tail: RX: end of @rxq
  */
 struct vrfd_tap {
 	struct vrfd_ring *ring;
@@ -172,6 +182,7 @@ struct vrfd_tap {
 	bool gone;
 	struct net *net;
 	int ifindex;
+	unsigned long drops_jiffies;
 
 	wait_queue_head_t *whead;
 	wait_queue_entry_t wait;
@@ -189,6 +200,11 @@ struct vrfd_tap {
 	unsigned int nheld;
 	unsigned int held_iov;
 	u64 held_cap;
+
+	struct ptr_ring *rxring;
+	void *rxq[VRFD_TAP_BATCH];
+	unsigned int rxq_head;
+	unsigned int rxq_tail;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -267,6 +283,35 @@ static struct socket *vrfd_tap_get_socket(struct file *file, bool *is_tun)
 			return ERR_PTR(-ENODEV);
 	}
 	return ERR_PTR(-EINVAL);
+}
+
+/**
+ * vrfd_tap_get_ring() - the tap's queue of frames for user space
+ * @file: a tun or tap file (already recognised)
+ * @is_tun: which
+ *
+ * Return: the ptr_ring, or NULL (then frames are taken one recvmsg() at a
+ * time).
+ */
+static struct ptr_ring *vrfd_tap_get_ring(struct file *file, bool is_tun)
+{
+	struct ptr_ring *(*get)(struct file *);
+	struct ptr_ring *ring = NULL;
+
+	if (is_tun) {
+		get = symbol_get(tun_get_tx_ring);
+		if (get) {
+			ring = get(file);
+			symbol_put(tun_get_tx_ring);
+		}
+	} else {
+		get = symbol_get(tap_get_ptr_ring);
+		if (get) {
+			ring = get(file);
+			symbol_put(tap_get_ptr_ring);
+		}
+	}
+	return IS_ERR_OR_NULL(ring) ? NULL : ring;
 }
 
 /**
@@ -381,6 +426,7 @@ static bool vrfd_tap_check_gone(struct vrfd_tap *t)
  * TX ring: the tap's rx_dropped (frames tun refused on their way to the
  * stack); RX ring: its tx_dropped (frames the stack gave the tap while its
  * queue was full).  Found by ifindex; nothing when the device is gone.
+ * At most once a jiffy (and so at most a tick stale).
  * Context: @ring->lock held.
  */
 static void vrfd_tap_update_drops(struct vrfd_tap *t)
@@ -388,8 +434,9 @@ static void vrfd_tap_update_drops(struct vrfd_tap *t)
 	struct rtnl_link_stats64 st;
 	struct net_device *dev;
 
-	if (!t->ifindex)
+	if (!t->ifindex || t->drops_jiffies == jiffies)
 		return;
+	t->drops_jiffies = jiffies;	/* at most once a tick */
 	rcu_read_lock();
 	dev = dev_get_by_index_rcu(t->net, t->ifindex);
 	if (dev) {
@@ -679,6 +726,72 @@ static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
 }
 
 /**
+ * vrfd_tap_ptr_free() - free one entry of a tap's frame queue
+ * @ptr: an sk_buff, or (tun) an xdp_frame tagged with TUN_XDP_FLAG
+ */
+static void vrfd_tap_ptr_free(void *ptr)
+{
+	if (tun_is_xdp_frame(ptr))
+		xdp_return_frame(tun_ptr_to_xdp(ptr));
+	else
+		kfree_skb(ptr);
+}
+
+/**
+ * vrfd_tap_rx_peek() - length of the next queued frame
+ * @t: the attachment
+ *
+ * With @rxring, refills @rxq with up to VRFD_TAP_BATCH frames under one
+ * lock of the tap's queue.
+ * Return: the frame's length (VLAN tag included; no header), 0 when none.
+ */
+static int vrfd_tap_rx_peek(struct vrfd_tap *t)
+{
+	void *ptr;
+
+	if (!t->rxring)
+		return t->sock->ops->peek_len(t->sock);
+	if (t->rxq_head == t->rxq_tail) {
+		t->rxq_head = 0;
+		t->rxq_tail = ptr_ring_consume_batched(t->rxring, t->rxq, VRFD_TAP_BATCH);
+		if (!t->rxq_tail)
+			return 0;
+	}
+	ptr = t->rxq[t->rxq_head];
+	if (tun_is_xdp_frame(ptr))
+		return tun_ptr_to_xdp(ptr)->len;
+	return __skb_array_len_with_tag(ptr);
+}
+
+/**
+ * vrfd_tap_rx_recvmsg() - deliver the frame vrfd_tap_rx_peek() found
+ * @t: the attachment
+ * @msg: with the destination iterator
+ * @len: room in it
+ *
+ * The frame is consumed whatever the result.
+ * Return: recvmsg()'s result.
+ */
+static int vrfd_tap_rx_recvmsg(struct vrfd_tap *t, struct msghdr *msg, size_t len)
+{
+	if (t->rxring)
+		msg->msg_control = t->rxq[t->rxq_head++];
+	return t->sock->ops->recvmsg(t->sock, msg, len, MSG_DONTWAIT | MSG_TRUNC);
+}
+
+/**
+ * vrfd_tap_rx_unbatch() - give frames taken from the tap's queue back to it
+ * @t: the attachment
+ */
+static void vrfd_tap_rx_unbatch(struct vrfd_tap *t)
+{
+	if (t->rxring && t->rxq_head < t->rxq_tail)
+		ptr_ring_unconsume(t->rxring, t->rxq + t->rxq_head,
+				   t->rxq_tail - t->rxq_head, vrfd_tap_ptr_free);
+	t->rxq_head = t->rxq_tail = 0;
+}
+
+/**
  * vrfd_tap_rx_discard() - drop the tap's next frame (it fits no buffer)
  * @t: the attachment
  *
@@ -691,7 +804,7 @@ static int vrfd_tap_rx_discard(struct vrfd_tap *t)
 	struct msghdr msg = {};
 
 	iov_iter_kvec(&msg.msg_iter, ITER_DEST, &kv, 1, sizeof(c));
-	return t->sock->ops->recvmsg(t->sock, &msg, sizeof(c), MSG_DONTWAIT | MSG_TRUNC);
+	return vrfd_tap_rx_recvmsg(t, &msg, sizeof(c));
 }
 
 /**
@@ -764,7 +877,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			err = -EINTR;
 			break;
 		}
-		len = t->sock->ops->peek_len(t->sock);
+		len = vrfd_tap_rx_peek(t);
 		if (len <= 0) {
 			if (vrfd_tap_check_gone(t))
 				err = -EPIPE;
@@ -793,8 +906,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			continue;
 		}
 		iov_iter_init(&msg.msg_iter, ITER_DEST, t->iov, t->held_iov, t->held_cap);
-		r = t->sock->ops->recvmsg(t->sock, &msg, t->held_cap,
-					  MSG_DONTWAIT | MSG_TRUNC);
+		r = vrfd_tap_rx_recvmsg(t, &msg, t->held_cap);
 		if (r == -EAGAIN)
 			break;
 		if (r == -EBADFD) {
@@ -941,6 +1053,7 @@ static void vrfd_tap_free(struct vrfd_tap *t)
 
 	if (t->whead)
 		remove_wait_queue(t->whead, &t->wait);
+	vrfd_tap_rx_unbatch(t);
 	for (i = 0; i < t->nbatch; i++)
 		put_page(virt_to_head_page(t->xdp[i].data));
 	if (t->frag.va)
@@ -1197,6 +1310,9 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 		if (err < 0)
 			goto err_free;
 	}
+
+	if (t->dir == VRINGFD_DIR_RX)
+		t->rxring = vrfd_tap_get_ring(t->file, t->is_tun);
 
 	err = -ENOMEM;
 	t->iov = kvmalloc_array(VRFD_TAP_MAX_IOV, sizeof(*t->iov), GFP_KERNEL_ACCOUNT);

@@ -149,11 +149,22 @@ struct vringfd_tap {
 /**
  * VRINGFD_ATTACH_TAP - struct vringfd_tap (in)
  *
- * The tap fd is looked up once and its file kept until detach or close.
+ * The tap fd is looked up once and its file kept until detach or close
+ * (closing the caller's tap fd does not end the attachment).  The tap must
+ * have IFF_NO_PI; with a header it must have IFF_VNET_HDR and its header
+ * size is set to @vnet_hdr_len (TUNSETVNETHDRSZ); both rings of one queue
+ * use the same header length.  Offloads (TUNSETOFFLOAD) are the caller's.
  * Errors: EBADF (tap_fd is not an open fd), EINVAL (not a tun/tap fd, an
  * IFF_TUN device, a bad direction/header length/flag), EBUSY (this ring is
  * already attached, or that queue already has a ring of this direction),
  * ENODEV (the tap fd is not attached to a device).
+ *
+ * Attached: write() on a TX ring sends every available chain (returns the
+ * chains consumed, at most a bounded number per call); read() or write()
+ * on an RX ring fills posted buffers (returns the buffers used; after
+ * posting buffers, kick with read() or write()); poll() fills them too.
+ * Once the tap device is gone, write() and read() fail with EPIPE and
+ * poll() reports EPOLLERR|EPOLLHUP (VRINGFD_STATE_HUP).
  */
 #define VRINGFD_ATTACH_TAP	_IOW(VRINGFD_IOCTL_MAGIC, 0x10, struct vringfd_tap)
 
@@ -220,7 +231,9 @@ struct vringfd_mem_table {
  * @drop_bad_addr: chains with an address outside the memory table or
  *	unreadable/unwritable user memory
  * @drop_tap: frames the tap refused (TX) or that failed to copy (RX)
- * @tap_rx_dropped: the tap device's own rx_dropped counter (tun's drops)
+ * @tap_rx_dropped: the tap device's own drop counter for this direction
+ *	(tun's drops): rx_dropped for a TX ring, tx_dropped (its queue to
+ *	user space overflowing) for an RX ring
  * @notifies: times the kernel signalled the call eventfd
  * @reserved: zero
  */

@@ -2,7 +2,9 @@
 /*
  * frame_rings.c - the daemon as virtio driver of its own ring pair
  *
- * See frame_rings.h.  The engine's tx() consumes every chain it is given
+ * See frame_rings.h.  Buffer i of a direction is FR_STRIDE bytes at
+ * i * FR_STRIDE: the header at its start, the frame right after it.  The
+ * engine's tx() consumes every chain it is given
  * before it returns (each is one frame to the tap), so after a flush every
  * tx buffer is free again; rx buffers are reposted as soon as their frame
  * has been delivered.
@@ -49,8 +51,8 @@ static unsigned int fr_index(void *tok)
  */
 static int fr_post_rx(struct fr_pair *fp, unsigned int i)
 {
-	struct iovec in = { .iov_base = fp->rx_bufs + (size_t)i * FR_BUF_SIZE,
-			    .iov_len = FR_BUF_SIZE };
+	struct iovec in = { .iov_base = fp->rx_bufs + (size_t)i * FR_STRIDE,
+			    .iov_len = FR_HDR + FR_BUF_SIZE - 1 };
 	int ret = vringfd_ring_add(&fp->rx, NULL, 0, &in, 1, fr_token(i));
 
 	return ret < 0 ? ret : 0;
@@ -70,7 +72,7 @@ int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
 	    char *err, size_t errlen)
 {
 	struct eng_queue_config cfg;
-	size_t bufs = (size_t)FR_NUM * FR_BUF_SIZE;
+	size_t bufs = (size_t)FR_NUM * FR_STRIDE;
 	char why[200];
 	unsigned int i;
 	int ret;
@@ -112,7 +114,7 @@ int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tap_fd = tap_fd;
-	cfg.vnet_hdr_len = 0;
+	cfg.vnet_hdr_len = FR_HDR;
 	cfg.tx.num = FR_NUM;
 	cfg.tx.desc = fp->tx.vr.desc;
 	cfg.tx.avail = fp->tx.vr.avail;
@@ -150,19 +152,20 @@ void fr_close(struct fr_pair *fp)
 	memset(&fp->tx, 0, sizeof(fp->tx));
 	memset(&fp->rx, 0, sizeof(fp->rx));
 	if (fp->tx_bufs)
-		munmap(fp->tx_bufs, 2 * (size_t)FR_NUM * FR_BUF_SIZE);
+		munmap(fp->tx_bufs, 2 * (size_t)FR_NUM * FR_STRIDE);
 	fp->tx_bufs = fp->rx_bufs = NULL;
 	free(fp->ring_mem);
 	fp->ring_mem = NULL;
 }
 
 /**
- * fr_tx_buf() - the buffer the next frame goes into
+ * fr_tx_buf() - where the next frame goes
  * @fp: the pair
  *
  * The same buffer is returned until fr_tx_commit().
  *
- * Return: FR_BUF_SIZE bytes, or NULL when every buffer is posted (flush).
+ * Return: FR_BUF_SIZE - 1 bytes of frame room, or NULL when every buffer
+ * is posted (flush).
  */
 uint8_t *fr_tx_buf(struct fr_pair *fp)
 {
@@ -171,13 +174,15 @@ uint8_t *fr_tx_buf(struct fr_pair *fp)
 			return NULL;
 		fp->cur = fp->tx_free[--fp->tx_nfree];
 	}
-	return fp->tx_bufs + (size_t)fp->cur * FR_BUF_SIZE;
+	return fp->tx_bufs + (size_t)fp->cur * FR_STRIDE + FR_HDR;
 }
 
 /**
  * fr_tx_commit() - post the frame in the current buffer
  * @fp: the pair
  * @len: its length (1..FR_BUF_SIZE - 1)
+ *
+ * The buffer's header is zeroed (no offload requested).
  *
  * Return: 0, or a negative errno (the buffer stays current).
  */
@@ -188,8 +193,9 @@ int fr_tx_commit(struct fr_pair *fp, size_t len)
 
 	if (fp->cur < 0 || len == 0 || len >= FR_BUF_SIZE)
 		return -EINVAL;
-	out.iov_base = fp->tx_bufs + (size_t)fp->cur * FR_BUF_SIZE;
-	out.iov_len = len;
+	out.iov_base = fp->tx_bufs + (size_t)fp->cur * FR_STRIDE;
+	out.iov_len = FR_HDR + len;
+	memset(out.iov_base, 0, FR_HDR);
 	ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, fr_token((unsigned int)fp->cur));
 	if (ret < 0)
 		return ret;
@@ -214,13 +220,14 @@ unsigned int fr_tx_free(const struct fr_pair *fp)
  * @fp: the pair
  * @k: 0..fr_tx_free() - 1
  *
- * Return: FR_BUF_SIZE bytes, or NULL when @k is out of range.
+ * Return: FR_BUF_SIZE - 1 bytes of frame room, or NULL when @k is out of
+ * range.
  */
 uint8_t *fr_tx_peek(struct fr_pair *fp, unsigned int k)
 {
 	if (k >= fp->tx_nfree)
 		return NULL;
-	return fp->tx_bufs + (size_t)fp->tx_free[fp->tx_nfree - 1 - k] * FR_BUF_SIZE;
+	return fp->tx_bufs + (size_t)fp->tx_free[fp->tx_nfree - 1 - k] * FR_STRIDE + FR_HDR;
 }
 
 /**
@@ -241,13 +248,14 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
 		return -EINVAL;
 	for (k = 0; k < n; k++) {
 		uint16_t idx = fp->tx_free[fp->tx_nfree - 1 - k];
-		struct iovec out = { .iov_base = fp->tx_bufs + (size_t)idx * FR_BUF_SIZE,
-				     .iov_len = lens[k] };
+		struct iovec out = { .iov_base = fp->tx_bufs + (size_t)idx * FR_STRIDE,
+				     .iov_len = FR_HDR + lens[k] };
 
 		if (lens[k] == 0 || lens[k] >= FR_BUF_SIZE || ret < 0) {
 			keep[nkeep++] = idx;
 			continue;
 		}
+		memset(out.iov_base, 0, FR_HDR);
 		ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, fr_token(idx));
 		if (ret < 0) {
 			keep[nkeep++] = idx;
@@ -304,8 +312,8 @@ int fr_rx(struct fr_pair *fp, fr_deliver_fn deliver, void *opaque)
 	while ((tok = vringfd_ring_get_used(&fp->rx, &len))) {
 		unsigned int i = fr_index(tok);
 
-		if (len)
-			deliver(opaque, fp->rx_bufs + (size_t)i * FR_BUF_SIZE, len);
+		if (len > FR_HDR)
+			deliver(opaque, fp->rx_bufs + (size_t)i * FR_STRIDE + FR_HDR, len - FR_HDR);
 		got++;
 		if (fr_post_rx(fp, i) < 0)
 			return -EIO;

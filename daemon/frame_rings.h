@@ -8,9 +8,10 @@
  * from the socket are written straight into tx buffers (one buffer per
  * frame, FR_BUF_SIZE bytes each), posted as chains and sent to the tap with
  * one eng tx() per batch; rx buffers stay posted, and eng rx() fills them
- * with frames from the tap, which the port then writes to its peer.  Rings
- * carry plain Ethernet frames (vnet_hdr_len 0): the engine adds and strips
- * the tap's virtio-net header.
+ * with frames from the tap, which the port then writes to its peer.  Each
+ * buffer starts with a 12-byte virtio-net header (zero on tx, ignored on
+ * rx), which both engines pass to and from the tap's IFF_VNET_HDR as is;
+ * callers only see the frame after it.
  */
 #ifndef VRINGNET_FRAME_RINGS_H
 #define VRINGNET_FRAME_RINGS_H
@@ -23,7 +24,9 @@
 #include "vringfd.h"
 
 #define FR_NUM		256u		/* entries per ring */
-#define FR_BUF_SIZE	65536u		/* bytes per buffer (a frame <= 65535) */
+#define FR_BUF_SIZE	65536u		/* frame room per buffer (a frame <= 65535) */
+#define FR_HDR		12u		/* virtio-net header in front of each frame */
+#define FR_STRIDE	(FR_BUF_SIZE + 4096u)	/* header + frame room, page multiple */
 
 /**
  * fr_deliver_fn - called for each frame the engine received from the tap

@@ -6,6 +6,9 @@
  *        frame_evil dgram SOCKET    (sends a zero-length, a 70000-byte and a
  *                                    5-byte datagram; the caller checks the
  *                                    port's drop counters)
+ *        frame_evil stream-send SOCKET N   (N good 1000-byte frames, in
+ *                                    writes that split frames anywhere; the
+ *                                    caller counts them on the tap)
  *
  * Stream cases, each on a new connection: a length prefix of 0 and one of
  * 65536 must make the daemon close the connection; a peer hanging up in the
@@ -151,16 +154,67 @@ static void fe_dgram(const char *path)
 }
 
 /**
+ * fe_stream_send() - send @n good frames in odd-sized writes
+ * @path: the port's socket
+ * @n: frames
+ *
+ * Return: 0, or 1 on a send error.
+ */
+static int fe_stream_send(const char *path, unsigned long n)
+{
+	static uint8_t buf[1004 * 64];
+	size_t len = 0, off, chunk;
+	unsigned long i;
+	int fd = fe_connect(path, SOCK_STREAM);
+
+	if (fd < 0) {
+		fprintf(stderr, "frame_evil: connect %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *f = buf + len;
+
+		f[0] = 0;
+		f[1] = 0;
+		f[2] = 1000 >> 8;
+		f[3] = 1000 & 0xff;
+		memset(f + 4, 0xff, 6);
+		memcpy(f + 10, "\x52\x54\x00\x99\x99\x98\x88\xb5", 8);
+		memset(f + 18, (int)(i & 0xff), 1000 - 14);
+		len += 1004;
+		if (len == sizeof(buf) || i + 1 == n) {
+			/* odd chunks: length prefixes and frames split across writes */
+			for (off = 0; off < len; off += chunk) {
+				chunk = 777 + (off % 5000);
+				if (chunk > len - off)
+					chunk = len - off;
+				if (send(fd, buf + off, chunk, MSG_NOSIGNAL) != (ssize_t)chunk) {
+					fprintf(stderr, "frame_evil: send: %s\n", strerror(errno));
+					close(fd);
+					return 1;
+				}
+			}
+			len = 0;
+		}
+	}
+	usleep(300000);
+	close(fd);
+	return 0;
+}
+
+/**
  * main() - run the cases of one port type
- * @argc: 3
- * @argv: program, "stream" or "dgram", socket path
+ * @argc: 3 or 4
+ * @argv: program, "stream", "dgram" or "stream-send", socket path, [count]
  *
  * Return: 0 iff every case passed.
  */
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "stream-send"))
+		return fe_stream_send(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc != 3 || (strcmp(argv[1], "stream") && strcmp(argv[1], "dgram"))) {
-		fprintf(stderr, "usage: %s stream|dgram SOCKET\n", argv[0]);
+		fprintf(stderr, "usage: %s stream|dgram SOCKET | stream-send SOCKET N\n", argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "stream"))

@@ -51,7 +51,7 @@ static struct eng_queue *fk_open(const struct eng_queue_config *cfg, char *err, 
 		snprintf(err, errlen, "fake engine refuses");
 		return NULL;
 	}
-	ck_assert_uint_eq(cfg->vnet_hdr_len, 0);
+	ck_assert_uint_eq(cfg->vnet_hdr_len, FR_HDR);
 	ck_assert_ptr_null(cfg->regions);
 	q = calloc(1, sizeof(*q));
 	ck_assert_int_eq(vringfd_dev_init(&q->tx, cfg->tx.num, cfg->tx.desc, cfg->tx.avail,
@@ -77,8 +77,12 @@ static int fk_tx(struct eng_queue *q)
 	while (vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
 		ck_assert_uint_eq(ch.nout, 1);
 		fk.frames++;
-		fk.last_len = ch.out_len;
-		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[0];
+		ck_assert_uint_gt(ch.out_len, FR_HDR);
+		/* the header is zero, the frame follows it */
+		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[0], 0);
+		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[FR_HDR - 1], 0);
+		fk.last_len = ch.out_len - FR_HDR;
+		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[FR_HDR];
 		vringfd_dev_put_used(&q->tx, ch.head, 0);
 		n++;
 	}
@@ -106,9 +110,10 @@ static int fk_rx(struct eng_queue *q, bool *starved)
 			break;
 		}
 		ck_assert_uint_eq(ch.nin, 1);
-		ck_assert_uint_ge(ch.in_len, 100);
-		memset(ch.in[0].iov_base, 0xab, 100);
-		vringfd_dev_put_used(&q->rx, ch.head, 100);
+		ck_assert_uint_ge(ch.in_len, FR_HDR + 65535);
+		memset(ch.in[0].iov_base, 0, FR_HDR);
+		memset((uint8_t *)ch.in[0].iov_base + FR_HDR, 0xab, 100);
+		vringfd_dev_put_used(&q->rx, ch.head, FR_HDR + 100);
 		fk.rx_queued--;
 		n++;
 	}

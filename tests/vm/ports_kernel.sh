@@ -13,19 +13,24 @@
 #                                   the port's counters say the same
 #   ports-kernel-vhost-user-rx      frames from the tap reached the front-end
 #   ports-kernel-vhost-user-batch   fewer tx system calls than frames
+# and a stream port (the daemon drives its own ring pair) gets 5000 frames
+# from tests/host/frame_evil stream-send:
+#   ports-kernel-stream-tx          the tap received exactly 5000 frames
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-vhost-user
 tests="engine tx rx batch"
+stests="stream-tx"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
+	for t in $stests; do echo "SKIP: ports-kernel-$t: $1"; done
 	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
 [ -c /dev/vringfd ] || skip_all "/dev/vringfd missing (vringfd.ko not loaded)"
 command -v jq >/dev/null || skip_all "jq not installed"
-for b in build/vringnetd build/vringnetctl build/tests/host/vu_frontend; do
+for b in build/vringnetd build/vringnetctl build/tests/host/vu_frontend build/tests/host/frame_evil; do
 	[ -x "$b" ] || skip_all "$b not built"
 done
 
@@ -49,10 +54,18 @@ log-level = info
 [tap vrnk0]
 address = 10.78.0.1/24
 
+[tap vrnk1]
+address = 10.78.1.1/24
+
 [port vk]
 tap = vrnk0
 type = vhost-user
 listen = $work/vk.sock
+
+[port sk]
+tap = vrnk1
+type = stream
+listen = $work/sk.sock
 EOF
 ip netns exec "$ns" build/vringnetd --config "$work/k.conf" >"$work/daemon.log" 2>&1 &
 dpid=$!
@@ -107,6 +120,21 @@ if [[ "$sys" =~ ^[0-9]+$ ]] && [ "$sys" -gt 0 ] && [ "$sys" -lt 20000 ]; then
 	echo "PASS: $pfx-batch"
 else
 	echo "FAIL: $pfx-batch: $sys tx system calls for 20000 frames"
+	failed=1
+fi
+
+tap1_rx() { ip -n "$ns" -j -s link show vrnk1 | jq '.[0].stats64.rx.packets'; }
+before=$(tap1_rx)
+build/tests/host/frame_evil stream-send "$work/sk.sock" 5000
+rc=$?
+sleep 0.5
+after=$(tap1_rx)
+st=$(ctl stats sk)
+echo "# stream: tap rx +$((after - before)); port tx $(jq -c '.stats[0].tx | {frames, syscalls, batches, drop_bad_chain}' <<<"$st")"
+if [ "$rc" -eq 0 ] && [ $((after - before)) -eq 5000 ]; then
+	echo "PASS: ports-kernel-stream-tx"
+else
+	echo "FAIL: ports-kernel-stream-tx: sender exit $rc, tap rx +$((after - before)) (want 5000)"
 	failed=1
 fi
 exit "$failed"

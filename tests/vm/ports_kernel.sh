@@ -103,7 +103,7 @@ sys=$(jq '.stats[0].tx.syscalls' <<<"$st")
 rxf=$(jq '.stats[0].rx.frames' <<<"$st")
 echo "# port rx counters: $(jq -c '.stats[0].rx' <<<"$st")"
 echo "# vu_frontend: $out (exit $rc); tap rx +$((after - before)); port tx frames $frames, tx syscalls $sys, rx frames $rxf"
-if [ "$rc" -eq 0 ] && [ $((after - before)) -eq 20000 ] && [ "$frames" = 20000 ]; then
+if grep -q 'completed 20000 ' <<<"$out" && [ $((after - before)) -eq 20000 ] && [ "$frames" = 20000 ]; then
 	echo "PASS: $pfx-tx"
 else
 	failed=1

@@ -24,7 +24,12 @@
  * totals.  BENCH_FULL=1 adds vringfd batch sizes 1, 8 and 256.
  *
  * Output: one line per cell:
- *   dir size method frames/s x_write x_vhost syscalls/frame sent received dropped
+ *   dir size method frames/s x_write x_vhost frames/cpus x_write x_vhost
+ *   sys/frame sent received dropped
+ * frames/cpus: frames per CPU second of the consumer side (this process,
+ * plus the vhost worker thread for vhost-net): the fair figure when the
+ * source (pktgen, RX) is slower than every reader; x_write/x_vhost after
+ * each: the ratio of that column to the write()/read() and vhost-net rows.
  * sent: frames handed to the tap (TX), or frames the stack gave the tap
  * (RX: its tx_packets + tx_dropped, pktgen being faster than any reader);
  * received: frames the stack got (TX: tap rx_packets) or the reader got
@@ -38,6 +43,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +51,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +83,7 @@ enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE };
  * @sent: see the file comment
  * @received: see the file comment
  * @syscalls: system calls made by the benchmark loop
+ * @fpc: frames per consumer CPU second, of each repetition
  */
 struct bt_cell {
 	int tx;
@@ -85,12 +93,15 @@ struct bt_cell {
 	double fps[BT_MAXREP];
 	int nrep;
 	unsigned long long frames, sent, received, syscalls;
+	double fpc[BT_MAXREP];
 };
 
 static int bt_tap = -1;
 static uint8_t *bt_arena;	/* rings and buffers; one vhost memory region */
 static double bt_secs = 1.5;
 static double bt_t0, bt_t1;	/* start and end of the last measuring loop */
+static double bt_c0, bt_c1;	/* consumer CPU seconds at those times */
+static int bt_worker = -1;	/* pid of our vhost worker thread, if any */
 
 /**
  * bt_now() - monotonic time in seconds
@@ -103,6 +114,58 @@ static double bt_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/**
+ * bt_cpu() - CPU seconds used so far by this process and its vhost worker
+ *
+ * The consumer side of every method: this process (system calls and the
+ * kernel work they do), plus for vhost-net its worker thread.
+ * Return: seconds.
+ */
+static double bt_cpu(void)
+{
+	unsigned long long ut = 0, st = 0;
+	struct rusage ru;
+	char path[64];
+	double s;
+	FILE *f;
+
+	getrusage(RUSAGE_SELF, &ru);
+	s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	if (bt_worker > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", bt_worker);
+		f = fopen(path, "r");
+		if (f) {
+			/* pid (comm) state ppid ... utime(14) stime(15) */
+			if (fscanf(f, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				   &ut, &st) == 2)
+				s += (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+			fclose(f);
+		}
+	}
+	return s;
+}
+
+/**
+ * bt_mark() - record the start (@end false) or end of a measuring loop
+ * @end: which
+ *
+ * Return: the time now.
+ */
+static double bt_mark(bool end)
+{
+	double now = bt_now();
+
+	if (end) {
+		bt_t1 = now;
+		bt_c1 = bt_cpu();
+	} else {
+		bt_t0 = now;
+		bt_c0 = bt_cpu();
+	}
+	return now;
 }
 
 /**
@@ -237,10 +300,9 @@ static unsigned long long bt_run_write(struct bt_cell *c)
 	/* the same 256 buffers the ring methods cycle through */
 	for (i = 0; i < BT_RING; i++)
 		bt_frame(bt_buf(i), c->size);
-	bt_t0 = bt_now();
-	end = bt_t0 + bt_secs;
+	end = bt_mark(false) + bt_secs;
 	while (1) {
-		if (!(tries & 63) && (bt_t1 = bt_now()) >= end)
+		if (!(tries & 63) && bt_now() >= end)
 			break;
 		b = bt_buf((unsigned int)(tries++ % BT_RING));
 		if (c->tx) {
@@ -257,6 +319,7 @@ static unsigned long long bt_run_write(struct bt_cell *c)
 			}
 		}
 	}
+	bt_mark(true);
 	return n;
 }
 
@@ -300,8 +363,10 @@ static void bt_pin_vhost_worker(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
-			sched_setaffinity(atoi(de->d_name), sizeof(set), &set);
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want)) {
+			bt_worker = atoi(de->d_name);
+			sched_setaffinity(bt_worker, sizeof(set), &set);
+		}
 		fclose(f);
 	}
 	if (d)
@@ -448,9 +513,8 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 	}
 	vringfd_ring_publish(&v.r);
 	bt_vhost_kick(&v, c);
-	bt_t0 = bt_now();
-	end = bt_t0 + bt_secs;
-	while ((bt_t1 = bt_now()) < end) {
+	end = bt_mark(false) + bt_secs;
+	while (bt_now() < end) {
 		unsigned int got = 0;
 
 		while ((tok = vringfd_ring_get_used(&v.r, &len))) {
@@ -470,7 +534,9 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 			bt_vhost_wait(&v, c);
 		}
 	}
+	bt_mark(true);
 	bt_vhost_close(&v);
+	bt_worker = -1;
 	return n;
 }
 
@@ -521,9 +587,8 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 		}
 		vringfd_ring_publish(&r);
 	}
-	bt_t0 = bt_now();
-	end = bt_t0 + bt_secs;
-	while ((bt_t1 = bt_now()) < end) {
+	end = bt_mark(false) + bt_secs;
+	while (bt_now() < end) {
 		ssize_t k;
 
 		if (c->tx) {
@@ -565,6 +630,7 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 		}
 		n += (unsigned long long)k;
 	}
+	bt_mark(true);
 	close(fd);
 	vringfd_ring_fini(&r);
 	return n;
@@ -619,7 +685,7 @@ static void bt_run(struct bt_cell *c)
 	double dt;
 	char name[32];
 
-	bt_t0 = bt_t1 = 0;
+	bt_t0 = bt_t1 = bt_c0 = bt_c1 = 0;
 
 	switch (c->method) {
 	case BT_WRITE:
@@ -640,6 +706,7 @@ static void bt_run(struct bt_cell *c)
 	dt = bt_t1 - bt_t0;
 	fprintf(stderr, "# %s %u %s: %llu frames in %.2f s\n", c->tx ? "TX" : "RX", c->size,
 		bt_name(c, name), n, dt);
+	c->fpc[c->nrep] = bt_c1 > bt_c0 ? (double)n / (bt_c1 - bt_c0) : 0;
 	c->fps[c->nrep++] = dt > 0 ? (double)n / dt : 0;
 	c->frames += n;
 	if (c->tx) {
@@ -666,18 +733,19 @@ static int bt_cmp(const void *a, const void *b)
 }
 
 /**
- * bt_median() - median frames/s of a cell
+ * bt_median() - median of a per-repetition value of a cell
  * @c: the cell
+ * @vals: c->fps or c->fpc
  *
  * Return: the median.
  */
-static double bt_median(const struct bt_cell *c)
+static double bt_median(const struct bt_cell *c, const double *vals)
 {
 	double v[BT_MAXREP];
 
 	if (!c->nrep)
 		return 0;
-	memcpy(v, c->fps, sizeof(v[0]) * (size_t)c->nrep);
+	memcpy(v, vals, sizeof(v[0]) * (size_t)c->nrep);
 	qsort(v, (size_t)c->nrep, sizeof(v[0]), bt_cmp);
 	return c->nrep & 1 ? v[c->nrep / 2] : (v[c->nrep / 2 - 1] + v[c->nrep / 2]) / 2;
 }
@@ -753,23 +821,30 @@ int main(void)
 		}
 	}
 
-	printf("%-3s %5s %-22s %12s %8s %8s %14s %12s %12s %12s\n", "dir", "size", "method",
-	       "frames/s", "x_write", "x_vhost", "syscalls/frame", "sent", "received", "dropped");
+	printf("%-3s %5s %-22s %10s %7s %7s %11s %7s %7s %9s %10s %10s %9s\n", "dir", "size",
+	       "method", "frames/s", "x_write", "x_vhost", "frames/cpus", "x_write", "x_vhost",
+	       "sys/frame", "sent", "received", "dropped");
 	for (i = 0; i < ncell; i++) {
 		struct bt_cell *c = &cells[i];
-		double m = bt_median(c), a = 0, v = 0;
+		double m = bt_median(c, c->fps), a = 0, v = 0;
+		double mc = bt_median(c, c->fpc), ac = 0, vc = 0;
 
 		for (j = 0; j < ncell; j++) {
 			if (cells[j].tx != c->tx || cells[j].size != c->size)
 				continue;
-			if (cells[j].method == BT_WRITE)
-				a = bt_median(&cells[j]);
-			if (cells[j].method == BT_VHOST)
-				v = bt_median(&cells[j]);
+			if (cells[j].method == BT_WRITE) {
+				a = bt_median(&cells[j], cells[j].fps);
+				ac = bt_median(&cells[j], cells[j].fpc);
+			}
+			if (cells[j].method == BT_VHOST) {
+				v = bt_median(&cells[j], cells[j].fps);
+				vc = bt_median(&cells[j], cells[j].fpc);
+			}
 		}
-		printf("%-3s %5u %-22s %12.0f %8.2f %8.2f %14.4f %12llu %12llu %12llu\n",
+		printf("%-3s %5u %-22s %10.0f %7.2f %7.2f %11.0f %7.2f %7.2f %9.4f %10llu %10llu %9llu\n",
 		       c->tx ? "TX" : "RX", c->size, bt_name(c, name), m, a > 0 ? m / a : 0,
-		       v > 0 ? m / v : 0, c->frames ? (double)c->syscalls / (double)c->frames : 0,
+		       v > 0 ? m / v : 0, mc, ac > 0 ? mc / ac : 0, vc > 0 ? mc / vc : 0,
+		       c->frames ? (double)c->syscalls / (double)c->frames : 0,
 		       c->sent, c->received, c->sent > c->received ? c->sent - c->received : 0);
 	}
 	printf("# %d repetitions of %.1f s per cell, interleaved; frames/s are medians\n", reps, bt_secs);

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 
 #include "tap_common.h"
@@ -344,6 +345,93 @@ static void test_tx_headers(void)
 		  tc_ifstat("vrhd0", "rx_packets") - rx0);
 	tc_result(tc_kmsg_clean(), "tx_headers_kernel_clean", "WARN/BUG/oops in dmesg");
 	tc_ring_free(&t);
+	close(tap);
+}
+
+/**
+ * eventfd_fired() - read (and so reset) an eventfd without blocking
+ * @efd: the eventfd (EFD_NONBLOCK)
+ *
+ * Return: 1 when it had been signalled.
+ */
+static int eventfd_fired(int efd)
+{
+	uint64_t v;
+
+	return read(efd, &v, sizeof(v)) == sizeof(v) && v > 0;
+}
+
+/**
+ * tx_burst() - post @n 60-byte frames, write(), collect the used entries
+ * @t: ring
+ * @n: frames
+ *
+ * Return: write()'s result.
+ */
+static int tx_burst(struct tc_ring *t, int n)
+{
+	int i, r;
+
+	for (i = 0; i < n; i++)
+		post_frame(t, buf_at((unsigned int)i), 60, 1);
+	vringfd_ring_publish(&t->r);
+	r = (int)write(t->fd, "", 1);
+	tc_drain_used(t, NULL);
+	return r;
+}
+
+/**
+ * test_notify() - the call eventfd and the state flag follow virtio's rules
+ * on a tap ring: VRING_AVAIL_F_NO_INTERRUPT, and with EVENT_IDX used_event
+ */
+static void test_notify(void)
+{
+	struct vringfd_state st;
+	struct tc_ring t;
+	int tap, efd, r, fired;
+
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0) ||
+	    vringfd_set_call_fd(t.fd, efd)) {
+		tc_result(0, "notify", "setup: %s", strerror(errno));
+		return;
+	}
+	tc_frame(buf_at(0), 60, 0);
+	r = tx_burst(&t, 4);
+	fired = eventfd_fired(efd);
+	vringfd_get_state(t.fd, &st);
+	tc_result(r == 4 && fired && (st.flags & VRINGFD_STATE_NOTIFY), "notify_call_fd_signalled",
+		  "write %d fired %d flags %#x", r, fired, st.flags);
+	t.r.vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	r = tx_burst(&t, 4);
+	fired = eventfd_fired(efd);
+	vringfd_get_state(t.fd, &st);
+	tc_result(r == 4 && !fired && !(st.flags & VRINGFD_STATE_NOTIFY), "notify_no_interrupt_honoured",
+		  "write %d fired %d flags %#x", r, fired, st.flags);
+	tc_ring_free(&t);
+
+	if (tc_ring_new(&t, 64, 1ULL << VIRTIO_RING_F_EVENT_IDX) ||
+	    tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0) || vringfd_set_call_fd(t.fd, efd)) {
+		tc_result(0, "notify_event_idx", "setup: %s", strerror(errno));
+		return;
+	}
+	/* the first publish always notifies (nothing signalled before) */
+	vring_used_event(&t.r.vr) = 0;
+	tx_burst(&t, 4);
+	eventfd_fired(efd);
+	vring_used_event(&t.r.vr) = 100;	/* not crossed by 4 -> 8 */
+	r = tx_burst(&t, 4);
+	fired = eventfd_fired(efd);
+	tc_result(r == 4 && !fired, "notify_event_idx_not_crossed", "write %d fired %d", r, fired);
+	vring_used_event(&t.r.vr) = 9;		/* crossed by 8 -> 12 */
+	r = tx_burst(&t, 4);
+	fired = eventfd_fired(efd);
+	tc_result(r == 4 && fired, "notify_event_idx_crossed", "write %d fired %d", r, fired);
+	tc_result(vring_avail_event(&t.r.vr) == 12, "avail_event_kept_current",
+		  "avail_event %u, want 12", vring_avail_event(&t.r.vr));
+	tc_ring_free(&t);
+	close(efd);
 	close(tap);
 }
 
@@ -830,6 +918,7 @@ int main(void)
 	test_tx_basic(cap);
 	test_tx_bad_chains();
 	test_tx_headers();
+	test_notify();
 	test_memtable(cap);
 	test_unmapped();
 	test_full_ring();

@@ -15,7 +15,8 @@
  *
  * Descriptor addresses are guest-physical: offsets into the memfd (region
  * guest address 0); ring addresses are front-end virtual addresses, as with
- * QEMU.  Prints one line "sent N completed N received N" and exits 0 when
+ * QEMU.  Prints one line "sent N completed N received N (and N rx buffers
+ * returned empty)" and exits 0 when
  * every frame was completed (and RX_MIN reached), 1 otherwise.
  */
 #include <errno.h>
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct vringfd_ring ring[2];	/* 0: rx, 1: tx */
 	int kick[2], call[2], memfd, r;
-	unsigned long count, size, rx_min = 0, sent = 0, done = 0, received = 0;
+	unsigned long count, size, rx_min = 0, sent = 0, done = 0, received = 0, empty = 0;
 	struct vum_mem mem;
 	uint64_t v;
 	double deadline;
@@ -287,6 +288,8 @@ int main(int argc, char **argv)
 		while ((tok = vringfd_ring_get_used(&ring[0], &len))) {
 			if (len > FE_HDR)
 				received++;
+			else
+				empty++;
 			fe_post_rx(&ring[0], (unsigned int)((uintptr_t)tok - 1));
 			added = true;
 		}
@@ -297,7 +300,8 @@ int main(int argc, char **argv)
 				fe_die("rx kick");
 		}
 	}
-	printf("sent %lu completed %lu received %lu\n", sent, done, received);
+	printf("sent %lu completed %lu received %lu (and %lu rx buffers returned empty)\n",
+	       sent, done, received, empty);
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;
 }

@@ -13,14 +13,14 @@
 #                                   the port's counters say the same
 #   ports-kernel-vhost-user-rx      frames from the tap reached the front-end
 #   ports-kernel-vhost-user-batch   fewer tx system calls than frames
+# A stream port (the daemon drives its own ring pair) gets 5000 frames
+# from tests/host/frame_evil stream-send:
+#   ports-kernel-stream-tx          the tap received exactly 5000 frames
 # Known failure (kernel side): VRINGFD_CREATE starts the device at the
 # ring's current avail->idx (kmod/ring.c: ring->last_avail = avail_idx), so
 # rx buffers a front-end posted before its queue started are skipped for
 # good and ports-kernel-vhost-user-rx sees no frame.  vhost-user needs the
 # device to start at SET_VRING_BASE's index (eng_ring.last_avail, 0 here).
-# and a stream port (the daemon drives its own ring pair) gets 5000 frames
-# from tests/host/frame_evil stream-send:
-#   ports-kernel-stream-tx          the tap received exactly 5000 frames
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-vhost-user

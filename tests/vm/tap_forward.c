@@ -116,7 +116,7 @@ static void run_forward(const char *fwd, int offload, const char *tag)
 	} else {
 		tc_sh("ip netns exec " NSB " iperf3 -s -1 -D -B 10.77.0.2 >/dev/null 2>&1");
 		usleep(700000);
-		r = tc_sh("ip netns exec " NSA " iperf3 -c 10.77.0.2 -t 3 -f m 2>&1 | "
+		r = tc_sh("ip netns exec " NSA " iperf3 -c 10.77.0.2 -t 2 -f m 2>&1 | "
 			  "grep -E 'sender|receiver' | sed 's/^/# %s iperf3: /'", tag);
 		tc_result(r == 0, name, "iperf3 failed");
 	}

@@ -84,6 +84,7 @@ enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE };
  * @received: see the file comment
  * @syscalls: system calls made by the benchmark loop
  * @fpc: frames per consumer CPU second, of each repetition
+ * @ring_drops: vringfd: the ring's drop counters (all reasons), summed
  */
 struct bt_cell {
 	int tx;
@@ -94,6 +95,7 @@ struct bt_cell {
 	int nrep;
 	unsigned long long frames, sent, received, syscalls;
 	double fpc[BT_MAXREP];
+	unsigned long long ring_drops;
 };
 
 static int bt_tap = -1;
@@ -631,6 +633,13 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 		n += (unsigned long long)k;
 	}
 	bt_mark(true);
+	{
+		struct vringfd_stats st;
+
+		if (vringfd_get_stats(fd, &st) == 0)
+			c->ring_drops += st.drop_bad_chain + st.drop_too_big + st.drop_bad_hdr +
+					 st.drop_bad_addr + st.drop_tap;
+	}
 	close(fd);
 	vringfd_ring_fini(&r);
 	return n;
@@ -847,6 +856,10 @@ int main(void)
 		       c->frames ? (double)c->syscalls / (double)c->frames : 0,
 		       c->sent, c->received, c->sent > c->received ? c->sent - c->received : 0);
 	}
+	for (i = 0; i < ncell; i++)
+		if (cells[i].method == BT_VRFD || cells[i].method == BT_VRFD_MORE)
+			printf("# ring drops %s %u %s: %llu\n", cells[i].tx ? "TX" : "RX",
+			       cells[i].size, bt_name(&cells[i], name), cells[i].ring_drops);
 	printf("# %d repetitions of %.1f s per cell, interleaved; frames/s are medians\n", reps, bt_secs);
 	return 0;
 }

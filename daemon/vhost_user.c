@@ -28,10 +28,16 @@
  *   SET_MEM_TABLE: empty region, address ranges that wrap or overlap,
  *     region beyond its fd's size, fd not a
  *     regular file/memfd, mmap failure           -EINVAL / -EFAULT / errno
+ *   SET_MEM_TABLE: a memfd without F_SEAL_SHRINK -EPERM (the front-end
+ *     could truncate it under our mapping and make the daemon fault; QEMU's
+ *     memory-backend-memfd seals by default).  Files that are not memfds
+ *     (memory-backend-file) cannot be sealed and are accepted: shrinking
+ *     one is a known way for that front-end to crash the daemon.
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -396,7 +402,7 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 	struct stat st[VUM_MAX_REGIONS];
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int i, j, mapped = 0;
-	int ret;
+	int ret, seals;
 
 	if (mem->padding)
 		return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
@@ -431,6 +437,11 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 		if (!S_ISREG(st[i].st_mode))
 			return vu_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
+				       i);
+		seals = fcntl(msg->fds[i], F_GET_SEALS);
+		if (seals >= 0 && !(seals & F_SEAL_SHRINK))
+			return vu_fail(dev, -EPERM,
+				       "SET_MEM_TABLE: region %u: memfd can shrink (no F_SEAL_SHRINK); use memory-backend-memfd with seal=on",
 				       i);
 		if (st[i].st_size < 0 || r->mmap_offset + r->size > (uint64_t)st[i].st_size)
 			return vu_fail(dev, -EFAULT,

@@ -82,9 +82,10 @@ static const struct vu_ops fz_ops = { .queue_state = fz_queue_state };
 static void fz_premap(struct vu_dev *dev)
 {
 	struct vum_msg *msg = calloc(1, sizeof(*msg));
-	int fd = memfd_create("fuzz-guest", MFD_CLOEXEC);
+	int fd = memfd_create("fuzz-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	if (!msg || fd < 0 || ftruncate(fd, FZ_MEM_SIZE) < 0)
+	if (!msg || fd < 0 || ftruncate(fd, FZ_MEM_SIZE) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)
 		abort();
 	msg->hdr.request = VUM_SET_MEM_TABLE;
 	msg->hdr.flags = VUM_VERSION;

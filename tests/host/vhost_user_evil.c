@@ -11,6 +11,7 @@
  * Exits 0 iff every case passed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,8 +188,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ev_path = argv[1];
-	memfd = memfd_create("evil-guest", MFD_CLOEXEC);
-	if (memfd < 0 || ftruncate(memfd, 1 << 20) < 0) {
+	memfd = memfd_create("evil-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, 1 << 20) < 0 ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
 		perror("memfd");
 		return 2;
 	}

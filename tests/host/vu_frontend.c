@@ -20,6 +20,7 @@
  * every frame was completed (and RX_MIN reached), 1 otherwise.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -178,8 +179,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	memfd = memfd_create("vu-frontend-guest", MFD_CLOEXEC);
-	if (memfd < 0 || ftruncate(memfd, FE_MEM) < 0)
+	/* sealed against shrinking, as QEMU's memory-backend-memfd does */
+	memfd = memfd_create("vu-frontend-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, FE_MEM) < 0 ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
 		fe_die("memfd");
 	fe_mem = mmap(NULL, FE_MEM, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (fe_mem == MAP_FAILED)

@@ -120,9 +120,10 @@ static void setup_qps(unsigned int qps)
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	cfd = sv[0];
 	vu_dev_init(&dev, sv[1], qps, &t_ops, NULL);
-	memfd = memfd_create("guest", MFD_CLOEXEC);
+	memfd = memfd_create("guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	ck_assert_int_ge(memfd, 0);
 	ck_assert_int_eq(ftruncate(memfd, MEM_SIZE), 0);
+	ck_assert_int_eq(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
 }
 
 /**
@@ -647,10 +648,11 @@ END_TEST
 START_TEST(new_mem_table_restarts_queue)
 {
 	struct vum_mem m;
-	int fd2 = memfd_create("guest2", MFD_CLOEXEC);
+	int fd2 = memfd_create("guest2", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	setup();
 	ck_assert_int_eq(ftruncate(fd2, MEM_SIZE), 0);
+	ck_assert_int_eq(fcntl(fd2, F_ADD_SEALS, F_SEAL_SHRINK), 0);
 	prelude(P_MEM);
 	ring_up(0, eventfd(0, EFD_CLOEXEC), -1);
 	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
@@ -1243,6 +1245,35 @@ START_TEST(bad_region_not_memory)
 }
 END_TEST
 
+START_TEST(bad_region_memfd_unsealed)
+{
+	struct vum_mem m;
+	int fd = memfd_create("unsealed", MFD_CLOEXEC);
+
+	setup();
+	ck_assert_int_eq(ftruncate(fd, MEM_SIZE), 0);
+	mem1(&m, USER_BASE);
+	bad_table(&m, &fd, -EPERM, "memfd can shrink (no F_SEAL_SHRINK)");
+}
+END_TEST
+
+START_TEST(good_region_plain_file)
+{
+	char path[] = "/tmp/vhost-user-test.XXXXXX";
+	struct vum_mem m;
+	int fd = mkstemp(path);
+
+	setup();
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, MEM_SIZE), 0);
+	prelude(P_PROTO);
+	mem1(&m, USER_BASE);
+	req_ok(VUM_SET_MEM_TABLE, &m, VUM_SIZE_MEM(1), &fd, 1);
+	ck_assert_uint_eq(dev.nregions, 1);
+}
+END_TEST
+
 START_TEST(bad_region_padding)
 {
 	struct vum_mem m;
@@ -1353,5 +1384,7 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_region_past_fd_end);
 	RUNNER_ADD_TEST(s, bad_region_not_memory);
 	RUNNER_ADD_TEST(s, bad_region_padding);
+	RUNNER_ADD_TEST(s, bad_region_memfd_unsealed);
+	RUNNER_ADD_TEST(s, good_region_plain_file);
 	return s;
 }

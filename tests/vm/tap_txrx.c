@@ -892,6 +892,47 @@ static void test_rx_hdr(int inj, int tap)
 	tc_result(tc_kmsg_clean(), "rx_kernel_clean", "WARN/BUG/oops in dmesg");
 }
 
+/**
+ * test_hdr10() - the 10-byte struct virtio_net_hdr both ways
+ * @inj: packet socket on the tap "vrrh0"
+ * @tap: its fd (IFF_VNET_HDR)
+ */
+static void test_hdr10(int inj, int tap)
+{
+	struct tc_ring tx, rx;
+	uint8_t ref[256];
+	long long rx0;
+	uint32_t len;
+	uint8_t *b;
+	int r, sz = 0;
+
+	if (tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0) ||
+	    tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 10, 0) ||
+	    tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 10, 0)) {
+		tc_result(0, "hdr10", "setup: %s", strerror(errno));
+		return;
+	}
+	ioctl(tap, TUNGETVNETHDRSZ, &sz);
+	rx0 = tc_ifstat("vrrh0", "rx_packets");
+	memset(buf_at(400), 0, 10);
+	tc_frame(buf_at(400) + 10, 100, 8);
+	post_frame(&tx, buf_at(400), 110, 1);
+	vringfd_ring_publish(&tx.r);
+	r = (int)write(tx.fd, "", 1);
+	tc_drain_used(&tx, NULL);
+	tc_result(sz == 10 && r == 1 && tc_ifstat("vrrh0", "rx_packets") == rx0 + 1, "hdr10_tx",
+		  "vnet_hdr_sz %d write %d rx +%lld", sz, r, tc_ifstat("vrrh0", "rx_packets") - rx0);
+	post_rx(&rx, 410, 1, BUFSZ);
+	inject(inj, 1, 100, 9);
+	r = rx_pull(&rx, 1);
+	b = vringfd_ring_get_used(&rx.r, &len);
+	tc_frame(ref, 100, 9);
+	tc_result(r == 1 && b && len == 110 && !memcmp(b + 10, ref, 100), "hdr10_rx",
+		  "read %d len %u", r, b ? len : 0);
+	tc_ring_free(&tx);
+	tc_ring_free(&rx);
+}
+
 int main(void)
 {
 	int cap, inj, inj2, rhtap;
@@ -926,6 +967,7 @@ int main(void)
 	rhtap = tc_tap_open("vrrh0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
 	tc_wait_carrier("vrrh0");
 	test_rx_hdr(inj2, rhtap);
+	test_hdr10(inj2, rhtap);
 	close(rhtap);
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del vrrh0");
 	return tc_exit();

@@ -257,7 +257,7 @@ static long vrfd_tap_file_ioctl(struct file *file, unsigned int cmd,
  */
 static struct socket *vrfd_tap_get_socket(struct file *file, bool *is_tun)
 {
-	struct socket *(*get)(struct file *);
+	struct socket *(*get)(struct file *file);
 	struct socket *sock = ERR_PTR(-EINVAL);
 
 	get = symbol_get(tun_get_socket);
@@ -295,7 +295,7 @@ static struct socket *vrfd_tap_get_socket(struct file *file, bool *is_tun)
  */
 static struct ptr_ring *vrfd_tap_get_ring(struct file *file, bool is_tun)
 {
-	struct ptr_ring *(*get)(struct file *);
+	struct ptr_ring *(*get)(struct file *file);
 	struct ptr_ring *ring = NULL;
 
 	if (is_tun) {
@@ -434,7 +434,7 @@ static void vrfd_tap_update_drops(struct vrfd_tap *t)
 	struct rtnl_link_stats64 st;
 	struct net_device *dev;
 
-	if (!t->ifindex || t->drops_jiffies == jiffies)
+	if (!t->ifindex || !time_after(jiffies, t->drops_jiffies))
 		return;
 	t->drops_jiffies = jiffies;	/* at most once a tick */
 	rcu_read_lock();
@@ -1271,6 +1271,7 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 	t->dir = a.dir;
 	t->hdr_len = a.vnet_hdr_len;
 	t->mrg = a.flags & VRINGFD_TAP_F_MRG_RXBUF;
+	t->drops_jiffies = jiffies - 1;
 	init_waitqueue_func_entry(&t->wait, vrfd_tap_wake);
 	init_poll_funcptr(&t->pt, vrfd_tap_queue_proc);
 

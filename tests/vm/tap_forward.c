@@ -120,8 +120,10 @@ static void run_forward(const char *fwd, int offload, const char *tag)
 			  "grep -E 'sender|receiver' | sed 's/^/# %s iperf3: /'", tag);
 		tc_result(r == 0, name, "iperf3 failed");
 	}
-	usleep(300000);
 out:
+	/* quiesce: no new frames from either stack, let the last ones through */
+	tc_sh("ip -n " NSA " link set vfa down; ip -n " NSB " link set vfb down");
+	usleep(500000);
 	a_rx = ns_stat(NSA, "vfa", "rx_packets");
 	b_rx = ns_stat(NSB, "vfb", "rx_packets");
 	kill(pid, SIGTERM);

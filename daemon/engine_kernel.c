@@ -49,12 +49,53 @@ static bool keng_available(void)
 }
 
 /**
+ * keng_create() - VRINGFD_CREATE for one ring, starting at its avail base
+ * @ring: the ring (@ring->last_avail: where the device starts reading avail)
+ * @last_used: its last_used word
+ * @features: ring features
+ * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @what: "tx" or "rx", for the log
+ *
+ * With VRINGFD_CAP_AVAIL_BASE the module starts at @ring->last_avail (chains
+ * the driver posted before the queue started are served); an older module
+ * starts at avail->idx, which skips them (logged when they differ).
+ *
+ * Return: the vring fd, or -1 with errno.
+ */
+static int keng_create(const struct eng_ring *ring, uint16_t *last_used,
+		       uint64_t features, bool base_ok, const char *what)
+{
+	struct vringfd_create c;
+	uint16_t idx;
+
+	memset(&c, 0, sizeof(c));
+	c.num = ring->num;
+	c.features = features;
+	c.desc_addr = (uint64_t)(uintptr_t)ring->desc;
+	c.avail_addr = (uint64_t)(uintptr_t)ring->avail;
+	c.used_addr = (uint64_t)(uintptr_t)ring->used;
+	c.last_used_addr = (uint64_t)(uintptr_t)last_used;
+	if (base_ok) {
+		c.flags = VRINGFD_CREATE_F_AVAIL_BASE;
+		c.avail_base = ring->last_avail;
+	} else {
+		idx = __atomic_load_n(&((struct vring_avail *)ring->avail)->idx,
+				      __ATOMIC_ACQUIRE);
+		if (idx != ring->last_avail)
+			log_warn("kernel engine: %s ring starts at avail %u but this vringfd.ko has no VRINGFD_CAP_AVAIL_BASE: it starts at avail->idx %u",
+				 what, ring->last_avail, idx);
+	}
+	return vringfd_create_ex(&c);
+}
+
+/**
  * keng_ring() - create and attach one vring fd
  * @cfg: the queue's configuration
  * @ring: which ring
  * @last_used: its last_used word
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
  * @call_fd: eventfd or -1
+ * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
  * @err: message buffer
  * @errlen: its size
  *
@@ -62,7 +103,7 @@ static bool keng_available(void)
  */
 static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *ring,
 		     uint16_t *last_used, unsigned int dir, int call_fd,
-		     char *err, size_t errlen)
+		     bool base_ok, char *err, size_t errlen)
 {
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
 	struct vringfd_tap tap = {
@@ -75,16 +116,12 @@ static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *
 	unsigned int i;
 	int fd;
 
-	fd = vringfd_create(ring->num, ring->desc, ring->avail, ring->used, last_used,
-			    cfg->ring_features);
+	fd = keng_create(ring, last_used, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
-		snprintf(err, errlen, "kernel engine: %s ring of %u: VRINGFD_CREATE: %s",
-			 what, ring->num, strerror(errno));
+		snprintf(err, errlen, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE: %s",
+			 what, ring->num, ring->last_avail, strerror(errno));
 		return -1;
 	}
-	if (ring->last_avail)
-		log_warn("kernel engine: %s ring starts at avail %u; the module starts at avail->idx",
-			 what, ring->last_avail);
 	if (cfg->nregions) {
 		regions = calloc(cfg->nregions, sizeof(*regions));
 		if (!regions) {
@@ -132,7 +169,9 @@ fail:
 static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 				   char *err, size_t errlen)
 {
+	struct vringfd_version ver;
 	struct eng_queue *q;
+	bool base_ok;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -141,17 +180,22 @@ static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 			 cfg->vnet_hdr_len);
 		return NULL;
 	}
+	if (vringfd_get_version(&ver) < 0) {
+		snprintf(err, errlen, "kernel engine: VRINGFD_GET_VERSION: %s", strerror(errno));
+		return NULL;
+	}
+	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
 	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
 		return NULL;
 	}
 	q->tx_fd = keng_ring(cfg, &cfg->tx, &q->tx_last_used, VRINGFD_DIR_TX,
-			     cfg->tx_call_fd, err, errlen);
+			     cfg->tx_call_fd, base_ok, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
 	q->rx_fd = keng_ring(cfg, &cfg->rx, &q->rx_last_used, VRINGFD_DIR_RX,
-			     cfg->rx_call_fd, err, errlen);
+			     cfg->rx_call_fd, base_ok, err, errlen);
 	if (q->rx_fd < 0) {
 		close(q->tx_fd);
 		goto fail;

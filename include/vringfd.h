@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 #include <linux/virtio_ring.h>
 #include <linux/vringfd.h>
@@ -65,6 +66,16 @@ int vringfd(void *addr, unsigned int num, uint16_t *last_used);
  */
 int vringfd_create(unsigned int num, void *desc, void *avail, void *used,
 		   uint16_t *last_used, uint64_t features);
+
+/**
+ * vringfd_create_ex() - a vring fd from a full struct vringfd_create
+ * @c: the request; e.g. VRINGFD_CREATE_F_AVAIL_BASE in @c->flags with the
+ *	device's starting avail index in @c->avail_base (modules reporting
+ *	VRINGFD_CAP_AVAIL_BASE); unused fields zero
+ * Return: the new fd, or -1 with errno (EFAULT: @c NULL; VRINGFD_CREATE's
+ * errors).
+ */
+int vringfd_create_ex(const struct vringfd_create *c);
 
 /**
  * vringfd_get_version() - what the loaded module supports
@@ -495,6 +506,227 @@ void vringfd_dev_set_no_notify(struct vringfd_dev *dev, bool no_notify);
  * value > num means the driver broke the ring (get_chain will say so).
  */
 unsigned int vringfd_dev_pending(const struct vringfd_dev *dev);
+
+
+/* ---- 4. vringnetd ring-fd client --------------------------------------- */
+
+/*
+ * The wire protocol of a vringnetd "type = ringfd" port (vringnetd-ringfd(7)).
+ * All fields are host byte order (the socket is a local unix socket).  The
+ * client sends one struct vringnet_rfd_setup (with its queue pairs) and,
+ * as SCM_RIGHTS of the same message, 1 + 4 * nqp fds: the memfd holding
+ * rings and buffers, then per queue pair the tx kick, tx call, rx kick and
+ * rx call eventfds.  Ring offsets and descriptor addresses are offsets in
+ * the memfd.  The daemon answers with one struct vringnet_rfd_reply.
+ */
+#define VRINGNET_RFD_MAGIC	0x44465256u	/* "VRFD" little-endian */
+#define VRINGNET_RFD_VERSION	1
+#define VRINGNET_RFD_SETUP	1	/* client -> daemon */
+#define VRINGNET_RFD_OK		2	/* daemon -> client */
+#define VRINGNET_RFD_ERROR	3	/* daemon -> client */
+#define VRINGNET_RFD_MAX_QP	8
+#define VRINGNET_RFD_MAX_NUM	32768
+#define VRINGNET_RFD_VNET_HDR_LEN 12	/* struct virtio_net_hdr_mrg_rxbuf */
+#define VRINGNET_RFD_F_MRG_RXBUF 0x1u	/* flags: mergeable rx buffers */
+/* features: VIRTIO_RING_F_EVENT_IDX and VIRTIO_RING_F_INDIRECT_DESC bits */
+#define VRINGNET_RFD_FEATURES	((1ULL << VIRTIO_RING_F_EVENT_IDX) | \
+				 (1ULL << VIRTIO_RING_F_INDIRECT_DESC))
+
+/**
+ * struct vringnet_rfd_hdr - first bytes of every message
+ * @magic: VRINGNET_RFD_MAGIC
+ * @version: VRINGNET_RFD_VERSION
+ * @size: bytes of the whole message, this header included
+ * @type: VRINGNET_RFD_SETUP, _OK or _ERROR
+ */
+struct vringnet_rfd_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t size;
+	uint32_t type;
+};
+
+/**
+ * struct vringnet_rfd_ring - where one split ring lies in the memfd
+ * @num: entries, a power of two from 1 to VRINGNET_RFD_MAX_NUM
+ * @reserved: 0
+ * @desc: offset of the descriptor table (16-byte aligned, 16 * num bytes)
+ * @avail: offset of the avail ring (2-byte aligned, 6 + 2 * num bytes)
+ * @used: offset of the used ring (4-byte aligned, 6 + 8 * num bytes)
+ */
+struct vringnet_rfd_ring {
+	uint32_t num;
+	uint32_t reserved;
+	uint64_t desc;
+	uint64_t avail;
+	uint64_t used;
+};
+
+/**
+ * struct vringnet_rfd_qp - one queue pair
+ * @tx: the ring the client sends frames on
+ * @rx: the ring the client posts receive buffers on
+ */
+struct vringnet_rfd_qp {
+	struct vringnet_rfd_ring tx;
+	struct vringnet_rfd_ring rx;
+};
+
+/**
+ * struct vringnet_rfd_setup - SETUP: the client's rings
+ * @hdr: type VRINGNET_RFD_SETUP, size sizeof(this) + nqp * sizeof(qp[0])
+ * @nqp: queue pairs, 1 to VRINGNET_RFD_MAX_QP (and at most the tap's
+ *	queues)
+ * @vnet_hdr_len: VRINGNET_RFD_VNET_HDR_LEN (each frame in the rings is
+ *	preceded by a 12-byte virtio-net header)
+ * @features: subset of VRINGNET_RFD_FEATURES
+ * @flags: subset of VRINGNET_RFD_F_MRG_RXBUF
+ * @reserved: 0
+ * @qp: @nqp queue pairs
+ */
+struct vringnet_rfd_setup {
+	struct vringnet_rfd_hdr hdr;
+	uint32_t nqp;
+	uint32_t vnet_hdr_len;
+	uint64_t features;
+	uint32_t flags;
+	uint32_t reserved;
+	struct vringnet_rfd_qp qp[];
+};
+
+/**
+ * struct vringnet_rfd_reply - the daemon's answer
+ * @hdr: type VRINGNET_RFD_OK or VRINGNET_RFD_ERROR, size sizeof(this)
+ * @error: 0 for OK, else a positive errno value
+ * @reserved: 0
+ * @features: OK: the ring features the daemon serves (VRINGNET_RFD_FEATURES)
+ * @text: NUL-terminated reason (error) or the daemon's engine name (OK)
+ */
+struct vringnet_rfd_reply {
+	struct vringnet_rfd_hdr hdr;
+	int32_t error;
+	uint32_t reserved;
+	uint64_t features;
+	char text[160];
+};
+
+/**
+ * struct vringnet_client_config - what vringnet_connect() sets up
+ * @num: ring size of both rings (power of two, 1..32768; 0: 256)
+ * @buf_size: bytes per buffer, header included (0: 2048; 64..65550)
+ * @features: ring features to ask for (subset of VRINGNET_RFD_FEATURES;
+ *	the client helpers never post indirect descriptors)
+ */
+struct vringnet_client_config {
+	unsigned int num;
+	unsigned int buf_size;
+	uint64_t features;
+};
+
+struct vringnet_client;
+
+/*
+ * Conventions of part 4: 0 or a count on success, a negative errno on
+ * failure; errno is not used.  One queue pair, no mergeable rx buffers.
+ * A client is used by one thread at a time.
+ */
+
+/**
+ * vringnet_connect() - connect to a ring-fd port and hand it the rings
+ * @path: the port's unix socket (SOCK_SEQPACKET)
+ * @cfg: sizes (NULL: defaults)
+ * @out: the new client
+ *
+ * Makes a sealed memfd with both rings and num buffers per ring, posts
+ * every rx buffer, sends SETUP and waits (5 s at most) for the answer.
+ * Return: 0; -EINVAL (bad @cfg, NULL @path or @out, path too long);
+ * -ENOMEM; the socket's -errno (-ENOENT, -ECONNREFUSED, ...); -ETIMEDOUT;
+ * -EPROTO (a malformed answer); the daemon's refusal as -error (its text:
+ * vringnet_connect_err()).
+ */
+int vringnet_connect(const char *path, const struct vringnet_client_config *cfg,
+		     struct vringnet_client **out);
+
+/**
+ * vringnet_connect_err() - vringnet_connect() with the daemon's reason
+ * @path: as for vringnet_connect()
+ * @cfg: as for vringnet_connect()
+ * @out: as for vringnet_connect()
+ * @err: the daemon's text on refusal, or a local reason
+ * @errlen: size of @err
+ * Return: as vringnet_connect().
+ */
+int vringnet_connect_err(const char *path, const struct vringnet_client_config *cfg,
+			 struct vringnet_client **out, char *err, size_t errlen);
+
+/**
+ * vringnet_tx_ring() - the driver view of the tx ring
+ * @c: client
+ * Return: the ring (descriptor addresses are memfd offsets).
+ */
+struct vringfd_ring *vringnet_tx_ring(struct vringnet_client *c);
+
+/**
+ * vringnet_rx_ring() - the driver view of the rx ring
+ * @c: client
+ * Return: the ring.
+ */
+struct vringfd_ring *vringnet_rx_ring(struct vringnet_client *c);
+
+/**
+ * vringnet_mem() - the shared memory
+ * @c: client
+ * @size: its size (may be NULL)
+ * Return: where the memfd is mapped; offset X in a descriptor is mem + X.
+ */
+void *vringnet_mem(struct vringnet_client *c, size_t *size);
+
+/**
+ * vringnet_rx_call_fd() - eventfd the daemon signals when rx buffers are used
+ * @c: client
+ * Return: the fd (poll it for POLLIN).
+ */
+int vringnet_rx_call_fd(struct vringnet_client *c);
+
+/**
+ * vringnet_kick() - signal a ring's kick eventfd
+ * @c: client
+ * @rx: true for the rx ring, false for tx
+ * Return: 0 or -errno of write().
+ */
+int vringnet_kick(struct vringnet_client *c, bool rx);
+
+/**
+ * vringnet_send() - send one Ethernet frame
+ * @c: client
+ * @frame: the frame (no virtio-net header: a zero one is put in front)
+ * @len: its length, 14 .. buf_size - 12
+ *
+ * Collects completed tx buffers, copies the frame into a free one, posts
+ * and kicks when the ring asks for it.
+ * Return: 0; -EINVAL (bad length); -EAGAIN (every tx buffer in flight);
+ * -EIO (the daemon broke the ring); -EPIPE (the daemon hung up).
+ */
+int vringnet_send(struct vringnet_client *c, const void *frame, size_t len);
+
+/**
+ * vringnet_recv() - take one received frame
+ * @c: client
+ * @buf: where to copy it (without its virtio-net header)
+ * @len: size of @buf
+ * @timeout_ms: how long to wait for one (0: do not wait, -1: forever)
+ *
+ * The buffer is posted again afterwards.
+ * Return: the frame's length (truncated to @len when longer); -EAGAIN
+ * (nothing within @timeout_ms); -EIO (broken ring); -EPIPE (hang-up).
+ */
+ssize_t vringnet_recv(struct vringnet_client *c, void *buf, size_t len, int timeout_ms);
+
+/**
+ * vringnet_close() - hang up and free everything
+ * @c: client (NULL allowed)
+ */
+void vringnet_close(struct vringnet_client *c);
 
 #ifdef __cplusplus
 }

@@ -1224,6 +1224,12 @@ static int vrfd_probe(unsigned long uaddr, size_t len, bool write)
 	return 0;
 }
 
+/* VRINGFD_CREATE_F_AVAIL_BASE carved avail_base out of reserved[0]. */
+static_assert(sizeof(struct vringfd_create) == 64);
+static_assert(offsetof(struct vringfd_create, last_used_addr) == 40);
+static_assert(offsetof(struct vringfd_create, avail_base) == 48);
+static_assert(offsetof(struct vringfd_create, reserved) == 56);
+
 /**
  * vrfd_check_create() - validate a struct vringfd_create
  * @c: the request
@@ -1236,7 +1242,11 @@ static int vrfd_check_create(const struct vringfd_create *c)
 	size_t ev = event ? sizeof(__virtio16) : 0;
 	int err;
 
-	if (c->flags || c->reserved[0] || c->reserved[1])
+	if (c->flags & ~VRINGFD_CREATE_F_AVAIL_BASE)
+		return -EINVAL;
+	if (c->padding[0] || c->padding[1] || c->padding[2] || c->reserved)
+		return -EINVAL;
+	if (!(c->flags & VRINGFD_CREATE_F_AVAIL_BASE) && c->avail_base)
 		return -EINVAL;
 	if (c->features & ~VRFD_RING_FEATURES)
 		return -EINVAL;
@@ -1281,6 +1291,12 @@ long vrfd_ring_create_fd(const struct vringfd_create __user *uarg)
 	    get_user(used_idx, (u16 __user *)(unsigned long)
 		     (c.used_addr + offsetof(struct vring_used, idx))))
 		return -EFAULT;
+	if (c.flags & VRINGFD_CREATE_F_AVAIL_BASE) {
+		/* The driver cannot have more than num chains outstanding. */
+		if ((u16)(avail_idx - c.avail_base) > c.num)
+			return -EINVAL;
+		avail_idx = c.avail_base;
+	}
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 	if (!ring)

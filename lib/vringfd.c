@@ -103,6 +103,30 @@ int vringfd_create(unsigned int num, void *desc, void *avail, void *used,
 }
 
 /**
+ * vringfd_create_ex() - create a vring fd from a full VRINGFD_CREATE request
+ * @c: the request (flags such as VRINGFD_CREATE_F_AVAIL_BASE, avail_base)
+ *
+ * Return: the new vring fd (O_CLOEXEC), or -1 with errno: EFAULT (@c
+ * NULL), EINVAL (bad @c->num, checked before the device is opened; the
+ * rest from the module), and the errors of vringfd_create().
+ */
+int vringfd_create_ex(const struct vringfd_create *c)
+{
+	struct vringfd_create copy;
+
+	if (!c) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (!vringfd_num_valid(c->num)) {
+		errno = EINVAL;
+		return -1;
+	}
+	copy = *c;
+	return vringfd_device_ioctl(VRINGFD_CREATE, &copy);
+}
+
+/**
  * vringfd() - the seed's call: a vring fd over a legacy-layout ring
  * @addr: start of a ring laid out by vring_init(&vr, @num, @addr,
  *	getpagesize()) of <linux/virtio_ring.h> (vring_size() bytes)

@@ -141,7 +141,7 @@ static void test_align(int dev)
 		expect_create(dev, "create_flags_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {
-		a.c.reserved[1] = 1;
+		a.c.reserved = 1;
 		expect_create(dev, "create_reserved_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {

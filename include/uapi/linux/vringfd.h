@@ -52,6 +52,7 @@
 #define VRINGFD_CAP_STATS	(1ULL << 2)	/* VRINGFD_GET_STATS */
 #define VRINGFD_CAP_CALL_FD	(1ULL << 3)	/* VRINGFD_SET_CALL_FD */
 #define VRINGFD_CAP_READ	(1ULL << 4)	/* read() pulls an RX ring */
+#define VRINGFD_CAP_AVAIL_BASE	(1ULL << 5)	/* VRINGFD_CREATE_F_AVAIL_BASE */
 
 /**
  * struct vringfd_version - what the loaded module supports
@@ -80,10 +81,13 @@ struct vringfd_version {
  */
 #define VRINGFD_GET_VERSION	_IOR(VRINGFD_IOCTL_MAGIC, 0x00, struct vringfd_version)
 
+/* Flags for struct vringfd_create.flags. */
+#define VRINGFD_CREATE_F_AVAIL_BASE	(1U << 0)	/* start at @avail_base */
+
 /**
  * struct vringfd_create - describe a split virtqueue in the caller's memory
  * @num: number of entries; a power of two from 1 to VRINGFD_MAX_NUM
- * @flags: zero (reserved for future use)
+ * @flags: VRINGFD_CREATE_F_* (any other bit: EINVAL)
  * @features: 1ULL << VIRTIO_RING_F_INDIRECT_DESC and/or
  *	1ULL << VIRTIO_RING_F_EVENT_IDX (and VIRTIO_F_VERSION_1, accepted
  *	and ignored: the ring is always little-endian)
@@ -93,6 +97,11 @@ struct vringfd_version {
  * @last_used_addr: user address of a __u16 the user keeps equal to the
  *	number of used entries it has consumed (2-byte aligned); poll() with
  *	nothing attached compares it with used->idx
+ * @avail_base: with VRINGFD_CREATE_F_AVAIL_BASE, the first avail entry the
+ *	kernel reads (a virtio device's starting position: vhost-user's
+ *	SET_VRING_BASE, 0 for a fresh ring); must be 0 without the flag
+ *	(carved out of the former reserved[0]: size and offsets unchanged)
+ * @padding: zero
  * @reserved: zero
  */
 struct vringfd_create {
@@ -103,7 +112,9 @@ struct vringfd_create {
 	__u64 avail_addr;
 	__u64 used_addr;
 	__u64 last_used_addr;
-	__u64 reserved[2];
+	__u16 avail_base;
+	__u16 padding[3];
+	__u64 reserved;
 };
 
 /**
@@ -111,11 +122,24 @@ struct vringfd_create {
  *
  * On /dev/vringfd.  The new fd is O_CLOEXEC and is opened for read and
  * write.  The kernel's view of the avail ring starts at the avail->idx found
- * now (as in the seed), its used index at the used->idx found now.
+ * now (as in the seed), or, with VRINGFD_CREATE_F_AVAIL_BASE, at
+ * @avail_base: chains the driver made available before the ring was
+ * created (avail entries @avail_base .. avail->idx - 1) are then consumed
+ * by the first walk.  The used index always starts at the used->idx found
+ * now (as vhost does when a ring starts): the kernel's used index is private
+ * from then on.
+ *
+ * With the flag, avail->idx - @avail_base (mod 2^16) must be at most @num
+ * now (EINVAL otherwise); the walker's rule "avail->idx - last_avail > num
+ * breaks the ring" applies from the first walk on, as for any ring.
+ * VRINGFD_GET_VERSION reports VRINGFD_CAP_AVAIL_BASE when the flag is
+ * understood (an older module refuses it with EINVAL).
  *
  * Errors: EINVAL (num not a power of two in 1..32768, misaligned address,
- * unknown feature or flag, non-zero reserved), EFAULT (a ring part is not
- * readable, or the used ring is not writable, now), ENOMEM, EMFILE.
+ * unknown feature or flag, non-zero @padding or @reserved, non-zero
+ * @avail_base without the flag, avail->idx more than @num entries ahead
+ * of @avail_base), EFAULT (a ring part is not readable, or the used ring is not
+ * writable, now), ENOMEM, EMFILE.
  */
 #define VRINGFD_CREATE		_IOW(VRINGFD_IOCTL_MAGIC, 0x01, struct vringfd_create)
 

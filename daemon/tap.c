@@ -123,6 +123,17 @@ int tap_open(struct tap_dev *tap, const struct cfg_tap *cfg,
 		 cfg->persist ? ", persistent" : "");
 	return 0;
 fail:
+	/*
+	 * Leave the device as we found it: a tap we created and already made
+	 * persistent would outlive the close; an adopted one whose persist
+	 * flag we already cleared would vanish with it.
+	 */
+	if (tap->persist != tap->adopted) {
+		char why[CFG_ERR_MAX];
+
+		if (tap_set_persist(tap, tap->adopted, why, sizeof(why)) < 0)
+			log_warn("%s (undoing a failed open)", why);
+	}
 	tap_close(tap);
 	return -1;
 }

@@ -36,3 +36,6 @@ HOST_TESTS := $(HOST_TEST_SRCS:tests/host/%.c=$(B)/tests/host/%)
 CHECK_DEPS += $(HOST_TESTS)
 $(B)/tests/host/%: $(B)/tests/host/%.o $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lpthread
+
+# examples/ringfd-client (bench/bench.mk's rule; run by tests/suites/31-ringfd-host)
+CHECK_DEPS += $(B)/examples/ringfd-client

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ringfd_evil.c - malformed SETUPs against a live ring-fd port
+ *
+ * Usage: ringfd_evil SOCKET
+ *
+ * Each case connects, sends one message (or a good SETUP then a second
+ * message), and expects an ERROR reply with the given errno followed by
+ * the daemon closing the connection:
+ *
+ *   bad_magic      EPROTO         no_fds          EBADF
+ *   extra_fds      EBADF          not_memfd       EBADF
+ *   unsealed       EPERM          memfd_too_small ERANGE
+ *   num_65536      EINVAL         too_many_fds    EBADF
+ *   second_setup   EALREADY (after an OK)
+ *   busy           EBUSY  (while another client is served)
+ *
+ * Prints "ok NAME" or "bad NAME: why" per case; exit 0 when all are ok.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <vringfd.h>
+
+static const char *re_path;
+
+/**
+ * struct re_msg - a one-queue-pair SETUP
+ * @s: the fixed part
+ * @qp: the queue pair
+ */
+struct re_msg {
+	struct vringnet_rfd_setup s;
+	struct vringnet_rfd_qp qp;
+};
+
+/**
+ * re_good() - a valid SETUP for a 64 KiB memfd and 16-entry rings
+ * @m: filled in
+ */
+static void re_good(struct re_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->s.hdr = (struct vringnet_rfd_hdr){ VRINGNET_RFD_MAGIC, VRINGNET_RFD_VERSION,
+					      sizeof(*m), VRINGNET_RFD_SETUP };
+	m->s.nqp = 1;
+	m->s.vnet_hdr_len = 12;
+	m->qp.tx = (struct vringnet_rfd_ring){ 16, 0, 0, 256, 512 };
+	m->qp.rx = (struct vringnet_rfd_ring){ 16, 0, 1024, 1280, 1536 };
+}
+
+/**
+ * re_memfd() - a memfd
+ * @size: its size
+ * @seal: add F_SEAL_SHRINK
+ * Return: the fd.
+ */
+static int re_memfd(size_t size, int seal)
+{
+	int fd = memfd_create("ringfd-evil", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0 ||
+	    (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)) {
+		perror("memfd");
+		exit(2);
+	}
+	return fd;
+}
+
+/**
+ * re_send() - connect and send a message with fds
+ * @msg: bytes
+ * @len: their count
+ * @fds: fds
+ * @nfds: their count
+ * Return: the socket.
+ */
+static int re_send(const void *msg, size_t len, const int *fds, unsigned int nfds)
+{
+	char cb[CMSG_SPACE(64 * sizeof(int))];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int s;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", re_path);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("connect");
+		exit(2);
+	}
+	if (nfds) {
+		memset(cb, 0, sizeof(cb));
+		mh.msg_control = cb;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0) {
+		perror("sendmsg");
+		exit(2);
+	}
+	return s;
+}
+
+/**
+ * re_reply() - wait for the reply
+ * @s: socket
+ * @text: its text
+ * @len: size of @text
+ * Return: 0 for OK, the positive errno of ERROR, -1 for no/malformed reply.
+ */
+static int re_reply(int s, char *text, size_t len)
+{
+	struct vringnet_rfd_reply r;
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, 5000) != 1)
+		return -1;
+	n = recv(s, &r, sizeof(r), 0);
+	if (n != (ssize_t)sizeof(r) || r.hdr.magic != VRINGNET_RFD_MAGIC)
+		return -1;
+	r.text[sizeof(r.text) - 1] = '\0';
+	snprintf(text, len, "%s", r.text);
+	return r.hdr.type == VRINGNET_RFD_OK ? 0 : r.error;
+}
+
+/**
+ * re_closed() - has the daemon closed the connection
+ * @s: socket
+ * Return: 1 if so within 2 s.
+ */
+static int re_closed(int s)
+{
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	char b[8];
+
+	return poll(&p, 1, 2000) == 1 && recv(s, b, sizeof(b), MSG_DONTWAIT) == 0;
+}
+
+static int re_failed;
+
+/**
+ * re_expect() - judge one case
+ * @name: case
+ * @s: its socket (closed here)
+ * @want: expected errno
+ */
+static void re_expect(const char *name, int s, int want)
+{
+	char text[200] = "";
+	int got = re_reply(s, text, sizeof(text));
+
+	if (got != want) {
+		printf("bad %s: answer %d (%s), want %d\n", name, got, text, want);
+		re_failed = 1;
+	} else if (!re_closed(s)) {
+		printf("bad %s: connection not closed after the error\n", name);
+		re_failed = 1;
+	} else {
+		printf("ok %s: %s\n", name, text);
+	}
+	close(s);
+}
+
+/**
+ * re_fds() - a memfd and four eventfds
+ * @fds: 5 entries
+ * @size: memfd size
+ * @seal: seal it
+ */
+static void re_fds(int *fds, size_t size, int seal)
+{
+	int i;
+
+	fds[0] = re_memfd(size, seal);
+	for (i = 1; i < 5; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+}
+
+/**
+ * re_close_fds() - close fds
+ * @fds: fds
+ * @n: count
+ */
+static void re_close_fds(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/**
+ * main() - run the cases
+ * @argc: 2
+ * @argv: SOCKET
+ * Return: 0 all ok, 1 otherwise, 2 usage or setup failure.
+ */
+int main(int argc, char **argv)
+{
+	struct re_msg m;
+	int fds[64], s, s2, i;
+	char text[200];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: ringfd_evil SOCKET\n");
+		return 2;
+	}
+	re_path = argv[1];
+
+	re_good(&m);
+	m.s.hdr.magic = 0x12345678;
+	re_fds(fds, 65536, 1);
+	re_expect("bad_magic", re_send(&m, sizeof(m), fds, 5), EPROTO);
+	re_close_fds(fds, 5);
+
+	re_good(&m);
+	re_expect("no_fds", re_send(&m, sizeof(m), NULL, 0), EBADF);
+
+	re_fds(fds, 65536, 1);
+	fds[5] = eventfd(0, EFD_CLOEXEC);
+	fds[6] = eventfd(0, EFD_CLOEXEC);
+	re_expect("extra_fds", re_send(&m, sizeof(m), fds, 7), EBADF);
+	re_close_fds(fds, 7);
+
+	re_fds(fds, 65536, 1);
+	close(fds[0]);
+	fds[0] = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	re_expect("not_memfd", re_send(&m, sizeof(m), fds, 5), EBADF);
+	re_close_fds(fds, 5);
+
+	re_fds(fds, 65536, 0);
+	re_expect("unsealed", re_send(&m, sizeof(m), fds, 5), EPERM);
+	re_close_fds(fds, 5);
+
+	re_fds(fds, 1536, 1);
+	re_expect("memfd_too_small", re_send(&m, sizeof(m), fds, 5), ERANGE);
+	re_close_fds(fds, 5);
+
+	m.qp.rx.num = 65536;
+	re_fds(fds, 65536, 1);
+	re_expect("num_65536", re_send(&m, sizeof(m), fds, 5), EINVAL);
+	re_close_fds(fds, 5);
+
+	re_good(&m);
+	for (i = 0; i < 40; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	re_expect("too_many_fds", re_send(&m, sizeof(m), fds, 40), EBADF);
+	re_close_fds(fds, 40);
+
+	/* A good SETUP (empty rings), then a second message. */
+	re_fds(fds, 65536, 1);
+	s = re_send(&m, sizeof(m), fds, 5);
+	if (re_reply(s, text, sizeof(text)) != 0) {
+		printf("bad second_setup: the good SETUP was refused: %s\n", text);
+		printf("bad busy: no served client to be busy with\n");
+		re_failed = 1;
+	} else {
+		int f2[5];
+
+		re_fds(f2, 65536, 1);
+		s2 = re_send(&m, sizeof(m), f2, 5);
+		re_expect("busy", s2, EBUSY);
+		re_close_fds(f2, 5);
+		if (send(s, &m, sizeof(m), MSG_NOSIGNAL) < 0)
+			perror("send");
+		re_expect("second_setup", s, EALREADY);
+		s = -1;
+	}
+	if (s >= 0)
+		close(s);
+	re_close_fds(fds, 5);
+	return re_failed;
+}

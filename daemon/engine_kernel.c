@@ -22,16 +22,12 @@
  * struct eng_queue - a ring pair bound to a tap queue (kernel engine)
  * @tx_fd: vring fd of the tx ring
  * @rx_fd: vring fd of the rx ring
- * @tx_last_used: the last_used word VRINGFD_CREATE wants (tx)
- * @rx_last_used: same for rx
  * @tx_calls: write() calls made
  * @rx_calls: read() calls made
  */
 struct eng_queue {
 	int tx_fd;
 	int rx_fd;
-	uint16_t tx_last_used;
-	uint16_t rx_last_used;
 	uint64_t tx_calls;
 	uint64_t rx_calls;
 };
@@ -51,7 +47,6 @@ static bool keng_available(void)
 /**
  * keng_create() - VRINGFD_CREATE for one ring, starting at its avail base
  * @ring: the ring (@ring->last_avail: where the device starts reading avail)
- * @last_used: its last_used word
  * @features: ring features
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
  * @what: "tx" or "rx", for the log
@@ -60,10 +55,15 @@ static bool keng_available(void)
  * the driver posted before the queue started are served); an older module
  * starts at avail->idx, which skips them (logged when they differ).
  *
+ * The last_used word VRINGFD_CREATE wants is the ring's own used->idx: the
+ * module's poll() reports a ring readable while used->idx differs from
+ * *last_used, and the consumer of the used ring is the driver (the guest),
+ * not the daemon; a private word left at 0 would keep the rx fd readable
+ * for good once a frame was delivered (the event loop would spin).
+ *
  * Return: the vring fd, or -1 with errno.
  */
-static int keng_create(const struct eng_ring *ring, uint16_t *last_used,
-		       uint64_t features, bool base_ok, const char *what)
+static int keng_create(const struct eng_ring *ring, uint64_t features, bool base_ok, const char *what)
 {
 	struct vringfd_create c;
 	uint16_t idx;
@@ -74,7 +74,7 @@ static int keng_create(const struct eng_ring *ring, uint16_t *last_used,
 	c.desc_addr = (uint64_t)(uintptr_t)ring->desc;
 	c.avail_addr = (uint64_t)(uintptr_t)ring->avail;
 	c.used_addr = (uint64_t)(uintptr_t)ring->used;
-	c.last_used_addr = (uint64_t)(uintptr_t)last_used;
+	c.last_used_addr = (uint64_t)(uintptr_t)&((struct vring_used *)ring->used)->idx;
 	if (base_ok) {
 		c.flags = VRINGFD_CREATE_F_AVAIL_BASE;
 		c.avail_base = ring->last_avail;
@@ -92,7 +92,6 @@ static int keng_create(const struct eng_ring *ring, uint16_t *last_used,
  * keng_ring() - create and attach one vring fd
  * @cfg: the queue's configuration
  * @ring: which ring
- * @last_used: its last_used word
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
  * @call_fd: eventfd or -1
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
@@ -102,7 +101,7 @@ static int keng_create(const struct eng_ring *ring, uint16_t *last_used,
  * Return: the vring fd, or -1 with @err filled.
  */
 static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *ring,
-		     uint16_t *last_used, unsigned int dir, int call_fd,
+		     unsigned int dir, int call_fd,
 		     bool base_ok, char *err, size_t errlen)
 {
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
@@ -116,7 +115,7 @@ static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *
 	unsigned int i;
 	int fd;
 
-	fd = keng_create(ring, last_used, cfg->ring_features, base_ok, what);
+	fd = keng_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
 		snprintf(err, errlen, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE: %s",
 			 what, ring->num, ring->last_avail, strerror(errno));
@@ -190,11 +189,11 @@ static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
 		return NULL;
 	}
-	q->tx_fd = keng_ring(cfg, &cfg->tx, &q->tx_last_used, VRINGFD_DIR_TX,
+	q->tx_fd = keng_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
 			     cfg->tx_call_fd, base_ok, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
-	q->rx_fd = keng_ring(cfg, &cfg->rx, &q->rx_last_used, VRINGFD_DIR_RX,
+	q->rx_fd = keng_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
 			     cfg->rx_call_fd, base_ok, err, errlen);
 	if (q->rx_fd < 0) {
 		close(q->tx_fd);

@@ -137,7 +137,7 @@ static void test_align(int dev)
 		expect_create(dev, "create_unknown_feature40_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {
-		a.c.flags = 1;
+		a.c.flags = 1U << 1;	/* bit 0 is VRINGFD_CREATE_F_AVAIL_BASE */
 		expect_create(dev, "create_flags_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {

@@ -2,7 +2,11 @@
 /*
  * ringfd_evil.c - malformed SETUPs against a live ring-fd port
  *
- * Usage: ringfd_evil SOCKET
+ * Usage: ringfd_evil [-b] SOCKET
+ *
+ * -b: another client is served meanwhile; the good SETUP of the last case
+ * must then be answered EBUSY (and the malformed ones as below, since
+ * every check comes before the busy check).
  *
  * Each case connects, sends one message (or a good SETUP then a second
  * message), and expects an ERROR reply with the given errno followed by
@@ -207,18 +211,21 @@ static void re_close_fds(int *fds, int n)
 
 /**
  * main() - run the cases
- * @argc: 2
- * @argv: SOCKET
+ * @argc: 2 or 3
+ * @argv: [-b] SOCKET
  * Return: 0 all ok, 1 otherwise, 2 usage or setup failure.
  */
 int main(int argc, char **argv)
 {
 	struct re_msg m;
-	int fds[64], s, s2, i;
+	int fds[64], s, s2, i, busy = 0;
 	char text[200];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: ringfd_evil SOCKET\n");
+	if (argc == 3 && !strcmp(argv[1], "-b")) {
+		busy = 1;
+		argv++;
+	} else if (argc != 2) {
+		fprintf(stderr, "usage: ringfd_evil [-b] SOCKET\n");
 		return 2;
 	}
 	re_path = argv[1];
@@ -266,7 +273,10 @@ int main(int argc, char **argv)
 	/* A good SETUP (empty rings), then a second message. */
 	re_fds(fds, 65536, 1);
 	s = re_send(&m, sizeof(m), fds, 5);
-	if (re_reply(s, text, sizeof(text)) != 0) {
+	if (busy) {
+		re_expect("busy", s, EBUSY);
+		s = -1;
+	} else if (re_reply(s, text, sizeof(text)) != 0) {
 		printf("bad second_setup: the good SETUP was refused: %s\n", text);
 		printf("bad busy: no served client to be busy with\n");
 		re_failed = 1;

@@ -16,9 +16,9 @@
  *   vnet_hdr_len != 12                   EINVAL
  *   unknown feature bits                 EOPNOTSUPP
  *   unknown flag bits                    EOPNOTSUPP
- *   a reserved field not 0               EINVAL
  *   fd count != 1 + 4 * nqp              EBADF
  *   num 0, not a power of two, > 32768   EINVAL
+ *   a ring's reserved field not 0        EINVAL
  *   desc/avail/used misaligned           EINVAL
  *   fd 0 not a memfd                     EBADF
  *   memfd without F_SEAL_SHRINK          EPERM
@@ -39,6 +39,11 @@
 #include <unistd.h>
 
 #include "ringfd_proto.h"
+
+_Static_assert(sizeof(struct vringnet_rfd_hdr) == 12, "wire header size");
+_Static_assert(sizeof(struct vringnet_rfd_setup) == 32, "SETUP size");
+_Static_assert(sizeof(struct vringnet_rfd_qp) == 64, "queue pair size");
+_Static_assert(sizeof(struct vringnet_rfd_reply) == 184, "reply size");
 
 static const char *const rfp_ring_names[2] = { "tx", "rx" };
 
@@ -157,8 +162,6 @@ int rfp_decode_setup(const void *buf, size_t len, unsigned int nfds,
 	if (s.flags & ~VRINGNET_RFD_F_MRG_RXBUF)
 		return rfp_fail(err, errlen, -EOPNOTSUPP, "unknown flags 0x%x",
 				s.flags & ~VRINGNET_RFD_F_MRG_RXBUF);
-	if (s.reserved)
-		return rfp_fail(err, errlen, -EINVAL, "reserved field not zero");
 	if (nfds != RFP_NFDS(s.nqp))
 		return rfp_fail(err, errlen, -EBADF,
 				"%u fds for %u queue pairs (want %u: the memfd, then tx kick, tx call, rx kick, rx call per pair)",

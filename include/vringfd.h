@@ -577,20 +577,20 @@ struct vringnet_rfd_qp {
  * @hdr: type VRINGNET_RFD_SETUP, size sizeof(this) + nqp * sizeof(qp[0])
  * @nqp: queue pairs, 1 to VRINGNET_RFD_MAX_QP (and at most the tap's
  *	queues)
+ * @features: subset of VRINGNET_RFD_FEATURES
  * @vnet_hdr_len: VRINGNET_RFD_VNET_HDR_LEN (each frame in the rings is
  *	preceded by a 12-byte virtio-net header)
- * @features: subset of VRINGNET_RFD_FEATURES
  * @flags: subset of VRINGNET_RFD_F_MRG_RXBUF
- * @reserved: 0
  * @qp: @nqp queue pairs
+ *
+ * 32 bytes without the queue pairs (no implicit padding), 64 per pair.
  */
 struct vringnet_rfd_setup {
 	struct vringnet_rfd_hdr hdr;
 	uint32_t nqp;
-	uint32_t vnet_hdr_len;
 	uint64_t features;
+	uint32_t vnet_hdr_len;
 	uint32_t flags;
-	uint32_t reserved;
 	struct vringnet_rfd_qp qp[];
 };
 
@@ -598,14 +598,14 @@ struct vringnet_rfd_setup {
  * struct vringnet_rfd_reply - the daemon's answer
  * @hdr: type VRINGNET_RFD_OK or VRINGNET_RFD_ERROR, size sizeof(this)
  * @error: 0 for OK, else a positive errno value
- * @reserved: 0
  * @features: OK: the ring features the daemon serves (VRINGNET_RFD_FEATURES)
  * @text: NUL-terminated reason (error) or the daemon's engine name (OK)
+ *
+ * 184 bytes, no implicit padding.
  */
 struct vringnet_rfd_reply {
 	struct vringnet_rfd_hdr hdr;
 	int32_t error;
-	uint32_t reserved;
 	uint64_t features;
 	char text[160];
 };

@@ -16,5 +16,6 @@ Suite *loop_suite(void);	/* check_daemon_loop.c: event loop dispatch, timers, si
 Suite *engine_suite(void);	/* check_daemon_engine.c: user engine vs a tap and bad rings */
 Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing codec */
 Suite *frame_rings_suite(void);	/* check_daemon_frame_rings.c: daemon-driven ring pair */
+Suite *ringfd_suite(void);	/* check_daemon_ringfd.c: ring-fd port protocol, malformed SETUPs */
 
 #endif /* CHECK_DAEMON_H */

@@ -13,6 +13,7 @@ Suite *(*const runner_suites[])(void) = {
 	vhost_user_suite,
 	frame_stream_suite,
 	frame_rings_suite,
+	ringfd_suite,
 	engine_suite,
 	loop_suite,
 	NULL,

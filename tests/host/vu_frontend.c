@@ -16,7 +16,8 @@
  * Descriptor addresses are guest-physical: offsets into the memfd (region
  * guest address 0); ring addresses are front-end virtual addresses, as with
  * QEMU.  Prints one line "sent N completed N received N (and N rx buffers
- * returned empty)" and exits 0 when
+ * returned empty) tx S s" (S: seconds from the first frame queued to the
+ * last one completed, for bench/daemon_bench) and exits 0 when
  * every frame was completed (and RX_MIN reached), 1 otherwise.
  */
 #include <errno.h>
@@ -163,7 +164,7 @@ int main(int argc, char **argv)
 	unsigned long count, size, rx_min = 0, sent = 0, done = 0, received = 0, empty = 0;
 	struct vum_mem mem;
 	uint64_t v;
-	double deadline;
+	double deadline, t_start, t_end = 0;
 	unsigned int i;
 
 	if (argc < 4 || argc > 5) {
@@ -250,7 +251,8 @@ int main(int argc, char **argv)
 	fe_state(VUM_SET_VRING_ENABLE, 0, 1);
 	fe_state(VUM_SET_VRING_ENABLE, 1, 1);
 
-	deadline = fe_now() + 10 + count / 1000.0;
+	t_start = fe_now();
+	deadline = t_start + 10 + count / 1000.0;
 	while ((done < count || received < rx_min) && fe_now() < deadline) {
 		struct pollfd pf[2] = { { call[0], POLLIN, 0 }, { call[1], POLLIN, 0 } };
 		bool added = false;
@@ -285,8 +287,11 @@ int main(int argc, char **argv)
 		for (r = 0; r < 2; r++)
 			while (read(call[r], &v, 8) == 8)
 				;
-		while ((tok = vringfd_ring_get_used(&ring[1], NULL)))
+		while ((tok = vringfd_ring_get_used(&ring[1], NULL))) {
 			done++;
+			if (done == count)
+				t_end = fe_now();
+		}
 		added = false;
 		while ((tok = vringfd_ring_get_used(&ring[0], &len))) {
 			if (len > FE_HDR)
@@ -303,8 +308,8 @@ int main(int argc, char **argv)
 				fe_die("rx kick");
 		}
 	}
-	printf("sent %lu completed %lu received %lu (and %lu rx buffers returned empty)\n",
-	       sent, done, received, empty);
+	printf("sent %lu completed %lu received %lu (and %lu rx buffers returned empty) tx %.6f s\n",
+	       sent, done, received, empty, (t_end > 0 ? t_end : fe_now()) - t_start);
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;
 }

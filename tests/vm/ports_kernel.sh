@@ -16,11 +16,10 @@
 # A stream port (the daemon drives its own ring pair) gets 5000 frames
 # from tests/host/frame_evil stream-send:
 #   ports-kernel-stream-tx          the tap received exactly 5000 frames
-# Known failure (kernel side): VRINGFD_CREATE starts the device at the
-# ring's current avail->idx (kmod/ring.c: ring->last_avail = avail_idx), so
-# rx buffers a front-end posted before its queue started are skipped for
-# good and ports-kernel-vhost-user-rx sees no frame.  vhost-user needs the
-# device to start at SET_VRING_BASE's index (eng_ring.last_avail, 0 here).
+# The kernel engine creates its vring fds with VRINGFD_CREATE_F_AVAIL_BASE
+# at SET_VRING_BASE's index (eng_ring.last_avail, 0 here): rx buffers the
+# front-end posted before its queue started are served (without the flag
+# the module would start at avail->idx and skip them).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-vhost-user

@@ -22,7 +22,9 @@
  * @in_use: slot taken
  * @id: serial number, for messages
  * @last: time of the last request (CLOCK_MONOTONIC seconds)
- * @window: the second @count is about
+ * @window: start of the one-second window @count is about (CLOCK_MONOTONIC
+ *	nanoseconds; a window opens with the first request after the last
+ *	one closed, so a burst is never split by a second boundary)
  * @count: requests in @window
  */
 struct ctrl_client {
@@ -31,7 +33,7 @@ struct ctrl_client {
 	bool in_use;
 	unsigned int id;
 	time_t last;
-	time_t window;
+	uint64_t window;
 	unsigned int count;
 };
 
@@ -70,6 +72,19 @@ static time_t ctrl_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec;
+}
+
+/**
+ * ctrl_now_ns() - monotonic nanoseconds
+ *
+ * Return: the time.
+ */
+static uint64_t ctrl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /**
@@ -130,8 +145,8 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 	char err[CTL_ERROR_MAX];
 	struct ctl_request req;
 	enum ctl_status st;
+	uint64_t now_ns;
 	unsigned int i;
-	time_t now;
 	ssize_t n;
 	int len;
 
@@ -147,10 +162,10 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 			ctrl_drop(cl, NULL);
 			return;
 		}
-		now = ctrl_now();
-		cl->last = now;
-		if (cl->window != now) {
-			cl->window = now;
+		cl->last = ctrl_now();
+		now_ns = ctrl_now_ns();
+		if (!cl->count || now_ns - cl->window >= 1000000000ULL) {
+			cl->window = now_ns;
 			cl->count = 0;
 		}
 		if (++cl->count > CTRL_MAX_RATE) {

@@ -53,6 +53,8 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
 	}
 	capng_clear(sel);
 	capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN);
+	/* capng_* do not always set errno: clear it, so a stale one is not reported */
+	errno = 0;
 	if (user && user[0]) {
 		ret = capng_change_id((int)uid, (int)gid,
 				      CAPNG_DROP_SUPP_GRP |
@@ -72,7 +74,10 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
 		}
 	}
 #ifdef PR_CAP_AMBIENT
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) {
+		snprintf(err, errlen, "capabilities: clearing the ambient set: %s", strerror(errno));
+		return -1;
+	}
 #endif
 	return 0;
 }

@@ -97,6 +97,12 @@ static int nlk_bridge_index(struct nlk *nl, const char *tap, const char *bridge,
 		rtnl_link_put(link);
 		return ifindex;
 	}
+	if (ret != -NLE_OBJ_NOTFOUND && ret != -NLE_NODEV) {
+		/* not "no such link": creating it would hide the real error */
+		snprintf(err, errlen, "tap %s: bridge %s: looking it up: %s", tap, bridge,
+			 nl_geterror(ret));
+		return -1;
+	}
 	link = rtnl_link_bridge_alloc();
 	if (!link) {
 		snprintf(err, errlen, "tap %s: bridge %s: out of memory", tap, bridge);

@@ -1,7 +1,10 @@
 # bench/bench.mk - the tap benchmark and the ring forwarder example
 #
-#   make bench          boot the VM rig once and print the table (bench/run)
-#   make bench FULL=1   also batch sizes 1, 8 and 256
+#   make bench          boot the VM rig once and print the tap table (bench/run),
+#                       then once more for the daemon table (bench/daemon_run:
+#                       a vhost-user front-end through vringnetd, user engine
+#                       against kernel engine)
+#   make bench FULL=1   also batch sizes 1, 8 and 256 in the tap table
 #
 # build/bench/tap_bench runs inside the VM; build/examples/vringfd-forward
 # is used by the forwarding test (tests/vm/tap_forward.c).
@@ -17,5 +20,6 @@ $(B)/bench/%: $(B)/bench/%.o $(LIBVRINGFD_A)
 $(B)/examples/%: $(B)/examples/%.o $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 
-bench: modules $(BENCH_BIN)
+bench: modules $(BENCH_BIN) user $(B)/tests/host/vu_frontend
 	FULL=$(FULL) bench/run
+	bench/daemon_run

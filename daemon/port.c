@@ -360,3 +360,22 @@ unsigned int port_connections(struct port *p)
 {
 	return p->ops->connections ? p->ops->connections(p) : 0;
 }
+
+/**
+ * port_stats_add() - add one set of counters to another
+ * @to: accumulator
+ * @from: counters to add
+ */
+void port_stats_add(struct eng_stats *to, const struct eng_stats *from)
+{
+	to->frames += from->frames;
+	to->bytes += from->bytes;
+	to->batches += from->batches;
+	to->syscalls += from->syscalls;
+	to->drop_bad_chain += from->drop_bad_chain;
+	to->drop_too_big += from->drop_too_big;
+	to->drop_bad_hdr += from->drop_bad_hdr;
+	to->drop_bad_addr += from->drop_bad_addr;
+	to->drop_tap += from->drop_tap;
+	to->notifies += from->notifies;
+}

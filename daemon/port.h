@@ -99,6 +99,7 @@ struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
 void port_close(struct port *p);
 void port_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
 unsigned int port_connections(struct port *p);
+void port_stats_add(struct eng_stats *to, const struct eng_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);
 void port_unix_unlink(const char *path, int fd);

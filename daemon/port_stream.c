@@ -33,6 +33,7 @@
 #include "frame_stream.h"
 #include "log.h"
 #include "port.h"
+#include "port_peer.h"
 
 #define PST_READ_BATCH	16	/* reads per wakeup */
 #define PST_STALL_DROPS	1024	/* drops without progress before disconnecting */
@@ -62,47 +63,6 @@ struct pst_conn {
 };
 
 /**
- * struct pst_port - per-port data (port.priv)
- * @port: the port
- * @conn: the peer, or NULL
- * @tx: counters of closed peers and port-level drops (peer -> tap)
- * @rx: same, tap -> peer
- * @accepted: peers served
- * @refused: peers refused while one was served
- * @timer: reconnect timer (client mode)
- * @timer_ok: @timer exists
- */
-struct pst_port {
-	struct port *port;
-	struct pst_conn *conn;
-	struct eng_stats tx;
-	struct eng_stats rx;
-	unsigned long accepted;
-	unsigned long refused;
-	struct loop_ref timer;
-	bool timer_ok;
-};
-
-/**
- * pst_stats_add() - add counters
- * @to: accumulator
- * @from: counters
- */
-static void pst_stats_add(struct eng_stats *to, const struct eng_stats *from)
-{
-	to->frames += from->frames;
-	to->bytes += from->bytes;
-	to->batches += from->batches;
-	to->syscalls += from->syscalls;
-	to->drop_bad_chain += from->drop_bad_chain;
-	to->drop_too_big += from->drop_too_big;
-	to->drop_bad_hdr += from->drop_bad_hdr;
-	to->drop_bad_addr += from->drop_bad_addr;
-	to->drop_tap += from->drop_tap;
-	to->notifies += from->notifies;
-}
-
-/**
  * pst_close() - disconnect the peer
  * @c: the peer
  * @why: reason (NULL: clean hang-up)
@@ -110,7 +70,7 @@ static void pst_stats_add(struct eng_stats *to, const struct eng_stats *from)
 static void pst_close(struct pst_conn *c, const char *why)
 {
 	struct port *p = c->port;
-	struct pst_port *pp = p->priv;
+	struct port_peer *pp = p->priv;
 	struct eng_stats tx, rx;
 
 	if (why)
@@ -120,17 +80,12 @@ static void pst_close(struct pst_conn *c, const char *why)
 	loop_del(p->loop, &c->tap);
 	loop_del(p->loop, &c->ref);
 	fr_get_stats(&c->fp, &tx, &rx);
-	pst_stats_add(&pp->tx, &tx);
-	pst_stats_add(&pp->rx, &rx);
+	port_stats_add(&pp->tx, &tx);
+	port_stats_add(&pp->rx, &rx);
 	fr_close(&c->fp);
 	close(c->fd);
-	if (pp->conn == c)
-		pp->conn = NULL;
+	port_peer_closed(p, c);
 	free(c);
-	p->state = p->cfg.listen[0] ? "listening" : "connecting";
-	if (!p->cfg.listen[0] && pp->timer_ok)
-		loop_timer_set(&pp->timer, (uint64_t)(p->cfg.reconnect ? p->cfg.reconnect : 1) *
-			       1000000000ULL, 0);
 }
 
 /**
@@ -165,7 +120,7 @@ static int pst_flush_out(struct pst_conn *c)
 static void pst_deliver(void *opaque, const uint8_t *frame, size_t len)
 {
 	struct pst_conn *c = opaque;
-	struct pst_port *pp = c->port->priv;
+	struct port_peer *pp = c->port->priv;
 
 	if (fs_encoder_push(&c->enc, frame, len) < 0) {
 		pp->rx.drop_tap++;
@@ -201,7 +156,7 @@ static void pst_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
  */
 static int pst_read(struct pst_conn *c)
 {
-	struct pst_port *pp = c->port->priv;
+	struct port_peer *pp = c->port->priv;
 	char why[128];
 	int i;
 
@@ -283,24 +238,40 @@ static void pst_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 }
 
 /**
- * pst_alloc() - the port's private data, created on first use
+ * pst_conn_stats() - port_peer_ops.conn_stats: the live peer's ring counters
  * @p: the port
- *
- * Return: it, or NULL when out of memory.
+ * @conn: the peer
+ * @tx: accumulator (peer -> tap)
+ * @rx: accumulator (tap -> peer)
  */
-static struct pst_port *pst_alloc(struct port *p)
+static void pst_conn_stats(struct port *p, void *conn, struct eng_stats *tx,
+			   struct eng_stats *rx)
 {
-	struct pst_port *pp = p->priv;
+	struct pst_conn *c = conn;
+	struct eng_stats t, r;
 
-	if (!pp) {
-		pp = calloc(1, sizeof(*pp));
-		if (!pp)
-			return NULL;
-		pp->port = p;
-		p->priv = pp;
-	}
-	return pp;
+	fr_get_stats(&c->fp, &t, &r);
+	port_stats_add(tx, &t);
+	port_stats_add(rx, &r);
 }
+
+/**
+ * pst_close_conn() - port_peer_ops.close
+ * @conn: the peer
+ * @why: reason for the log
+ */
+static void pst_close_conn(void *conn, const char *why)
+{
+	pst_close(conn, why);
+}
+
+static void pst_attach(struct port *p, int fd);
+
+static const struct port_peer_ops pst_peer_ops = {
+	.attach = pst_attach,
+	.close = pst_close_conn,
+	.conn_stats = pst_conn_stats,
+};
 
 /**
  * pst_attach() - serve a connected peer
@@ -309,20 +280,15 @@ static struct pst_port *pst_alloc(struct port *p)
  */
 static void pst_attach(struct port *p, int fd)
 {
-	struct pst_port *pp = pst_alloc(p);
 	struct pst_conn *c;
 	char err[256];
 
-	if (!pp) {
+	if (!port_peer_of(p, &pst_peer_ops)) {
 		close(fd);
 		return;
 	}
-	if (pp->conn) {
-		pp->refused++;
-		log_warn("port %s: stream peer refused: one is already connected", p->cfg.name);
-		close(fd);
+	if (port_peer_refuse(p, fd, "stream peer"))
 		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
@@ -348,129 +314,20 @@ static void pst_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	pp->conn = c;
-	pp->accepted++;
-	p->state = "connected";
+	port_peer_served(p, c);
 }
 
 /**
- * pst_try_connect() - client mode: one attempt
- * @p: the port
- */
-static void pst_try_connect(struct port *p)
-{
-	struct pst_port *pp = p->priv;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->cfg.connect);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		log_info("port %s: connected to %s", p->cfg.name, p->cfg.connect);
-		pst_attach(p, fd);
-		return;
-	}
-	log_debug("port %s: connect to %s: %s", p->cfg.name, p->cfg.connect, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	p->state = "connecting";
-	loop_timer_set(&pp->timer, (uint64_t)(p->cfg.reconnect ? p->cfg.reconnect : 1) *
-		       1000000000ULL, 0);
-}
-
-/**
- * pst_timer() - reconnect timer
- * @loop: the loop
- * @ref: the timer
- * @events: epoll events
- */
-static void pst_timer(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pst_port *pp = container_of(ref, struct pst_port, timer);
-
-	loop_timer_ack(ref);
-	if (!pp->conn)
-		pst_try_connect(pp->port);
-}
-
-/**
- * pst_connect() - port_ops.connect
+ * pst_connect() - port_ops.connect: client mode
  * @p: the port
  * @err: message buffer
  * @errlen: its size
  *
- * Return: 0, or -1 when the timer cannot be made.
+ * Return: 0, or -1 when the port's data or timer cannot be made.
  */
 static int pst_connect(struct port *p, char *err, size_t errlen)
 {
-	struct pst_port *pp = pst_alloc(p);
-
-	if (!pp) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (!pp->timer_ok) {
-		if (loop_timer_init(p->loop, &pp->timer, pst_timer) < 0) {
-			snprintf(err, errlen, "reconnect timer: %s", strerror(errno));
-			return -1;
-		}
-		pp->timer_ok = true;
-	}
-	pst_try_connect(p);
-	return 0;
-}
-
-/**
- * pst_teardown() - port_ops.teardown
- * @p: the port
- */
-static void pst_teardown(struct port *p)
-{
-	struct pst_port *pp = p->priv;
-
-	if (!pp)
-		return;
-	if (pp->conn)
-		pst_close(pp->conn, "port closed");
-	if (pp->timer_ok)
-		loop_timer_fini(p->loop, &pp->timer);
-	free(pp);
-	p->priv = NULL;
-}
-
-/**
- * pst_get_stats() - port_ops.get_stats
- * @p: the port
- * @tx: out
- * @rx: out
- */
-static void pst_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
-{
-	struct pst_port *pp = p->priv;
-	struct eng_stats t, r;
-
-	if (!pp)
-		return;
-	pst_stats_add(tx, &pp->tx);
-	pst_stats_add(rx, &pp->rx);
-	if (pp->conn) {
-		fr_get_stats(&pp->conn->fp, &t, &r);
-		pst_stats_add(tx, &t);
-		pst_stats_add(rx, &r);
-	}
-}
-
-/**
- * pst_connections() - port_ops.connections
- * @p: the port
- *
- * Return: 1 while a peer is served.
- */
-static unsigned int pst_connections(struct port *p)
-{
-	struct pst_port *pp = p->priv;
-
-	return pp && pp->conn ? 1 : 0;
+	return port_peer_connect(p, &pst_peer_ops, err, errlen);
 }
 
 const struct port_ops port_stream_ops = {
@@ -478,7 +335,7 @@ const struct port_ops port_stream_ops = {
 	.sock_type = SOCK_STREAM,
 	.accept = pst_attach,
 	.connect = pst_connect,
-	.teardown = pst_teardown,
-	.get_stats = pst_get_stats,
-	.connections = pst_connections,
+	.teardown = port_peer_teardown,
+	.get_stats = port_peer_get_stats,
+	.connections = port_peer_connections,
 };

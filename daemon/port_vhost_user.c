@@ -35,6 +35,7 @@
 
 #include "log.h"
 #include "port.h"
+#include "port_peer.h"
 #include "vhost_user.h"
 
 #define PVU_TX_ROUNDS	8	/* tx() calls per kick before yielding */
@@ -83,28 +84,6 @@ struct pvu_conn {
 	char deferred[128];
 };
 
-/**
- * struct pvu_port - per-port data (port.priv)
- * @conn: the connection being served, or NULL
- * @tx: counters of queues already closed (guest -> tap)
- * @rx: same, tap -> guest
- * @accepted: connections served so far
- * @refused: connections refused (one was being served)
- * @timer: reconnect timer (client mode)
- * @timer_ok: @timer was created
- * @port: the port (for the timer)
- */
-struct pvu_port {
-	struct pvu_conn *conn;
-	struct eng_stats tx;
-	struct eng_stats rx;
-	unsigned long accepted;
-	unsigned long refused;
-	struct loop_ref timer;
-	bool timer_ok;
-	struct port *port;
-};
-
 static void pvu_conn_close(struct pvu_conn *c, const char *why);
 
 /**
@@ -123,25 +102,6 @@ static void pvu_fail(struct pvu_conn *c, const char *why)
 		return;
 	}
 	pvu_conn_close(c, why);
-}
-
-/**
- * pvu_stats_add() - add counters
- * @to: accumulator
- * @from: counters to add
- */
-static void pvu_stats_add(struct eng_stats *to, const struct eng_stats *from)
-{
-	to->frames += from->frames;
-	to->bytes += from->bytes;
-	to->batches += from->batches;
-	to->syscalls += from->syscalls;
-	to->drop_bad_chain += from->drop_bad_chain;
-	to->drop_too_big += from->drop_too_big;
-	to->drop_bad_hdr += from->drop_bad_hdr;
-	to->drop_bad_addr += from->drop_bad_addr;
-	to->drop_tap += from->drop_tap;
-	to->notifies += from->notifies;
 }
 
 /**
@@ -329,7 +289,7 @@ static void pvu_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 {
 	struct pvu_queue *q = &c->q[qp];
-	struct pvu_port *pp = c->port->priv;
+	struct port_peer *pp = c->port->priv;
 	const struct eng_ops *eng = c->port->eng;
 	struct eng_stats tx, rx;
 	uint16_t la_tx, la_rx;
@@ -344,8 +304,8 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la_tx);
 	vu_dev_set_last_avail(&c->dev, 2 * qp, la_rx);
 	eng->get_stats(q->eq, &tx, &rx);
-	pvu_stats_add(&pp->tx, &tx);
-	pvu_stats_add(&pp->rx, &rx);
+	port_stats_add(&pp->tx, &tx);
+	port_stats_add(&pp->rx, &rx);
 	eng->close(q->eq);
 	q->eq = NULL;
 	log_info("port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
@@ -435,7 +395,6 @@ static const struct vu_ops pvu_vu_ops = {
 static void pvu_conn_close(struct pvu_conn *c, const char *why)
 {
 	struct port *p = c->port;
-	struct pvu_port *pp = p->priv;
 
 	if (c->closing)
 		return;
@@ -447,12 +406,8 @@ static void pvu_conn_close(struct pvu_conn *c, const char *why)
 	vu_dev_reset(&c->dev);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
-	if (pp->conn == c)
-		pp->conn = NULL;
+	port_peer_closed(p, c);
 	free(c);
-	p->state = p->cfg.listen[0] ? "listening" : "connecting";
-	if (!p->cfg.listen[0] && pp->timer_ok)
-		loop_timer_set(&pp->timer, (uint64_t)p->cfg.reconnect * 1000000000ULL, 0);
 }
 
 /**
@@ -495,17 +450,11 @@ static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
  */
 static void pvu_attach(struct port *p, int fd)
 {
-	struct pvu_port *pp = p->priv;
 	struct pvu_conn *c;
 	unsigned int qps;
 
-	if (pp->conn) {
-		pp->refused++;
-		log_warn("port %s: vhost-user connection refused: a front-end is already connected",
-			 p->cfg.name);
-		close(fd);
+	if (port_peer_refuse(p, fd, "vhost-user front-end"))
 		return;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		log_err("port %s: vhost-user connection closed: %s", p->cfg.name,
@@ -524,30 +473,48 @@ static void pvu_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	pp->conn = c;
-	pp->accepted++;
-	p->state = "connected";
+	port_peer_served(p, c);
 }
 
 /**
- * pvu_alloc() - the port's private data, created on first use
+ * pvu_conn_stats() - port_peer_ops.conn_stats: the running queues' counters
  * @p: the port
- *
- * Return: it, or NULL when out of memory.
+ * @conn: the connection
+ * @tx: accumulator (guest -> tap)
+ * @rx: accumulator (tap -> guest)
  */
-static struct pvu_port *pvu_alloc(struct port *p)
+static void pvu_conn_stats(struct port *p, void *conn, struct eng_stats *tx,
+			   struct eng_stats *rx)
 {
-	struct pvu_port *pp = p->priv;
+	struct pvu_conn *c = conn;
+	unsigned int qp;
 
-	if (!pp) {
-		pp = calloc(1, sizeof(*pp));
-		if (!pp)
-			return NULL;
-		pp->port = p;
-		p->priv = pp;
+	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
+		struct eng_stats t, r;
+
+		if (!c->q[qp].eq)
+			continue;
+		p->eng->get_stats(c->q[qp].eq, &t, &r);
+		port_stats_add(tx, &t);
+		port_stats_add(rx, &r);
 	}
-	return pp;
 }
+
+/**
+ * pvu_close_conn() - port_peer_ops.close
+ * @conn: the connection
+ * @why: reason for the log
+ */
+static void pvu_close_conn(void *conn, const char *why)
+{
+	pvu_conn_close(conn, why);
+}
+
+static const struct port_peer_ops pvu_peer_ops = {
+	.attach = pvu_attach,
+	.close = pvu_close_conn,
+	.conn_stats = pvu_conn_stats,
+};
 
 /**
  * pvu_accept() - port_ops.accept
@@ -556,59 +523,11 @@ static struct pvu_port *pvu_alloc(struct port *p)
  */
 static void pvu_accept(struct port *p, int fd)
 {
-	if (!pvu_alloc(p)) {
+	if (!port_peer_of(p, &pvu_peer_ops)) {
 		close(fd);
 		return;
 	}
 	pvu_attach(p, fd);
-}
-
-/**
- * pvu_try_connect() - client mode: one connection attempt
- * @p: the port
- *
- * Return: 0 when connected, -1 when not (a retry is scheduled).
- */
-static int pvu_try_connect(struct port *p)
-{
-	struct pvu_port *pp = p->priv;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->cfg.connect);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		log_info("port %s: connected to %s", p->cfg.name, p->cfg.connect);
-		pvu_attach(p, fd);
-		return 0;
-	}
-	log_debug("port %s: connect to %s: %s (retrying in %u s)", p->cfg.name,
-		  p->cfg.connect, strerror(errno), p->cfg.reconnect);
-	if (fd >= 0)
-		close(fd);
-	p->state = "connecting";
-	if (pp->timer_ok)
-		loop_timer_set(&pp->timer, (uint64_t)(p->cfg.reconnect ? p->cfg.reconnect : 1) *
-			       1000000000ULL, 0);
-	return -1;
-}
-
-/**
- * pvu_timer() - reconnect timer expired
- * @loop: the loop
- * @ref: the port's timer
- * @events: epoll events
- */
-static void pvu_timer(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pvu_port *pp = container_of(ref, struct pvu_port, timer);
-	struct port *p;
-
-	loop_timer_ack(ref);
-	if (pp->conn)
-		return;
-	p = pp->port;
-	pvu_try_connect(p);
 }
 
 /**
@@ -621,81 +540,7 @@ static void pvu_timer(struct loop *loop, struct loop_ref *ref, uint32_t events)
  */
 static int pvu_connect(struct port *p, char *err, size_t errlen)
 {
-	struct pvu_port *pp;
-
-	pp = pvu_alloc(p);
-	if (!pp) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	if (!pp->timer_ok) {
-		if (loop_timer_init(p->loop, &pp->timer, pvu_timer) < 0) {
-			snprintf(err, errlen, "reconnect timer: %s", strerror(errno));
-			return -1;
-		}
-		pp->timer_ok = true;
-	}
-	pvu_try_connect(p);
-	return 0;
-}
-
-/**
- * pvu_teardown() - port_ops.teardown
- * @p: the port
- */
-static void pvu_teardown(struct port *p)
-{
-	struct pvu_port *pp = p->priv;
-
-	if (!pp)
-		return;
-	if (pp->conn)
-		pvu_conn_close(pp->conn, "port closed");
-	if (pp->timer_ok)
-		loop_timer_fini(p->loop, &pp->timer);
-	free(pp);
-	p->priv = NULL;
-}
-
-/**
- * pvu_get_stats() - port_ops.get_stats: closed queues plus running ones
- * @p: the port
- * @tx: out: guest -> tap
- * @rx: out: tap -> guest
- */
-static void pvu_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
-{
-	struct pvu_port *pp = p->priv;
-	unsigned int qp;
-
-	if (!pp)
-		return;
-	pvu_stats_add(tx, &pp->tx);
-	pvu_stats_add(rx, &pp->rx);
-	if (!pp->conn)
-		return;
-	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
-		struct eng_stats t, r;
-
-		if (!pp->conn->q[qp].eq)
-			continue;
-		p->eng->get_stats(pp->conn->q[qp].eq, &t, &r);
-		pvu_stats_add(tx, &t);
-		pvu_stats_add(rx, &r);
-	}
-}
-
-/**
- * pvu_connections() - port_ops.connections
- * @p: the port
- *
- * Return: 1 while a front-end is served, else 0.
- */
-static unsigned int pvu_connections(struct port *p)
-{
-	struct pvu_port *pp = p->priv;
-
-	return pp && pp->conn ? 1 : 0;
+	return port_peer_connect(p, &pvu_peer_ops, err, errlen);
 }
 
 const struct port_ops port_vhost_user_ops = {
@@ -703,7 +548,7 @@ const struct port_ops port_vhost_user_ops = {
 	.sock_type = SOCK_STREAM,
 	.accept = pvu_accept,
 	.connect = pvu_connect,
-	.teardown = pvu_teardown,
-	.get_stats = pvu_get_stats,
-	.connections = pvu_connections,
+	.teardown = port_peer_teardown,
+	.get_stats = port_peer_get_stats,
+	.connections = port_peer_connections,
 };

@@ -14,6 +14,7 @@ Suite *(*const runner_suites[])(void) = {
 	frame_stream_suite,
 	frame_rings_suite,
 	ringfd_suite,
+	port_peer_suite,
 	engine_suite,
 	loop_suite,
 	NULL,

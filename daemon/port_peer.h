@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * port_peer.h - the one-peer-at-a-time half of a port type
+ *
+ * The vhost-user and stream port types serve one peer at a time on a
+ * listening socket (a second one is refused and counted) or, in client
+ * mode, connect to cfg.connect and retry every cfg.reconnect seconds while
+ * no peer is served.  This is that shared half: port.priv is a struct
+ * port_peer, created on first use; the type supplies how to serve a
+ * connected socket, how to close a peer and the counters of a live peer.
+ *
+ *   accept:       the type's accept calls port_peer_of(), then, when
+ *                 port_peer_refuse() says the port is free, builds its
+ *                 connection and calls port_peer_served()
+ *   connect:      port_peer_connect() (timer, first attempt)
+ *   peer closed:  the type's close calls port_peer_closed() (state, retry)
+ *   teardown, get_stats, connections: port_peer_teardown(),
+ *                 port_peer_get_stats(), port_peer_connections()
+ */
+#ifndef VRINGNET_PORT_PEER_H
+#define VRINGNET_PORT_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine.h"
+#include "loop.h"
+#include "port.h"
+
+/**
+ * struct port_peer_ops - what the port type provides
+ * @attach: serve a connected socket (owned from the call on)
+ * @close: close a peer, with a reason for the log (NULL: clean hang-up)
+ * @conn_stats: the counters of a live peer (NULL: none besides the port's)
+ */
+struct port_peer_ops {
+	void (*attach)(struct port *p, int fd);
+	void (*close)(void *conn, const char *why);
+	void (*conn_stats)(struct port *p, void *conn, struct eng_stats *tx,
+			   struct eng_stats *rx);
+};
+
+/**
+ * struct port_peer - per-port data of a one-peer port type (port.priv)
+ * @port: the port
+ * @ops: the type's part
+ * @conn: the peer served, or NULL
+ * @tx: counters of closed peers and port-level drops (peer -> tap)
+ * @rx: same, tap -> peer
+ * @accepted: peers served so far
+ * @refused: peers refused while one was served
+ * @timer: reconnect timer (client mode)
+ * @timer_ok: @timer was created
+ */
+struct port_peer {
+	struct port *port;
+	const struct port_peer_ops *ops;
+	void *conn;
+	struct eng_stats tx;
+	struct eng_stats rx;
+	unsigned long accepted;
+	unsigned long refused;
+	struct loop_ref timer;
+	bool timer_ok;
+};
+
+struct port_peer *port_peer_of(struct port *p, const struct port_peer_ops *ops);
+bool port_peer_refuse(struct port *p, int fd, const char *what);
+void port_peer_served(struct port *p, void *conn);
+void port_peer_closed(struct port *p, const void *conn);
+int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen);
+void port_peer_teardown(struct port *p);
+void port_peer_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+unsigned int port_peer_connections(struct port *p);
+
+#endif /* VRINGNET_PORT_PEER_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "evfd.h"
 #include "log.h"
 #include "vringfd.h"
 
@@ -105,13 +106,11 @@ static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
  */
 static void ueng_notify(struct vringfd_dev *dev, int fd, struct eng_stats *st)
 {
-	uint64_t one = 1;
-
 	vringfd_dev_publish_used(dev);
 	if (fd < 0 || !vringfd_dev_need_notify(dev))
 		return;
 	st->syscalls++;
-	if (write(fd, &one, sizeof(one)) == sizeof(one))
+	if (evfd_signal(fd))
 		st->notifies++;
 }
 

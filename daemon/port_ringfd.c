@@ -27,6 +27,9 @@
  *   mmap or engine failure              EIO / the errno, with the reason
  *   any message after a good SETUP      EALREADY (the client is dropped)
  *   more than PRF_MAX_PENDING waiting   closed without an answer
+ *   blocking or EFD_SEMAPHORE eventfds  made O_NONBLOCK (the loop never
+ *                                       blocks on them)
+ *   a call eventfd counter kept full    signals lost, nothing blocks
  *   a ring broken by the client         client dropped (logged)
  *   client hangs up or is killed        mappings, fds, queues released
  */
@@ -39,6 +42,7 @@
 #include <unistd.h>
 #include <linux/virtio_ring.h>
 
+#include "evfd.h"
 #include "log.h"
 #include "port.h"
 #include "ringfd_proto.h"
@@ -243,18 +247,6 @@ static bool prf_publish_avail_event(struct prf_queue *q, bool rx, uint16_t last_
 }
 
 /**
- * prf_drain() - consume an eventfd's counter
- * @fd: the eventfd
- */
-static void prf_drain(int fd)
-{
-	uint64_t v;
-
-	while (read(fd, &v, sizeof(v)) == sizeof(v))
-		;
-}
-
-/**
  * prf_do_tx() - send what the client queued on the tx ring
  * @q: the queue pair
  *
@@ -265,7 +257,6 @@ static int prf_do_tx(struct prf_queue *q)
 	const struct eng_ops *eng = q->conn->port->eng;
 	uint16_t la_tx, la_rx;
 	unsigned int round;
-	uint64_t one = 1;
 
 	for (round = 0; round < PRF_TX_ROUNDS; round++) {
 		if (eng->tx(q->eq) < 0) {
@@ -277,7 +268,7 @@ static int prf_do_tx(struct prf_queue *q)
 			return 0;
 	}
 	/* Still more: come back through the loop instead of starving others. */
-	if (write(q->tx_kick.fd, &one, sizeof(one)) < 0)
+	if (!evfd_signal(q->tx_kick.fd))
 		log_debug("port %s: self-kick: %s", q->conn->port->cfg.name, strerror(errno));
 	return 0;
 }
@@ -331,7 +322,7 @@ static void prf_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events
 {
 	struct prf_queue *q = container_of(ref, struct prf_queue, tx_kick);
 
-	prf_drain(ref->fd);
+	evfd_consume(ref->fd);
 	prf_do_tx(q);
 }
 
@@ -345,7 +336,7 @@ static void prf_rx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events
 {
 	struct prf_queue *q = container_of(ref, struct prf_queue, rx_kick);
 
-	prf_drain(ref->fd);
+	evfd_consume(ref->fd);
 	prf_do_rx(q);
 }
 
@@ -439,6 +430,12 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		ret = rfp_check_layout(&c->setup, size, why, sizeof(why));
 	if (!ret)
 		ret = rfp_check_eventfds(c->fds, c->setup.nqp, why, sizeof(why));
+	/* The eventfds are the client's: never block on them (evfd.h). */
+	for (i = 1; !ret && i < c->nfds; i++) {
+		ret = evfd_adopt(c->fds[i]);
+		if (ret)
+			snprintf(why, sizeof(why), "fd %u: O_NONBLOCK: %s", i, strerror(-ret));
+	}
 	if (!ret && pp->active) {
 		ret = -EBUSY;
 		snprintf(why, sizeof(why), "port busy: it serves another client");

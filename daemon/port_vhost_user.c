@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <linux/virtio_ring.h>
 
+#include "evfd.h"
 #include "log.h"
 #include "port.h"
 #include "port_peer.h"
@@ -141,18 +142,6 @@ static bool pvu_publish_avail_event(struct pvu_conn *c, unsigned int vring,
 }
 
 /**
- * pvu_drain_eventfd() - consume an eventfd's counter
- * @fd: the eventfd
- */
-static void pvu_drain_eventfd(int fd)
-{
-	uint64_t v;
-
-	while (read(fd, &v, sizeof(v)) == sizeof(v))
-		;
-}
-
-/**
  * pvu_do_tx() - send what the guest queued on the tx ring
  * @q: the queue pair
  *
@@ -178,9 +167,7 @@ static int pvu_do_tx(struct pvu_queue *q)
 	}
 	/* Still more: come back through the loop instead of starving others. */
 	if (c->dev.vrings[2 * q->qp + 1].kick_fd >= 0) {
-		uint64_t one = 1;
-
-		if (write(c->dev.vrings[2 * q->qp + 1].kick_fd, &one, sizeof(one)) < 0)
+		if (!evfd_signal(c->dev.vrings[2 * q->qp + 1].kick_fd))
 			log_debug("port %s: self-kick: %s", c->port->cfg.name, strerror(errno));
 	}
 	return 0;
@@ -240,7 +227,7 @@ static void pvu_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events
 {
 	struct pvu_queue *q = container_of(ref, struct pvu_queue, tx_kick);
 
-	pvu_drain_eventfd(ref->fd);
+	evfd_consume(ref->fd);
 	if (pvu_do_tx(q) < 0)
 		return;
 	/* Polling rx ring: serve it here too. */
@@ -258,7 +245,7 @@ static void pvu_rx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events
 {
 	struct pvu_queue *q = container_of(ref, struct pvu_queue, rx_kick);
 
-	pvu_drain_eventfd(ref->fd);
+	evfd_consume(ref->fd);
 	pvu_do_rx(q);
 }
 

@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evfd.h"
 #include "vhost_user.h"
 
 #define VU_MAX_MSGS_PER_CALL	256
@@ -545,6 +546,14 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 		return ret;
 	vr = &dev->vrings[idx];
 	fd = nofd ? -1 : vum_take_fd(msg, 0);
+	if (fd >= 0) {
+		ret = evfd_adopt(fd);
+		if (ret < 0) {
+			close(fd);
+			return vu_fail(dev, ret, "%s: ring %u: O_NONBLOCK: %s",
+				       vum_request_name(msg->hdr.request), idx, strerror(-ret));
+		}
+	}
 
 	switch (msg->hdr.request) {
 	case VUM_SET_VRING_KICK:

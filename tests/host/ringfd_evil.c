@@ -17,6 +17,11 @@
  *   unsealed       EPERM          memfd_too_small ERANGE
  *   num_65536      EINVAL         too_many_fds    EBADF
  *   second_setup   EALREADY (after an OK)
+ *   blocking_eventfds  a good SETUP whose eventfds are blocking and
+ *                  EFD_SEMAPHORE, its call counters filled to the maximum,
+ *                  a frame on its tx ring and its tx kick signalled (the
+ *                  completion signals a full counter): the daemon must still answer
+ *                  the next connection (bad magic -> EPROTO)
  *   busy           EBUSY  (while another client is served)
  *
  * Prints "ok NAME" or "bad NAME: why" per case; exit 0 when all are ok.
@@ -33,6 +38,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/virtio_ring.h>
 #include <vringfd.h>
 
 static const char *re_path;
@@ -78,6 +84,36 @@ static int re_memfd(size_t size, int seal)
 		exit(2);
 	}
 	return fd;
+}
+
+/**
+ * re_post_tx() - queue one frame on the tx ring of re_good()'s layout
+ * @memfd: the client's memory
+ * @m: the SETUP (for the ring offsets)
+ *
+ * Descriptor 0 points at offset 4096: a virtio-net header and a 60-byte
+ * broadcast frame; avail->idx becomes 1.
+ */
+static void re_post_tx(int memfd, const struct re_msg *m)
+{
+	unsigned char *mem = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	struct vring_desc *d;
+	struct vring_avail *a;
+
+	if (mem == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	d = (struct vring_desc *)(mem + m->qp.tx.desc);
+	a = (struct vring_avail *)(mem + m->qp.tx.avail);
+	memset(mem + 4096, 0, 12 + 60);
+	memset(mem + 4096 + 12, 0xff, 6);		/* broadcast */
+	mem[4096 + 12 + 12] = 0x88;			/* local experimental */
+	mem[4096 + 12 + 13] = 0xb5;
+	d[0] = (struct vring_desc){ .addr = 4096, .len = 12 + 60 };
+	a->ring[0] = 0;
+	__atomic_store_n(&a->idx, 1, __ATOMIC_RELEASE);
+	munmap(mem, 65536);
 }
 
 /**
@@ -295,5 +331,33 @@ int main(int argc, char **argv)
 	if (s >= 0)
 		close(s);
 	re_close_fds(fds, 5);
+
+	if (!busy) {
+		uint64_t v = 0xfffffffffffffffeULL, two = 2;
+
+		re_good(&m);
+		fds[0] = re_memfd(65536, 1);
+		for (i = 1; i < 5; i++)
+			fds[i] = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+		if (write(fds[2], &v, 8) != 8 || write(fds[4], &v, 8) != 8)
+			perror("write");
+		/* One 60-byte frame on the tx ring: its completion must signal. */
+		re_post_tx(fds[0], &m);
+		s = re_send(&m, sizeof(m), fds, 5);
+		if (re_reply(s, text, sizeof(text)) != 0) {
+			printf("bad blocking_eventfds: SETUP refused: %s\n", text);
+			re_failed = 1;
+		} else {
+			if (write(fds[1], &two, 8) != 8 || write(fds[3], &two, 8) != 8)
+				perror("write");
+			usleep(200000);
+			re_good(&m);
+			m.s.hdr.magic = 1;
+			s2 = re_send(&m, sizeof(m), NULL, 0);
+			re_expect("blocking_eventfds", s2, EPROTO);
+		}
+		close(s);
+		re_close_fds(fds, 5);
+	}
 	return re_failed;
 }

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * evfd.c - eventfds from front-ends: never block on them (see evfd.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "evfd.h"
+
+/**
+ * evfd_adopt() - make a front-end's eventfd safe for the event loop
+ * @fd: the fd
+ *
+ * Sets O_NONBLOCK on it.  The flag belongs to the open file, which the
+ * front-end shares: it must poll its call eventfds rather than block in read
+ * (QEMU creates them non-blocking anyway).
+ *
+ * Return: 0, or a negative errno (EBADF for a closed fd).
+ */
+int evfd_adopt(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
+ * evfd_consume() - take a kick off an eventfd
+ * @fd: the fd (adopted)
+ *
+ * One read: it empties a normal eventfd and takes one off an EFD_SEMAPHORE
+ * one, whose remaining count wakes the loop again later instead of holding
+ * it here.
+ */
+void evfd_consume(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN && errno != EINTR)
+		return;	/* not ours to report: the fd's owner broke it */
+}
+
+/**
+ * evfd_signal() - add one to an eventfd
+ * @fd: the fd (adopted)
+ *
+ * Return: true if it was signalled; false if its counter is full (the
+ * front-end does not read it: the interrupt is lost, nothing blocks) or the
+ * write failed.
+ */
+bool evfd_signal(int fd)
+{
+	uint64_t one = 1;
+
+	return write(fd, &one, sizeof(one)) == sizeof(one);
+}

@@ -130,25 +130,6 @@ struct prf_port {
 };
 
 /**
- * prf_stats_add() - add counters
- * @to: accumulator
- * @from: counters
- */
-static void prf_stats_add(struct eng_stats *to, const struct eng_stats *from)
-{
-	to->frames += from->frames;
-	to->bytes += from->bytes;
-	to->batches += from->batches;
-	to->syscalls += from->syscalls;
-	to->drop_bad_chain += from->drop_bad_chain;
-	to->drop_too_big += from->drop_too_big;
-	to->drop_bad_hdr += from->drop_bad_hdr;
-	to->drop_bad_addr += from->drop_bad_addr;
-	to->drop_tap += from->drop_tap;
-	to->notifies += from->notifies;
-}
-
-/**
  * prf_queue_stop() - close a queue pair's engine queue
  * @q: the queue pair
  */
@@ -165,8 +146,8 @@ static void prf_queue_stop(struct prf_queue *q)
 	loop_del(p->loop, &q->tap);
 	q->tap_polled = false;
 	p->eng->get_stats(q->eq, &tx, &rx);
-	prf_stats_add(&pp->tx, &tx);
-	prf_stats_add(&pp->rx, &rx);
+	port_stats_add(&pp->tx, &tx);
+	port_stats_add(&pp->rx, &rx);
 	p->eng->close(q->eq);
 	q->eq = NULL;
 }
@@ -615,16 +596,16 @@ static void prf_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats
 
 	if (!pp)
 		return;
-	prf_stats_add(tx, &pp->tx);
-	prf_stats_add(rx, &pp->rx);
+	port_stats_add(tx, &pp->tx);
+	port_stats_add(rx, &pp->rx);
 	if (!pp->active)
 		return;
 	for (i = 0; i < pp->active->setup.nqp; i++) {
 		if (!pp->active->q[i].eq)
 			continue;
 		p->eng->get_stats(pp->active->q[i].eq, &t, &r);
-		prf_stats_add(tx, &t);
-		prf_stats_add(rx, &r);
+		port_stats_add(tx, &t);
+		port_stats_add(rx, &r);
 	}
 }
 

@@ -20,9 +20,9 @@
  *
  * A protocol error, a broken ring or a queue the engine cannot open closes
  * that connection (logged with the reason); the tap and other ports stay.
- * Polling kicks (SET_VRING_KICK with the no-fd bit) are accepted by the
- * state machine but such a ring is only served on tap events and on the
- * other ring's kicks: QEMU does not use them for virtio-net.
+ * A ring set up without a kick fd (SET_VRING_KICK with the no-fd bit: the
+ * front-end does not kick) is polled: a timer of the queue pair walks it
+ * every PVU_POLL_NS, and tap events and the other ring's kicks serve it too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +40,7 @@
 #include "vhost_user.h"
 
 #define PVU_TX_ROUNDS	8	/* tx() calls per kick before yielding */
+#define PVU_POLL_NS	1000000	/* period of the walk of a ring without kick fd */
 
 struct pvu_conn;
 
@@ -52,6 +53,7 @@ struct pvu_conn;
  * @rx_kick: the rx ring's kick eventfd
  * @tap: the engine's rx_fd
  * @tap_polled: @tap is in the epoll set (not starved)
+ * @poll_timer: walks the rings that have no kick fd (fd -1 when none has)
  */
 struct pvu_queue {
 	struct pvu_conn *conn;
@@ -61,6 +63,7 @@ struct pvu_queue {
 	struct loop_ref rx_kick;
 	struct loop_ref tap;
 	bool tap_polled;
+	struct loop_ref poll_timer;
 };
 
 /**
@@ -266,6 +269,23 @@ static void pvu_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 }
 
 /**
+ * pvu_poll_tick() - walk the rings of a queue pair that have no kick fd
+ * @loop: the loop
+ * @ref: the queue's poll_timer
+ * @events: epoll events
+ */
+static void pvu_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct pvu_queue *q = container_of(ref, struct pvu_queue, poll_timer);
+
+	loop_timer_ack(ref);
+	if (q->tx_kick.fd < 0 && pvu_do_tx(q) < 0)
+		return;
+	if (q->rx_kick.fd < 0)
+		pvu_do_rx(q);
+}
+
+/**
  * pvu_queue_stop() - close a queue pair's engine queue
  * @c: the connection
  * @qp: queue pair
@@ -286,6 +306,7 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	loop_del(c->port->loop, &q->tx_kick);
 	loop_del(c->port->loop, &q->rx_kick);
 	loop_del(c->port->loop, &q->tap);
+	loop_timer_fini(c->port->loop, &q->poll_timer);
 	q->tap_polled = false;
 	eng->get_last_avail(q->eq, &la_tx, &la_rx);
 	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la_tx);
@@ -334,16 +355,21 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		      pvu_rx_kick);
 	loop_ref_init(&q->tap, LOOP_REF_QUEUE_RX, p->eng->rx_fd(q->eq), pvu_tap_ready);
 	q->tap_polled = false;
+	q->poll_timer.fd = -1;
 	if ((q->tx_kick.fd >= 0 && loop_add(p->loop, &q->tx_kick, EPOLLIN) < 0) ||
-	    (q->rx_kick.fd >= 0 && loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0)) {
+	    (q->rx_kick.fd >= 0 && loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0) ||
+	    ((q->tx_kick.fd < 0 || q->rx_kick.fd < 0) &&
+	     (loop_timer_init(p->loop, &q->poll_timer, pvu_poll_tick) < 0 ||
+	      loop_timer_set(&q->poll_timer, PVU_POLL_NS, PVU_POLL_NS) < 0))) {
 		snprintf(c->dev.err, sizeof(c->dev.err), "queue pair %u: epoll: %s", qp,
 			 strerror(errno));
 		pvu_queue_stop(c, qp);
 		return -EIO;
 	}
-	log_info("port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s)",
+	log_info("port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
 		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
-		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off");
+		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off",
+		 q->poll_timer.fd >= 0 ? ", polled: a ring has no kick fd" : "");
 	/* Work queued before we watched the kicks. */
 	if (pvu_do_tx(q) < 0)
 		return 0;

@@ -19,6 +19,10 @@
  * returned empty) tx S s" (S: seconds from the first frame queued to the
  * last one completed, for bench/daemon_bench) and exits 0 when
  * every frame was completed (and RX_MIN reached), 1 otherwise.
+ *
+ * With VU_FRONTEND_POLL_KICKS=1 in the environment both rings are set up
+ * without kick fds (SET_VRING_KICK with the no-fd bit) and nothing is
+ * kicked: the daemon must poll them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +169,8 @@ int main(int argc, char **argv)
 	struct vum_mem mem;
 	uint64_t v;
 	double deadline, t_start, t_end = 0;
+	const char *pk = getenv("VU_FRONTEND_POLL_KICKS");
+	bool poll_kicks = pk && !strcmp(pk, "1");
 	unsigned int i;
 
 	if (argc < 4 || argc > 5) {
@@ -242,7 +248,13 @@ int main(int argc, char **argv)
 		fe_state(VUM_SET_VRING_BASE, (uint32_t)r, 0);
 		fe_msg(VUM_SET_VRING_ADDR, &a, sizeof(a), -1, NULL);
 		v = (uint64_t)r;
-		fe_msg(VUM_SET_VRING_KICK, &v, 8, kick[r], NULL);
+		if (poll_kicks) {
+			v |= VUM_VRING_NOFD;
+			fe_msg(VUM_SET_VRING_KICK, &v, 8, -1, NULL);
+			v = (uint64_t)r;
+		} else {
+			fe_msg(VUM_SET_VRING_KICK, &v, 8, kick[r], NULL);
+		}
 		fe_msg(VUM_SET_VRING_CALL, &v, 8, call[r], NULL);
 	}
 	for (i = 0; i < FE_NUM; i++)

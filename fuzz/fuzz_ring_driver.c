@@ -33,8 +33,8 @@ static unsigned char payload[64];
 static uint16_t model_len[512];
 /* ...and its token, a slot of tokens[] (slot_used[] says which are taken) */
 static char *model_tok[512];
-static char tokens[512];
-static bool slot_used[512];
+static char tokens[513];	/* one more than num can hold: an add that */
+static bool slot_used[513];	/* will fail with ENOSPC still finds a slot */
 
 /**
  * fuzz_check() - abort (a crash for libFuzzer) when @cond is false
@@ -101,9 +101,9 @@ static void fuzz_op(struct vringfd_ring *r, uint8_t op, const uint8_t **data, si
 			v[k].iov_base = payload;
 			v[k].iov_len = k + 1;
 		}
-		for (k = 0; k < 512 && slot_used[k]; k++)
+		for (k = 0; k < 513 && slot_used[k]; k++)
 			;
-		fuzz_check(k < 512);	/* at most num <= 512 outstanding */
+		fuzz_check(k < 513);	/* at most num <= 512 outstanding */
 		tok = &tokens[k];
 		ret = vringfd_ring_add(r, v, nout, v + nout, n - nout, tok);
 		if (was_broken) {

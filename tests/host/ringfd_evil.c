@@ -38,7 +38,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <linux/virtio_ring.h>
 #include <vringfd.h>
 
 static const char *re_path;
@@ -91,28 +90,32 @@ static int re_memfd(size_t size, int seal)
  * @memfd: the client's memory
  * @m: the SETUP (for the ring offsets)
  *
- * Descriptor 0 points at offset 4096: a virtio-net header and a 60-byte
- * broadcast frame; avail->idx becomes 1.
+ * With libvringfd's driver-side helpers: one chain whose address is offset
+ * 4096 in the memfd (descriptor addresses are memfd offsets), holding a
+ * virtio-net header and a 60-byte broadcast frame; avail->idx becomes 1.
  */
 static void re_post_tx(int memfd, const struct re_msg *m)
 {
 	unsigned char *mem = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	struct vring_desc *d;
-	struct vring_avail *a;
+	struct iovec frame = { .iov_base = (void *)(uintptr_t)4096, .iov_len = 12 + 60 };
+	struct vringfd_ring r;
 
-	if (mem == MAP_FAILED) {
-		perror("mmap");
+	if (mem == MAP_FAILED ||
+	    vringfd_ring_init_parts(&r, m->qp.tx.num, mem + m->qp.tx.desc, mem + m->qp.tx.avail,
+				    mem + m->qp.tx.used, 0) < 0) {
+		perror("re_post_tx");
 		exit(2);
 	}
-	d = (struct vring_desc *)(mem + m->qp.tx.desc);
-	a = (struct vring_avail *)(mem + m->qp.tx.avail);
 	memset(mem + 4096, 0, 12 + 60);
 	memset(mem + 4096 + 12, 0xff, 6);		/* broadcast */
 	mem[4096 + 12 + 12] = 0x88;			/* local experimental */
 	mem[4096 + 12 + 13] = 0xb5;
-	d[0] = (struct vring_desc){ .addr = 4096, .len = 12 + 60 };
-	a->ring[0] = 0;
-	__atomic_store_n(&a->idx, 1, __ATOMIC_RELEASE);
+	if (vringfd_ring_add(&r, &frame, 1, NULL, 0, mem) < 0) {
+		fprintf(stderr, "re_post_tx: vringfd_ring_add failed\n");
+		exit(2);
+	}
+	vringfd_ring_publish(&r);
+	vringfd_ring_fini(&r);
 	munmap(mem, 65536);
 }
 

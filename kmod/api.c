@@ -161,16 +161,36 @@ void vrfd_wake(struct vrfd_ring *ring)
 EXPORT_SYMBOL_GPL(vrfd_wake);
 
 /**
+ * vrfd_walked() - walk work done on a ring so far, in units
+ * @ring: the ring
+ *
+ * One unit per chain taken or dropped, per descriptor read (indirect
+ * entries included) and per segment stored.  The counter only grows (and
+ * wraps): a subsystem takes it at the start of a batch and passes the
+ * difference to vrfd_over_weight(), so that chains it skips, long chains
+ * and chains split into many segments all count.
+ * Return: the counter.
+ */
+u32 vrfd_walked(const struct vrfd_ring *ring)
+{
+	return READ_ONCE(ring->walked);
+}
+EXPORT_SYMBOL_GPL(vrfd_walked);
+
+/**
  * vrfd_over_weight() - has one call done enough work?
- * @chains: chains handled in this call
+ * @chains: chains handled in this call, skipped ones included
+ * @walked: walk units spent in this call (a difference of vrfd_walked())
  * @bytes: bytes moved in this call
  *
- * A callback stops when this returns true (or a signal is pending) and
- * returns its partial count: one write()/read()/poll() does bounded work.
- * Return: true when the call should stop.
+ * A subsystem's batch loop stops when this says so, so that one
+ * write()/read()/poll() does bounded work whatever the ring holds; it
+ * also stops on signal_pending() and calls cond_resched() between chains.
+ * Return: true when a limit is reached.
  */
-bool vrfd_over_weight(unsigned int chains, size_t bytes)
+bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes)
 {
-	return chains >= VRFD_WEIGHT_CHAINS || bytes >= VRFD_WEIGHT_BYTES;
+	return chains >= VRFD_WEIGHT_CHAINS || walked >= VRFD_WEIGHT_WALK ||
+	       bytes >= VRFD_WEIGHT_BYTES;
 }
 EXPORT_SYMBOL_GPL(vrfd_over_weight);

@@ -229,7 +229,7 @@ static int echo_pump(struct vrfd_echo *e)
 	size_t bytes = 0;
 	bool fault;
 	int r, ret = 0;
-	u32 len;
+	u32 len, w0[2];
 
 	mutex_lock(&e->lock);
 	from = e->ring[ECHO_FROM];
@@ -238,11 +238,15 @@ static int echo_pump(struct vrfd_echo *e)
 		ret = -EPIPE;
 		goto out;
 	}
-	while (!vrfd_over_weight(done, bytes)) {
+	w0[ECHO_FROM] = vrfd_walked(from);
+	w0[ECHO_TO] = vrfd_walked(to);
+	while (!vrfd_over_weight(done, (vrfd_walked(from) - w0[ECHO_FROM]) +
+				 (vrfd_walked(to) - w0[ECHO_TO]), bytes)) {
 		if (signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
+		cond_resched();
 		if (!e->pend_id) {
 			nin = ECHO_IOV;
 			nout = ECHO_IOV;
@@ -428,7 +432,7 @@ err_from:
  * @e: the echo instance
  * @uarg: user pointer to struct vringfd_echo_misuse
  *
- * Return: 0, -ENOTCONN, -EBUSY, -EFAULT.
+ * Return: 0, -ENOTCONN, -EFAULT.
  */
 static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
 {
@@ -442,13 +446,10 @@ static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
 		mutex_unlock(&e->lock);
 		return -ENOTCONN;
 	}
-	if (e->pend_id) {
-		mutex_unlock(&e->lock);
-		return -EBUSY;
-	}
 	m.id_zero = vrfd_used_buffer(from, 0, 0);
 	m.id_too_big = vrfd_used_buffer(from, 32769, 0);
-	m.not_in_flight = vrfd_used_buffer(from, 1, 0);
+	/* a head that is not in flight, while another one may be */
+	m.not_in_flight = vrfd_used_buffer(from, e->pend_id == 1 ? 2 : 1, 0);
 	if (!e->atomic_every)
 		m.atomic_not_attached_atomic = vrfd_used_buffer_atomic(from, 1, 0);
 	mutex_unlock(&e->lock);

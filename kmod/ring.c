@@ -50,8 +50,9 @@
  * @chain: the chain being filled
  * @total: bytes in the chain so far
  * @in_seen: a writable segment was seen
- * @overflow: more segments than @max: the walk goes on (to validate the
- *	whole chain) without storing them, and ends in -E2BIG
+ * @ndesc: descriptors read so far (an indirect table's entries included)
+ * @max_desc: most descriptors the chain may have: the caller's segment
+ *	capacity (@max, plus @max_in with @split), at most VRFD_MAX_CHAIN_DESCS
  */
 struct vrfd_walk {
 	struct iovec *iov;
@@ -63,7 +64,8 @@ struct vrfd_walk {
 	struct vrfd_chain *chain;
 	u64 total;
 	bool in_seen;
-	bool overflow;
+	unsigned int ndesc;
+	unsigned int max_desc;
 };
 
 /**
@@ -196,6 +198,7 @@ static void vrfd_ring_free(struct kref *ref)
 
 	vrfd_unpin_used(ring);
 	vrfd_memtable_free(ring->memtable);
+	bitmap_free(ring->inflight_map);
 	if (ring->call)
 		eventfd_ctx_put(ring->call);
 	if (ring->mm)
@@ -300,7 +303,12 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
  * @len: its length
  * @write: device-writable segment
  *
- * Return: 0, VRFD_WALK_DROP (address not usable), -EOVERFLOW (length/address overflow), -EINVAL (readable after writable).
+ * Each segment stored counts one unit of walk work (@ring->walked).  A
+ * segment that does not fit the caller's array ends the walk at once:
+ * the chain is refused whatever follows.
+ * Return: 0, VRFD_WALK_DROP (address not usable), -E2BIG (more segments
+ * than the caller's array holds), -EOVERFLOW (length/address overflow),
+ * -EINVAL (readable after writable).
  */
 static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 			u64 addr, u32 len, bool write)
@@ -334,26 +342,19 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 		    !access_ok((void __user *)(unsigned long)uaddr, contig))
 			return VRFD_WALK_DROP;
 		if (write && w->split) {
-			if (ch->nin >= w->max_in) {
-				w->overflow = true;
-				addr += contig;
-				len -= contig;
-				continue;
-			}
+			if (ch->nin >= w->max_in)
+				return -E2BIG;
 			w->in_iov[ch->nin].iov_base =
 				(void __user *)(unsigned long)uaddr;
 			w->in_iov[ch->nin].iov_len = contig;
 		} else {
-			if (w->n >= w->max) {
-				w->overflow = true;
-				addr += contig;
-				len -= contig;
-				continue;
-			}
+			if (w->n >= w->max)
+				return -E2BIG;
 			w->iov[w->n].iov_base = (void __user *)(unsigned long)uaddr;
 			w->iov[w->n].iov_len = contig;
 			w->n++;
 		}
+		ring->walked++;
 		if (write) {
 			ch->nin++;
 			ch->in_len += contig;
@@ -364,6 +365,44 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 		addr += contig;
 		len -= contig;
 	}
+	return 0;
+}
+
+/**
+ * vrfd_hand_out() - the avail entry at last_avail is taken: consume it and
+ * mark its head in flight
+ * @ring: the ring
+ * @head: the entry's head index (< num)
+ *
+ * Context: @ring->lock held.
+ * Return: 0, or -EINVAL (the driver made a head available again before it
+ * was used: the ring is now broken).
+ */
+static int vrfd_hand_out(struct vrfd_ring *ring, u16 head)
+{
+	if (test_and_set_bit(head, ring->inflight_map))
+		return vrfd_violation(ring, "head made available while in flight");
+	ring->last_avail++;
+	return 0;
+}
+
+/**
+ * vrfd_walk_step() - account one descriptor read by a walk
+ * @ring: the ring
+ * @w: the walk
+ *
+ * Every descriptor read (an indirect table's entries included) counts one
+ * unit of walk work (@ring->walked), and a chain may not have more
+ * descriptors than the caller has room for segments: that bounds one
+ * chain's work by the caller's array, whatever the ring size, the
+ * indirect table's size or the number of zero-length descriptors.
+ * Return: 0, or -E2BIG (the chain is refused).
+ */
+static int vrfd_walk_step(struct vrfd_ring *ring, struct vrfd_walk *w)
+{
+	if (++w->ndesc > w->max_desc)
+		return -E2BIG;
+	ring->walked++;
 	return 0;
 }
 
@@ -432,6 +471,9 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 	for (;;) {
 		if (++steps > count)
 			return -ELOOP;
+		err = vrfd_walk_step(ring, w);
+		if (err)
+			return err;
 		err = vrfd_read_guest(ring, &d, addr + (u64)i * sizeof(d),
 				      sizeof(d));
 		if (err)
@@ -471,6 +513,9 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 	for (;;) {
 		if (++steps > ring->num)
 			return -ELOOP;
+		err = vrfd_walk_step(ring, w);
+		if (err)
+			return err;
 		if (copy_from_user(&d, &ring->desc[i], sizeof(d)))
 			return -EFAULT;
 		flags = VRFD_LE16(d.flags);
@@ -537,20 +582,23 @@ again:
 	w.chain = chain;
 	w.total = 0;
 	w.in_seen = false;
-	w.overflow = false;
+	w.ndesc = 0;
+	w.max_desc = min_t(unsigned int, VRFD_MAX_CHAIN_DESCS,
+			   max_iov + (split ? max_in : 0));
+	ring->walked++;		/* the chain itself */
 	err = vrfd_walk_chain(ring, &w, head);
-	if (!err && w.overflow)
-		err = -E2BIG;
 	switch (err) {
 	case 0:
 		break;
 	case VRFD_WALK_DROP:
 		ring->stats.drop_bad_addr++;
-		ring->last_avail++;
-		atomic_inc(&ring->inflight);
+		err = vrfd_hand_out(ring, head);
+		if (err)
+			return err;
 		err = vrfd_ring_add_used(ring, head, 0);
 		if (err)
 			return err;
+		/* bounded: VRFD_DROP_BATCH chains of <= max_desc descriptors */
 		if (++*dropped < VRFD_DROP_BATCH)
 			goto again;
 		return 0;
@@ -565,9 +613,8 @@ again:
 	default:
 		return vrfd_violation(ring, "bad descriptor");
 	}
-	ring->last_avail++;
-	atomic_inc(&ring->inflight);
-	return 1;
+	err = vrfd_hand_out(ring, head);
+	return err ? err : 1;
 }
 
 /**
@@ -626,8 +673,9 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
 		return err;
 	if (!err)
 		return -EINVAL;
-	ring->last_avail++;
-	atomic_inc(&ring->inflight);
+	err = vrfd_hand_out(ring, chain->head);
+	if (err)
+		return err;
 	return vrfd_ring_add_used(ring, chain->head, 0);
 }
 
@@ -636,13 +684,14 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
  * @ring: the ring
  * @head: head index being completed
  *
- * Return: 0, or -EINVAL when @head is out of range or nothing is in flight
+ * Context: any (the bit operation is atomic).
+ * Return: 0, or -EINVAL when @head is out of range or was not handed out
  * (a bug of the attached subsystem).
  */
 static int vrfd_take_inflight(struct vrfd_ring *ring, u16 head)
 {
-	if (head >= ring->num || !atomic_add_unless(&ring->inflight, -1, 0)) {
-		pr_warn_ratelimited("completion of head %u refused: out of range or nothing in flight\n",
+	if (head >= ring->num || !test_and_clear_bit(head, ring->inflight_map)) {
+		pr_warn_ratelimited("completion of head %u refused: out of range or not handed out\n",
 				    head);
 		return -EINVAL;
 	}
@@ -879,10 +928,14 @@ void vrfd_ring_detach(struct vrfd_ring *ring)
 	ring->data = NULL;
 	ring->attached = false;
 	WRITE_ONCE(ring->ended, false);
-	/* Walkers and atomic writers of the old attachment are gone. */
+	/*
+	 * Walkers and atomic writers of the old attachment are gone; the
+	 * heads it took and never completed are not in flight for the next.
+	 */
 	mutex_lock(&ring->lock);
 	vrfd_unpin_used(ring);
 	ring->atomic_use = false;
+	bitmap_zero(ring->inflight_map, ring->num);
 	mutex_unlock(&ring->lock);
 	owner = ring->owner;
 	ring->owner = NULL;
@@ -919,8 +972,14 @@ static bool vrfd_ring_end(struct vrfd_ring *ring)
 	if (ops && ops->destroy)
 		ops->destroy(data);
 	down_write(&ring->attach_sem);
-	ring->ending = false;
-	ring->destroyer = NULL;
+	/*
+	 * ->destroy may have detached, and a new attachment may have been
+	 * made and be ending in another task by now: its end is not ours.
+	 */
+	if (ring->destroyer == current) {
+		ring->ending = false;
+		ring->destroyer = NULL;
+	}
 	up_write(&ring->attach_sem);
 	wake_up_all(&ring->end_wq);
 	return true;
@@ -1065,7 +1124,7 @@ static int vrfd_ring_release(struct inode *inode, struct file *file)
  * @ring: the ring
  * @uarg: user pointer to struct vringfd_mem_table
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (-EINTR: a fatal signal while waiting for a walker).
  */
 static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
 {
@@ -1074,7 +1133,11 @@ static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
 	mt = vrfd_memtable_from_user(uarg);
 	if (IS_ERR(mt))
 		return PTR_ERR(mt);
-	mutex_lock(&ring->lock);
+	/* killable: a walk holding @lock may wait on ring memory for long */
+	if (mutex_lock_killable(&ring->lock)) {
+		vrfd_memtable_free(mt);
+		return -EINTR;
+	}
 	old = ring->memtable;
 	ring->memtable = mt;
 	mutex_unlock(&ring->lock);
@@ -1087,7 +1150,8 @@ static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
  * @ring: the ring
  * @uarg: user pointer to a __s32 eventfd, or -1
  *
- * Return: 0, -EFAULT, -EBADF, -EINVAL (not an eventfd).
+ * Return: 0, -EFAULT, -EBADF, -EINVAL (not an eventfd), -EINTR (a fatal
+ * signal while waiting for a walker).
  */
 static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
 {
@@ -1101,7 +1165,11 @@ static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
-	mutex_lock(&ring->lock);
+	if (mutex_lock_killable(&ring->lock)) {
+		if (ctx)
+			eventfd_ctx_put(ctx);
+		return -EINTR;
+	}
 	spin_lock_irq(&ring->used_lock);
 	old = ring->call;
 	ring->call = ctx;
@@ -1117,14 +1185,15 @@ static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
  * @ring: the ring
  * @uarg: user pointer to struct vringfd_state
  *
- * Return: 0 or -EFAULT.
+ * Return: 0, -EFAULT, or -EINTR (a fatal signal while waiting for a walker).
  */
 static long vrfd_ioctl_get_state(struct vrfd_ring *ring, void __user *uarg)
 {
 	struct vringfd_state st;
 
 	memset(&st, 0, sizeof(st));
-	mutex_lock(&ring->lock);
+	if (mutex_lock_killable(&ring->lock))
+		return -EINTR;
 	spin_lock_irq(&ring->used_lock);
 	st.last_avail = ring->last_avail;
 	st.used_idx = ring->published_idx;
@@ -1298,9 +1367,14 @@ long vrfd_ring_create_fd(const struct vringfd_create __user *uarg)
 		avail_idx = c.avail_base;
 	}
 
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
+	ring->inflight_map = bitmap_zalloc(c.num, GFP_KERNEL_ACCOUNT);
+	if (!ring->inflight_map) {
+		kfree(ring);
+		return -ENOMEM;
+	}
 	kref_init(&ring->ref);
 	ring->num = c.num;
 	ring->mask = c.num - 1;
@@ -1312,7 +1386,6 @@ long vrfd_ring_create_fd(const struct vringfd_create __user *uarg)
 	ring->last_avail = avail_idx;
 	ring->used_idx = used_idx;
 	ring->published_idx = used_idx;
-	atomic_set(&ring->inflight, 0);
 	init_rwsem(&ring->attach_sem);
 	mutex_init(&ring->lock);
 	spin_lock_init(&ring->used_lock);
@@ -1331,7 +1404,6 @@ long vrfd_ring_create_fd(const struct vringfd_create __user *uarg)
 		err = PTR_ERR(file);
 		goto err_file;
 	}
-	ring->file = file;
 	fd_install(fd, file);
 	return fd;
 

@@ -57,7 +57,6 @@ struct page;
 /**
  * struct vrfd_ring - one vring fd
  * @ref: references: the file holds one, each attachment one
- * @file: the anon-inode file (valid while the file is open)
  * @num: ring size, a power of two in 1..VRINGFD_MAX_NUM
  * @mask: @num - 1
  * @features: negotiated VIRTIO_RING_F_* / VIRTIO_F_* bits (1ULL << bit)
@@ -75,7 +74,12 @@ struct page;
  * @published_idx: the used->idx last written to user memory
  * @signalled_used: @used_idx at the last notification (event-index rule)
  * @signalled_used_valid: @signalled_used is meaningful
- * @inflight: chains handed out and not yet completed (atomic_t)
+ * @inflight_map: one bit per head: set when the walker hands the head out,
+ *	cleared by its completion (a completion of a head not handed out is
+ *	refused; a head made available again while in flight breaks the ring)
+ * @walked: walk work done on this ring, in units (one per chain, per
+ *	descriptor read and per segment stored); only grows, wraps (under
+ *	@lock).  vrfd_over_weight() bounds a call by its difference.
  * @broken: protocol violation or fault seen: every call fails with -EIO
  * @dead: the file was released: every call fails with -EIO
  * @ended: the attachment was ended by the ring side (close or
@@ -107,7 +111,6 @@ struct page;
  */
 struct vrfd_ring {
 	struct kref ref;
-	struct file *file;
 
 	unsigned int num;
 	u16 mask;
@@ -127,7 +130,8 @@ struct vrfd_ring {
 	u16 published_idx;
 	u16 signalled_used;
 	bool signalled_used_valid;
-	atomic_t inflight;
+	unsigned long *inflight_map;
+	u32 walked;
 	bool broken;
 	bool dead;
 	bool ended;
@@ -180,6 +184,12 @@ struct vrfd_chain {
 
 /* Most entries of one indirect table. */
 #define VRFD_MAX_INDIRECT	32768
+
+/*
+ * Most descriptors one chain may have (an indirect table's entries
+ * included), whatever the caller's segment array: UIO_MAXIOV, as vhost.
+ */
+#define VRFD_MAX_CHAIN_DESCS	1024
 
 /** vrfd_ring_fops - file operations of a vring fd (to recognise one). */
 extern const struct file_operations vrfd_ring_fops;

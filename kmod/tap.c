@@ -146,7 +146,9 @@ struct vrfd_rx_head {
  * @mrg: VRINGFD_TAP_F_MRG_RXBUF
  * @is_tun: a tun queue (else macvtap/ipvtap)
  * @gone: the tap went away (sendmsg/recvmsg said so, or poll EPOLLERR)
- * @net: network namespace the device was found in (held by the socket)
+ * @net: network namespace the device was found in (our reference, from
+ *	get_net(): the caller's namespace is not held by anything else), or
+ *	NULL
  * @ifindex: the device's ifindex at attach, 0 if unknown
  * @drops_jiffies: when the drop counter was last copied
  * @whead: the tap's wait queue we are on, or NULL
@@ -620,17 +622,21 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 	unsigned int n = 0;
 	size_t bytes = 0;
 	int r, err = 0;
+	u32 w0;
 
 	if (READ_ONCE(t->gone) || (!t->is_tun && vrfd_tap_check_gone(t)))
 		return -EPIPE;
-	mutex_lock(&ring->lock);
-	while (!vrfd_over_weight(n, bytes)) {
+	if (mutex_lock_killable(&ring->lock))
+		return -EINTR;
+	w0 = vrfd_walked(ring);
+	while (!vrfd_over_weight(n, vrfd_walked(ring) - w0, bytes)) {
 		u32 flen;
 
 		if (signal_pending(current)) {
 			err = -EINTR;
 			break;
 		}
+		cond_resched();
 		r = vrfd_ring_get_chain(ring, t->iov, VRFD_TAP_MAX_IOV, &ch);
 		if (r == 0)
 			break;
@@ -811,12 +817,17 @@ static int vrfd_tap_rx_discard(struct vrfd_tap *t)
  * vrfd_tap_rx_take() - take posted chains until @need bytes are held
  * @t: the attachment
  * @need: header + frame bytes
+ * @n: chains handled in this call: incremented per chain taken or skipped
+ * @w0: vrfd_walked() at the start of this call
  *
- * Without MRG_RXBUF one head is taken (whatever its size).
+ * Without MRG_RXBUF one head is taken (whatever its size).  Chains that
+ * cannot take a frame (readable segments, no writable byte, too many
+ * segments) are completed empty and count as work.
  * Return: 1 (enough, or as much as one frame may take), 0 (no more posted
- * buffers), or the walker's -errno.
+ * buffers, or the call's work limit reached), or the walker's -errno.
  */
-static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need)
+static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
+			    u32 w0)
 {
 	struct vrfd_ring *ring = t->ring;
 	struct vrfd_chain ch;
@@ -825,6 +836,10 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need)
 	while (t->held_cap < need && (t->mrg || !t->nheld)) {
 		if (t->held_iov >= VRFD_TAP_MAX_IOV || t->nheld >= ARRAY_SIZE(t->held))
 			return 1;
+		/* skipping unusable chains is work too */
+		if (vrfd_over_weight(*n, vrfd_walked(ring) - w0, 0))
+			return 0;
+		(*n)++;
 		r = vrfd_ring_get_chain(ring, t->iov + t->held_iov,
 					VRFD_TAP_MAX_IOV - t->held_iov, &ch);
 		if (r == -E2BIG && t->nheld)
@@ -861,12 +876,15 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need)
 static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 {
 	struct vrfd_ring *ring = t->ring;
-	unsigned int used = 0, frames = 0;
+	unsigned int used = 0, n = 0;
 	size_t bytes = 0;
 	int err = 0;
+	u32 w0;
 
-	mutex_lock(&ring->lock);
-	while (!vrfd_over_weight(frames, bytes)) {
+	if (mutex_lock_killable(&ring->lock))
+		return -EINTR;
+	w0 = vrfd_walked(ring);
+	while (!vrfd_over_weight(n, vrfd_walked(ring) - w0, bytes)) {
 		struct msghdr msg = {};
 		unsigned int k;
 		u64 need, acc;
@@ -877,6 +895,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			err = -EINTR;
 			break;
 		}
+		cond_resched();
 		len = vrfd_tap_rx_peek(t);
 		if (len <= 0) {
 			if (vrfd_tap_check_gone(t))
@@ -884,7 +903,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			break;
 		}
 		need = (u64)len + t->hdr_len;
-		r = vrfd_tap_rx_take(t, need);
+		r = vrfd_tap_rx_take(t, need, &n, w0);
 		if (r < 0) {
 			err = r;
 			break;
@@ -902,7 +921,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 				break;
 			}
 			ring->stats.drop_too_big++;
-			frames++;
+			n++;
 			continue;
 		}
 		iov_iter_init(&msg.msg_iter, ITER_DEST, t->iov, t->held_iov, t->held_cap);
@@ -914,7 +933,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			err = -EPIPE;
 			break;
 		}
-		frames++;
+		n++;
 		bad = false;
 		if (r < 0 || r > t->held_cap || r < (int)t->hdr_len) {
 			/* a fault (unwritable buffer) or a bigger frame won the race */
@@ -1061,6 +1080,8 @@ static void vrfd_tap_free(struct vrfd_tap *t)
 					t->frag.pagecnt_bias);
 	if (t->file)
 		fput(t->file);
+	if (t->net)
+		put_net(t->net);
 	kvfree(t->bounce);
 	kvfree(t->iov);
 	kvfree(t);
@@ -1193,7 +1214,8 @@ static int vrfd_tap_sysfs_flags(struct net_device *dev, unsigned long *flags)
  * (where it was created), then in the caller's.  A name found is used
  * only when it is an Ethernet device whose flags agree with TUNGETIFF's
  * (a same-named device elsewhere is not ours).  Its ifindex is kept for
- * the drop counter.
+ * the drop counter, with a reference on the namespace it was found in:
+ * the caller's namespace may die (with the device) while the ring lives.
  * Return: 0, or -EINVAL when the device is not an Ethernet device.
  */
 static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name,
@@ -1216,13 +1238,13 @@ static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name,
 				return -EINVAL;
 			}
 			*flags = f;
-			t->net = nets[i];
+			t->net = get_net(nets[i]);
 			t->ifindex = dev->ifindex;
 			dev_put(dev);
 			return 0;
 		}
 		if (!t->is_tun && dev->type == ARPHRD_ETHER) {
-			t->net = nets[i];
+			t->net = get_net(nets[i]);
 			t->ifindex = dev->ifindex;
 			dev_put(dev);
 			return 0;

@@ -65,10 +65,17 @@ int vrfd_get_buffer(struct vrfd_ring *ring,
 int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len);
 int vrfd_used_buffer_atomic(struct vrfd_ring *ring, int id, u32 len);
 void vrfd_wake(struct vrfd_ring *ring);
-bool vrfd_over_weight(unsigned int chains, size_t bytes);
+u32 vrfd_walked(const struct vrfd_ring *ring);
+bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes);
 
-/* Work limits per write()/read()/poll() call, as vhost-net's weights. */
+/*
+ * Work limits per write()/read()/poll() call (vhost-net's weights, plus
+ * walk work): chains handled (skipped ones included), walk units (one per
+ * chain taken or dropped, per descriptor read, per segment stored: see
+ * vrfd_walked()), bytes moved.
+ */
 #define VRFD_WEIGHT_CHAINS	256
+#define VRFD_WEIGHT_WALK	4096
 #define VRFD_WEIGHT_BYTES	0x80000
 
 #endif /* VRFD_API_H */

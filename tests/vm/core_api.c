@@ -522,6 +522,28 @@ static void test_misuse(void)
 		    m.atomic_not_attached_atomic);
 	core_result(tring_used_pending(&a) == 0 && !tring_broken(&a),
 		    "api_misuse_ring_untouched", "used %u", tring_used_pending(&a));
+
+	/*
+	 * Head 0 of "from" taken and waiting for a "to" buffer: completing
+	 * head 1 (never handed out) is refused, and head 0 still completes.
+	 */
+	{
+		uint32_t id = 99, len = 99;
+		char c = 0;
+
+		tring_post(&a, 16, false, 0);
+		r = (int)write(a.fd, &c, 1);
+		memset(&m, 0x55, sizeof(m));
+		r = r >= 0 ? ioctl(efd, VRINGFD_ECHO_MISUSE, &m) : r;
+		core_result(r == 0 && m.not_in_flight == -EINVAL && tring_used_pending(&a) == 0,
+			    "api_used_buffer_other_head_in_flight_einval",
+			    "r=%d result %d used %u", r, m.not_in_flight, tring_used_pending(&a));
+		tring_post(&b, 64, true, 0);
+		r = (int)write(b.fd, &c, 1);
+		core_result(r >= 0 && tring_take_used(&a, &id, &len) && id == 0 &&
+			    tring_used_pending(&a) == 0 && !tring_broken(&a),
+			    "api_taken_head_still_completes", "write %d, used id %u", r, id);
+	}
 out:
 	if (efd >= 0)
 		close(efd);

@@ -116,12 +116,34 @@ static void expect_dropped(const char *name, struct pair *p)
 }
 
 /**
+ * expect_refused() - write() on from fails with E2BIG, nothing consumed,
+ * the ring not broken (a chain longer than the caller's segment array is
+ * refused as soon as the walk sees it, whatever follows)
+ * @name: test name
+ * @p: the pair
+ */
+static void expect_refused(const char *name, struct pair *p)
+{
+	struct vringfd_state st;
+	char c = 0;
+	long r;
+	int e;
+
+	r = write(p->from.fd, &c, 1);
+	e = errno;
+	tring_state(&p->from, &st);
+	core_result(r == -1 && e == E2BIG && !tring_broken(&p->from) && st.last_avail == 0,
+		    name, "write %ld (%s, want E2BIG), broken %d, last_avail %u",
+		    r, r < 0 ? strerror(e) : "-", tring_broken(&p->from), st.last_avail);
+}
+
+/**
  * run_case() - set up one case on a fresh pair and check it
  * @name: test name
  * @num: from ring size
  * @features: from ring features
  * @setup: writes the malicious ring content
- * @err: errno wanted (0: expect_dropped())
+ * @err: errno wanted (0: expect_dropped(); E2BIG: expect_refused())
  */
 static void run_case(const char *name, unsigned int num, uint64_t features,
 		     void (*setup)(struct tring *t), int err)
@@ -135,7 +157,9 @@ static void run_case(const char *name, unsigned int num, uint64_t features,
 		return;
 	}
 	setup(&p.from);
-	if (err)
+	if (err == E2BIG)
+		expect_refused(name, &p);
+	else if (err)
 		expect_broken(name, &p, err);
 	else
 		expect_dropped(name, &p);
@@ -165,6 +189,27 @@ static void s_loop_all(struct tring *t)
 
 	for (i = 0; i < t->num; i++)
 		tring_desc(t, i, DP, 1, VRING_DESC_F_NEXT, (i + 1) & (t->num - 1));
+	tring_avail(t, 0);
+}
+
+/* zero-length descriptors add no segment, but each counts as one */
+static void s_loop_all_zero_len(struct tring *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->num; i++)
+		tring_desc(t, i, DP, 0, VRING_DESC_F_NEXT, (i + 1) & (t->num - 1));
+	tring_avail(t, 0);
+}
+
+/* 300 one-byte segments, then a loop back: refused at the array's end */
+static void s_overflow_then_loop(struct tring *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < 300; i++)
+		tring_desc(t, i, DP, 1, VRING_DESC_F_NEXT, i + 1);
+	tring_desc(t, 300, DP, 1, VRING_DESC_F_NEXT, 0);
 	tring_avail(t, 0);
 }
 
@@ -698,8 +743,7 @@ static void test_tap_busy_and_broken(void)
 				ioctl(p.from.fd, VRINGFD_ATTACH_TAP, &tap), EBUSY);
 	}
 	/* Break the ring, then every ioctl that needs a sound ring says EIO. */
-	tring_desc(&p.from, 0, DP, 16, VRING_DESC_F_NEXT, 0);
-	tring_avail(&p.from, 0);
+	tring_avail(&p.from, 0xffff);
 	write(p.from.fd, "", 1);
 	memset(&tap, 0, sizeof(tap));
 	tap.tap_fd = tfd;
@@ -728,7 +772,9 @@ int main(void)
 	}
 	run_case("walk_loop_self_eio", 8, 0, s_loop_self, EIO);
 	run_case("walk_loop_two_eio", 8, 0, s_loop_two, EIO);
-	run_case("walk_loop_32768_eio", 32768, 0, s_loop_all, EIO);
+	run_case("walk_loop_32768_e2big", 32768, 0, s_loop_all, E2BIG);
+	run_case("walk_zero_len_loop_32768_e2big", 32768, 0, s_loop_all_zero_len, E2BIG);
+	run_case("walk_overflow_then_loop_e2big", 512, 0, s_overflow_then_loop, E2BIG);
 	run_case("walk_head_out_of_range_eio", 8, 0, s_head_oob, EIO);
 	run_case("walk_head_ffff_eio", 8, 0, s_head_ffff, EIO);
 	run_case("walk_next_out_of_range_eio", 8, 0, s_next_oob, EIO);

@@ -80,7 +80,9 @@ struct vringfd_echo_stats {
  * struct vringfd_echo_misuse - answers of vringfd.ko to API misuse
  * @id_zero: vrfd_used_buffer(from, 0, 0)
  * @id_too_big: vrfd_used_buffer(from, num + 1, 0)
- * @not_in_flight: vrfd_used_buffer(from, 1, 0) with no chain taken
+ * @not_in_flight: vrfd_used_buffer(from, id, 0) with an id that was not
+ *	handed out: 1, or 2 when the chain with id 1 is in flight (taken from
+ *	"from" and waiting for a "to" buffer)
  * @atomic_not_attached_atomic: vrfd_used_buffer_atomic(from, 1, 0) on a
  *	ring attached without atomic_use (0 when attached with it: not tried)
  * @reserved: zero
@@ -98,9 +100,9 @@ struct vringfd_echo_misuse {
 /**
  * VRINGFD_ECHO_MISUSE - struct vringfd_echo_misuse (out)
  *
- * Test hook: makes the calls above on the attached "from" ring, which must
- * have no chain in flight.  Errors: ENOTCONN (not attached), EBUSY (a chain
- * of "from" is in flight), EFAULT.
+ * Test hook: makes the calls above on the attached "from" ring (with or
+ * without a chain of it in flight).  Errors: ENOTCONN (not attached),
+ * EFAULT.
  */
 #define VRINGFD_ECHO_MISUSE	_IOR(VRINGFD_ECHO_IOCTL_MAGIC, 0x03, struct vringfd_echo_misuse)
 

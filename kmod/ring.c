@@ -277,11 +277,18 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	err = vrfd_ring_check(ring);
 	if (err)
 		return err;
+	/* Entries seen at the last read of avail->idx and not yet taken. */
+	n = ring->avail_idx - ring->last_avail;
+	if (n)
+		return n;
 	if (get_user(idx, (u16 __user *)&ring->avail->idx))
 		return vrfd_fault(ring, "avail->idx unreadable");
 	n = idx - ring->last_avail;
 	if (n > ring->num)
 		return vrfd_violation(ring, "avail->idx moved by more than num");
+	ring->avail_idx = idx;
+	/* Read the avail entries only after seeing avail->idx. */
+	smp_rmb();
 	return n;
 }
 
@@ -484,6 +491,30 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 }
 
 /**
+ * vrfd_read_desc() - read one descriptor of the ring's table
+ * @u: its user address (inside the table VRINGFD_CREATE checked)
+ * @d: the kernel copy
+ *
+ * Four loads in one user-access section: no out-of-line copy, no
+ * per-byte string copy for 16 bytes.
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_read_desc(const struct vring_desc __user *u, struct vring_desc *d)
+{
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	unsafe_get_user(d->addr, &u->addr, efault);
+	unsafe_get_user(d->len, &u->len, efault);
+	unsafe_get_user(d->flags, &u->flags, efault);
+	unsafe_get_user(d->next, &u->next, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/**
  * vrfd_walk_chain() - collect the segments of the chain starting at @head
  * @ring: the ring
  * @w: the walk
@@ -506,7 +537,7 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 		err = vrfd_walk_step(ring, w);
 		if (err)
 			return err;
-		if (copy_from_user(&d, &ring->desc[i], sizeof(d)))
+		if (vrfd_read_desc(&ring->desc[i], &d))
 			return -EFAULT;
 		flags = VRFD_LE16(d.flags);
 		if (flags & VRING_DESC_F_INDIRECT) {
@@ -553,8 +584,6 @@ again:
 	n = vrfd_ring_avail_pending(ring);
 	if (n <= 0)
 		return n;
-	/* Read the avail entry only after seeing avail->idx. */
-	smp_rmb();
 	if (get_user(head, (u16 __user *)
 		     &ring->avail->ring[ring->last_avail & ring->mask]))
 		return vrfd_fault(ring, "avail ring unreadable");
@@ -703,6 +732,27 @@ static void vrfd_signal(struct vrfd_ring *ring)
 	}
 }
 
+/**
+ * vrfd_write_used() - write one used element into the ring's used ring
+ * @u: its user address
+ * @e: the element
+ *
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_write_used(struct vring_used_elem __user *u,
+			   const struct vring_used_elem *e)
+{
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	unsafe_put_user(e->id, &u->id, efault);
+	unsafe_put_user(e->len, &u->len, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 {
 	struct vring_used_elem elem;
@@ -730,8 +780,7 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 		return err;
 	}
-	if (copy_to_user(&ring->used->ring[ring->used_idx & ring->mask],
-			 &elem, sizeof(elem)))
+	if (vrfd_write_used(&ring->used->ring[ring->used_idx & ring->mask], &elem))
 		return vrfd_fault(ring, "used ring not writable");
 	ring->used_idx++;
 	return 0;
@@ -991,6 +1040,7 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
 	ring->used = (struct vring_used __user *)(unsigned long)c->used_addr;
 	ring->last_used = (u16 __user *)(unsigned long)c->last_used_addr;
 	ring->last_avail = last_avail;
+	ring->avail_idx = last_avail;
 	ring->used_idx = used_idx;
 	ring->published_idx = used_idx;
 	init_rwsem(&ring->attach_sem);

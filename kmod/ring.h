@@ -69,6 +69,8 @@ struct page;
  * @lock: serialises walkers (see "Locking")
  * @used_lock: protects the used ring in atomic mode (see "Locking")
  * @last_avail: kernel-private: next avail entry to read (under @lock)
+ * @avail_idx: avail->idx as last read and checked (under @lock): entries
+ *	up to it are taken without reading avail->idx again (as vhost)
  * @used_idx: kernel-private used index: what used->idx becomes at the next
  *	publish (under @lock, or @used_lock in atomic mode); never read back
  * @published_idx: the used->idx last written to user memory
@@ -126,6 +128,7 @@ struct vrfd_ring {
 	spinlock_t used_lock;
 
 	u16 last_avail;
+	u16 avail_idx;
 	u16 used_idx;
 	u16 published_idx;
 	u16 signalled_used;

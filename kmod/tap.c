@@ -352,6 +352,30 @@ static int vrfd_tap_iov_copy(const struct iovec *iov, unsigned int niov,
 }
 
 /**
+ * vrfd_tap_copy_to_frag() - copy a chain's bytes into a page-fragment buffer
+ * @dst: inside a page of the attachment's fragment cache
+ * @iov: the chain's segments (user addresses)
+ * @niov: their number
+ * @len: bytes, the segments' total
+ *
+ * As tun does, through copy_page_from_iter(): the destination is a page, so
+ * the hardened-usercopy object check (a walk of the page's metadata for
+ * every copy) has nothing to check.
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_tap_copy_to_frag(void *dst, const struct iovec *iov,
+				 unsigned int niov, size_t len)
+{
+	struct iov_iter it;
+
+	iov_iter_init(&it, ITER_SOURCE, iov, niov, len);
+	if (copy_page_from_iter(virt_to_page(dst), offset_in_page(dst), len,
+				&it) != len)
+		return -EFAULT;
+	return 0;
+}
+
+/**
  * vrfd_tap_hdr_ok() - may this virtio-net header be handed to the tap?
  * @h: the header (little-endian, as on x86 and in virtio 1.x)
  * @len: frame bytes after the header
@@ -583,8 +607,8 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 	if (!buf)
 		return -ENOMEM;
 	/* pad >= sizeof(struct tun_xdp_hdr) + hdr_len: no overlap */
-	if (vrfd_tap_iov_copy(iov, nout, 0, buf + pad - t->hdr_len,
-			      t->hdr_len + flen, false)) {
+	if (vrfd_tap_copy_to_frag(buf + pad - t->hdr_len, iov, nout,
+				  t->hdr_len + flen)) {
 		page_frag_free(buf);
 		t->ring->stats.drop_bad_addr++;
 		return 0;

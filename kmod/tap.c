@@ -588,7 +588,8 @@ static int vrfd_tap_tx_one(struct vrfd_tap *t, const struct iovec *iov,
  * just in front of the frame's headroom; its first 10 bytes then go into
  * the tun_xdp_hdr at the start of the buffer.
  * Return: 1 (queued), 0 (bad header or unreadable: counted, chain to
- * complete), -ENOMEM, -ENOSPC (does not fit a page: send it alone).
+ * complete), -ENOMEM, -ENOSPC (does not fit a page: send it alone),
+ * -EAGAIN (flush the batch first: the fragment page is full).
  */
 static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 			     unsigned int nout, u32 flen, u16 head)
@@ -603,6 +604,14 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 
 	if (buflen > PAGE_SIZE)
 		return -ENOSPC;
+	/*
+	 * The cache's page is full: send the batch before a new page is
+	 * taken.  tun consumes the frames in sendmsg(), so the page comes
+	 * back whole and is reused; a new page would be zeroed first
+	 * (init_on_alloc), which costs more than the frames themselves.
+	 */
+	if (t->nbatch && t->frag.va && t->frag.offset < buflen)
+		return -EAGAIN;
 	buf = page_frag_alloc_align(&t->frag, buflen, GFP_KERNEL, ~(SMP_CACHE_BYTES - 1));
 	if (!buf)
 		return -ENOMEM;
@@ -687,6 +696,14 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 		bytes += flen;
 		if (tx_batch) {
 			r = vrfd_tap_tx_batch(t, t->iov, ch.nout, flen, ch.head);
+			if (r == -EAGAIN) {
+				/* the batch first: its frames free the page */
+				err = vrfd_tap_tx_flush(t);
+				if (err)
+					goto complete;
+				r = vrfd_tap_tx_batch(t, t->iov, ch.nout, flen,
+						      ch.head);
+			}
 			if (r == 1) {
 				if (t->nbatch == VRFD_TAP_BATCH) {
 					err = vrfd_tap_tx_flush(t);

@@ -766,10 +766,12 @@ static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
 		cap += t->held[i].cap;
 	}
 	t->nheld -= k;
-	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
 	t->held_iov -= iovs;
-	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
 	t->held_cap -= cap;
+	if (!t->nheld)
+		return;		/* the common case: nothing left to move */
+	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
+	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
 }
 
 /**
@@ -908,6 +910,27 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
 }
 
 /**
+ * vrfd_tap_put_num_buffers() - write num_buffers into a delivered frame's
+ * virtio_net_hdr_v1
+ * @t: the attachment (its first held head starts with the header)
+ * @k: heads the frame took
+ *
+ * One store when the field lies in the first segment (the usual layout),
+ * else a copy across the segments.
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_tap_put_num_buffers(struct vrfd_tap *t, unsigned int k)
+{
+	const size_t off = offsetof(struct virtio_net_hdr_v1, num_buffers);
+	__le16 nb = cpu_to_le16(k);
+
+	if (t->iov[0].iov_len >= off + sizeof(nb))
+		return put_user(nb, (__le16 __user *)(t->iov[0].iov_base + off)) ?
+		       -EFAULT : 0;
+	return vrfd_tap_iov_copy(t->iov, t->held[0].niov, off, &nb, sizeof(nb), true);
+}
+
+/**
  * vrfd_tap_pull_rx() - move every queued frame into posted buffers
  * @t: the attachment
  *
@@ -987,11 +1010,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 		for (k = 0, acc = 0; !bad && k < t->nheld && acc < (u64)r; k++)
 			acc += t->held[k].cap;
 		if (!bad && t->hdr_len == sizeof(struct virtio_net_hdr_v1)) {
-			__le16 nb = cpu_to_le16(k);
-
-			if (vrfd_tap_iov_copy(t->iov, t->held[0].niov,
-					      offsetof(struct virtio_net_hdr_v1, num_buffers),
-					      &nb, sizeof(nb), true)) {
+			if (vrfd_tap_put_num_buffers(t, k)) {
 				ring->stats.drop_bad_addr++;
 				bad = true;
 			}

@@ -602,7 +602,8 @@ static int setup(void)
 	}
 	for (i = 0; i < NCTL; i++) {
 		pthread_rwlock_init(&ctls[i].lk, NULL);
-		ctls[i].fd = open("/dev/vringfd", O_RDWR | O_CLOEXEC);
+		ctls[i].fd = open(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd",
+				   O_RDWR | O_CLOEXEC);
 		if (ctls[i].fd < 0) {
 			printf("FAIL: stress_setup: open /dev/vringfd: %s\n", strerror(errno));
 			return -1;
@@ -703,7 +704,7 @@ int main(int argc, char **argv)
 	}
 	ref0 = mod_refcnt("vringfd");
 	eref0 = mod_refcnt("vringfd_echo");
-	if (access("/dev/vringfd", F_OK)) {
+	if (access(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd", F_OK)) {
 		printf("SKIP: stress: /dev/vringfd missing (module not loaded)\n");
 		return 0;
 	}

@@ -347,12 +347,18 @@ static void guard_handler(int sig)
 	signal(sig, SIG_DFL);
 }
 
-/* Run BODY with faults on ring memory caught (the rest of BODY is skipped). */
+/*
+ * Run BODY with faults on ring memory caught (the rest of BODY is skipped).
+ * The signal fences keep the compiler from moving BODY's memory accesses
+ * out of the armed window.
+ */
 #define GUARDED(BODY)						\
 	do {							\
 		if (!sigsetjmp(guard_jb, 1)) {			\
 			guard_armed = 1;			\
+			atomic_signal_fence(memory_order_seq_cst); \
 			BODY;					\
+			atomic_signal_fence(memory_order_seq_cst); \
 		}						\
 		guard_armed = 0;				\
 	} while (0)

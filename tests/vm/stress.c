@@ -431,12 +431,12 @@ static void watchdog(unsigned int n)
 		live = 0;
 		t = now_ms();
 		for (i = 0; i < n; i++) {
+			if (!thr[i].th)
+				continue;
 			if (pthread_tryjoin_np(thr[i].th, NULL) == 0) {
 				thr[i].th = 0;
 				continue;
 			}
-			if (!thr[i].th)
-				continue;
 			live++;
 			op = atomic_load(&thr[i].op);
 			if (op && t - atomic_load(&thr[i].op_start_ms) > (long long)opt.hang * 1000) {
@@ -576,8 +576,8 @@ static int setup(void)
 		printf("# stress: RLIMIT_NOFILE 16384: %s (bulk creations stop at EMFILE)\n",
 		       strerror(errno));
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = guard_handler;
-	sa.sa_flags = SA_NODEFER;
+	sa.sa_sigaction = guard_handler;
+	sa.sa_flags = SA_NODEFER | SA_SIGINFO;
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,8 @@
 #define STRESS_POOL_H
 
 #include <errno.h>
+#include <execinfo.h>
+#include <ucontext.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -332,18 +334,31 @@ static void rnd_fill(void *p, size_t len)
 /**
  * guard_handler() - SIGSEGV/SIGBUS: leave a guarded ring access
  * @sig: signal
+ * @si: its information (the faulting address)
+ * @uc: the interrupted context (the faulting pc)
  *
  * Ring memory may be unmapped or protected by another thread at any time;
  * user-side writes to it run between guard_on() and guard_off().  A fault
- * anywhere else is a crash of the test: the default action is restored and
- * the fault repeats.
+ * anywhere else is a crash of the test: the address and a backtrace are
+ * printed on stderr, the default action is restored and the fault repeats.
  */
-static void guard_handler(int sig)
+static void guard_handler(int sig, siginfo_t *si, void *uc)
 {
+	char msg[160];
+	void *bt[32];
+	int n;
+
 	if (guard_armed) {
 		guard_armed = 0;
 		siglongjmp(guard_jb, 1);
 	}
+	n = snprintf(msg, sizeof(msg), "# stress: signal %d at address %p outside the guard (pc %#llx, seed %llu):\n",
+		     sig, si->si_addr, (unsigned long long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP],
+		     (unsigned long long)opt.seed);
+	if (write(2, msg, (size_t)n) < 0)
+		n = 0;
+	n = backtrace(bt, 32);
+	backtrace_symbols_fd(bt, n, 2);
 	signal(sig, SIG_DFL);
 }
 

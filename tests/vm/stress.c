@@ -125,11 +125,13 @@
 /**
  * struct op_entry - one kind of operation
  * @fn: the operation
+ * @name: its name in the summary
  * @weight: relative frequency
  * @ex: EX_* scenario it belongs to (0: always)
  */
 struct op_entry {
 	void (*fn)(void);
+	const char *name;
 	unsigned int weight;
 	unsigned int ex;
 };
@@ -137,28 +139,32 @@ struct op_entry {
 static void op_bulk_limited(void);
 
 static const struct op_entry op_table[] = {
-	{ op_create, 10, 0 },
-	{ op_random_ioctl, 8, 0 },
-	{ op_attach_tap, 8, 0 },
-	{ op_detach, 5, 0 },
-	{ op_mem_table, 5, 0 },
-	{ op_call_fd, 4, 0 },
-	{ op_get_info, 6, 0 },
-	{ op_write_read, 8, 0 },
-	{ op_poll, 6, 0 },
-	{ op_traffic, 16, 0 },
-	{ op_dup_close, 4, 0 },
-	{ op_bulk_limited, 1, EX_BULK },
-	{ op_mem, 6, EX_MEM },
-	{ op_tap_open, 3, EX_TAPS },
-	{ op_tap_gone, 2, EX_TAPS },
-	{ op_tap_frames, 5, EX_TAPS },
-	{ op_netns, 1, EX_NETNS | EX_TAPS },
-	{ op_efd, 2, 0 },
-	{ op_echo, 5, EX_ECHO },
-	{ op_fork, 1, EX_FORK },
+	{ op_create, "create", 10, 0 },
+	{ op_random_ioctl, "random_ioctl", 8, 0 },
+	{ op_attach_tap, "attach_tap", 8, 0 },
+	{ op_detach, "detach", 5, 0 },
+	{ op_mem_table, "mem_table", 5, 0 },
+	{ op_call_fd, "call_fd", 4, 0 },
+	{ op_get_info, "get_info", 6, 0 },
+	{ op_write_read, "write_read", 8, 0 },
+	{ op_poll, "poll", 6, 0 },
+	{ op_traffic, "traffic", 16, 0 },
+	{ op_dup_close, "dup_close", 4, 0 },
+	{ op_bulk_limited, "bulk", 1, EX_BULK },
+	{ op_mem, "mem", 6, EX_MEM },
+	{ op_tap_open, "tap_open", 3, EX_TAPS },
+	{ op_tap_gone, "tap_gone", 2, EX_TAPS },
+	{ op_tap_frames, "tap_frames", 5, EX_TAPS },
+	{ op_netns, "netns", 1, EX_NETNS | EX_TAPS },
+	{ op_efd, "efd", 2, 0 },
+	{ op_echo, "echo", 5, EX_ECHO },
+	{ op_fork, "fork", 1, EX_FORK },
 };
 
+#define NOPS (sizeof(op_table) / sizeof(op_table[0]))
+
+static atomic_ulong op_calls[NOPS];
+static atomic_llong op_ms[NOPS];
 static char top[PATH_MAX];
 
 /**
@@ -190,17 +196,21 @@ static void *worker(void *arg)
 	rng = splitmix(opt.seed ^ splitmix((uint64_t)self->id + 1));
 	atomic_store(&self->tid, (int)syscall(SYS_gettid));
 	self->pkt = -1;
-	for (i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
+	for (i = 0; i < NOPS; i++)
 		if (!(op_table[i].ex & opt.exclude) && (op_table[i].fn != op_echo || have_echo))
 			total += op_table[i].weight;
 	deadline = now_ms() + (long long)opt.seconds * 1000;
 	while (!atomic_load(&stop_now) && now_ms() < deadline) {
 		w = rndn(total);
-		for (i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
+		for (i = 0; i < NOPS; i++) {
 			if ((op_table[i].ex & opt.exclude) || (op_table[i].fn == op_echo && !have_echo))
 				continue;
 			if (w < op_table[i].weight) {
+				long long t = now_ms();
+
 				op_table[i].fn();
+				atomic_fetch_add(&op_calls[i], 1);
+				atomic_fetch_add(&op_ms[i], now_ms() - t);
 				break;
 			}
 			w -= op_table[i].weight;
@@ -734,6 +744,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)opt.threads; i++)
 		total += thr[i].ops;
 	printf("# stress: %lu operations in %.1f s\n", total, (now_ms() - t0) / 1000.0);
+	for (i = 0; i < (int)NOPS; i++)
+		printf("#   %-12s %6lu calls %7.1f s\n", op_table[i].name, atomic_load(&op_calls[i]),
+		       atomic_load(&op_ms[i]) / 1000.0);
 	printf("PASS: stress_no_hang\n");
 
 	teardown();

@@ -41,7 +41,8 @@
  *   traffic     well-formed chains (frames on TX, writable buffers on RX,
  *               1-3 descriptors) then a kick; garbage: random descriptors,
  *               self loops, huge lengths, indirect tables, random avail
- *               entries and avail idx, scribbled used idx/used_event
+ *               entries and avail idx, scribbled used idx/used_event, or
+ *               num chains of the whole table made available at once
  *   dup_close   dup a ring into another slot (two fds, one ring), or close
  *   bulk        1000..6000 vring fds at once (RLIMIT_NOFILE raised), then
  *               all closed (at most one bulk every 5 s)
@@ -152,9 +153,9 @@ static const struct op_entry op_table[] = {
 	{ op_dup_close, "dup_close", 4, 0 },
 	{ op_bulk_limited, "bulk", 1, EX_BULK },
 	{ op_mem, "mem", 6, EX_MEM },
-	{ op_tap_open, "tap_open", 3, EX_TAPS },
-	{ op_tap_gone, "tap_gone", 2, EX_TAPS },
-	{ op_tap_frames, "tap_frames", 5, EX_TAPS },
+	{ op_tap_open, "tap_open", 2, EX_TAPS },
+	{ op_tap_gone, "tap_gone", 1, EX_TAPS },
+	{ op_tap_frames, "tap_frames", 3, EX_TAPS },
 	{ op_netns, "netns", 1, EX_NETNS | EX_TAPS },
 	{ op_efd, "efd", 2, 0 },
 	{ op_echo, "echo", 5, EX_ECHO },

@@ -391,8 +391,9 @@ static void op_detach(void)
 /**
  * op_mem_table() - VRINGFD_SET_MEM_TABLE with random regions
  *
- * An identity table over a slot's buffers (descriptors still translate),
- * many tiny regions (unless --exclude tiny-regions), random and
+ * An identity table over memory slots (descriptors still translate), many
+ * tiny regions over the ring's own buffers, mostly identity (unless
+ * --exclude tiny-regions), random and
  * overlapping regions, too many regions, zero sizes, wrap-around,
  * non-zero reserved fields, or the empty table.
  */
@@ -405,6 +406,8 @@ static void op_mem_table(void)
 	struct rslot *s;
 	void *arg = t;
 
+	OP_BEGIN("mem_table");
+	s = ring_get();
 	memset(argbuf, 0, sizeof(argbuf));
 	if (mode == 0) {
 		n = 0;
@@ -418,14 +421,15 @@ static void op_mem_table(void)
 		}
 	} else if (mode <= 5 && !excluded(EX_TINY)) {	/* many tiny regions */
 		n = 1 + rndn(VRINGFD_MAX_MEM_REGIONS);
-		ga = rnd() & 0xffffffffffULL;
-		ua = (uintptr_t)slot_mem(rndn(NRING)) + BUF_OFF;
+		/* over the ring's own buffers, identity, so its traffic translates */
+		ua = (uintptr_t)slot_mem(s->memi >= 0 ? s->memi : (int)rndn(NRING)) + BUF_OFF;
+		ga = chance(70) ? ua : rnd() & 0xffffffffffULL;
 		for (i = 0; i < n; i++) {
 			rg[i].guest_addr = ga;
 			rg[i].user_addr = ua;
-			rg[i].size = 1 + rndn(16);
-			ga += rg[i].size + (chance(80) ? 0 : rndn(64));
-			ua += rg[i].size + rndn(64);
+			rg[i].size = chance(50) ? 1 : 1 + rndn(16);
+			ga += rg[i].size + (chance(90) ? 0 : rndn(64));
+			ua = ga;
 		}
 	} else {			/* random */
 		n = chance(90) ? rndn(VRINGFD_MAX_MEM_REGIONS + 1) : VRINGFD_MAX_MEM_REGIONS + 1 + rndn(100);
@@ -444,8 +448,6 @@ static void op_mem_table(void)
 		rg[rndn(n)].reserved = 1;
 	if (chance(3))
 		arg = bad_ptr();
-	OP_BEGIN("mem_table");
-	s = ring_get();
 	if (s->fd >= 0)
 		check_ret("mem_table", ioctl(s->fd, VRINGFD_SET_MEM_TABLE, arg), ok_memtab);
 	pthread_rwlock_unlock(&s->lk);
@@ -720,6 +722,38 @@ static void scribble(int memi, unsigned int num)
 }
 
 /**
+ * long_chains() - make every avail entry a chain through the whole table
+ * @memi: memory slot
+ * @num: ring size
+ *
+ * desc[i] -> desc[i + 1] for all i, the last one ending the chain, all of
+ * one direction (readable or writable at random: on an RX ring readable
+ * chains are unusable and are skipped), and num such heads made available
+ * at once: num * num descriptors to walk.  Only for rings up to 1024
+ * entries with --exclude big-rings.  Guarded.
+ */
+static void long_chains(int memi, unsigned int num)
+{
+	struct lay l;
+	unsigned int i;
+	uint16_t f = chance(50) ? VRING_DESC_F_WRITE : 0;
+
+	layout(memi, num, &l);
+	GUARDED({
+		for (i = 0; i < num; i++) {
+			l.desc[i].addr = (uintptr_t)l.bufs + (i % NBUF) * BUF_SZ;
+			l.desc[i].len = 1 + rndn(64);
+			l.desc[i].flags = f | (i + 1 < num ? VRING_DESC_F_NEXT : 0);
+			l.desc[i].next = (uint16_t)(i + 1);
+		}
+		for (i = 0; i < num; i++)
+			l.avail->ring[i] = chance(80) ? 0 : (uint16_t)rndn(num);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		l.avail->idx += (uint16_t)num;
+	});
+}
+
+/**
  * op_traffic() - valid chains (then a kick) or garbage on a random ring
  */
 static void op_traffic(void)
@@ -730,7 +764,9 @@ static void op_traffic(void)
 	OP_BEGIN(garbage ? "garbage" : "traffic");
 	s = ring_get();
 	if (s->memi >= 0 && s->num && (garbage || s->num <= 16384)) {
-		if (garbage)
+		if (garbage && chance(10) && (s->num <= 1024 || !excluded(EX_BIGRING)))
+			long_chains(s->memi, s->num);
+		else if (garbage)
 			scribble(s->memi, s->num);
 		else
 			post_valid(s);

@@ -445,23 +445,31 @@ static long check_ret(const char *op, long ret, const int *ok)
 	} while (0)
 
 /**
- * fslot_replace() - install @fd in slot @s (closing the old one)
+ * fslot_replace() - install @fd in slot @s, then close the old one
+ *
+ * The old fd is closed after the slot is unlocked (no operation can be
+ * using it then: they hold the lock for reading): closing a tap queue
+ * waits for the RTNL, which namespace teardown holds for long.
  * @s: slot
  * @fd: new fd or -1
  * @dev: device number to remember
  */
 static void fslot_replace(struct fslot *s, int fd, int dev)
 {
+	int old;
+
 	pthread_rwlock_wrlock(&s->lk);
-	if (s->fd >= 0)
-		close(s->fd);
+	old = s->fd;
 	s->fd = fd;
 	s->dev = dev;
 	pthread_rwlock_unlock(&s->lk);
+	if (old >= 0)
+		close(old);
 }
 
 /**
- * rslot_replace() - install vring fd @fd in ring slot @i (closing the old one)
+ * rslot_replace() - install vring fd @fd in ring slot @i, then close the
+ *	old one (outside the lock, as fslot_replace())
  * @i: slot
  * @fd: new fd or -1
  * @num: its ring size (0: unknown)
@@ -470,15 +478,17 @@ static void fslot_replace(struct fslot *s, int fd, int dev)
 static void rslot_replace(int i, int fd, unsigned int num, int memi)
 {
 	struct rslot *s = &rings[i];
+	int old;
 
 	pthread_rwlock_wrlock(&s->lk);
-	if (s->fd >= 0)
-		close(s->fd);
+	old = s->fd;
 	s->fd = fd;
 	s->num = num;
 	s->memi = memi;
 	s->dir = -1;
 	pthread_rwlock_unlock(&s->lk);
+	if (old >= 0)
+		close(old);
 }
 
 #endif /* STRESS_POOL_H */

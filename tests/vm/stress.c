@@ -646,9 +646,12 @@ static void teardown(void)
 	pthread_mutex_lock(&ns_mtx);
 	ns_holder_stop();
 	pthread_mutex_unlock(&ns_mtx);
-	for (i = 0; i < NTAPDEV; i++) {
-		snprintf(cmd, sizeof(cmd), "ip link del vst%d >/dev/null 2>&1; ip link del vstun%d >/dev/null 2>&1",
-			 i, i);
+	for (i = 0; i < 2 * NTAPDEV; i++) {
+		snprintf(cmd, sizeof(cmd), i < NTAPDEV ? "vst%d" : "vstun%d", i % NTAPDEV);
+		if (!sys_ifindex(cmd))
+			continue;
+		snprintf(cmd, sizeof(cmd), i < NTAPDEV ? "ip link del vst%d >/dev/null 2>&1" :
+			 "ip link del vstun%d >/dev/null 2>&1", i % NTAPDEV);
 		if (system(cmd) == -1)
 			break;
 	}

@@ -751,6 +751,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)NOPS; i++)
 		printf("#   %-12s %6lu calls %7.1f s\n", op_table[i].name, atomic_load(&op_calls[i]),
 		       atomic_load(&op_ms[i]) / 1000.0);
+	hist_print();
 	printf("PASS: stress_no_hang\n");
 
 	teardown();

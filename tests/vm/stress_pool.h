@@ -414,6 +414,60 @@ static void __attribute__((format(printf, 2, 3))) report_bad(const char *op, con
 	fflush(stdout);
 }
 
+/* Outcome histogram per checked call: [0] successes, [e] failures with errno e. */
+#define HIST_OPS	32
+#define HIST_ERRS	134
+static struct {
+	const char *op;
+	atomic_ulong n[HIST_ERRS];
+} hist[HIST_OPS];
+static pthread_mutex_t hist_mtx = PTHREAD_MUTEX_INITIALIZER;
+
+/**
+ * hist_count() - count one outcome of @op
+ * @op: the call's name (a string literal: compared by address first)
+ * @e: 0 for success, else the errno
+ */
+static void hist_count(const char *op, int e)
+{
+	int i;
+
+	if (e < 0 || e >= HIST_ERRS)
+		e = HIST_ERRS - 1;
+	for (i = 0; i < HIST_OPS; i++) {
+		const char *o = __atomic_load_n(&hist[i].op, __ATOMIC_ACQUIRE);
+
+		if (!o) {
+			pthread_mutex_lock(&hist_mtx);
+			if (!hist[i].op)
+				__atomic_store_n(&hist[i].op, op, __ATOMIC_RELEASE);
+			o = hist[i].op;
+			pthread_mutex_unlock(&hist_mtx);
+		}
+		if (o == op || !strcmp(o, op)) {
+			atomic_fetch_add(&hist[i].n[e], 1);
+			return;
+		}
+	}
+}
+
+/**
+ * hist_print() - print the outcome histogram as comment lines
+ */
+static void hist_print(void)
+{
+	int i, e;
+
+	for (i = 0; i < HIST_OPS && hist[i].op; i++) {
+		printf("#   %-14s ok %lu", hist[i].op, atomic_load(&hist[i].n[0]));
+		for (e = 1; e < HIST_ERRS; e++)
+			if (atomic_load(&hist[i].n[e]))
+				printf(", %s %lu", strerrorname_np(e) ? strerrorname_np(e) : "?",
+				       atomic_load(&hist[i].n[e]));
+		printf("\n");
+	}
+}
+
 /**
  * check_ret() - judge a call that returns -1 with errno on failure
  * @op: operation (for the message)
@@ -426,6 +480,7 @@ static long check_ret(const char *op, long ret, const int *ok)
 {
 	int e = errno;
 
+	hist_count(op, ret < 0 ? e : 0);
 	if (ret < 0 && e != EINTR && !errno_in(ok, e))
 		report_bad("errno", "%s: unexpected errno %d (%s)", op, e, strerror(e));
 	errno = e;

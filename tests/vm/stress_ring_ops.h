@@ -333,17 +333,21 @@ static void op_attach_tap(void)
 	void *arg = &a;
 	long r;
 
+	bool good = chance(60);	/* a well-formed attach to a tap slot */
+
 	memset(&a, 0, sizeof(a));
 	a.dir = chance(95) ? rndn(2) : (uint32_t)rnd();
-	a.vnet_hdr_len = hdrs[rndn(7)];
-	a.flags = chance(80) ? 0 : chance(70) ? VRINGFD_TAP_F_MRG_RXBUF : (uint32_t)rnd();
-	if (chance(3))
-		a.reserved[rndn(2)] = rnd() | 1;
-	if (chance(3))
-		arg = bad_ptr();
+	if (!good) {
+		a.vnet_hdr_len = hdrs[rndn(7)];
+		a.flags = chance(80) ? 0 : chance(70) ? VRINGFD_TAP_F_MRG_RXBUF : (uint32_t)rnd();
+		if (chance(3))
+			a.reserved[rndn(2)] = rnd() | 1;
+		if (chance(3))
+			arg = bad_ptr();
+	}
 	OP_BEGIN("attach_tap");
 	s = ring_get();
-	switch (rndn(10)) {
+	switch (good ? 9 : rndn(10)) {
 	case 0:
 		a.tap_fd = chance(50) ? -1 : 65000;
 		break;

@@ -13,6 +13,8 @@
 #define STRESS_RING_OPS_H
 
 #include <poll.h>
+#include <net/if.h>
+#include <linux/if_tun.h>
 #include "stress_pool.h"
 
 /* Allowed errnos per operation (see the header comment of stress.c). */
@@ -334,6 +336,7 @@ static void op_attach_tap(void)
 	long r;
 
 	bool good = chance(60);	/* a well-formed attach to a tap slot */
+	struct ifreq ifr;
 
 	memset(&a, 0, sizeof(a));
 	a.dir = chance(95) ? rndn(2) : (uint32_t)rnd();
@@ -364,6 +367,9 @@ static void op_attach_tap(void)
 	if (ts) {
 		pthread_rwlock_rdlock(&ts->lk);
 		a.tap_fd = ts->fd;
+		if (good && ts->fd >= 0 && !ioctl(ts->fd, TUNGETIFF, &ifr) &&
+		    (ifr.ifr_flags & IFF_VNET_HDR))
+			a.vnet_hdr_len = chance(50) ? 10 : 12;	/* the header the tap has */
 	}
 	if (s->fd >= 0) {
 		r = ioctl(s->fd, VRINGFD_ATTACH_TAP, arg);

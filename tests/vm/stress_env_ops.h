@@ -270,8 +270,29 @@ static void ns_holder_stop(void)
 }
 
 /**
+ * sweep_rings() - GET_STATS (which reads the tap's own counters) and a kick
+ *	on every ring, right after a namespace died
+ */
+static void sweep_rings(void)
+{
+	struct vringfd_stats st;
+	int i;
+
+	for (i = 0; i < NRING; i++) {
+		pthread_rwlock_rdlock(&rings[i].lk);
+		if (rings[i].fd >= 0) {
+			check_ret("get_stats", ioctl(rings[i].fd, VRINGFD_GET_STATS, &st), ok_none);
+			if (chance(50))
+				check_ret("write", write(rings[i].fd, NULL, 0), ok_rw);
+		}
+		pthread_rwlock_unlock(&rings[i].lk);
+	}
+}
+
+/**
  * op_netns() - namespaces: move a tap device into the holder's namespace
- *	(ip link set ... netns PID), let that namespace die, or open a tap
+ *	(ip link set ... netns PID), let that namespace die (then GET_STATS
+ *	and a kick on every ring), or open a tap
  *	inside a namespace this thread unshares and leaves again (setns back)
  */
 static void op_netns(void)
@@ -299,6 +320,7 @@ static void op_netns(void)
 		pthread_mutex_lock(&ns_mtx);
 		ns_holder_stop();
 		pthread_mutex_unlock(&ns_mtx);
+		sweep_rings();
 		break;
 	default:
 		if (unshare(CLONE_NEWNET))

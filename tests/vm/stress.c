@@ -118,7 +118,7 @@
  *                              kmem_cache of its own, and kmalloc,
  *                              network-namespace teardown and file/RCU
  *                              freeing make SUnreclaim noisy: 60 s runs on
- *                              the stock 6.1 kernel grew it by 1.2-2.7 MB
+ *                              the stock 6.1 kernel grew it by 1.2-3.0 MB
  *                              with nothing of the module left; a leak is
  *                              better caught by refcnt, rmmod and kmemleak)
  */

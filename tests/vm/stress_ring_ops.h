@@ -59,7 +59,8 @@ static void *bad_ptr(void)
 }
 
 /**
- * rnd_num() - a ring size: mostly small powers of two, sometimes invalid
+ * rnd_num() - a ring size: mostly powers of two up to 1024, some from 2048
+ *	to 32768 (unless --exclude big-rings), sometimes invalid
  * @valid: set when the size is a power of two in 1..32768
  *
  * Return: the size.
@@ -69,7 +70,7 @@ static unsigned int rnd_num(bool *valid)
 	unsigned int n;
 
 	if (chance(85)) {
-		n = chance(80) || excluded(EX_BIGRING) ? 1u << rndn(11) : 1u << rndn(16);
+		n = chance(85) || excluded(EX_BIGRING) ? 1u << rndn(11) : 1u << (11 + rndn(5));
 	} else {
 		static const unsigned int bad[] = { 0, 3, 6, 100, 65536, 1u << 20, 0xffffffffu };
 
@@ -774,7 +775,7 @@ static void op_traffic(void)
 	OP_BEGIN(garbage ? "garbage" : "traffic");
 	s = ring_get();
 	if (s->memi >= 0 && s->num && (garbage || s->num <= 16384)) {
-		if (garbage && chance(10) && (s->num <= 1024 || !excluded(EX_BIGRING)))
+		if (garbage && chance(30) && (s->num <= 1024 || !excluded(EX_BIGRING)))
 			long_chains(s->memi, s->num);
 		else if (garbage)
 			scribble(s->memi, s->num);

@@ -87,6 +87,12 @@
  *                     success); GET_STATE/SET_CALL_FD(-1)/DETACH: success
  *                     or EPERM EIO ENOENT; poll(): must report POLLERR
  *   tun, ip, mmap/mprotect/mremap results are not judged (not the module's).
+ * Seen on this branch's module (seeds 17 and 20, 2026-12-03): write()/read()
+ * on a ring attached to vringfd_echo fail with E2BIG, which the ABI does not
+ * list: a chain with more segments than the echo's iovec array is refused
+ * by vrfd_get_buffer() with nothing consumed, echo passes the error on, and
+ * the exported API has no way to skip the chain (the tap skips it as
+ * drop_bad_chain).  Left a FAIL until the module or the ABI text changes.
  * Other assertions during the run: an invalid num is refused with EINVAL;
  * GET_STATE's num equals the created num; the forked child is not killed.
  *

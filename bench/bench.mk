@@ -32,5 +32,5 @@ bench: modules $(BENCH_BIN) user $(B)/tests/host/vu_frontend
 	BENCH_MODE=$(or $(BENCH_MODE),icount) bench/daemon_run
 
 .PHONY: bench-profile
-bench-profile: modules $(LIBVRINGFD_A)
+bench-profile: modules
 	bench/profile

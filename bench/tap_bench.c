@@ -41,6 +41,12 @@
  * socket handed to the tap; received: TX the tap's rx_packets / RX frames
  * the reader got; dropped: the difference.  Batch sizes 1, 8 and 64 always.
  *
+ * The driver side of the ring methods (vringfd, vhost-net) posts with
+ * libvringfd's vringfd_ring_add_many() (one publish per batch) and collects
+ * with vringfd_ring_get_used_many() (used->idx read once per collect);
+ * BENCH_LIB=single uses one vringfd_ring_add() / vringfd_ring_get_used()
+ * per chain instead, for comparison.
+ *
  * BENCH_PROFILE=LIST (bench/profile, with the kprof QEMU plugin): run only
  * the cells named in LIST (comma-separated, e.g. "TX 64 vringfd b64,RX 64
  * read()"), once each, and print "# kp window: CELL x FRAMES" before each
@@ -137,6 +143,7 @@ static unsigned long long bt_frames = 4096;	/* icount: frames per cell */
 static const char *bt_profile;	/* BENCH_PROFILE: the cells to profile */
 static const char *bt_title;	/* the cell being run, for kp window titles */
 static int bt_pkt = -1;		/* icount RX: AF_PACKET socket on the tap */
+static bool bt_single;		/* BENCH_LIB=single: per-chain libvringfd calls */
 
 void kp_start(const char *w);
 void kp_stop(const char *w);
@@ -568,6 +575,57 @@ static bool bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
 }
 
 /**
+ * bt_post() - post one-segment chains and publish them
+ * @r: the ring
+ * @iov: the segments; each chain's token is its iov_base
+ * @n: how many
+ * @writable: device-writable (RX buffers), else device-readable (TX frames)
+ *
+ * libvringfd's batch call vringfd_ring_add_many(), or with BENCH_LIB=single
+ * one vringfd_ring_add() per chain and a vringfd_ring_publish().
+ * Return: chains posted.
+ */
+static unsigned int bt_post(struct vringfd_ring *r, const struct iovec *iov, unsigned int n,
+			    bool writable)
+{
+	unsigned int i;
+	int k;
+
+	if (!bt_single) {
+		k = vringfd_ring_add_many(r, iov, n, writable, NULL);
+		return k < 0 ? 0 : (unsigned int)k;
+	}
+	for (i = 0; i < n; i++)
+		if (vringfd_ring_add(r, writable ? NULL : &iov[i], !writable, writable ? &iov[i] : NULL,
+				     writable, iov[i].iov_base) < 0)
+			break;
+	vringfd_ring_publish(r);
+	return i;
+}
+
+/**
+ * bt_collect() - collect up to @max used entries
+ * @r: the ring
+ * @toks: where their tokens go
+ * @max: at most this many
+ *
+ * vringfd_ring_get_used_many(), or with BENCH_LIB=single one
+ * vringfd_ring_get_used() per entry.
+ * Return: entries collected.
+ */
+static unsigned int bt_collect(struct vringfd_ring *r, void **toks, unsigned int max)
+{
+	unsigned int n = 0;
+	void *t;
+
+	if (!bt_single)
+		return vringfd_ring_get_used_many(r, toks, NULL, max);
+	while (n < max && (t = vringfd_ring_get_used(r, NULL)))
+		toks[n++] = t;
+	return n;
+}
+
+/**
  * bt_run_vhost() - one repetition through vhost-net
  * @c: the cell
  *
@@ -576,12 +634,12 @@ static bool bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
 static unsigned long long bt_run_vhost(struct bt_cell *c)
 {
 	unsigned long long n = 0, posted = 0;
+	uint32_t seg = c->tx ? BT_HDR + c->size : BT_BUFSZ;
+	struct iovec iov[BT_RING];
+	void *toks[BT_RING];
 	struct bt_vhost v;
-	struct iovec iov;
-	unsigned int i;
-	uint32_t len;
+	unsigned int i, np;
 	double end;
-	void *tok;
 
 	if (bt_vhost_open(&v, c->tx ? 1 : 0))
 		return 0;
@@ -590,38 +648,34 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 			bt_frame(bt_buf(i), c->size);
 	/* the first kick may run the worker at once: start the clock first */
 	end = bt_mark(false) + bt_secs;
-	for (i = 0; i < BT_RING && (!bt_icount || !c->tx || posted < bt_frames); i++, posted++) {
-		iov.iov_base = bt_buf(i);
-		iov.iov_len = c->tx ? BT_HDR + c->size : BT_BUFSZ;
-		if (c->tx)
-			vringfd_ring_add(&v.r, &iov, 1, NULL, 0, bt_buf(i));
-		else
-			vringfd_ring_add(&v.r, NULL, 0, &iov, 1, bt_buf(i));
+	np = BT_RING;
+	if (bt_icount && c->tx && np > bt_frames)
+		np = (unsigned int)bt_frames;	/* icount TX: exactly bt_frames frames */
+	for (i = 0; i < np; i++) {
+		iov[i].iov_base = bt_buf(i);
+		iov[i].iov_len = seg;
 	}
-	vringfd_ring_publish(&v.r);
+	posted += bt_post(&v.r, iov, np, !c->tx);
 	bt_vhost_kick(&v, c);
 	while (bt_more(n, end)) {
-		unsigned int got = 0;
+		unsigned int got = bt_collect(&v.r, toks, BT_RING);
 
-		while ((tok = vringfd_ring_get_used(&v.r, &len))) {
-			got++;
-			/* icount TX: exactly bt_frames frames are posted */
-			if (bt_icount && c->tx && posted >= bt_frames)
-				continue;
-			iov.iov_base = tok;
-			iov.iov_len = c->tx ? BT_HDR + c->size : BT_BUFSZ;
-			if (c->tx)
-				vringfd_ring_add(&v.r, &iov, 1, NULL, 0, tok);
-			else
-				vringfd_ring_add(&v.r, NULL, 0, &iov, 1, tok);
-			posted++;
-		}
 		n += got;
-		if (got) {
-			vringfd_ring_publish(&v.r);
+		if (!got) {
+			if (!bt_vhost_wait(&v, c) && bt_icount)
+				break;	/* RX: the filled queue is empty */
+			continue;
+		}
+		np = got;
+		if (bt_icount && c->tx && np > bt_frames - posted)
+			np = (unsigned int)(bt_frames - posted);
+		for (i = 0; i < np; i++) {
+			iov[i].iov_base = toks[i];
+			iov[i].iov_len = seg;
+		}
+		if (np) {
+			posted += bt_post(&v.r, iov, np, !c->tx);
 			bt_vhost_kick(&v, c);
-		} else if (!bt_vhost_wait(&v, c) && bt_icount) {
-			break;	/* RX: the filled queue is empty */
 		}
 	}
 	bt_mark(true);
@@ -641,16 +695,15 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 static unsigned long long bt_run_vringfd(struct bt_cell *c)
 {
 	struct pollfd p = { .fd = -1, .events = POLLIN };
-	unsigned long long n = 0;
+	unsigned long long n = 0, posted = 0;
+	struct iovec iov[BT_RING];
+	void *toks[BT_RING];
 	struct vringfd_ring r;
 	struct vringfd_tap a;
-	struct iovec iov;
 	unsigned int i;
-	uint32_t len;
-	int fd, posted = 0;
 	double end;
-	void *tok;
 	char dummy;
+	int fd;
 
 	if (vringfd_ring_init(&r, bt_arena, BT_RING, 4096, 0) < 0)
 		return 0;
@@ -672,11 +725,10 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 	end = bt_mark(false) + bt_secs;
 	if (!c->tx) {
 		for (i = 0; i < c->batch; i++) {
-			iov.iov_base = bt_buf(i);
-			iov.iov_len = BT_BUFSZ;
-			vringfd_ring_add(&r, NULL, 0, &iov, 1, bt_buf(i));
+			iov[i].iov_base = bt_buf(i);
+			iov[i].iov_len = BT_BUFSZ;
 		}
-		vringfd_ring_publish(&r);
+		bt_post(&r, iov, c->batch, true);
 	}
 	while (bt_more(n, end)) {
 		ssize_t k;
@@ -685,22 +737,22 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 			unsigned int nb = c->batch;
 
 			/* icount: exactly bt_frames frames are posted */
-			if (bt_icount && nb > bt_frames - (unsigned long long)posted)
-				nb = (unsigned int)(bt_frames - (unsigned long long)posted);
+			if (bt_icount && nb > bt_frames - posted)
+				nb = (unsigned int)(bt_frames - posted);
 			for (i = 0; i < nb; i++) {
-				iov.iov_base = bt_buf(posted++ % BT_RING);
-				iov.iov_len = BT_HDR + c->size;
-				vringfd_ring_add(&r, &iov, 1, NULL, 0, iov.iov_base);
+				iov[i].iov_base = bt_buf((unsigned int)(posted++ % BT_RING));
+				iov[i].iov_len = BT_HDR + c->size;
 			}
-			vringfd_ring_publish(&r);
+			if (nb)
+				bt_post(&r, iov, nb, false);
 			c->syscalls++;
 			k = write(fd, "", 1);
-			while ((tok = vringfd_ring_get_used(&r, &len)))
+			while (bt_collect(&r, toks, BT_RING))
 				;
 			if (bt_icount && k == 0 && !nb)
 				break;	/* nothing left to consume */
 		} else {
-			unsigned int got = 0;
+			unsigned int got;
 
 			/* read() pulls; if nothing was queued, wait in poll(),
 			 * which pulls too: count what lands in the used ring */
@@ -710,13 +762,13 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 				c->syscalls++;
 				poll(&p, 1, 100);
 			}
-			while ((tok = vringfd_ring_get_used(&r, &len))) {
-				iov.iov_base = tok;
-				iov.iov_len = BT_BUFSZ;
-				vringfd_ring_add(&r, NULL, 0, &iov, 1, tok);
-				got++;
+			got = bt_collect(&r, toks, BT_RING);
+			for (i = 0; i < got; i++) {
+				iov[i].iov_base = toks[i];
+				iov[i].iov_len = BT_BUFSZ;
 			}
-			vringfd_ring_publish(&r);
+			if (got)
+				bt_post(&r, iov, got, true);
 			if (k >= 0)
 				k = got;
 			if (bt_icount && !got)
@@ -1003,6 +1055,7 @@ int main(void)
 
 	bt_icount = getenv("BENCH_MODE") && !strcmp(getenv("BENCH_MODE"), "icount");
 	bt_profile = getenv("BENCH_PROFILE") && *getenv("BENCH_PROFILE") ? getenv("BENCH_PROFILE") : NULL;
+	bt_single = getenv("BENCH_LIB") && !strcmp(getenv("BENCH_LIB"), "single");
 	if (bt_icount)
 		reps = 3;
 	if (getenv("BENCH_REPS"))

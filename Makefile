@@ -4,7 +4,9 @@
 #   make modules-debug  the module for the VM rig's debug kernel (build/kmod-debug/)
 #   make check      install missing test packages, build, run every test suite
 #   make demo       run the daemon's main job in a private network namespace
-#   make bench      benchmarks in the VM rig (FULL=1 for the whole sweep)
+#   make bench      benchmarks in the VM rig (icount: instructions per frame;
+#                   BENCH_MODE=wall for frames/s; FULL=1 adds batch 256)
+#   make bench-profile  per-function instructions per frame (kprof plugin)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
 # Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds

@@ -4,7 +4,14 @@
 #                       then once more for the daemon table (bench/daemon_run:
 #                       a vhost-user front-end through vringnetd, user engine
 #                       against kernel engine)
-#   make bench FULL=1   also batch sizes 1, 8 and 256 in the tap table
+#   make bench FULL=1   also batch size 256 in the tap table
+#   make bench BENCH_MODE=wall
+#                       frames/s (wall clock, 2 vCPUs) instead of the default
+#                       icount mode (instructions per frame, one vCPU, QEMU
+#                       -icount: the same figures from run to run)
+#   make bench-profile  per-function instructions per frame of the hot paths
+#                       (bench/profile, the kprof QEMU plugin from KPROF_DIR;
+#                       SKIP when absent)
 #
 # build/bench/tap_bench runs inside the VM; build/examples/vringfd-forward
 # is used by the forwarding test (tests/vm/tap_forward.c).
@@ -21,5 +28,9 @@ $(B)/examples/%: $(B)/examples/%.o $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 
 bench: modules $(BENCH_BIN) user $(B)/tests/host/vu_frontend
-	FULL=$(FULL) bench/run
-	bench/daemon_run
+	FULL=$(FULL) BENCH_MODE=$(or $(BENCH_MODE),icount) bench/run
+	BENCH_MODE=$(or $(BENCH_MODE),icount) bench/daemon_run
+
+.PHONY: bench-profile
+bench-profile: modules
+	bench/profile

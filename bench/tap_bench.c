@@ -23,7 +23,37 @@
  * for BENCH_SECS seconds each (default 1.5); the table shows medians and
  * totals.  BENCH_FULL=1 adds vringfd batch sizes 1, 8 and 256.
  *
- * Output: one line per cell:
+ * BENCH_MODE=icount (bench/run's default, with scripts/vm-run --icount: one
+ * vCPU, QEMU -icount shift=0,sleep=off, so the guest's clock advances 1 ns
+ * per guest instruction): every cell moves a fixed BENCH_FRAMES frames
+ * (default 4096) and the elapsed CLOCK_MONOTONIC time of the loop is the
+ * number of instructions the one CPU executed for them: this process, the
+ * kernel work of its system calls, softirqs, and for vhost-net the worker
+ * thread.  No pktgen: for RX the tap's queue (txqueuelen raised above
+ * BENCH_FRAMES) is filled untimed from an AF_PACKET socket bound to the tap,
+ * then only the consumer draining it is timed.  Output in that mode:
+ *   dir size method instr/frame x_write x_vhost sys/frame spread% sent
+ *   received dropped
+ * instr/frame: median over the repetitions (BENCH_REPS, default 3);
+ * x_write/x_vhost: the write()/read() (vhost-net) row's instr/frame divided
+ * by this row's (above 1: fewer instructions); spread%: (max - min) / median
+ * of the repetitions; sent: TX frames posted / RX frames the AF_PACKET
+ * socket handed to the tap; received: TX the tap's rx_packets / RX frames
+ * the reader got; dropped: the difference.  Batch sizes 1, 8 and 64 always.
+ *
+ * The driver side of the ring methods (vringfd, vhost-net) posts with
+ * libvringfd's vringfd_ring_add_many() (one publish per batch) and collects
+ * with vringfd_ring_get_used_many() (used->idx read once per collect);
+ * BENCH_LIB=single uses one vringfd_ring_add() / vringfd_ring_get_used()
+ * per chain instead, for comparison.
+ *
+ * BENCH_PROFILE=LIST (bench/profile, with the kprof QEMU plugin): run only
+ * the cells named in LIST (comma-separated, e.g. "TX 64 vringfd b64,RX 64
+ * read()"), once each, and print "# kp window: CELL x FRAMES" before each
+ * measured loop, which runs between the marker functions kp_start() and
+ * kp_stop().
+ *
+ * Output (wall mode): one line per cell:
  *   dir size method frames/s x_write x_vhost frames/cpus x_write x_vhost
  *   sys/frame sent received dropped
  * frames/cpus: frames per CPU second of the consumer side (this process,
@@ -49,6 +79,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <linux/if_packet.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -85,6 +117,7 @@ enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE };
  * @syscalls: system calls made by the benchmark loop
  * @fpc: frames per consumer CPU second, of each repetition
  * @ring_drops: vringfd: the ring's drop counters (all reasons), summed
+ * @ipf: icount mode: instructions per frame of each repetition
  */
 struct bt_cell {
 	int tx;
@@ -96,6 +129,7 @@ struct bt_cell {
 	unsigned long long frames, sent, received, syscalls;
 	double fpc[BT_MAXREP];
 	unsigned long long ring_drops;
+	double ipf[BT_MAXREP];
 };
 
 static int bt_tap = -1;
@@ -104,6 +138,33 @@ static double bt_secs = 1.5;
 static double bt_t0, bt_t1;	/* start and end of the last measuring loop */
 static double bt_c0, bt_c1;	/* consumer CPU seconds at those times */
 static int bt_worker = -1;	/* pid of our vhost worker thread, if any */
+static bool bt_icount;		/* BENCH_MODE=icount: fixed frame counts */
+static unsigned long long bt_frames = 4096;	/* icount: frames per cell */
+static const char *bt_profile;	/* BENCH_PROFILE: the cells to profile */
+static const char *bt_title;	/* the cell being run, for kp window titles */
+static int bt_pkt = -1;		/* icount RX: AF_PACKET socket on the tap */
+static bool bt_single;		/* BENCH_LIB=single: per-chain libvringfd calls */
+
+void kp_start(const char *w);
+void kp_stop(const char *w);
+
+/**
+ * kp_start() - marker: the kprof plugin starts counting when this runs
+ * @w: window name (kept in a register so the call is not optimised away)
+ */
+__attribute__((noinline, aligned(64), used)) void kp_start(const char *w)
+{
+	asm volatile("" : : "r"(w) : "memory");
+}
+
+/**
+ * kp_stop() - marker: the kprof plugin writes the window when this runs
+ * @w: window name
+ */
+__attribute__((noinline, aligned(64), used)) void kp_stop(const char *w)
+{
+	asm volatile("" : : "r"(w) : "memory");
+}
 
 /**
  * bt_now() - monotonic time in seconds
@@ -158,16 +219,38 @@ static double bt_cpu(void)
  */
 static double bt_mark(bool end)
 {
-	double now = bt_now();
+	double now;
 
+	/* the CPU-time reads stay outside the window the clock measures */
 	if (end) {
-		bt_t1 = now;
-		bt_c1 = bt_cpu();
+		kp_stop("end");
+		now = bt_t1 = bt_now();
+		if (!bt_icount)
+			bt_c1 = bt_cpu();
 	} else {
-		bt_t0 = now;
-		bt_c0 = bt_cpu();
+		if (!bt_icount)
+			bt_c0 = bt_cpu();
+		if (bt_profile) {
+			printf("# kp window: %s x %llu\n", bt_title, bt_frames);
+			fflush(stdout);
+		}
+		now = bt_t0 = bt_now();
+		kp_start("start");
 	}
 	return now;
+}
+
+/**
+ * bt_more() - does the measuring loop go on
+ * @n: frames moved so far
+ * @end: wall mode: when the loop ends (bt_now() seconds)
+ *
+ * Return: icount mode: fewer than bt_frames frames moved; wall mode: @end
+ * not reached.
+ */
+static bool bt_more(unsigned long long n, double end)
+{
+	return bt_icount ? n < bt_frames : bt_now() < end;
 }
 
 /**
@@ -304,7 +387,7 @@ static unsigned long long bt_run_write(struct bt_cell *c)
 		bt_frame(bt_buf(i), c->size);
 	end = bt_mark(false) + bt_secs;
 	while (1) {
-		if (!(tries & 63) && bt_now() >= end)
+		if (bt_icount ? n >= bt_frames : !(tries & 63) && bt_now() >= end)
 			break;
 		b = bt_buf((unsigned int)(tries++ % BT_RING));
 		if (c->tx) {
@@ -315,6 +398,8 @@ static unsigned long long bt_run_write(struct bt_cell *c)
 			c->syscalls++;
 			if (read(bt_tap, b, BT_BUFSZ) > 0) {
 				n++;
+			} else if (bt_icount) {
+				break;	/* the filled queue is empty */
 			} else if (errno == EAGAIN) {
 				c->syscalls++;
 				poll(&p, 1, 100);
@@ -470,8 +555,10 @@ static void bt_vhost_kick(struct bt_vhost *v, struct bt_cell *c)
  * bt_vhost_wait() - wait for vhost's call
  * @v: the device
  * @c: the cell (syscall count)
+ *
+ * Return: false when no call came within 100 ms.
  */
-static void bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
+static bool bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
 {
 	struct pollfd p = { .fd = v->call, .events = POLLIN };
 	uint64_t cnt;
@@ -479,10 +566,63 @@ static void bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
 	c->syscalls++;
 	if (read(v->call, &cnt, sizeof(cnt)) < 0 && errno == EAGAIN) {
 		c->syscalls += 2;
-		poll(&p, 1, 100);
+		if (poll(&p, 1, 100) <= 0)
+			return false;
 		if (read(v->call, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
 	}
+	return true;
+}
+
+/**
+ * bt_post() - post one-segment chains and publish them
+ * @r: the ring
+ * @iov: the segments; each chain's token is its iov_base
+ * @n: how many
+ * @writable: device-writable (RX buffers), else device-readable (TX frames)
+ *
+ * libvringfd's batch call vringfd_ring_add_many(), or with BENCH_LIB=single
+ * one vringfd_ring_add() per chain and a vringfd_ring_publish().
+ * Return: chains posted.
+ */
+static unsigned int bt_post(struct vringfd_ring *r, const struct iovec *iov, unsigned int n,
+			    bool writable)
+{
+	unsigned int i;
+	int k;
+
+	if (!bt_single) {
+		k = vringfd_ring_add_many(r, iov, n, writable, NULL);
+		return k < 0 ? 0 : (unsigned int)k;
+	}
+	for (i = 0; i < n; i++)
+		if (vringfd_ring_add(r, writable ? NULL : &iov[i], !writable, writable ? &iov[i] : NULL,
+				     writable, iov[i].iov_base) < 0)
+			break;
+	vringfd_ring_publish(r);
+	return i;
+}
+
+/**
+ * bt_collect() - collect up to @max used entries
+ * @r: the ring
+ * @toks: where their tokens go
+ * @max: at most this many
+ *
+ * vringfd_ring_get_used_many(), or with BENCH_LIB=single one
+ * vringfd_ring_get_used() per entry.
+ * Return: entries collected.
+ */
+static unsigned int bt_collect(struct vringfd_ring *r, void **toks, unsigned int max)
+{
+	unsigned int n = 0;
+	void *t;
+
+	if (!bt_single)
+		return vringfd_ring_get_used_many(r, toks, NULL, max);
+	while (n < max && (t = vringfd_ring_get_used(r, NULL)))
+		toks[n++] = t;
+	return n;
 }
 
 /**
@@ -493,47 +633,49 @@ static void bt_vhost_wait(struct bt_vhost *v, struct bt_cell *c)
  */
 static unsigned long long bt_run_vhost(struct bt_cell *c)
 {
-	unsigned long long n = 0;
+	unsigned long long n = 0, posted = 0;
+	uint32_t seg = c->tx ? BT_HDR + c->size : BT_BUFSZ;
+	struct iovec iov[BT_RING];
+	void *toks[BT_RING];
 	struct bt_vhost v;
-	struct iovec iov;
-	unsigned int i;
-	uint32_t len;
+	unsigned int i, np;
 	double end;
-	void *tok;
 
 	if (bt_vhost_open(&v, c->tx ? 1 : 0))
 		return 0;
-	for (i = 0; i < BT_RING; i++) {
-		iov.iov_base = bt_buf(i);
-		iov.iov_len = c->tx ? BT_HDR + c->size : BT_BUFSZ;
-		if (c->tx) {
+	if (c->tx)
+		for (i = 0; i < BT_RING; i++)
 			bt_frame(bt_buf(i), c->size);
-			vringfd_ring_add(&v.r, &iov, 1, NULL, 0, bt_buf(i));
-		} else {
-			vringfd_ring_add(&v.r, NULL, 0, &iov, 1, bt_buf(i));
-		}
-	}
-	vringfd_ring_publish(&v.r);
-	bt_vhost_kick(&v, c);
+	/* the first kick may run the worker at once: start the clock first */
 	end = bt_mark(false) + bt_secs;
-	while (bt_now() < end) {
-		unsigned int got = 0;
+	np = BT_RING;
+	if (bt_icount && c->tx && np > bt_frames)
+		np = (unsigned int)bt_frames;	/* icount TX: exactly bt_frames frames */
+	for (i = 0; i < np; i++) {
+		iov[i].iov_base = bt_buf(i);
+		iov[i].iov_len = seg;
+	}
+	posted += bt_post(&v.r, iov, np, !c->tx);
+	bt_vhost_kick(&v, c);
+	while (bt_more(n, end)) {
+		unsigned int got = bt_collect(&v.r, toks, BT_RING);
 
-		while ((tok = vringfd_ring_get_used(&v.r, &len))) {
-			iov.iov_base = tok;
-			iov.iov_len = c->tx ? BT_HDR + c->size : BT_BUFSZ;
-			if (c->tx)
-				vringfd_ring_add(&v.r, &iov, 1, NULL, 0, tok);
-			else
-				vringfd_ring_add(&v.r, NULL, 0, &iov, 1, tok);
-			got++;
-		}
 		n += got;
-		if (got) {
-			vringfd_ring_publish(&v.r);
+		if (!got) {
+			if (!bt_vhost_wait(&v, c) && bt_icount)
+				break;	/* RX: the filled queue is empty */
+			continue;
+		}
+		np = got;
+		if (bt_icount && c->tx && np > bt_frames - posted)
+			np = (unsigned int)(bt_frames - posted);
+		for (i = 0; i < np; i++) {
+			iov[i].iov_base = toks[i];
+			iov[i].iov_len = seg;
+		}
+		if (np) {
+			posted += bt_post(&v.r, iov, np, !c->tx);
 			bt_vhost_kick(&v, c);
-		} else {
-			bt_vhost_wait(&v, c);
 		}
 	}
 	bt_mark(true);
@@ -553,16 +695,15 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 static unsigned long long bt_run_vringfd(struct bt_cell *c)
 {
 	struct pollfd p = { .fd = -1, .events = POLLIN };
-	unsigned long long n = 0;
+	unsigned long long n = 0, posted = 0;
+	struct iovec iov[BT_RING];
+	void *toks[BT_RING];
 	struct vringfd_ring r;
 	struct vringfd_tap a;
-	struct iovec iov;
 	unsigned int i;
-	uint32_t len;
-	int fd, posted = 0;
 	double end;
-	void *tok;
 	char dummy;
+	int fd;
 
 	if (vringfd_ring_init(&r, bt_arena, BT_RING, 4096, 0) < 0)
 		return 0;
@@ -581,49 +722,57 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 	p.fd = fd;
 	for (i = 0; i < BT_RING; i++)
 		bt_frame(bt_buf(i), c->size);
+	end = bt_mark(false) + bt_secs;
 	if (!c->tx) {
 		for (i = 0; i < c->batch; i++) {
-			iov.iov_base = bt_buf(i);
-			iov.iov_len = BT_BUFSZ;
-			vringfd_ring_add(&r, NULL, 0, &iov, 1, bt_buf(i));
+			iov[i].iov_base = bt_buf(i);
+			iov[i].iov_len = BT_BUFSZ;
 		}
-		vringfd_ring_publish(&r);
+		bt_post(&r, iov, c->batch, true);
 	}
-	end = bt_mark(false) + bt_secs;
-	while (bt_now() < end) {
+	while (bt_more(n, end)) {
 		ssize_t k;
 
 		if (c->tx) {
-			for (i = 0; i < c->batch; i++) {
-				iov.iov_base = bt_buf(posted++ % BT_RING);
-				iov.iov_len = BT_HDR + c->size;
-				vringfd_ring_add(&r, &iov, 1, NULL, 0, iov.iov_base);
+			unsigned int nb = c->batch;
+
+			/* icount: exactly bt_frames frames are posted */
+			if (bt_icount && nb > bt_frames - posted)
+				nb = (unsigned int)(bt_frames - posted);
+			for (i = 0; i < nb; i++) {
+				iov[i].iov_base = bt_buf((unsigned int)(posted++ % BT_RING));
+				iov[i].iov_len = BT_HDR + c->size;
 			}
-			vringfd_ring_publish(&r);
+			if (nb)
+				bt_post(&r, iov, nb, false);
 			c->syscalls++;
 			k = write(fd, "", 1);
-			while ((tok = vringfd_ring_get_used(&r, &len)))
-				;
+			/* the write completed its chains: one collect takes them */
+			bt_collect(&r, toks, BT_RING);
+			if (bt_icount && k == 0 && !nb)
+				break;	/* nothing left to consume */
 		} else {
-			unsigned int got = 0;
+			unsigned int got;
 
 			/* read() pulls; if nothing was queued, wait in poll(),
 			 * which pulls too: count what lands in the used ring */
 			c->syscalls++;
 			k = read(fd, &dummy, 0);
-			if (k == 0) {
+			if (k == 0 && !bt_icount) {
 				c->syscalls++;
 				poll(&p, 1, 100);
 			}
-			while ((tok = vringfd_ring_get_used(&r, &len))) {
-				iov.iov_base = tok;
-				iov.iov_len = BT_BUFSZ;
-				vringfd_ring_add(&r, NULL, 0, &iov, 1, tok);
-				got++;
+			got = bt_collect(&r, toks, BT_RING);
+			for (i = 0; i < got; i++) {
+				iov[i].iov_base = toks[i];
+				iov[i].iov_len = BT_BUFSZ;
 			}
-			vringfd_ring_publish(&r);
+			if (got)
+				bt_post(&r, iov, got, true);
 			if (k >= 0)
 				k = got;
+			if (bt_icount && !got)
+				break;	/* the filled queue is empty */
 		}
 		if (k < 0) {
 			fprintf(stderr, "tap_bench: vringfd %s: %s\n", c->tx ? "write" : "read",
@@ -683,6 +832,31 @@ static const char *bt_name(const struct bt_cell *c, char *buf)
 }
 
 /**
+ * bt_fill() - icount RX: queue @count frames of @size bytes on the tap
+ * @size: frame bytes
+ * @count: frames
+ *
+ * The frames go out of the AF_PACKET socket bound to the tap, so tun puts
+ * them in its queue for the reader (untimed: the consumer's drain is what
+ * the cell measures).  Frames left from an earlier cell are read away first.
+ *
+ * Return: frames the socket handed to the tap.
+ */
+static unsigned long long bt_fill(unsigned int size, unsigned long long count)
+{
+	uint8_t f[BT_BUFSZ];
+	unsigned long long i, ok = 0;
+
+	while (read(bt_tap, f, sizeof(f)) > 0)
+		;
+	bt_frame(f, size);
+	for (i = 0; i < count; i++)
+		if (send(bt_pkt, f + BT_HDR, size, 0) == (ssize_t)size)
+			ok++;
+	return ok;
+}
+
+/**
  * bt_run() - one repetition of a cell, counters included
  * @c: the cell
  */
@@ -690,11 +864,20 @@ static void bt_run(struct bt_cell *c)
 {
 	unsigned long long rx0 = bt_ifstat("rx_packets");
 	unsigned long long tx0 = bt_ifstat("tx_packets") + bt_ifstat("tx_dropped");
-	unsigned long long n = 0;
+	unsigned long long n = 0, filled = 0;
 	double dt;
 	char name[32];
 
 	bt_t0 = bt_t1 = bt_c0 = bt_c1 = 0;
+	bt_title = NULL;
+	if (bt_profile) {
+		static char title[64];
+
+		snprintf(title, sizeof(title), "%s %u %s", c->tx ? "TX" : "RX", c->size, bt_name(c, name));
+		bt_title = title;
+	}
+	if (bt_icount && !c->tx)
+		filled = bt_fill(c->size, bt_frames);
 
 	switch (c->method) {
 	case BT_WRITE:
@@ -713,14 +896,22 @@ static void bt_run(struct bt_cell *c)
 		break;
 	}
 	dt = bt_t1 - bt_t0;
-	fprintf(stderr, "# %s %u %s: %llu frames in %.2f s\n", c->tx ? "TX" : "RX", c->size,
-		bt_name(c, name), n, dt);
+	if (bt_icount)
+		fprintf(stderr, "# %s %u %s: %llu frames, %.0f instructions\n", c->tx ? "TX" : "RX",
+			c->size, bt_name(c, name), n, dt * 1e9);
+	else
+		fprintf(stderr, "# %s %u %s: %llu frames in %.2f s\n", c->tx ? "TX" : "RX", c->size,
+			bt_name(c, name), n, dt);
+	c->ipf[c->nrep] = n ? dt * 1e9 / (double)n : 0;
 	c->fpc[c->nrep] = bt_c1 > bt_c0 ? (double)n / (bt_c1 - bt_c0) : 0;
 	c->fps[c->nrep++] = dt > 0 ? (double)n / dt : 0;
 	c->frames += n;
 	if (c->tx) {
 		c->sent += n;
 		c->received += bt_ifstat("rx_packets") - rx0;
+	} else if (bt_icount) {
+		c->sent += filled;
+		c->received += n;
 	} else {
 		c->sent += bt_ifstat("tx_packets") + bt_ifstat("tx_dropped") - tx0;
 		c->received += n;
@@ -759,6 +950,98 @@ static double bt_median(const struct bt_cell *c, const double *vals)
 	return c->nrep & 1 ? v[c->nrep / 2] : (v[c->nrep / 2 - 1] + v[c->nrep / 2]) / 2;
 }
 
+/**
+ * bt_wanted() - is the cell in the BENCH_PROFILE list (all cells without one)
+ * @c: the cell
+ *
+ * Return: true to run it.
+ */
+static bool bt_wanted(const struct bt_cell *c)
+{
+	char name[32], full[64];
+	const char *p;
+	size_t l;
+
+	if (!bt_profile)
+		return true;
+	l = (size_t)snprintf(full, sizeof(full), "%s %u %s", c->tx ? "TX" : "RX", c->size,
+			     bt_name(c, name));
+	for (p = bt_profile; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, full, l) && (p[l] == ',' || p[l] == '\0'))
+			return true;
+	return false;
+}
+
+/**
+ * bt_icount_setup() - icount mode: AF_PACKET source and a deep tap queue
+ *
+ * Return: 0, or -1 (message printed).
+ */
+static int bt_icount_setup(void)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "ip link set " BT_TAP " txqueuelen %llu", bt_frames + 1024);
+	bt_pkt = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	sll.sll_ifindex = (int)if_nametoindex(BT_TAP);
+	if (bt_pkt < 0 || bind(bt_pkt, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		perror("tap_bench: AF_PACKET socket on " BT_TAP);
+		return -1;
+	}
+	if (system(cmd)) {
+		fprintf(stderr, "tap_bench: '%s' failed\n", cmd);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * bt_print_icount() - the icount table
+ * @cells: the cells
+ * @ncell: how many
+ * @reps: repetitions
+ */
+static void bt_print_icount(struct bt_cell *cells, int ncell, int reps)
+{
+	char name[32];
+	int i, j, k;
+
+	printf("%-3s %5s %-22s %11s %7s %7s %9s %7s %8s %8s %7s\n", "dir", "size", "method",
+	       "instr/frame", "x_write", "x_vhost", "sys/frame", "spread%", "sent", "received",
+	       "dropped");
+	for (i = 0; i < ncell; i++) {
+		struct bt_cell *c = &cells[i];
+		double m = bt_median(c, c->ipf), a = 0, v = 0, lo = 0, hi = 0;
+
+		for (k = 0; k < c->nrep; k++) {
+			if (!k || c->ipf[k] < lo)
+				lo = c->ipf[k];
+			if (!k || c->ipf[k] > hi)
+				hi = c->ipf[k];
+		}
+		for (j = 0; j < ncell; j++) {
+			if (cells[j].tx != c->tx || cells[j].size != c->size)
+				continue;
+			if (cells[j].method == BT_WRITE)
+				a = bt_median(&cells[j], cells[j].ipf);
+			if (cells[j].method == BT_VHOST)
+				v = bt_median(&cells[j], cells[j].ipf);
+		}
+		printf("%-3s %5u %-22s %11.1f %7.2f %7.2f %9.4f %7.2f %8llu %8llu %7llu\n",
+		       c->tx ? "TX" : "RX", c->size, bt_name(c, name), m, m > 0 ? a / m : 0,
+		       m > 0 ? v / m : 0, c->frames ? (double)c->syscalls / (double)c->frames : 0,
+		       m > 0 ? 100 * (hi - lo) / m : 0, c->sent, c->received,
+		       c->sent > c->received ? c->sent - c->received : 0);
+	}
+	for (i = 0; i < ncell; i++)
+		if (cells[i].method == BT_VRFD || cells[i].method == BT_VRFD_MORE)
+			printf("# ring drops %s %u %s: %llu\n", cells[i].tx ? "TX" : "RX",
+			       cells[i].size, bt_name(&cells[i], name), cells[i].ring_drops);
+	printf("# icount mode (1 ns = 1 guest instruction, one vCPU): %d repetitions of %llu frames per cell; instr/frame are medians\n",
+	       reps, bt_frames);
+}
+
 int main(void)
 {
 	static struct bt_cell cells[64];
@@ -770,18 +1053,30 @@ int main(void)
 	char name[32];
 	pid_t pg;
 
+	bt_icount = getenv("BENCH_MODE") && !strcmp(getenv("BENCH_MODE"), "icount");
+	bt_profile = getenv("BENCH_PROFILE") && *getenv("BENCH_PROFILE") ? getenv("BENCH_PROFILE") : NULL;
+	bt_single = getenv("BENCH_LIB") && !strcmp(getenv("BENCH_LIB"), "single");
+	if (bt_icount)
+		reps = 3;
 	if (getenv("BENCH_REPS"))
 		reps = atoi(getenv("BENCH_REPS"));
 	if (reps < 1 || reps > BT_MAXREP)
-		reps = 5;
+		reps = bt_icount ? 3 : 5;
+	if (bt_profile)
+		reps = 1;
 	if (getenv("BENCH_SECS"))
 		bt_secs = atof(getenv("BENCH_SECS"));
 	if (bt_secs <= 0)
 		bt_secs = 1.5;
+	if (getenv("BENCH_FRAMES"))
+		bt_frames = strtoull(getenv("BENCH_FRAMES"), NULL, 0);
+	if (bt_frames < 1 || bt_frames > 1000000)
+		bt_frames = 4096;
 	full = getenv("BENCH_FULL") && atoi(getenv("BENCH_FULL"));
-	nb = full ? 4 : 1;
+	/* icount mode: batch 64, 1 and 8 always (the cost of a cell is small) */
+	nb = full ? 4 : bt_icount ? 3 : 1;
 	signal(SIGPIPE, SIG_IGN);
-	{
+	if (!bt_icount) {
 		/* pktgen's thread runs on CPU 0: keep the reader off it */
 		cpu_set_t set;
 
@@ -801,6 +1096,8 @@ int main(void)
 		perror("tap_bench: tap");
 		return 1;
 	}
+	if (bt_icount && bt_icount_setup())
+		return 1;
 	bt_arena = mmap(NULL, BT_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bt_arena == MAP_FAILED)
 		return 1;
@@ -817,7 +1114,15 @@ int main(void)
 			if (tx)
 				cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si],
 								   .method = BT_VRFD_MORE, .batch = 64 };
-			pg = tx ? 0 : bt_pktgen_start(sizes[si]);
+			if (bt_profile) {
+				for (i = j = first; i < ncell; i++)
+					if (bt_wanted(&cells[i]))
+						cells[j++] = cells[i];
+				ncell = j;
+				if (ncell == first)
+					continue;
+			}
+			pg = tx || bt_icount ? 0 : bt_pktgen_start(sizes[si]);
 			if (pg < 0) {
 				fprintf(stderr, "tap_bench: pktgen not available (modprobe pktgen)\n");
 				return 1;
@@ -825,11 +1130,15 @@ int main(void)
 			for (i = 0; i < reps; i++)		/* interleaved: a b c a b c */
 				for (j = first; j < ncell; j++)
 					bt_run(&cells[j]);
-			if (!tx)
+			if (!tx && !bt_icount)
 				bt_pktgen_stop(pg);
 		}
 	}
 
+	if (bt_icount) {
+		bt_print_icount(cells, ncell, reps);
+		return 0;
+	}
 	printf("%-3s %5s %-22s %10s %7s %7s %11s %7s %7s %9s %10s %10s %9s\n", "dir", "size",
 	       "method", "frames/s", "x_write", "x_vhost", "frames/cpus", "x_write", "x_vhost",
 	       "sys/frame", "sent", "received", "dropped");

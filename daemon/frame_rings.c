@@ -19,6 +19,7 @@
 #include "frame_rings.h"
 
 #define FR_ALIGN	4096u
+#define FR_COLLECT	64u	/* used entries collected per vringfd_ring_get_used_many() */
 
 /**
  * fr_token() - the token of buffer @i (never NULL)
@@ -278,7 +279,8 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
  */
 int fr_tx_flush(struct fr_pair *fp)
 {
-	void *tok;
+	void *toks[FR_COLLECT];
+	unsigned int k, got;
 	int n;
 
 	if (!fp->tx_pending)
@@ -286,8 +288,9 @@ int fr_tx_flush(struct fr_pair *fp)
 	vringfd_ring_publish(&fp->tx);
 	n = fp->eng->tx(fp->eq);
 	fp->tx_pending = 0;
-	while ((tok = vringfd_ring_get_used(&fp->tx, NULL)))
-		fp->tx_free[fp->tx_nfree++] = (uint16_t)fr_index(tok);
+	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FR_COLLECT)))
+		for (k = 0; k < got; k++)
+			fp->tx_free[fp->tx_nfree++] = (uint16_t)fr_index(toks[k]);
 	if (fp->tx.broken)
 		return -EIO;
 	return n < 0 ? -EIO : n;
@@ -303,20 +306,25 @@ int fr_tx_flush(struct fr_pair *fp)
  */
 int fr_rx(struct fr_pair *fp, fr_deliver_fn deliver, void *opaque)
 {
+	uint32_t lens[FR_COLLECT];
+	void *toks[FR_COLLECT];
+	unsigned int k, m;
 	bool starved;
-	uint32_t len;
-	void *tok;
 	int n, got = 0;
 
 	n = fp->eng->rx(fp->eq, &starved);
-	while ((tok = vringfd_ring_get_used(&fp->rx, &len))) {
-		unsigned int i = fr_index(tok);
+	/* used->idx read once per FR_COLLECT entries */
+	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FR_COLLECT))) {
+		for (k = 0; k < m; k++) {
+			unsigned int i = fr_index(toks[k]);
 
-		if (len > FR_HDR)
-			deliver(opaque, fp->rx_bufs + (size_t)i * FR_STRIDE + FR_HDR, len - FR_HDR);
-		got++;
-		if (fr_post_rx(fp, i) < 0)
-			return -EIO;
+			if (lens[k] > FR_HDR)
+				deliver(opaque, fp->rx_bufs + (size_t)i * FR_STRIDE + FR_HDR,
+					lens[k] - FR_HDR);
+			got++;
+			if (fr_post_rx(fp, i) < 0)
+				return -EIO;
+		}
 	}
 	vringfd_ring_publish(&fp->rx);
 	if (n < 0 || fp->rx.broken)

@@ -181,6 +181,9 @@ int vringfd_get_state(int ring_fd, struct vringfd_state *state);
  * @chain_len: per-head number of descriptors in the chain (0: not a head)
  * @next: private links: the free list, and each chain in flight (never
  *	read back from the shared descriptor table)
+ * @free_tail: last free descriptor: freed chains go to the tail of the
+ *	free list (FIFO), so that with in-order completion descriptors are
+ *	reused in ring order (one-descriptor chains: head == avail index)
  *
  * The ring memory is the caller's; @tokens, @chain_len and @next are
  * allocated by vringfd_ring_init() and freed by vringfd_ring_fini().
@@ -198,6 +201,7 @@ struct vringfd_ring {
 	void **tokens;
 	uint16_t *chain_len;
 	uint16_t *next;
+	uint16_t free_tail;
 };
 
 /**
@@ -316,6 +320,48 @@ bool vringfd_ring_more_used(const struct vringfd_ring *ring);
  * broken).
  */
 void *vringfd_ring_get_used(struct vringfd_ring *ring, uint32_t *len);
+
+/**
+ * vringfd_ring_add_many() - post @n one-segment chains and publish them once
+ * @ring: ring
+ * @iov: @n segments, one chain each
+ * @n: number of chains
+ * @device_writable: true: the segments are device-writable (RX buffers);
+ *	false: device-readable (TX frames)
+ * @tokens: @n tokens (non-NULL) given back by vringfd_ring_get_used() and
+ *	vringfd_ring_get_used_many(), or NULL: each chain's token is its
+ *	segment's iov_base (which must then be non-NULL)
+ *
+ * The batch form of vringfd_ring_add() + vringfd_ring_publish(): the
+ * arguments are checked once, descriptors and avail entries written in one
+ * pass, avail->idx stored (release) once at the end, after every chain
+ * added before (also by vringfd_ring_add()).  With fewer free descriptors
+ * than @n, as many chains as fit are added.
+ * Return: chains added (0 when the ring is full or @n is 0); -EINVAL (NULL
+ * @iov with @n > 0, a segment longer than 4 GiB - 1, a NULL token);
+ * -EIO (@ring is broken).  Nothing is added when an error is returned.
+ */
+int vringfd_ring_add_many(struct vringfd_ring *ring, const struct iovec *iov,
+			  unsigned int n, bool device_writable, void *const *tokens);
+
+/**
+ * vringfd_ring_get_used_many() - collect up to @max used entries
+ * @ring: ring
+ * @tokens: where to store the tokens (@max entries)
+ * @lens: where to store the lengths the device wrote (@max entries, or NULL)
+ * @max: at most this many
+ *
+ * The batch form of vringfd_ring_get_used(): used->idx is loaded (acquire)
+ * once, every entry up to it (at most @max) is checked and its chain freed
+ * as vringfd_ring_get_used() does, then @ring->last_used is stored
+ * (release) once and, with VIRTIO_RING_F_EVENT_IDX, used_event once
+ * (followed by a full fence).  An entry naming a descriptor that is not an
+ * outstanding head, or a used->idx more than num ahead, marks @ring broken:
+ * the entries before it are returned, nothing after.
+ * Return: entries collected (0: none, or broken).
+ */
+unsigned int vringfd_ring_get_used_many(struct vringfd_ring *ring, void **tokens,
+					uint32_t *lens, unsigned int max);
 
 /**
  * vringfd_ring_set_no_interrupt() - ask the device not to interrupt

@@ -6,7 +6,9 @@
  * The descriptor free list and the links of chains in flight live in the
  * private @next array: nothing the device can write (descriptor next fields,
  * used elements) is trusted to find descriptors again.  A used element is
- * accepted only when its id is an outstanding head.
+ * accepted only when its id is an outstanding head.  Freed chains go to the
+ * tail of the free list (@free_tail), so descriptors are reused in the order
+ * they were freed: with in-order completion, in ring order.
  *
  * The exported functions are documented (kernel-doc) where they are
  * declared, in include/vringfd.h; the static helpers here.
@@ -79,6 +81,7 @@ int vringfd_ring_init_parts(struct vringfd_ring *ring, unsigned int num,
 	for (i = 0; i < num; i++)
 		ring->next[i] = (uint16_t)(i + 1);	/* last one: unused */
 	ring->free_head = 0;
+	ring->free_tail = (uint16_t)(num - 1);
 	ring->num_free = (uint16_t)num;
 	return 0;
 }
@@ -194,6 +197,33 @@ bool vringfd_ring_need_kick(struct vringfd_ring *ring)
 		 VRING_USED_F_NO_NOTIFY);
 }
 
+/**
+ * ring_free_chain() - give the chain at head @id back to the free list
+ * @ring: ring
+ * @id: an outstanding head (checked by the caller)
+ *
+ * The chain goes to the tail of the free list (FIFO): with in-order
+ * completion, descriptors are reused in ring order.
+ * Return: the chain's token.
+ */
+static void *ring_free_chain(struct vringfd_ring *ring, uint16_t id)
+{
+	uint16_t n = ring->chain_len[id], i = id, k;
+	void *token = ring->tokens[id];
+
+	for (k = 1; k < n; k++)
+		i = ring->next[i];
+	if (ring->num_free)
+		ring->next[ring->free_tail] = id;
+	else
+		ring->free_head = id;
+	ring->free_tail = i;
+	ring->num_free += n;
+	ring->chain_len[id] = 0;
+	ring->tokens[id] = NULL;
+	return token;
+}
+
 bool vringfd_ring_more_used(const struct vringfd_ring *ring)
 {
 	return le16toh(__atomic_load_n(&ring->vr.used->idx, __ATOMIC_ACQUIRE)) !=
@@ -203,7 +233,7 @@ bool vringfd_ring_more_used(const struct vringfd_ring *ring)
 void *vringfd_ring_get_used(struct vringfd_ring *ring, uint32_t *len)
 {
 	struct vring_used_elem *e;
-	uint16_t used_idx, n, i, k;
+	uint16_t used_idx;
 	uint32_t id, l;
 	void *token;
 
@@ -230,15 +260,7 @@ void *vringfd_ring_get_used(struct vringfd_ring *ring, uint32_t *len)
 		return NULL;
 	}
 
-	n = ring->chain_len[id];
-	for (i = (uint16_t)id, k = 1; k < n; k++)
-		i = ring->next[i];
-	ring->next[i] = ring->free_head;
-	ring->free_head = (uint16_t)id;
-	ring->num_free += n;
-	ring->chain_len[id] = 0;
-	token = ring->tokens[id];
-	ring->tokens[id] = NULL;
+	token = ring_free_chain(ring, (uint16_t)id);
 
 	/*
 	 * last_used may be read by the kernel (poll() of a vring fd) or by a
@@ -272,4 +294,85 @@ void vringfd_ring_set_no_interrupt(struct vringfd_ring *ring, bool no_interrupt)
 	__atomic_store_n(&ring->vr.avail->flags, htole16(f), __ATOMIC_RELAXED);
 	if (!no_interrupt)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+int vringfd_ring_add_many(struct vringfd_ring *ring, const struct iovec *iov,
+			  unsigned int n, bool device_writable, void *const *tokens)
+{
+	uint16_t flags = htole16(device_writable ? VRING_DESC_F_WRITE : 0);
+	uint16_t mask = (uint16_t)(ring->num - 1), i, avail;
+	unsigned int k;
+
+	if (ring->broken)
+		return -EIO;
+	if (n && !iov)
+		return -EINVAL;
+	if (n > ring->num_free)
+		n = ring->num_free;
+	for (k = 0; k < n; k++)
+		if (iov[k].iov_len > UINT32_MAX || !(tokens ? tokens[k] : iov[k].iov_base))
+			return -EINVAL;
+
+	i = ring->free_head;
+	avail = ring->avail_shadow;
+	for (k = 0; k < n; k++) {
+		struct vring_desc *d = &ring->vr.desc[i];
+
+		d->addr = htole64((uintptr_t)iov[k].iov_base);
+		d->len = htole32((uint32_t)iov[k].iov_len);
+		d->flags = flags;
+		d->next = 0;
+		ring->tokens[i] = tokens ? tokens[k] : iov[k].iov_base;
+		ring->chain_len[i] = 1;
+		ring->vr.avail->ring[avail++ & mask] = htole16(i);
+		i = ring->next[i];
+	}
+	/* With every descriptor taken, free_head is stale until a free. */
+	ring->free_head = i;
+	ring->num_free = (uint16_t)(ring->num_free - n);
+	ring->avail_shadow = avail;
+	vringfd_ring_publish(ring);
+	return (int)n;
+}
+
+unsigned int vringfd_ring_get_used_many(struct vringfd_ring *ring, void **tokens,
+					uint32_t *lens, unsigned int max)
+{
+	uint16_t used_idx, last, mask = (uint16_t)(ring->num - 1);
+	unsigned int got = 0;
+
+	if (ring->broken || !ring->tokens || !max)
+		return 0;
+	/* Acquire, once: pairs with the device's release store of used->idx. */
+	used_idx = le16toh(__atomic_load_n(&ring->vr.used->idx, __ATOMIC_ACQUIRE));
+	last = ring->last_used;
+	if ((uint16_t)(used_idx - last) > ring->num) {
+		ring->broken = true;
+		return 0;
+	}
+	while (last != used_idx && got < max) {
+		struct vring_used_elem *e = &ring->vr.used->ring[last & mask];
+		/* Read each field once: the device may be rewriting them. */
+		uint32_t id = le32toh(__atomic_load_n(&e->id, __ATOMIC_RELAXED));
+		uint32_t l = le32toh(__atomic_load_n(&e->len, __ATOMIC_RELAXED));
+
+		if (id >= ring->num || !ring->chain_len[id]) {
+			ring->broken = true;
+			break;
+		}
+		tokens[got] = ring_free_chain(ring, (uint16_t)id);
+		if (lens)
+			lens[got] = l;
+		got++;
+		last++;
+	}
+	if (!got)
+		return 0;
+	/* Release, once: orders last_used after every element read above. */
+	__atomic_store_n(&ring->last_used, last, __ATOMIC_RELEASE);
+	if (ring->event_idx) {
+		__atomic_store_n(&vring_used_event(&ring->vr), htole16(last), __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	return got;
 }

@@ -2,7 +2,8 @@
 /*
  * check_lib_driver.c - the driver-side helpers (vringfd_ring_*): add,
  * publish, collect through a device walker; free-list exhaustion; bad
- * arguments; kick suppression; event index; a misbehaving device.
+ * arguments; kick suppression; event index; a misbehaving device; the batch
+ * forms (add_many, get_used_many) and in-order descriptor recycling.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -457,6 +458,144 @@ START_TEST(drv_max_num)
 }
 END_TEST
 
+START_TEST(drv_add_many_round_trip)
+{
+	struct iovec v[DRV_NUM + 2];
+	void *tok[DRV_NUM];
+	uint32_t lens[DRV_NUM];
+	struct vringfd_chain c;
+	struct iovec iov[2];
+	unsigned int i;
+
+	drv_setup(EVIDX);
+	for (i = 0; i < DRV_NUM + 2; i++) {
+		v[i].iov_base = drv_buf[i % DRV_NUM];
+		v[i].iov_len = 10 + i;
+	}
+	/* more than fit: as many as there are descriptors, published at once */
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, DRV_NUM + 2, true, NULL), DRV_NUM);
+	ck_assert_uint_eq(drv.num_free, 0);
+	ck_assert_uint_eq(le16toh(drv.vr.avail->idx), DRV_NUM);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 1, true, NULL), 0);
+	for (i = 0; i < DRV_NUM; i++) {
+		ck_assert_int_eq(vringfd_dev_get_chain(&drv_dev, &c, iov, 2), 1);
+		/* in order: head i at avail slot i */
+		ck_assert_int_eq(c.head, i);
+		ck_assert_uint_eq(c.nout, 0);
+		ck_assert_uint_eq(c.nin, 1);
+		ck_assert_ptr_eq(c.in[0].iov_base, drv_buf[i]);
+		ck_assert_uint_eq(c.in[0].iov_len, 10 + i);
+		ck_assert_int_eq(vringfd_dev_put_used(&drv_dev, c.head, 100 + i), 0);
+	}
+	vringfd_dev_publish_used(&drv_dev);
+	/* collected in two batches, in order */
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok, lens, 3), 3);
+	ck_assert_uint_eq(drv.last_used, 3);
+	ck_assert_uint_eq(le16toh(vring_used_event(&drv.vr)), 3);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok + 3, lens + 3, DRV_NUM), DRV_NUM - 3);
+	for (i = 0; i < DRV_NUM; i++) {
+		ck_assert_ptr_eq(tok[i], drv_buf[i]);
+		ck_assert_uint_eq(lens[i], 100 + i);
+	}
+	ck_assert_uint_eq(drv.last_used, DRV_NUM);
+	ck_assert_uint_eq(le16toh(vring_used_event(&drv.vr)), DRV_NUM);
+	ck_assert_uint_eq(drv.num_free, DRV_NUM);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok, lens, DRV_NUM), 0);
+	drv_teardown();
+}
+END_TEST
+
+START_TEST(drv_add_many_tokens_and_bad_args)
+{
+	struct iovec v[2] = { { drv_buf[0], 1 }, { drv_buf[1], 2 } };
+	void *tok[2] = { drv_buf[5], drv_buf[6] }, *bad[2] = { drv_buf[5], NULL }, *got[2];
+	struct iovec nul = { NULL, 4 };
+
+	drv_setup(0);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, NULL, 1, false, NULL), -EINVAL);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, &nul, 1, false, NULL), -EINVAL);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 2, false, bad), -EINVAL);
+	/* nothing was added by the failed calls */
+	ck_assert_uint_eq(drv.num_free, DRV_NUM);
+	ck_assert_uint_eq(drv.avail_shadow, 0);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 0, false, NULL), 0);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 2, false, tok), 2);
+	ck_assert_uint_eq(le16toh(drv.vr.desc[0].flags), 0);
+	ck_assert_uint_eq(le32toh(drv.vr.desc[1].len), 2);
+	ck_assert_uint_eq(drv_complete_all(0), 2);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, got, NULL, 2), 2);
+	ck_assert_ptr_eq(got[0], drv_buf[5]);
+	ck_assert_ptr_eq(got[1], drv_buf[6]);
+	drv.broken = true;
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 1, false, NULL), -EIO);
+	drv_teardown();
+}
+END_TEST
+
+START_TEST(drv_get_used_many_bad_device)
+{
+	struct iovec v[3] = { { drv_buf[0], 1 }, { drv_buf[1], 1 }, { drv_buf[2], 1 } };
+	void *tok[3];
+
+	drv_setup(0);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 3, false, NULL), 3);
+	/* entry 0 good, entry 1 names a descriptor that is not a head */
+	drv.vr.used->ring[0].id = htole32(1);
+	drv.vr.used->ring[1].id = htole32(DRV_NUM - 1);
+	drv.vr.used->ring[2].id = htole32(2);
+	drv.vr.used->idx = htole16(3);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok, NULL, 3), 1);
+	ck_assert_ptr_eq(tok[0], drv_buf[1]);
+	ck_assert(drv.broken);
+	ck_assert_uint_eq(drv.last_used, 1);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok, NULL, 3), 0);
+	drv_teardown();
+
+	drv_setup(0);
+	ck_assert_int_eq(vringfd_ring_add_many(&drv, v, 1, false, NULL), 1);
+	drv.vr.used->idx = htole16(DRV_NUM + 1);
+	ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, tok, NULL, 3), 0);
+	ck_assert(drv.broken);
+	ck_assert_uint_eq(drv.last_used, 0);
+	drv_teardown();
+}
+END_TEST
+
+START_TEST(drv_in_order_recycling)
+{
+	struct iovec v = { drv_buf[0], 1 };
+	unsigned int i;
+	void *tok;
+	int head;
+
+	drv_setup(0);
+	/* one chain in flight at a time: heads cycle through the ring in order */
+	for (i = 0; i < 3 * DRV_NUM; i++) {
+		head = vringfd_ring_add(&drv, &v, 1, NULL, 0, drv_buf[0]);
+		ck_assert_int_eq(head, i % DRV_NUM);
+		vringfd_ring_publish(&drv);
+		ck_assert_uint_eq(drv_complete_all(0), 1);
+		ck_assert_uint_eq(vringfd_ring_get_used_many(&drv, &tok, NULL, 1), 1);
+	}
+	/* completed out of order: the free list takes chains in the order freed */
+	ck_assert_int_eq(drv_add1(0), 0);
+	ck_assert_int_eq(drv_add1(1), 1);
+	vringfd_ring_publish(&drv);
+	drv.vr.used->ring[drv.last_used % DRV_NUM].id = htole32(1);
+	drv.vr.used->ring[(drv.last_used + 1) % DRV_NUM].id = htole32(0);
+	drv.vr.used->idx = htole16(drv.last_used + 2);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&drv, NULL), drv_buf[1]);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&drv, NULL), drv_buf[0]);
+	ck_assert_uint_eq(drv.num_free, DRV_NUM);
+	for (i = 2; i < DRV_NUM; i++)
+		ck_assert_int_eq(drv_add1(i), i);
+	ck_assert_int_eq(drv_add1(0), 1);
+	ck_assert_int_eq(drv_add1(1), 0);
+	ck_assert_int_eq(drv_add1(2), -ENOSPC);
+	drv_teardown();
+}
+END_TEST
+
 /**
  * driver_suite() - the driver-side helpers suite
  *
@@ -481,5 +620,9 @@ Suite *driver_suite(void)
 	RUNNER_ADD_TEST(s, drv_device_scribbles_next);
 	RUNNER_ADD_TEST(s, drv_no_interrupt_flag);
 	RUNNER_ADD_TEST(s, drv_max_num);
+	RUNNER_ADD_TEST(s, drv_add_many_round_trip);
+	RUNNER_ADD_TEST(s, drv_add_many_tokens_and_bad_args);
+	RUNNER_ADD_TEST(s, drv_get_used_many_bad_device);
+	RUNNER_ADD_TEST(s, drv_in_order_recycling);
 	return s;
 }

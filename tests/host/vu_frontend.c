@@ -222,12 +222,13 @@ static int fe_make_mem(const char *kind, const char *evil)
 /**
  * fe_grab_free_hugepages() - take every free huge page of the pool
  *
- * Maps and touches HugePages_Free anonymous huge pages (kept until exit).
+ * Maps and touches HugePages_Free - HugePages_Rsvd anonymous huge pages
+ * (kept until exit).
  */
 static void fe_grab_free_hugepages(void)
 {
 	char line[128];
-	unsigned long nfree = 0, psize = 2048;
+	unsigned long nfree = 0, nrsvd = 0, psize = 2048;
 	FILE *f = fopen("/proc/meminfo", "r");
 	void *p;
 
@@ -235,9 +236,11 @@ static void fe_grab_free_hugepages(void)
 		fe_die("/proc/meminfo");
 	while (fgets(line, sizeof(line), f)) {
 		sscanf(line, "HugePages_Free: %lu", &nfree);
+		sscanf(line, "HugePages_Rsvd: %lu", &nrsvd);
 		sscanf(line, "Hugepagesize: %lu kB", &psize);
 	}
 	fclose(f);
+	nfree = nfree > nrsvd ? nfree - nrsvd : 0;	/* reserved ones are not to be had */
 	if (!nfree)
 		return;
 	p = mmap(NULL, nfree * psize * 1024, PROT_READ | PROT_WRITE,

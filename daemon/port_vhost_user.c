@@ -162,10 +162,11 @@ static int pvu_tx_walk(struct pvu_queue *q)
 	for (round = 0; round < PVU_TX_ROUNDS; round++) {
 		n = eng->tx(q->eq);
 		if (n < 0) {
-			char why[96];
+			char why[200];
 
-			snprintf(why, sizeof(why), "queue pair %u: tx ring broken (%s engine: %s)",
-				 q->qp, eng->name, strerror(-n));
+			snprintf(why, sizeof(why), "queue pair %u: tx ring broken (%s engine: %s)%s",
+				 q->qp, eng->name, strerror(-n), n == -EFAULT ?
+				 ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "");
 			pvu_fail(c, why);
 			return -EIO;
 		}
@@ -201,10 +202,11 @@ static int pvu_rx_walk(struct pvu_queue *q)
 	for (;;) {
 		n = eng->rx(q->eq, &starved);
 		if (n < 0) {
-			char why[96];
+			char why[200];
 
-			snprintf(why, sizeof(why), "queue pair %u: rx ring broken (%s engine: %s)",
-				 q->qp, eng->name, strerror(-n));
+			snprintf(why, sizeof(why), "queue pair %u: rx ring broken (%s engine: %s)%s",
+				 q->qp, eng->name, strerror(-n), n == -EFAULT ?
+				 ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "");
 			pvu_fail(c, why);
 			return -EIO;
 		}

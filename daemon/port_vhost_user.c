@@ -146,6 +146,65 @@ static bool pvu_publish_avail_event(struct pvu_conn *c, unsigned int vring,
 }
 
 /**
+ * pvu_probe_regions() - which region of guest memory no longer faults in
+ * @c: the connection
+ * @buf: filled with ": region N (...) ..." for the first region whose last
+ *	byte faults, or "" when every one reads
+ * @len: size of @buf
+ *
+ * Reads the last byte of each region under a guard scope of its own (a
+ * truncated file faults there).  For the kernel engine's EFAULT, which
+ * does not say where.
+ */
+static void pvu_probe_regions(struct pvu_conn *c, char *buf, size_t len)
+{
+	volatile unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->dev.nregions; i++) {
+		const struct vu_region *r = &c->dev.regions[i];
+		struct guard_scope gs;
+		char what[128];
+
+		guard_enter(&gs, &c->dev);
+		if (sigsetjmp(gs.jb, 0)) {
+			r = &c->dev.regions[i];
+			guard_fault_str(&gs.fault, what, sizeof(what));
+			snprintf(buf, len, ": guest memory region %u (guest 0x%llx, 0x%llx bytes, fd offset 0x%llx): %s",
+				 i, (unsigned long long)r->guest_addr, (unsigned long long)r->size,
+				 (unsigned long long)r->mmap_offset, what);
+			return;
+		}
+		(void)*(volatile const uint8_t *)((const uint8_t *)r->host + r->size - 1);
+		guard_leave(&gs);
+	}
+}
+
+/**
+ * pvu_engine_error() - why the engine gave up on a ring, in words
+ * @q: the queue pair
+ * @dir: "tx" or "rx"
+ * @n: the engine's negative errno
+ * @buf: the reason out
+ * @len: its size
+ *
+ * An EFAULT (the kernel engine meeting guest memory it cannot fault in)
+ * names the region that is gone, when a probe finds it.
+ */
+static void pvu_engine_error(struct pvu_queue *q, const char *dir, int n, char *buf, size_t len)
+{
+	struct pvu_conn *c = q->conn;
+	char where[200] = "";
+
+	if (n == -EFAULT)
+		pvu_probe_regions(c, where, sizeof(where));
+	snprintf(buf, len, "queue pair %u: %s ring broken (%s engine: %s)%s%s",
+		 q->qp, dir, c->port->eng->name, strerror(-n),
+		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
+		 where);
+}
+
+/**
  * pvu_tx_walk() - send what the guest queued on the tx ring (unguarded)
  * @q: the queue pair
  *
@@ -162,11 +221,9 @@ static int pvu_tx_walk(struct pvu_queue *q)
 	for (round = 0; round < PVU_TX_ROUNDS; round++) {
 		n = eng->tx(q->eq);
 		if (n < 0) {
-			char why[200];
+			char why[sizeof(c->deferred)];
 
-			snprintf(why, sizeof(why), "queue pair %u: tx ring broken (%s engine: %s)%s",
-				 q->qp, eng->name, strerror(-n), n == -EFAULT ?
-				 ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "");
+			pvu_engine_error(q, "tx", n, why, sizeof(why));
 			pvu_fail(c, why);
 			return -EIO;
 		}
@@ -202,11 +259,9 @@ static int pvu_rx_walk(struct pvu_queue *q)
 	for (;;) {
 		n = eng->rx(q->eq, &starved);
 		if (n < 0) {
-			char why[200];
+			char why[sizeof(c->deferred)];
 
-			snprintf(why, sizeof(why), "queue pair %u: rx ring broken (%s engine: %s)%s",
-				 q->qp, eng->name, strerror(-n), n == -EFAULT ?
-				 ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "");
+			pvu_engine_error(q, "rx", n, why, sizeof(why));
 			pvu_fail(c, why);
 			return -EIO;
 		}

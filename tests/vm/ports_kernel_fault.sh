@@ -10,8 +10,9 @@
 # meets the missing pages as EFAULT (the daemon's own guarded accesses as
 # SIGBUS), and the daemon must close that connection, neither spin nor die:
 #   ports-kernel-fault-closed     the front-end saw its connection closed, the
-#                                 daemon logged why for port kf, kf has 0
-#                                 connections, the daemon still runs
+#                                 daemon logged why for port kf, naming guest
+#                                 memory region 0, kf has 0 connections, the
+#                                 daemon still runs
 #   ports-kernel-fault-other-port 2000 more frames through port kg, exact
 #   ports-kernel-fault-same-port  a well-behaved front-end on kf afterwards,
 #                                 2000 frames, exact
@@ -95,7 +96,7 @@ frames kg vrnkf0
 out=$(VU_FRONTEND_MEM=memfd VU_FRONTEND_EVIL=truncate build/tests/host/vu_frontend "$work/kf.sock" 10 200 2>&1)
 rc=$?
 for i in $(seq 25); do conns=$(port_conns kf); [ "$conns" = 0 ] && break; sleep 0.2; done
-line=$(grep 'port kf: vhost-user connection closed: ' "$dlog" | tail -n 1)
+line=$(grep 'port kf: vhost-user connection closed: .*guest memory region 0 ' "$dlog" | tail -n 1)
 echo "# front-end: $(tail -n 1 <<<"$out")"
 echo "# daemon: $line"
 if [ "$rc" -eq 0 ] && grep -q '^EVIL-OK' <<<"$out" && [ -n "$line" ] && [ "$conns" = 0 ] &&

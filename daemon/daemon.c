@@ -28,6 +28,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "engine.h"
+#include "guard.h"
 #include "log.h"
 #include "loop.h"
 #include "netlink.h"
@@ -443,6 +444,9 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	log_set_level(d->cfg.log_level);
 	d->eng = eng_select(d->cfg.engine, err, errlen);
 	if (!d->eng)
+		goto fail;
+	/* Front-end memory can fault under us: guard.c catches that. */
+	if (guard_init(err, errlen) < 0)
 		goto fail;
 	d->loop = loop_new(dmn_on_signal, d, err, errlen);
 	if (!d->loop)

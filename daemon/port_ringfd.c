@@ -43,6 +43,7 @@
 #include <linux/virtio_ring.h>
 
 #include "evfd.h"
+#include "guard.h"
 #include "log.h"
 #include "port.h"
 #include "ringfd_proto.h"
@@ -176,8 +177,10 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 	} else {
 		pp->npending--;
 	}
-	if (c->mem != MAP_FAILED)
+	if (c->mem != MAP_FAILED) {
+		guard_map_del(c->mem);
 		munmap(c->mem, c->mem_size);
+	}
 	rfp_close_fds(c->fds, c->nfds);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
@@ -228,12 +231,12 @@ static bool prf_publish_avail_event(struct prf_queue *q, bool rx, uint16_t last_
 }
 
 /**
- * prf_do_tx() - send what the client queued on the tx ring
+ * prf_tx_walk() - send what the client queued on the tx ring (unguarded)
  * @q: the queue pair
  *
  * Return: 0, or -EIO when the ring is broken (the client is dropped).
  */
-static int prf_do_tx(struct prf_queue *q)
+static int prf_tx_walk(struct prf_queue *q)
 {
 	const struct eng_ops *eng = q->conn->port->eng;
 	uint16_t la_tx, la_rx;
@@ -255,14 +258,14 @@ static int prf_do_tx(struct prf_queue *q)
 }
 
 /**
- * prf_do_rx() - fill the client's rx buffers from the tap
+ * prf_rx_walk() - fill the client's rx buffers from the tap (unguarded)
  * @q: the queue pair
  *
  * While the client has no buffer posted the tap is not polled; its rx
  * kick brings it back.
  * Return: 0, or -EIO when the ring is broken (the client is dropped).
  */
-static int prf_do_rx(struct prf_queue *q)
+static int prf_rx_walk(struct prf_queue *q)
 {
 	struct port *p = q->conn->port;
 	uint16_t la_tx, la_rx;
@@ -291,6 +294,68 @@ static int prf_do_rx(struct prf_queue *q)
 			log_warn("port %s: epoll on the tap: %s", p->cfg.name, strerror(errno));
 	}
 	return 0;
+}
+
+/**
+ * prf_mem_fault() - the client's memfd faulted under a ring walk: drop it
+ * @c: the connection
+ * @f: where (guard.c)
+ */
+static void prf_mem_fault(struct prf_conn *c, const struct guard_fault *f)
+{
+	char why[256], what[128];
+
+	guard_fault_str(f, what, sizeof(what));
+	snprintf(why, sizeof(why),
+		 "memfd (%llu bytes): %s: the client shrank its memfd or its pages could not be allocated",
+		 (unsigned long long)c->mem_size, what);
+	prf_conn_close(c, why);
+}
+
+/**
+ * prf_do_tx() - prf_tx_walk() with memfd faults caught
+ * @q: the queue pair
+ *
+ * Return: 0, or -EIO when the ring is broken or the memfd faulted (the
+ * client is dropped).
+ */
+static int prf_do_tx(struct prf_queue *q)
+{
+	struct prf_conn *c = q->conn;
+	struct guard_scope gs;
+	int ret;
+
+	guard_enter(&gs, c);
+	if (sigsetjmp(gs.jb, 0)) {
+		prf_mem_fault(c, &gs.fault);
+		return -EIO;
+	}
+	ret = prf_tx_walk(q);
+	guard_leave(&gs);
+	return ret;
+}
+
+/**
+ * prf_do_rx() - prf_rx_walk() with memfd faults caught
+ * @q: the queue pair
+ *
+ * Return: 0, or -EIO when the ring is broken or the memfd faulted (the
+ * client is dropped).
+ */
+static int prf_do_rx(struct prf_queue *q)
+{
+	struct prf_conn *c = q->conn;
+	struct guard_scope gs;
+	int ret;
+
+	guard_enter(&gs, c);
+	if (sigsetjmp(gs.jb, 0)) {
+		prf_mem_fault(c, &gs.fault);
+		return -EIO;
+	}
+	ret = prf_rx_walk(q);
+	guard_leave(&gs);
+	return ret;
 }
 
 /**
@@ -439,6 +504,11 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 				 (unsigned long long)size, strerror(errno));
 		}
 		c->mem_size = size;
+	}
+	if (!ret) {
+		ret = guard_map_add(c->mem, size, c, 0);
+		if (ret)
+			snprintf(why, sizeof(why), "guard: %s", strerror(-ret));
 	}
 	if (ret) {
 		prf_refuse(c, ret, why);

@@ -34,6 +34,7 @@
 #include <linux/virtio_ring.h>
 
 #include "evfd.h"
+#include "guard.h"
 #include "log.h"
 #include "port.h"
 #include "port_peer.h"
@@ -85,7 +86,7 @@ struct pvu_conn {
 	struct pvu_queue q[VU_MAX_QUEUE_PAIRS];
 	bool closing;
 	bool in_vu;
-	char deferred[128];
+	char deferred[320];
 };
 
 static void pvu_conn_close(struct pvu_conn *c, const char *why);
@@ -145,12 +146,71 @@ static bool pvu_publish_avail_event(struct pvu_conn *c, unsigned int vring,
 }
 
 /**
- * pvu_do_tx() - send what the guest queued on the tx ring
+ * pvu_probe_regions() - which region of guest memory no longer faults in
+ * @c: the connection
+ * @buf: filled with ": region N (...) ..." for the first region whose last
+ *	byte faults, or "" when every one reads
+ * @len: size of @buf
+ *
+ * Reads the last byte of each region under a guard scope of its own (a
+ * truncated file faults there).  For the kernel engine's EFAULT, which
+ * does not say where.
+ */
+static void pvu_probe_regions(struct pvu_conn *c, char *buf, size_t len)
+{
+	volatile unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->dev.nregions; i++) {
+		const struct vu_region *r = &c->dev.regions[i];
+		struct guard_scope gs;
+		char what[128];
+
+		guard_enter(&gs, &c->dev);
+		if (sigsetjmp(gs.jb, 0)) {
+			r = &c->dev.regions[i];
+			guard_fault_str(&gs.fault, what, sizeof(what));
+			snprintf(buf, len, ": guest memory region %u (guest 0x%llx, 0x%llx bytes, fd offset 0x%llx): %s",
+				 i, (unsigned long long)r->guest_addr, (unsigned long long)r->size,
+				 (unsigned long long)r->mmap_offset, what);
+			return;
+		}
+		(void)*(volatile const uint8_t *)((const uint8_t *)r->host + r->size - 1);
+		guard_leave(&gs);
+	}
+}
+
+/**
+ * pvu_engine_error() - why the engine gave up on a ring, in words
+ * @q: the queue pair
+ * @dir: "tx" or "rx"
+ * @n: the engine's negative errno
+ * @buf: the reason out
+ * @len: its size
+ *
+ * An EFAULT (the kernel engine meeting guest memory it cannot fault in)
+ * names the region that is gone, when a probe finds it.
+ */
+static void pvu_engine_error(struct pvu_queue *q, const char *dir, int n, char *buf, size_t len)
+{
+	struct pvu_conn *c = q->conn;
+	char where[200] = "";
+
+	if (n == -EFAULT)
+		pvu_probe_regions(c, where, sizeof(where));
+	snprintf(buf, len, "queue pair %u: %s ring broken (%s engine: %s)%s%s",
+		 q->qp, dir, c->port->eng->name, strerror(-n),
+		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
+		 where);
+}
+
+/**
+ * pvu_tx_walk() - send what the guest queued on the tx ring (unguarded)
  * @q: the queue pair
  *
  * Return: 0, or -EIO when the ring is broken (the connection is closed).
  */
-static int pvu_do_tx(struct pvu_queue *q)
+static int pvu_tx_walk(struct pvu_queue *q)
 {
 	struct pvu_conn *c = q->conn;
 	const struct eng_ops *eng = c->port->eng;
@@ -161,7 +221,10 @@ static int pvu_do_tx(struct pvu_queue *q)
 	for (round = 0; round < PVU_TX_ROUNDS; round++) {
 		n = eng->tx(q->eq);
 		if (n < 0) {
-			pvu_fail(c, "tx ring broken (protocol violation by the guest)");
+			char why[sizeof(c->deferred)];
+
+			pvu_engine_error(q, "tx", n, why, sizeof(why));
+			pvu_fail(c, why);
 			return -EIO;
 		}
 		eng->get_last_avail(q->eq, &la_tx, &la_rx);
@@ -177,7 +240,7 @@ static int pvu_do_tx(struct pvu_queue *q)
 }
 
 /**
- * pvu_do_rx() - fill the guest's rx buffers from the tap
+ * pvu_rx_walk() - fill the guest's rx buffers from the tap (unguarded)
  * @q: the queue pair
  *
  * When the guest has no buffer posted, the tap is no longer polled until
@@ -185,7 +248,7 @@ static int pvu_do_tx(struct pvu_queue *q)
  *
  * Return: 0, or -EIO when the ring is broken (the connection is closed).
  */
-static int pvu_do_rx(struct pvu_queue *q)
+static int pvu_rx_walk(struct pvu_queue *q)
 {
 	struct pvu_conn *c = q->conn;
 	const struct eng_ops *eng = c->port->eng;
@@ -196,7 +259,10 @@ static int pvu_do_rx(struct pvu_queue *q)
 	for (;;) {
 		n = eng->rx(q->eq, &starved);
 		if (n < 0) {
-			pvu_fail(c, "rx ring broken (protocol violation by the guest)");
+			char why[sizeof(c->deferred)];
+
+			pvu_engine_error(q, "rx", n, why, sizeof(why));
+			pvu_fail(c, why);
 			return -EIO;
 		}
 		if (!starved)
@@ -218,6 +284,75 @@ static int pvu_do_rx(struct pvu_queue *q)
 				 strerror(errno));
 	}
 	return 0;
+}
+
+/**
+ * pvu_mem_fault() - guest memory faulted under a ring walk: drop the front-end
+ * @c: the connection
+ * @f: where (guard.c)
+ *
+ * The front-end truncated the file behind a region, or the kernel had no
+ * page to back it (hugetlbfs pool exhausted): close this connection, with
+ * the region named; other ports are not affected.
+ */
+static void pvu_mem_fault(struct pvu_conn *c, const struct guard_fault *f)
+{
+	const struct vu_region *r = &c->dev.regions[f->index];
+	char why[sizeof(c->deferred)], what[128];
+
+	guard_fault_str(f, what, sizeof(what));
+	snprintf(why, sizeof(why),
+		 "guest memory region %u (guest 0x%llx, 0x%llx bytes, fd offset 0x%llx): %s (guest 0x%llx): the front-end shrank its memory file or its pages could not be allocated",
+		 f->index, (unsigned long long)r->guest_addr, (unsigned long long)r->size,
+		 (unsigned long long)r->mmap_offset, what,
+		 (unsigned long long)(r->guest_addr + f->offset));
+	pvu_fail(c, why);
+}
+
+/**
+ * pvu_do_tx() - pvu_tx_walk() with guest memory faults caught
+ * @q: the queue pair
+ *
+ * Return: 0, or -EIO when the ring is broken or its memory faulted (the
+ * connection is closed).
+ */
+static int pvu_do_tx(struct pvu_queue *q)
+{
+	struct pvu_conn *c = q->conn;
+	struct guard_scope gs;
+	int ret;
+
+	guard_enter(&gs, &c->dev);
+	if (sigsetjmp(gs.jb, 0)) {
+		pvu_mem_fault(c, &gs.fault);
+		return -EIO;
+	}
+	ret = pvu_tx_walk(q);
+	guard_leave(&gs);
+	return ret;
+}
+
+/**
+ * pvu_do_rx() - pvu_rx_walk() with guest memory faults caught
+ * @q: the queue pair
+ *
+ * Return: 0, or -EIO when the ring is broken or its memory faulted (the
+ * connection is closed).
+ */
+static int pvu_do_rx(struct pvu_queue *q)
+{
+	struct pvu_conn *c = q->conn;
+	struct guard_scope gs;
+	int ret;
+
+	guard_enter(&gs, &c->dev);
+	if (sigsetjmp(gs.jb, 0)) {
+		pvu_mem_fault(c, &gs.fault);
+		return -EIO;
+	}
+	ret = pvu_rx_walk(q);
+	guard_leave(&gs);
+	return ret;
 }
 
 /**

@@ -26,13 +26,22 @@
  *     or any ring part outside mapped memory     -EINVAL / -EFAULT
  *   SET_VRING_ENABLE with a value other than 0/1 -EINVAL
  *   SET_MEM_TABLE: empty region, address ranges that wrap or overlap,
- *     region beyond its fd's size, fd not a
+ *     region beyond its fd's size (fstat), fd not a
  *     regular file/memfd, mmap failure           -EINVAL / -EFAULT / errno
- *   SET_MEM_TABLE: a memfd without F_SEAL_SHRINK -EPERM (the front-end
- *     could truncate it under our mapping and make the daemon fault; QEMU's
- *     memory-backend-memfd seals by default).  Files that are not memfds
- *     (memory-backend-file) cannot be sealed and are accepted: shrinking
- *     one is a known way for that front-end to crash the daemon.
+ *   SET_MEM_TABLE: hugetlbfs fd with too few free
+ *     huge pages to reserve the region           -ENOMEM (mmap)
+ *
+ * Memory accepted: any regular file the front-end can share: memfds sealed
+ * or not, hugetlbfs files and hugetlb memfds, tmpfs (/dev/shm) files, disk
+ * files.  Seals are not looked at: F_SEAL_SHRINK would only protect
+ * against truncation, the kernel reports F_SEAL_SEAL (no seals possible)
+ * for every tmpfs/hugetlbfs file and unsealable memfd, and a hugetlb page
+ * can fail to fault in whatever the seals.  Instead each region is mapped
+ * without MAP_NORESERVE (a hugetlbfs mapping then reserves its huge pages
+ * at mmap, so an exhausted pool is refused here instead of faulting
+ * later), registered with guard.c, and every access to it is guarded: a
+ * front-end that truncates its memory anyway closes only its own
+ * connection (port_vhost_user.c).
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
  */
@@ -41,11 +50,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "evfd.h"
+#include "guard.h"
 #include "vhost_user.h"
 
 #define VU_MAX_MSGS_PER_CALL	256
@@ -158,8 +170,10 @@ static void vu_unmap_all(struct vu_dev *dev)
 {
 	unsigned int i;
 
-	for (i = 0; i < dev->nregions; i++)
+	for (i = 0; i < dev->nregions; i++) {
+		guard_map_del(dev->regions[i].host);
 		munmap(dev->regions[i].map, dev->regions[i].map_len);
+	}
 	dev->nregions = 0;
 }
 
@@ -390,6 +404,25 @@ static bool vu_ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t bl
 }
 
 /**
+ * vu_map_align() - the alignment a mapping of an fd needs
+ * @fd: guest memory fd
+ * @page: the base page size
+ *
+ * Return: the huge page size for a hugetlbfs file or hugetlb memfd (its
+ * mmap offset and length must be multiples of it), else @page.
+ */
+static uint64_t vu_map_align(int fd, uint64_t page)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) == 0 && sf.f_type == HUGETLBFS_MAGIC &&
+	    sf.f_bsize > 0 && !((uint64_t)sf.f_bsize & ((uint64_t)sf.f_bsize - 1)) &&
+	    (uint64_t)sf.f_bsize > page)
+		return (uint64_t)sf.f_bsize;
+	return page;
+}
+
+/**
  * vu_set_mem_table() - SET_MEM_TABLE: validate, map, swap in the new table
  * @dev: the connection
  * @msg: the (shape-checked) message; its fds are consumed
@@ -403,7 +436,7 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 	struct stat st[VUM_MAX_REGIONS];
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int i, j, mapped = 0;
-	int ret, seals;
+	int ret;
 
 	if (mem->padding)
 		return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
@@ -439,11 +472,6 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 			return vu_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
 				       i);
-		seals = fcntl(msg->fds[i], F_GET_SEALS);
-		if (seals >= 0 && !(seals & F_SEAL_SHRINK))
-			return vu_fail(dev, -EPERM,
-				       "SET_MEM_TABLE: region %u: memfd can shrink (no F_SEAL_SHRINK); use memory-backend-memfd with seal=on",
-				       i);
 		if (st[i].st_size < 0 || r->mmap_offset + r->size > (uint64_t)st[i].st_size)
 			return vu_fail(dev, -EFAULT,
 				       "SET_MEM_TABLE: region %u (offset 0x%llx, size 0x%llx) extends past the end of its fd (0x%llx bytes)",
@@ -460,15 +488,35 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 
 	for (i = 0; i < mem->nregions; i++) {
 		const struct vum_region *r = &mem->regions[i];
-		uint64_t aligned = r->mmap_offset & ~(uint64_t)(page - 1);
+		uint64_t align = vu_map_align(msg->fds[i], (uint64_t)page);
+		uint64_t aligned = r->mmap_offset & ~(align - 1);
 		uint64_t delta = r->mmap_offset - aligned;
+		uint64_t len = (r->size + delta + align - 1) & ~(align - 1);
 		void *p;
 
-		p = mmap(NULL, r->size + delta, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_NORESERVE, msg->fds[i], (off_t)aligned);
+		if (len < r->size || len > SIZE_MAX) {
+			ret = vu_fail(dev, -EINVAL,
+				      "SET_MEM_TABLE: region %u: 0x%llx bytes cannot be mapped",
+				      i, (unsigned long long)r->size);
+			goto err_unmap;
+		}
+		/* No MAP_NORESERVE: on hugetlbfs that reserves the pages now. */
+		p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 msg->fds[i], (off_t)aligned);
 		if (p == MAP_FAILED) {
-			ret = vu_fail(dev, -errno, "SET_MEM_TABLE: region %u: mmap of 0x%llx bytes: %s",
-				      i, (unsigned long long)(r->size + delta), strerror(errno));
+			ret = vu_fail(dev, -errno,
+				      "SET_MEM_TABLE: region %u: mmap of 0x%llx bytes at offset 0x%llx: %s%s",
+				      i, (unsigned long long)len, (unsigned long long)aligned,
+				      strerror(errno),
+				      errno == ENOMEM && align > (uint64_t)page ?
+				      " (not enough free huge pages to reserve it)" : "");
+			goto err_unmap;
+		}
+		ret = guard_map_add((uint8_t *)p + delta, r->size, dev, i);
+		if (ret < 0) {
+			munmap(p, (size_t)len);
+			ret = vu_fail(dev, ret, "SET_MEM_TABLE: region %u: guard: %s",
+				      i, strerror(-ret));
 			goto err_unmap;
 		}
 		fresh[i].guest_addr = r->guest_addr;
@@ -476,7 +524,7 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 		fresh[i].user_addr = r->user_addr;
 		fresh[i].mmap_offset = r->mmap_offset;
 		fresh[i].map = p;
-		fresh[i].map_len = r->size + delta;
+		fresh[i].map_len = (size_t)len;
 		fresh[i].host = (uint8_t *)p + delta;
 		fresh[i].file_dev = (uint64_t)st[i].st_dev;
 		fresh[i].file_ino = (uint64_t)st[i].st_ino;
@@ -503,8 +551,10 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 	return 0;
 
 err_unmap:
-	for (i = 0; i < mapped; i++)
+	for (i = 0; i < mapped; i++) {
+		guard_map_del(fresh[i].host);
 		munmap(fresh[i].map, fresh[i].map_len);
+	}
 	return ret;
 }
 

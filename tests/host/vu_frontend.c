@@ -23,6 +23,27 @@
  * With VU_FRONTEND_POLL_KICKS=1 in the environment both rings are set up
  * without kick fds (SET_VRING_KICK with the no-fd bit) and nothing is
  * kicked: the daemon must poll them.
+ *
+ * VU_FRONTEND_MEM picks the guest memory (the region's fd):
+ *   memfd-sealed (default)  memfd sealed against shrinking and growing
+ *   memfd                   memfd without MFD_ALLOW_SEALING (F_SEAL_SEAL)
+ *   hugetlb-memfd           MFD_HUGETLB memfd, sealed like the default
+ *   file:PATH               PATH created (tmpfs, hugetlbfs or disk), unlinked
+ *                           once mapped
+ *
+ * VU_FRONTEND_EVIL makes it a hostile front-end (exit 0 when the daemon
+ * reacts as it must, 1 otherwise):
+ *   truncate    after the COUNT frames went through, queue more without
+ *               kicking, truncate the memory file to 0, then kick: the
+ *               daemon must close the connection (it faults on the rings)
+ *   punch       hugetlb memory only: the same, but punch the huge pages out
+ *               (FALLOC_FL_PUNCH_HOLE) and take every free huge page of the
+ *               pool first, so the daemon's next touch has no page
+ *   exhausted   hugetlb memory only: map it MAP_NORESERVE, take every free
+ *               huge page, then SET_MEM_TABLE: it must be refused (the
+ *               daemon reserves its mapping), the connection stays usable
+ *               for nothing else and is closed by the daemon
+ * Prints "EVIL-OK: ..." or "EVIL-FAIL: ...".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +59,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 
 #include "vhost_user_msg.h"
 #include "vringfd.h"
@@ -53,6 +75,8 @@
 
 static int fe_sock;
 static uint8_t *fe_mem;
+static bool fe_ack_fail_ok;	/* "exhausted": a refused SET_MEM_TABLE is expected */
+static bool fe_refused;		/* ... and it was */
 
 /**
  * fe_die() - print why and exit 1
@@ -105,6 +129,8 @@ static void fe_msg(uint32_t req, const void *payload, uint32_t size, int fd, uin
 	}
 	if (reply) {
 		*reply = v;
+	} else if (v != 0 && fe_ack_fail_ok) {
+		fe_refused = true;
 	} else if (v != 0) {
 		errno = EINVAL;
 		fe_die(what);
@@ -154,6 +180,148 @@ static void fe_post_rx(struct vringfd_ring *rx, unsigned int i)
 }
 
 /**
+ * fe_make_mem() - create the guest memory and map it here
+ * @kind: VU_FRONTEND_MEM
+ * @evil: VU_FRONTEND_EVIL ("exhausted": map with MAP_NORESERVE)
+ *
+ * Return: the fd (fe_mem is set).
+ */
+static int fe_make_mem(const char *kind, const char *evil)
+{
+	int fd, flags = MAP_SHARED;
+
+	if (!strcmp(kind, "memfd-sealed") || !strcmp(kind, "hugetlb-memfd")) {
+		/* sealed against shrinking, as QEMU's memory-backend-memfd does */
+		fd = memfd_create("vu-frontend-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING |
+				  (kind[0] == 'h' ? MFD_HUGETLB : 0));
+		if (fd < 0 || ftruncate(fd, FE_MEM) < 0 ||
+		    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+			fe_die(kind);
+	} else if (!strcmp(kind, "memfd")) {
+		fd = memfd_create("vu-frontend-guest", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, FE_MEM) < 0)
+			fe_die(kind);
+	} else if (!strncmp(kind, "file:", 5)) {
+		fd = open(kind + 5, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || ftruncate(fd, FE_MEM) < 0)
+			fe_die(kind);
+	} else {
+		fprintf(stderr, "vu_frontend: VU_FRONTEND_MEM=%s unknown\n", kind);
+		exit(2);
+	}
+	if (!strcmp(evil, "exhausted"))
+		flags |= MAP_NORESERVE;
+	fe_mem = mmap(NULL, FE_MEM, PROT_READ | PROT_WRITE, flags, fd, 0);
+	if (fe_mem == MAP_FAILED)
+		fe_die("mmap");
+	if (!strncmp(kind, "file:", 5))
+		unlink(kind + 5);
+	return fd;
+}
+
+/**
+ * fe_grab_free_hugepages() - take every free huge page of the pool (kept until exit)
+ *
+ * One page at a time until the kernel has none left: the machine may have
+ * other users of the pool, so a count read from /proc/meminfo can be stale
+ * by the time it is used.
+ */
+static void fe_grab_free_hugepages(void)
+{
+	unsigned long n = 0, psize = 2048;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		fe_die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "Hugepagesize: %lu kB", &psize);
+	fclose(f);
+	while (mmap(NULL, psize * 1024, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0) != MAP_FAILED)
+		n++;
+	printf("took %lu free huge pages\n", n);
+}
+
+/**
+ * fe_closed_by_daemon() - wait up to 10 s for the daemon to close the socket
+ *
+ * Return: true when it did.
+ */
+static bool fe_closed_by_daemon(void)
+{
+	struct pollfd pf = { fe_sock, POLLIN, 0 };
+	char b;
+
+	if (poll(&pf, 1, 10000) <= 0)
+		return false;
+	return recv(fe_sock, &b, 1, MSG_DONTWAIT) <= 0;
+}
+
+/**
+ * fe_expect_refused() - "exhausted": SET_MEM_TABLE must have been refused
+ *
+ * Return: exit status.
+ */
+static int fe_expect_refused(void)
+{
+	if (!fe_refused) {
+		printf("EVIL-FAIL: SET_MEM_TABLE of unreservable hugetlb memory was accepted\n");
+		return 1;
+	}
+	if (!fe_closed_by_daemon()) {
+		printf("EVIL-FAIL: SET_MEM_TABLE refused but the connection stayed open\n");
+		return 1;
+	}
+	printf("EVIL-OK: SET_MEM_TABLE refused (REPLY_ACK 1), connection closed\n");
+	return 0;
+}
+
+/**
+ * fe_attack() - queue frames, take the memory away, kick
+ * @evil: "truncate" or "punch"
+ * @memfd: the memory fd
+ * @tx: the tx ring
+ * @kick: its kick eventfd
+ *
+ * Return: exit status (0: the daemon closed the connection).
+ */
+static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int kick)
+{
+	struct iovec out = { .iov_base = (void *)(uintptr_t)FE_TX_BASE, .iov_len = FE_HDR + 60 };
+	uint64_t v = 1;
+
+	memset(fe_mem + FE_TX_BASE, 0, FE_HDR + 60);
+	if (vringfd_ring_add(tx, &out, 1, NULL, 0, (void *)1) < 0) {
+		printf("EVIL-FAIL: no tx slot\n");
+		return 1;
+	}
+	vringfd_ring_publish(tx);
+	if (!strcmp(evil, "truncate")) {
+		if (ftruncate(memfd, 0) < 0)
+			fe_die("ftruncate");
+	} else if (!strcmp(evil, "punch")) {
+		/* pool empty first, so that the punched pages are taken at once:
+		 * a daemon walk in between would get a fresh zeroed page */
+		fe_grab_free_hugepages();
+		if (fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, FE_MEM) < 0)
+			fe_die("punching the huge pages out");
+		fe_grab_free_hugepages();
+	} else {
+		fprintf(stderr, "vu_frontend: VU_FRONTEND_EVIL=%s unknown\n", evil);
+		return 2;
+	}
+	if (write(kick, &v, 8) != 8)
+		fe_die("kick");
+	if (!fe_closed_by_daemon()) {
+		printf("EVIL-FAIL: %s: the daemon did not close the connection in 10 s\n", evil);
+		return 1;
+	}
+	printf("EVIL-OK: %s: the daemon closed the connection\n", evil);
+	return 0;
+}
+
+/**
  * main() - handshake, then send and receive
  * @argc: 4 or 5
  * @argv: program, socket, count, size, [rx_min]
@@ -171,6 +339,8 @@ int main(int argc, char **argv)
 	double deadline, t_start, t_end = 0;
 	const char *pk = getenv("VU_FRONTEND_POLL_KICKS");
 	bool poll_kicks = pk && !strcmp(pk, "1");
+	const char *mem_kind = getenv("VU_FRONTEND_MEM") ? getenv("VU_FRONTEND_MEM") : "memfd-sealed";
+	const char *evil = getenv("VU_FRONTEND_EVIL") ? getenv("VU_FRONTEND_EVIL") : "";
 	unsigned int i;
 
 	if (argc < 4 || argc > 5) {
@@ -186,14 +356,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* sealed against shrinking, as QEMU's memory-backend-memfd does */
-	memfd = memfd_create("vu-frontend-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0 || ftruncate(memfd, FE_MEM) < 0 ||
-	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
-		fe_die("memfd");
-	fe_mem = mmap(NULL, FE_MEM, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-	if (fe_mem == MAP_FAILED)
-		fe_die("mmap");
+	memfd = fe_make_mem(mem_kind, evil);
+	if (!strcmp(evil, "exhausted")) {
+		fe_grab_free_hugepages();
+		fe_ack_fail_ok = true;
+	}
+	if (!strcmp(evil, "exhausted"))
+		goto handshake;	/* its pages cannot be touched: no rings written */
 	for (r = 0; r < 2; r++) {
 		if (vringfd_ring_init_parts(&ring[r], FE_NUM, fe_mem + FE_RING(r),
 					    fe_mem + FE_RING(r) + 0x1000,
@@ -205,6 +374,7 @@ int main(int argc, char **argv)
 			fe_die("eventfd");
 	}
 
+handshake:
 	fe_sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
 	if (fe_sock < 0 || connect(fe_sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -236,6 +406,8 @@ int main(int argc, char **argv)
 	mem.regions[0].size = FE_MEM;
 	mem.regions[0].user_addr = (uint64_t)(uintptr_t)fe_mem;
 	fe_msg(VUM_SET_MEM_TABLE, &mem, VUM_SIZE_MEM(1), memfd, NULL);
+	if (!strcmp(evil, "exhausted"))
+		return fe_expect_refused();
 	for (r = 0; r < 2; r++) {
 		struct vum_vring_addr a = {
 			.index = (uint32_t)r,
@@ -322,6 +494,13 @@ int main(int argc, char **argv)
 	}
 	printf("sent %lu completed %lu received %lu (and %lu rx buffers returned empty) tx %.6f s\n",
 	       sent, done, received, empty, (t_end > 0 ? t_end : fe_now()) - t_start);
+	if (*evil) {
+		if (done != count) {
+			printf("EVIL-FAIL: the frames before the attack did not go through\n");
+			return 1;
+		}
+		return fe_attack(evil, memfd, &ring[1], kick[1]);
+	}
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;
 }

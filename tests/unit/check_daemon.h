@@ -18,5 +18,6 @@ Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing 
 Suite *frame_rings_suite(void);	/* check_daemon_frame_rings.c: daemon-driven ring pair */
 Suite *ringfd_suite(void);	/* check_daemon_ringfd.c: ring-fd port protocol, malformed SETUPs */
 Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, client-mode retry */
+Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
 
 #endif /* CHECK_DAEMON_H */

@@ -17,5 +17,6 @@ Suite *(*const runner_suites[])(void) = {
 	port_peer_suite,
 	engine_suite,
 	loop_suite,
+	guard_suite,
 	NULL,
 };

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * guard.c - survive faults in front-end memory (see guard.h)
+ *
+ * The mapping table is a fixed array: the signal handler reads it and must
+ * not meet a realloc.  It is changed only outside guarded scopes (map and
+ * unmap happen in message handling and teardown, never while rings are
+ * walked), so the handler never sees it half-written when it matters; a
+ * fault that does race a change is outside any scope and is fatal anyway.
+ * The current scope is per thread (the daemon has one thread today).
+ *
+ * The handler runs with SA_NODEFER and the scopes use sigsetjmp(jb, 0): the
+ * signal mask is the same at the fault as at the sigsetjmp (nothing in a
+ * scope changes it), so nothing needs restoring and entering a scope costs
+ * no system call.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guard.h"
+
+#define GUARD_MAX_MAPS	1024	/* 8 regions x 128 connections */
+
+/**
+ * struct guard_map - one registered mapping of front-end memory
+ * @start: first byte
+ * @len: bytes; 0 marks a free slot
+ * @owner: whose memory it is (a connection)
+ * @index: the owner's number for it
+ */
+struct guard_map {
+	uintptr_t start;
+	size_t len;
+	const void *owner;
+	unsigned int index;
+};
+
+static struct guard_map guard_maps[GUARD_MAX_MAPS];
+static __thread struct guard_scope *guard_cur;
+
+/**
+ * guard_die() - let a fault we do not own take its default action
+ * @sig: the signal
+ * @si: its info
+ *
+ * Restores the default action; a fault the kernel raised then happens
+ * again when the handler returns (and dumps core where the bug is); a
+ * signal someone sent is raised again.
+ */
+static void guard_die(int sig, const siginfo_t *si)
+{
+	static const char msg[] =
+		"vringnetd: fault outside guarded front-end memory: a daemon bug, dying\n";
+	struct sigaction sa;
+	ssize_t w;
+
+	w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)w;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+/**
+ * guard_handler() - SIGBUS/SIGSEGV: jump back to the scope that touched it
+ * @sig: the signal
+ * @si: its info (si_addr: the faulting address)
+ * @uc: unused
+ */
+static void guard_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct guard_scope *s = guard_cur;
+	uintptr_t a = (uintptr_t)si->si_addr;
+	unsigned int i;
+
+	(void)uc;
+	if (si->si_code > 0 && s) {
+		for (i = 0; i < GUARD_MAX_MAPS; i++) {
+			const struct guard_map *m = &guard_maps[i];
+
+			if (!m->len || a < m->start || a - m->start >= m->len)
+				continue;
+			if (m->owner != s->owner)
+				break;
+			s->fault.sig = sig;
+			s->fault.code = si->si_code;
+			s->fault.index = m->index;
+			s->fault.offset = a - m->start;
+			s->fault.size = m->len;
+			guard_cur = s->prev;
+			siglongjmp(s->jb, 1);
+		}
+	}
+	guard_die(sig, si);
+}
+
+/**
+ * guard_init() - install the SIGBUS and SIGSEGV handlers
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int guard_init(char *err, size_t errlen)
+{
+	static const int sigs[] = { SIGBUS, SIGSEGV };
+	struct sigaction sa;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = guard_handler;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (sigaction(sigs[i], &sa, NULL) < 0) {
+			snprintf(err, errlen, "sigaction(%s): %s", strsignal(sigs[i]),
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * guard_map_add() - register a mapping of front-end memory
+ * @start: its first byte
+ * @len: its length (> 0)
+ * @owner: the connection it belongs to
+ * @index: the owner's number for it (reported in a fault)
+ *
+ * Return: 0, -EINVAL for an empty one, or -ENOSPC when GUARD_MAX_MAPS are
+ * registered.
+ */
+int guard_map_add(const void *start, size_t len, const void *owner, unsigned int index)
+{
+	unsigned int i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < GUARD_MAX_MAPS; i++) {
+		struct guard_map *m = &guard_maps[i];
+
+		if (m->len)
+			continue;
+		m->start = (uintptr_t)start;
+		m->owner = owner;
+		m->index = index;
+		__atomic_store_n(&m->len, len, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+/**
+ * guard_map_del() - forget a mapping (before it is unmapped)
+ * @start: its first byte, as given to guard_map_add(); unknown: nothing
+ */
+void guard_map_del(const void *start)
+{
+	unsigned int i;
+
+	for (i = 0; i < GUARD_MAX_MAPS; i++) {
+		struct guard_map *m = &guard_maps[i];
+
+		if (m->len && m->start == (uintptr_t)start) {
+			__atomic_store_n(&m->len, 0, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+/**
+ * guard_enter() - open a scope; the caller does sigsetjmp(@s->jb, 0) next
+ * @s: the scope (on the caller's stack, alive until guard_leave())
+ * @owner: whose mappings the code in the scope touches
+ */
+void guard_enter(struct guard_scope *s, const void *owner)
+{
+	memset(&s->fault, 0, sizeof(s->fault));
+	s->owner = owner;
+	s->prev = guard_cur;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_cur = s;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/**
+ * guard_leave() - close a scope that did not fault
+ * @s: the innermost scope
+ */
+void guard_leave(struct guard_scope *s)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_cur = s->prev;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/**
+ * guard_fault_str() - a fault in words, for a log line
+ * @f: the fault
+ * @buf: output
+ * @len: its size
+ *
+ * Return: @buf, e.g. "SIGBUS (address not backed by the file) at offset
+ * 0x1000 of 0x40000000".
+ */
+const char *guard_fault_str(const struct guard_fault *f, char *buf, size_t len)
+{
+	const char *what = "";
+
+	if (f->sig == SIGBUS && f->code == BUS_ADRERR)
+		what = " (page beyond the end of the file, or no page to back it)";
+	else if (f->sig == SIGBUS)
+		what = " (memory error)";
+	else if (f->sig == SIGSEGV)
+		what = " (address not mapped or not accessible)";
+	snprintf(buf, len, "%s%s at offset 0x%llx of 0x%llx",
+		 f->sig == SIGBUS ? "SIGBUS" : f->sig == SIGSEGV ? "SIGSEGV" : "signal",
+		 what, (unsigned long long)f->offset, (unsigned long long)f->size);
+	return buf;
+}

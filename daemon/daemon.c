@@ -467,6 +467,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 			    d->cfg.control_gid, dmn_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
+	ctrl_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
@@ -660,6 +661,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 		log_warn("reload: control socket settings take effect at the next start");
 	log_set_level(nc.log_level);
 	deadline_set_limits(nc.handshake_timeout, nc.message_timeout);
+	ctrl_set_per_uid(d->ctrl, nc.control_per_uid);
 
 	/* 1. Ports removed, or changed so that they must be re-created. */
 	for (i = 0; i < diff.nports; i++) {

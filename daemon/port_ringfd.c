@@ -170,9 +170,9 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 
 	if (c->active) {
 		if (why)
-			log_warn("port %s: ring-fd client dropped: %s", p->cfg.name, why);
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client dropped: %s", p->cfg.name, why);
 		else
-			log_info("port %s: ring-fd client hung up", p->cfg.name);
+			log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client hung up", p->cfg.name);
 		for (i = 0; i < c->setup.nqp; i++)
 			prf_queue_stop(&c->q[i]);
 		pp->active = NULL;
@@ -206,7 +206,7 @@ static void prf_refuse(struct prf_conn *c, int ret, const char *why)
 	struct prf_port *pp = c->port->priv;
 
 	pp->refused++;
-	log_warn("port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
+	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
 	rfp_send_reply(c->fd, -ret, 0, why);
 	prf_conn_close(c, why);
 }
@@ -458,7 +458,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		ret = prf_queue_start(c, i, why, sizeof(why));
 		if (ret) {
 			pp->refused++;
-			log_warn("port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
 			rfp_send_reply(c->fd, -ret, 0, why);
 			prf_conn_close(c, why);
 			return;
@@ -470,7 +470,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		prf_conn_close(c, "cannot send the OK reply");
 		return;
 	}
-	log_info("port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
+	log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
 		 p->cfg.name, p->eng->name, c->setup.nqp, (unsigned long long)size,
 		 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	/* Work queued before we watched the kicks. */
@@ -540,7 +540,7 @@ static void prf_deadline_passed(struct deadline *dl)
 {
 	struct prf_conn *c = container_of(dl, struct prf_conn, dl);
 
-	log_warn("port %s: ring-fd client closed: no SETUP within %u s (handshake-timeout)",
+	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd client closed: no SETUP within %u s (handshake-timeout)",
 		 c->port->cfg.name, deadline_handshake_sec());
 	prf_conn_close(c, "no SETUP in time");
 }
@@ -558,7 +558,7 @@ static void prf_accept(struct port *p, int fd)
 
 	if (!pp || pp->npending >= PRF_MAX_PENDING) {
 		if (pp)
-			log_warn("port %s: ring-fd client refused: %u connections wait for SETUP",
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client refused: %u connections wait for SETUP",
 				 p->cfg.name, pp->npending);
 		close(fd);
 		return;

@@ -85,9 +85,9 @@ static void pst_close(struct pst_conn *c, const char *why)
 	struct eng_stats tx, rx;
 
 	if (why)
-		log_warn("port %s: stream peer disconnected: %s", p->cfg.name, why);
+		log_rl(&p->rl, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
 	else
-		log_info("port %s: stream peer hung up", p->cfg.name);
+		log_rl(&p->rl, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->tap);

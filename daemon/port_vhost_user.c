@@ -325,7 +325,7 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	port_stats_add(&pp->rx, &rx);
 	eng->close(q->eq);
 	q->eq = NULL;
-	log_info("port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
+	log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
 		 c->port->cfg.name, qp, la_tx, la_rx);
 }
 
@@ -375,7 +375,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		pvu_queue_stop(c, qp);
 		return -EIO;
 	}
-	log_info("port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
 		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
 		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off",
 		 q->poll_timer.fd >= 0 ? ", polled: a ring has no kick fd" : "");
@@ -423,9 +423,9 @@ static void pvu_conn_close(struct pvu_conn *c, const char *why)
 		return;
 	c->closing = true;
 	if (why)
-		log_warn("port %s: vhost-user connection closed: %s", p->cfg.name, why);
+		log_rl(&p->rl, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
-		log_info("port %s: vhost-user front-end disconnected", p->cfg.name);
+		log_rl(&p->rl, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
 	vu_dev_reset(&c->dev);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);

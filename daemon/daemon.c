@@ -342,6 +342,9 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 				continue;
 			port_get_stats(p, &tx, &rx);
 			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
+			/* Only a dgram port has a peer to check senders against. */
+			if (p->cfg.type == CFG_PORT_DGRAM)
+				ctlproto_reply_u64(&w, "tx_drop_peer", tx.drop_peer);
 			ctlproto_reply_str(&w, "tap", p->cfg.tap);
 			/* The tap's own counters: ring -> tap is what the tap
 			 * received from its fds, tap -> ring what it sent. */

@@ -381,4 +381,5 @@ void port_stats_add(struct eng_stats *to, const struct eng_stats *from)
 	to->drop_bad_addr += from->drop_bad_addr;
 	to->drop_tap += from->drop_tap;
 	to->notifies += from->notifies;
+	to->drop_peer += from->drop_peer;
 }

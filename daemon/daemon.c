@@ -35,6 +35,7 @@
 #include "port.h"
 #include "privs.h"
 #include "reload.h"
+#include "sandbox.h"
 #include "sdnotify.h"
 #include "tap.h"
 
@@ -423,7 +424,7 @@ static void dmn_tick_fired(struct loop *loop, struct loop_ref *ref, uint32_t eve
  * @errlen: its size
  *
  * Order: engine, netlink, taps, ports, control socket, capability drop,
- * timers, READY=1.  Any failure undoes what was done.
+ * timers, seccomp filter, READY=1.  Any failure undoes what was done.
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
@@ -491,6 +492,11 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdn_watchdog();
 	}
+	if (sbx_install(d->cfg.seccomp, err, errlen) < 0)
+		goto fail;
+#ifdef VRINGNETD_TEST
+	sbx_test_forbidden();
+#endif
 	dmn_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
 	sdn_ready(status);
@@ -659,6 +665,9 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 			 cfg_engine_name(nc.engine));
 	if (diff.daemon_attrs & RL_DAEMON_USER)
 		log_warn("reload: user = %s takes effect at the next start", nc.user);
+	if (nc.seccomp != d->cfg.seccomp)
+		log_warn("reload: seccomp = %s takes effect at the next start",
+			 cfg_seccomp_name(nc.seccomp));
 	if (diff.daemon_attrs & (RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
 				 RL_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -736,6 +745,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 	nc.control_mode = d->cfg.control_mode;
 	nc.control_gid = d->cfg.control_gid;
 	nc.engine = d->cfg.engine;
+	nc.seccomp = d->cfg.seccomp;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;

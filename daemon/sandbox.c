@@ -140,7 +140,7 @@ int sbx_install(enum cfg_seccomp mode, char *err, size_t errlen)
 	}
 	ctx = seccomp_init(def);
 	if (!ctx) {
-		snprintf(err, errlen, "seccomp: seccomp_init failed");
+		snprintf(err, errlen, "seccomp: seccomp_init failed: no seccomp filters here (a kernel without them, or valgrind); seccomp = off runs without one");
 		return -1;
 	}
 	for (i = 0; !ret && i < sizeof(sbx_calls) / sizeof(sbx_calls[0]); i++) {

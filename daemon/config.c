@@ -866,6 +866,19 @@ static int k_handshake_timeout(struct cfg_parser *p, const char *k, const char *
 }
 
 /**
+ * k_boot_timeout() - handle the 'boot-timeout' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_boot_timeout(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 86400, &p->cfg->boot_timeout);
+}
+
+/**
  * k_message_timeout() - handle the 'message-timeout' key
  * @p: the parser
  * @k: the key's name
@@ -951,6 +964,7 @@ static const struct cfg_key {
 	{ "log-level", CFG_SEC_DAEMON, false, k_log_level },
 	{ "user", CFG_SEC_DAEMON, false, k_user },
 	{ "handshake-timeout", CFG_SEC_DAEMON, false, k_handshake_timeout },
+	{ "boot-timeout", CFG_SEC_DAEMON, false, k_boot_timeout },
 	{ "message-timeout", CFG_SEC_DAEMON, false, k_message_timeout },
 	{ "control-clients-per-uid", CFG_SEC_DAEMON, false, k_control_per_uid },
 	{ "seccomp", CFG_SEC_DAEMON, false, k_seccomp },
@@ -1306,6 +1320,7 @@ static void cfg_defaults(struct vnd_config *cfg, const char *name)
 	cfg->uid = (uid_t)-1;
 	cfg->gid = (gid_t)-1;
 	cfg->handshake_timeout = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
+	cfg->boot_timeout = CFG_DEFAULT_BOOT_TIMEOUT;
 	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
 	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
 	cfg->seccomp = CFG_SECCOMP_ON;

@@ -34,7 +34,8 @@ enum cfg_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO,
 enum cfg_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
 enum cfg_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
 
-#define CFG_DEFAULT_HANDSHAKE_TIMEOUT	60	/* seconds */
+#define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
+#define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
 #define CFG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
 #define CFG_DEFAULT_CONTROL_PER_UID	4
 
@@ -125,7 +126,9 @@ struct cfg_port {
  * @user: "" = stay root; else drop to this user (and its primary group)
  * @uid: @user's uid, valid when @user is set
  * @gid: @user's gid, valid when @user is set
- * @handshake_timeout: seconds a peer has to finish its handshake
+ * @handshake_timeout: seconds a ring-fd client has to send its SETUP
+ * @boot_timeout: seconds a guest (vhost-user, stream) has to start its
+ *	network (rings running, first frame)
  * @message_timeout: seconds a peer has to finish a message it started
  * @control_per_uid: control clients one uid other than root may have
  * @seccomp: the system call filter: on (kill), off, log
@@ -143,6 +146,7 @@ struct vnd_config {
 	uid_t uid;
 	gid_t gid;
 	unsigned int handshake_timeout;
+	unsigned int boot_timeout;
 	unsigned int message_timeout;
 	unsigned int control_per_uid;
 	enum cfg_seccomp seccomp;

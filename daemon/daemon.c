@@ -446,7 +446,8 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	d->started = dmn_now();
 	d->watchdog.fd = d->tick.fd = -1;
 	log_set_level(d->cfg.log_level);
-	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.message_timeout);
+	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
+			    d->cfg.message_timeout);
 	d->eng = eng_select(d->cfg.engine, err, errlen);
 	if (!d->eng)
 		goto fail;
@@ -672,7 +673,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 				 RL_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
 	log_set_level(nc.log_level);
-	deadline_set_limits(nc.handshake_timeout, nc.message_timeout);
+	deadline_set_limits(nc.handshake_timeout, nc.boot_timeout, nc.message_timeout);
 	ctrl_set_per_uid(d->ctrl, nc.control_per_uid);
 
 	/* 1. Ports removed, or changed so that they must be re-created. */

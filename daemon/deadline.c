@@ -9,29 +9,45 @@
 #include "deadline.h"
 
 static unsigned int deadline_hs = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
+static unsigned int deadline_boot = CFG_DEFAULT_BOOT_TIMEOUT;
 static unsigned int deadline_msg = CFG_DEFAULT_MESSAGE_TIMEOUT;
 
 /**
  * deadline_set_limits() - the configured limits
  * @handshake_sec: handshake-timeout (0: keep the current value)
+ * @boot_sec: boot-timeout (0: keep the current value)
  * @message_sec: message-timeout (0: keep the current value)
  */
-void deadline_set_limits(unsigned int handshake_sec, unsigned int message_sec)
+void deadline_set_limits(unsigned int handshake_sec, unsigned int boot_sec,
+			 unsigned int message_sec)
 {
 	if (handshake_sec)
 		deadline_hs = handshake_sec;
+	if (boot_sec)
+		deadline_boot = boot_sec;
 	if (message_sec)
 		deadline_msg = message_sec;
 }
 
 /**
- * deadline_handshake_sec() - seconds a peer has to finish its handshake
+ * deadline_handshake_sec() - seconds a ring-fd client has to send SETUP
  *
  * Return: the configured handshake-timeout.
  */
 unsigned int deadline_handshake_sec(void)
 {
 	return deadline_hs;
+}
+
+/**
+ * deadline_boot_sec() - seconds a guest has from connecting until its
+ *			 network runs (vhost-user rings, a stream's first frame)
+ *
+ * Return: the configured boot-timeout.
+ */
+unsigned int deadline_boot_sec(void)
+{
+	return deadline_boot;
 }
 
 /**

@@ -9,7 +9,9 @@
  * handshake or a partial message, stopped when that completes, and when it
  * fires the owner's callback closes the connection with a log line.
  *
- * The limits are the configuration's handshake-timeout and message-timeout
+ * The limits are the configuration's handshake-timeout (a program's
+ * handshake: ring-fd SETUP), boot-timeout (a guest's: from its hypervisor
+ * connecting until its network runs) and message-timeout
  * (vringnetd.conf(5)), set with deadline_set_limits() at start and reload;
  * a deadline armed before a reload keeps the value it was armed with.
  */
@@ -42,8 +44,10 @@ struct deadline {
 	bool armed;
 };
 
-void deadline_set_limits(unsigned int handshake_sec, unsigned int message_sec);
+void deadline_set_limits(unsigned int handshake_sec, unsigned int boot_sec,
+			 unsigned int message_sec);
 unsigned int deadline_handshake_sec(void);
+unsigned int deadline_boot_sec(void);
 unsigned int deadline_message_sec(void);
 int deadline_init(struct deadline *dl, struct loop *loop, deadline_fn fn);
 void deadline_arm(struct deadline *dl, unsigned int sec);

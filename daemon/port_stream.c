@@ -20,7 +20,7 @@
  *                                     after PST_STALL_DROPS drops in a row
  *                                     without progress it is disconnected
  *   no complete frame within
- *     handshake-timeout of connecting  peer disconnected (logged)
+ *     boot-timeout of connecting       peer disconnected (logged)
  *   a frame begun and not finished
  *     within message-timeout           peer disconnected (logged)
  * The port keeps listening and accepts the next peer in every case.
@@ -54,7 +54,7 @@
  * @enc: output queue
  * @stalled: frames dropped in a row because the peer does not read
  * @framed: a complete frame arrived (the handshake deadline is over)
- * @hs: deadline for the first complete frame (handshake-timeout)
+ * @hs: deadline for the first complete frame (boot-timeout)
  * @msg: deadline for the frame begun (message-timeout)
  * @rbuf: read buffer
  */
@@ -243,7 +243,7 @@ static int pst_read(struct pst_conn *c)
 }
 
 /**
- * pst_hs_passed() - no complete frame within handshake-timeout
+ * pst_hs_passed() - no complete frame within boot-timeout
  * @dl: the peer's @hs
  */
 static void pst_hs_passed(struct deadline *dl)
@@ -251,8 +251,8 @@ static void pst_hs_passed(struct deadline *dl)
 	struct pst_conn *c = container_of(dl, struct pst_conn, hs);
 	char why[96];
 
-	snprintf(why, sizeof(why), "no complete frame within %u s (handshake-timeout)",
-		 deadline_handshake_sec());
+	snprintf(why, sizeof(why), "no complete frame within %u s (boot-timeout)",
+		 deadline_boot_sec());
 	pst_close(c, why);
 }
 
@@ -377,7 +377,7 @@ static void pst_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	deadline_arm(&c->hs, deadline_handshake_sec());
+	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c);
 }
 

@@ -25,7 +25,7 @@
  * every PVU_POLL_NS, and tap events and the other ring's kicks serve it too.
  *
  * Every connection is bounded in time (deadline.h): closed (logged) when no
- * queue pair runs handshake-timeout seconds after it connected, or when a
+ * queue pair runs boot-timeout seconds after it connected, or when a
  * message it began is not complete message-timeout seconds later.
  */
 #include <errno.h>
@@ -78,7 +78,7 @@ struct pvu_queue {
  * @ref: its loop ref
  * @dev: vhost-user state
  * @q: per queue pair
- * @hs: deadline for the first running queue pair (handshake-timeout)
+ * @hs: deadline for the first running queue pair (boot-timeout)
  * @msg: deadline for a message begun (message-timeout)
  * @closing: set once the connection is being torn down
  * @in_vu: inside vu_dev_handle(): errors are deferred to @deferred
@@ -474,7 +474,7 @@ static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 }
 
 /**
- * pvu_hs_passed() - no queue pair running within handshake-timeout
+ * pvu_hs_passed() - no queue pair running within boot-timeout
  * @dl: the connection's @hs
  */
 static void pvu_hs_passed(struct deadline *dl)
@@ -482,8 +482,8 @@ static void pvu_hs_passed(struct deadline *dl)
 	struct pvu_conn *c = container_of(dl, struct pvu_conn, hs);
 	char why[96];
 
-	snprintf(why, sizeof(why), "no ring running within %u s (handshake-timeout)",
-		 deadline_handshake_sec());
+	snprintf(why, sizeof(why), "no ring running within %u s (boot-timeout)",
+		 deadline_boot_sec());
 	pvu_conn_close(c, why);
 }
 
@@ -536,7 +536,7 @@ static void pvu_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	deadline_arm(&c->hs, deadline_handshake_sec());
+	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c);
 }
 

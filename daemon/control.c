@@ -417,6 +417,7 @@ void ctrl_close(struct ctrl *c)
 	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
 		if (c->clients[i].in_use)
 			ctrl_drop(&c->clients[i], NULL);
+	log_ratelimit_flush(&c->rl);
 	loop_del(c->loop, &c->ref);
 	if (c->path[0])
 		port_unix_unlink(c->path, c->ref.fd);

@@ -853,6 +853,98 @@ static int k_reconnect(struct cfg_parser *p, const char *k, const char *v)
 }
 
 /**
+ * k_handshake_timeout() - handle the 'handshake-timeout' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_handshake_timeout(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 3600, &p->cfg->handshake_timeout);
+}
+
+/**
+ * k_boot_timeout() - handle the 'boot-timeout' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_boot_timeout(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 86400, &p->cfg->boot_timeout);
+}
+
+/**
+ * k_message_timeout() - handle the 'message-timeout' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_message_timeout(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 3600, &p->cfg->message_timeout);
+}
+
+/**
+ * k_control_per_uid() - handle the 'control-clients-per-uid' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_control_per_uid(struct cfg_parser *p, const char *k, const char *v)
+{
+	return cfg_uint(p, k, v, 1, 15, &p->cfg->control_per_uid);
+}
+
+static const char *const cfg_seccomp_names[] = {
+	[CFG_SECCOMP_ON] = "on",
+	[CFG_SECCOMP_OFF] = "off",
+	[CFG_SECCOMP_LOG] = "log",
+};
+
+/**
+ * k_seccomp() - handle the 'seccomp' key
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int k_seccomp(struct cfg_parser *p, const char *k, const char *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cfg_seccomp_names) / sizeof(cfg_seccomp_names[0]); i++) {
+		if (!strcmp(v, cfg_seccomp_names[i])) {
+			p->cfg->seccomp = (enum cfg_seccomp)i;
+			return 0;
+		}
+	}
+	return cfg_err(p, p->line, "seccomp: '%s' is not on, off or log", v);
+}
+
+/**
+ * cfg_seccomp_name() - a seccomp mode as written in the file
+ * @mode: the mode
+ *
+ * Return: "on", "off" or "log" ("?" for a bad value).
+ */
+const char *cfg_seccomp_name(enum cfg_seccomp mode)
+{
+	if ((unsigned int)mode < sizeof(cfg_seccomp_names) / sizeof(cfg_seccomp_names[0]))
+		return cfg_seccomp_names[mode];
+	return "?";
+}
+
+/**
  * struct cfg_key - a known key
  * @name: as written in the file
  * @sec: the section it belongs to
@@ -871,6 +963,11 @@ static const struct cfg_key {
 	{ "engine", CFG_SEC_DAEMON, false, k_engine },
 	{ "log-level", CFG_SEC_DAEMON, false, k_log_level },
 	{ "user", CFG_SEC_DAEMON, false, k_user },
+	{ "handshake-timeout", CFG_SEC_DAEMON, false, k_handshake_timeout },
+	{ "boot-timeout", CFG_SEC_DAEMON, false, k_boot_timeout },
+	{ "message-timeout", CFG_SEC_DAEMON, false, k_message_timeout },
+	{ "control-clients-per-uid", CFG_SEC_DAEMON, false, k_control_per_uid },
+	{ "seccomp", CFG_SEC_DAEMON, false, k_seccomp },
 	{ "mtu", CFG_SEC_TAP, false, k_mtu },
 	{ "mac", CFG_SEC_TAP, false, k_mac },
 	{ "address", CFG_SEC_TAP, true, k_address },
@@ -1222,6 +1319,11 @@ static void cfg_defaults(struct vnd_config *cfg, const char *name)
 	cfg->log_level = CFG_LOG_INFO;
 	cfg->uid = (uid_t)-1;
 	cfg->gid = (gid_t)-1;
+	cfg->handshake_timeout = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
+	cfg->boot_timeout = CFG_DEFAULT_BOOT_TIMEOUT;
+	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
+	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
+	cfg->seccomp = CFG_SECCOMP_ON;
 }
 
 /**

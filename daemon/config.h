@@ -32,6 +32,12 @@
 enum cfg_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
 enum cfg_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum cfg_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
+enum cfg_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
+
+#define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
+#define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
+#define CFG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
+#define CFG_DEFAULT_CONTROL_PER_UID	4
 
 /**
  * struct cfg_address - one interface address
@@ -120,6 +126,12 @@ struct cfg_port {
  * @user: "" = stay root; else drop to this user (and its primary group)
  * @uid: @user's uid, valid when @user is set
  * @gid: @user's gid, valid when @user is set
+ * @handshake_timeout: seconds a ring-fd client has to send its SETUP
+ * @boot_timeout: seconds a guest (vhost-user, stream) has to start its
+ *	network (rings running, first frame)
+ * @message_timeout: seconds a peer has to finish a message it started
+ * @control_per_uid: control clients one uid other than root may have
+ * @seccomp: the system call filter: on (kill), off, log
  * @taps: @ntaps taps, in file order
  * @ports: @nports ports, in file order
  */
@@ -133,6 +145,11 @@ struct vnd_config {
 	char user[64];
 	uid_t uid;
 	gid_t gid;
+	unsigned int handshake_timeout;
+	unsigned int boot_timeout;
+	unsigned int message_timeout;
+	unsigned int control_per_uid;
+	enum cfg_seccomp seccomp;
 	struct cfg_tap *taps;
 	unsigned int ntaps;
 	struct cfg_port *ports;
@@ -149,6 +166,7 @@ const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char 
 const char *cfg_engine_name(enum cfg_engine engine);
 const char *cfg_port_type_name(enum cfg_port_type type);
 const char *cfg_log_level_name(enum cfg_log_level level);
+const char *cfg_seccomp_name(enum cfg_seccomp mode);
 void cfg_default_mac(const char *name, uint8_t mac[6]);
 
 #endif /* VRINGNET_CONFIG_H */

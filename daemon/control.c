@@ -21,6 +21,7 @@
  * @c: the server
  * @in_use: slot taken
  * @id: serial number, for messages
+ * @uid: the peer's uid (SO_PEERCRED)
  * @last: time of the last request (CLOCK_MONOTONIC seconds)
  * @window: start of the one-second window @count is about (CLOCK_MONOTONIC
  *	nanoseconds; a window opens with the first request after the last
@@ -32,6 +33,7 @@ struct ctrl_client {
 	struct ctrl *c;
 	bool in_use;
 	unsigned int id;
+	uid_t uid;
 	time_t last;
 	uint64_t window;
 	unsigned int count;
@@ -47,6 +49,8 @@ struct ctrl_client {
  * @clients: connection slots
  * @nclients: slots in use
  * @next_id: next client serial
+ * @per_uid: clients one uid other than root may have
+ * @rl: rate limit of the lines clients cause (drops, refusals)
  * @reply: one reply buffer shared by all clients (replies are sent at once)
  */
 struct ctrl {
@@ -58,6 +62,8 @@ struct ctrl {
 	struct ctrl_client clients[CTRL_MAX_CLIENTS];
 	unsigned int nclients;
 	unsigned int next_id;
+	unsigned int per_uid;
+	struct log_ratelimit rl;
 	char reply[CTL_REPLY_MAX];
 };
 
@@ -97,7 +103,7 @@ static void ctrl_drop(struct ctrl_client *cl, const char *why)
 	struct ctrl *c = cl->c;
 
 	if (why)
-		log_warn("control: client %u dropped: %s", cl->id, why);
+		log_rl(&c->rl, LOG_WARNING, "control: client %u dropped: %s", cl->id, why);
 	else
 		log_debug("control: client %u disconnected", cl->id);
 	loop_del(c->loop, &cl->ref);
@@ -198,17 +204,64 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 }
 
 /**
+ * ctrl_admit() - whether a new client of @uid gets a slot
+ * @c: the server
+ * @uid: its uid
+ * @why: the reason when not
+ * @whylen: its size
+ *
+ * Root may take every slot; another uid at most c->per_uid of them, and all
+ * other uids together leave CTRL_ROOT_SLOTS free: clients of one uid that
+ * connect and stall cannot lock root's vringnetctl out.
+ *
+ * Return: true to serve it.
+ */
+static bool ctrl_admit(const struct ctrl *c, uid_t uid, char *why, size_t whylen)
+{
+	unsigned int i, same = 0, others = 0;
+
+	if (c->nclients >= CTRL_MAX_CLIENTS) {
+		snprintf(why, whylen, "%d clients connected already", CTRL_MAX_CLIENTS);
+		return false;
+	}
+	if (uid == 0)
+		return true;
+	for (i = 0; i < CTRL_MAX_CLIENTS; i++) {
+		if (!c->clients[i].in_use || c->clients[i].uid == 0)
+			continue;
+		others++;
+		if (c->clients[i].uid == uid)
+			same++;
+	}
+	if (same >= c->per_uid) {
+		snprintf(why, whylen, "uid %lu has %u clients connected already "
+			 "(control-clients-per-uid)", (unsigned long)uid, same);
+		return false;
+	}
+	if (others >= CTRL_MAX_CLIENTS - CTRL_ROOT_SLOTS) {
+		snprintf(why, whylen, "the last %d slot%s kept for root", CTRL_ROOT_SLOTS,
+			 CTRL_ROOT_SLOTS > 1 ? "s are" : " is");
+		return false;
+	}
+	return true;
+}
+
+/**
  * ctrl_listen_ready() - accept new clients
  * @loop: the loop
  * @ref: the listening socket's ref
  * @events: epoll events
  *
- * When every slot is taken the new connection is closed at once (logged).
+ * A client ctrl_admit() refuses is closed at once (logged, rate-limited:
+ * a refused client may reconnect in a loop).
  */
 static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	struct ctrl *c = container_of(ref, struct ctrl, ref);
+	struct ucred cred;
 	unsigned int i, k;
+	socklen_t len;
+	char why[128];
 	int fd;
 
 	for (k = 0; k < CTRL_MAX_CLIENTS; k++) {
@@ -219,15 +272,22 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 				log_warn("control: accept: %s", strerror(errno));
 			return;
 		}
-		if (c->nclients >= CTRL_MAX_CLIENTS) {
-			log_warn("control: %d clients connected already, refusing one",
-				 CTRL_MAX_CLIENTS);
+		len = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			log_warn("control: SO_PEERCRED: %s; refusing a client", strerror(errno));
+			close(fd);
+			continue;
+		}
+		if (!ctrl_admit(c, cred.uid, why, sizeof(why))) {
+			log_rl(&c->rl, LOG_WARNING, "control: client of uid %lu (pid %ld) refused: %s",
+			       (unsigned long)cred.uid, (long)cred.pid, why);
 			close(fd);
 			continue;
 		}
 		for (i = 0; c->clients[i].in_use; i++)
 			;
 		c->clients[i].c = c;
+		c->clients[i].uid = cred.uid;
 		c->clients[i].in_use = true;
 		c->clients[i].id = ++c->next_id;
 		c->clients[i].last = ctrl_now();
@@ -288,6 +348,8 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 		return NULL;
 	}
 	c->loop = loop;
+	c->per_uid = CFG_DEFAULT_CONTROL_PER_UID;
+	log_ratelimit_init(&c->rl, "control");
 	c->serve = serve;
 	c->opaque = opaque;
 	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, ctrl_listen_ready);
@@ -319,6 +381,18 @@ void ctrl_tick(struct ctrl *c)
 }
 
 /**
+ * ctrl_set_per_uid() - the configured control-clients-per-uid
+ * @c: the server
+ * @n: clients one uid other than root may have (clients over it that are
+ *	connected already stay)
+ */
+void ctrl_set_per_uid(struct ctrl *c, unsigned int n)
+{
+	if (n)
+		c->per_uid = n;
+}
+
+/**
  * ctrl_clients() - clients connected now
  * @c: the server
  *
@@ -343,6 +417,7 @@ void ctrl_close(struct ctrl *c)
 	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
 		if (c->clients[i].in_use)
 			ctrl_drop(&c->clients[i], NULL);
+	log_ratelimit_flush(&c->rl);
 	loop_del(c->loop, &c->ref);
 	if (c->path[0])
 		port_unix_unlink(c->path, c->ref.fd);

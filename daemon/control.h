@@ -3,7 +3,8 @@
  * control.h - the control socket server (protocol: ctlproto.h)
  *
  * A SOCK_SEQPACKET unix socket, non-blocking, at most CTRL_MAX_CLIENTS
- * clients.  One request message gives one reply message.  A client is
+ * clients: a uid other than root at most control-clients-per-uid of them
+ * (SO_PEERCRED), and CTRL_ROOT_SLOTS kept for root.  One request message gives one reply message.  A client is
  * dropped when it floods (more than CTRL_MAX_RATE requests in a second),
  * stalls (its socket cannot take a reply now: the daemon never waits for
  * it) or stays idle longer than CTRL_IDLE_SEC; one misbehaving client never
@@ -22,6 +23,7 @@
 #define CTRL_MAX_RATE		200	/* requests per second per client */
 #define CTRL_PER_WAKEUP		8	/* requests served per client per wakeup */
 #define CTRL_IDLE_SEC		30
+#define CTRL_ROOT_SLOTS		1	/* slots only root's clients may take */
 
 /**
  * ctrl_serve_fn - answer one decoded request
@@ -42,6 +44,7 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 		       char *err, size_t errlen);
 void ctrl_close(struct ctrl *c);
 void ctrl_tick(struct ctrl *c);
+void ctrl_set_per_uid(struct ctrl *c, unsigned int n);
 unsigned int ctrl_clients(const struct ctrl *c);
 
 #endif /* VRINGNET_CONTROL_H */

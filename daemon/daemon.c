@@ -27,6 +27,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "deadline.h"
 #include "engine.h"
 #include "guard.h"
 #include "log.h"
@@ -35,6 +36,7 @@
 #include "port.h"
 #include "privs.h"
 #include "reload.h"
+#include "sandbox.h"
 #include "sdnotify.h"
 #include "tap.h"
 
@@ -342,6 +344,9 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 				continue;
 			port_get_stats(p, &tx, &rx);
 			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
+			/* Only a dgram port has a peer to check senders against. */
+			if (p->cfg.type == CFG_PORT_DGRAM)
+				ctlproto_reply_u64(&w, "tx_drop_peer", tx.drop_peer);
 			ctlproto_reply_str(&w, "tap", p->cfg.tap);
 			/* The tap's own counters: ring -> tap is what the tap
 			 * received from its fds, tap -> ring what it sent. */
@@ -420,7 +425,7 @@ static void dmn_tick_fired(struct loop *loop, struct loop_ref *ref, uint32_t eve
  * @errlen: its size
  *
  * Order: engine, netlink, taps, ports, control socket, capability drop,
- * timers, READY=1.  Any failure undoes what was done.
+ * timers, seccomp filter, READY=1.  Any failure undoes what was done.
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
@@ -442,6 +447,8 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	d->started = dmn_now();
 	d->watchdog.fd = d->tick.fd = -1;
 	log_set_level(d->cfg.log_level);
+	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
+			    d->cfg.message_timeout);
 	d->eng = eng_select(d->cfg.engine, err, errlen);
 	if (!d->eng)
 		goto fail;
@@ -469,6 +476,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 			    d->cfg.control_gid, dmn_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
+	ctrl_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
@@ -489,6 +497,11 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdn_watchdog();
 	}
+	if (sbx_install(d->cfg.seccomp, err, errlen) < 0)
+		goto fail;
+#ifdef VRINGNETD_TEST
+	sbx_test_forbidden();
+#endif
 	dmn_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
 	sdn_ready(status);
@@ -657,10 +670,15 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 			 cfg_engine_name(nc.engine));
 	if (diff.daemon_attrs & RL_DAEMON_USER)
 		log_warn("reload: user = %s takes effect at the next start", nc.user);
+	if (nc.seccomp != d->cfg.seccomp)
+		log_warn("reload: seccomp = %s takes effect at the next start",
+			 cfg_seccomp_name(nc.seccomp));
 	if (diff.daemon_attrs & (RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
 				 RL_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
 	log_set_level(nc.log_level);
+	deadline_set_limits(nc.handshake_timeout, nc.boot_timeout, nc.message_timeout);
+	ctrl_set_per_uid(d->ctrl, nc.control_per_uid);
 
 	/* 1. Ports removed, or changed so that they must be re-created. */
 	for (i = 0; i < diff.nports; i++) {
@@ -732,6 +750,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 	nc.control_mode = d->cfg.control_mode;
 	nc.control_gid = d->cfg.control_gid;
 	nc.engine = d->cfg.engine;
+	nc.seccomp = d->cfg.seccomp;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;

@@ -2,7 +2,7 @@
 #
 # vringnetd is every daemon/*.c but vringnetctl.c; vringnetctl is
 # vringnetctl.c plus the control protocol codec.  New files join by existing.
-DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd
+DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd libseccomp
 DAEMON_CFLAGS := $(shell pkg-config --cflags $(DAEMON_PKGS) 2>/dev/null)
 DAEMON_LIBS   := $(shell pkg-config --libs $(DAEMON_PKGS) 2>/dev/null)
 
@@ -19,6 +19,17 @@ ALL_TARGETS += $(B)/vringnetd
 $(B)/vringnetd: $(VRINGNETD_OBJS) $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 endif
+
+# The test build: the same daemon compiled with -DVRINGNETD_TEST, which adds
+# hidden triggers for tests (sandbox.c: a forbidden system call on demand).
+# Never installed.
+VRINGNETD_TEST_OBJS := $(VRINGNETD_SRCS:%.c=$(B)/test/%.o)
+CHECK_DEPS += $(B)/test/vringnetd
+$(B)/test/daemon/%.o: daemon/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(DAEMON_CFLAGS) -Idaemon -DVRINGNETD_TEST $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+$(B)/test/vringnetd: $(VRINGNETD_TEST_OBJS) $(LIBVRINGFD_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 ifneq ($(wildcard daemon/vringnetctl.c),)
 ALL_TARGETS += $(B)/vringnetctl

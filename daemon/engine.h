@@ -90,6 +90,7 @@ struct eng_queue_config {
  * @drop_bad_addr: addresses outside guest memory
  * @drop_tap: frames the tap refused or failed to give
  * @notifies: call eventfd signals
+ * @drop_peer: frames from a sender that is not the port's peer (dgram)
  */
 struct eng_stats {
 	uint64_t frames;
@@ -102,6 +103,7 @@ struct eng_stats {
 	uint64_t drop_bad_addr;
 	uint64_t drop_tap;
 	uint64_t notifies;
+	uint64_t drop_peer;
 };
 
 struct eng_queue;

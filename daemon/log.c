@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -59,6 +60,17 @@ void log_init(const char *ident)
 bool log_to_journal(void)
 {
 	return log_journal;
+}
+
+/**
+ * log_enabled() - whether a message of @prio would be written
+ * @prio: LOG_ERR .. LOG_DEBUG
+ *
+ * Return: true when the level lets it through.
+ */
+bool log_enabled(int prio)
+{
+	return prio <= log_max_prio;
 }
 
 /**
@@ -128,4 +140,58 @@ void log_msg(int prio, const char *fmt, ...)
 		/* nowhere left to report it */
 	}
 	errno = saved;
+}
+
+/**
+ * log_ratelimit_init() - a fresh rate limit
+ * @rl: the limit
+ * @what: who its lines are about, for the suppressed line
+ */
+void log_ratelimit_init(struct log_ratelimit *rl, const char *what)
+{
+	memset(rl, 0, sizeof(*rl));
+	snprintf(rl->what, sizeof(rl->what), "%s", what);
+}
+
+/**
+ * log_ratelimit_flush() - log "N messages suppressed" if lines were dropped
+ * @rl: the limit
+ */
+void log_ratelimit_flush(struct log_ratelimit *rl)
+{
+	if (!rl->suppressed)
+		return;
+	log_msg(LOG_WARNING, "%s: %lu messages suppressed (more than %d in %llu s)",
+		rl->what, rl->suppressed, LOG_RL_BURST,
+		(unsigned long long)(LOG_RL_WINDOW_NS / 1000000000ULL));
+	rl->suppressed = 0;
+}
+
+/**
+ * log_ratelimit() - whether one more line about @rl's client may be logged
+ * @rl: the limit
+ *
+ * The first call of a new window first logs how many lines the last ones
+ * dropped.
+ *
+ * Return: true to log it; false when it is counted as suppressed.
+ */
+bool log_ratelimit(struct log_ratelimit *rl)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (!rl->count || now - rl->window >= LOG_RL_WINDOW_NS) {
+		log_ratelimit_flush(rl);
+		rl->window = now;
+		rl->count = 0;
+	}
+	if (rl->count >= LOG_RL_BURST) {
+		rl->suppressed++;
+		return false;
+	}
+	rl->count++;
+	return true;
 }

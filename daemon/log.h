@@ -10,14 +10,39 @@
 #define VRINGNET_LOG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include "config.h"
 
+#define LOG_RL_BURST		10		/* lines per window */
+#define LOG_RL_WINDOW_NS	5000000000ULL	/* 5 s */
+
+/**
+ * struct log_ratelimit - lines about one client (a port's peers, the
+ *			  control socket's refusals): at most LOG_RL_BURST
+ *			  per LOG_RL_WINDOW_NS, then one "N messages
+ *			  suppressed" line when the next window opens
+ * @what: who, for the suppressed line ("port vm1")
+ * @window: start of the current window (CLOCK_MONOTONIC ns)
+ * @count: lines logged in it
+ * @suppressed: lines dropped since the last suppressed line
+ */
+struct log_ratelimit {
+	char what[48];
+	uint64_t window;
+	unsigned int count;
+	unsigned long suppressed;
+};
+
 void log_init(const char *ident);
+void log_ratelimit_init(struct log_ratelimit *rl, const char *what);
+bool log_ratelimit(struct log_ratelimit *rl);
+void log_ratelimit_flush(struct log_ratelimit *rl);
 void log_set_level(enum cfg_log_level level);
 enum cfg_log_level log_get_level(void);
 bool log_to_journal(void);
+bool log_enabled(int prio);
 void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
@@ -25,5 +50,12 @@ void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #define log_notice(...)	log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* A line a client can cause: logged when @rl allows it. */
+#define log_rl(rl, prio, ...) \
+	do { \
+		if (log_enabled(prio) && log_ratelimit(rl)) \
+			log_msg((prio), __VA_ARGS__); \
+	} while (0)
 
 #endif /* VRINGNET_LOG_H */

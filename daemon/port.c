@@ -244,7 +244,7 @@ static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 				log_warn("port %s: accept: %s", p->cfg.name, strerror(errno));
 			return;
 		}
-		log_info("port %s: connection on %s", p->cfg.name, p->cfg.listen);
+		log_rl(&p->rl, LOG_INFO, "port %s: connection on %s", p->cfg.name, p->cfg.listen);
 		if (p->ops->accept)
 			p->ops->accept(p, fd);
 		else
@@ -282,6 +282,8 @@ struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
 	p->eng = eng;
 	p->listen_fd = -1;
 	p->state = "idle";
+	snprintf(why, sizeof(why), "port %s", cfg->name);
+	log_ratelimit_init(&p->rl, why);
 	if (cfg->listen[0]) {
 		if (p->ops->listen)
 			ret = p->ops->listen(p, why, sizeof(why));
@@ -328,6 +330,7 @@ void port_close(struct port *p)
 		return;
 	if (p->ops && p->ops->teardown)
 		p->ops->teardown(p);
+	log_ratelimit_flush(&p->rl);
 	if (p->listen_fd >= 0) {
 		loop_del(p->loop, &p->listen_ref);
 		port_unix_unlink(p->cfg.listen, p->listen_fd);
@@ -378,4 +381,5 @@ void port_stats_add(struct eng_stats *to, const struct eng_stats *from)
 	to->drop_bad_addr += from->drop_bad_addr;
 	to->drop_tap += from->drop_tap;
 	to->notifies += from->notifies;
+	to->drop_peer += from->drop_peer;
 }

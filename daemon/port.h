@@ -33,6 +33,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "log.h"
 #include "loop.h"
 #include "tap.h"
 
@@ -73,6 +74,7 @@ struct port_ops {
  * @listen_fd: the socket at cfg.listen, or -1
  * @listen_ref: its loop ref
  * @state: "listening", "connected", "connecting", "idle", ... for status
+ * @rl: rate limit of the lines its peers cause (log_rl())
  * @priv: the type's data
  */
 struct port {
@@ -84,6 +86,7 @@ struct port {
 	int listen_fd;
 	struct loop_ref listen_ref;
 	const char *state;
+	struct log_ratelimit rl;
 	void *priv;
 };
 

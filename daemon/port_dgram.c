@@ -2,9 +2,12 @@
 /*
  * port_dgram.c - the datagram port type: QEMU "-netdev dgram" over unix sockets
  *
- * One frame per datagram.  The port's socket is bound at cfg.listen; frames
- * go to cfg.peer, or, when no peer is configured, to the address the last
- * datagram came from.  Datagrams are received with recvmmsg() straight into
+ * One frame per datagram.  The port's socket is bound at cfg.listen; it
+ * answers one peer only: cfg.peer when configured, else the first sender
+ * with a bound address (locked on: the lock is never moved to another
+ * sender; it ends when the port is re-created).  Datagrams from any other
+ * sender (or from an unbound socket, which cannot be answered) are dropped
+ * and counted (tx drop_peer), with a rate-limited log line.  Datagrams are received with recvmmsg() straight into
  * the tx buffers of the daemon's own ring pair (frame_rings.c), up to
  * PDG_BATCH per call, and sent to the tap with one eng tx() per batch.
  *
@@ -14,6 +17,7 @@
  *   frame shorter than an Ethernet
  *     header                             dropped by the engine (drop_bad_chain)
  *   peer not reading / gone / unknown    frame for it dropped (rx drop_tap)
+ *   datagram from another sender         dropped (tx drop_peer), logged
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +41,7 @@
  * @tap: the engine's rx_fd ref
  * @peer: where frames go
  * @peer_len: its length; 0 = no peer known yet
+ * @locked: @peer was learnt from the first sender (no peer = in the file)
  * @tx: port-level drops, peer -> tap
  * @rx: port-level drops, tap -> peer
  * @msgs: recvmmsg() headers
@@ -50,6 +55,7 @@ struct pdg_port {
 	struct loop_ref tap;
 	struct sockaddr_un peer;
 	socklen_t peer_len;
+	bool locked;
 	struct eng_stats tx;
 	struct eng_stats rx;
 	struct mmsghdr msgs[PDG_BATCH];
@@ -100,6 +106,35 @@ static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 }
 
 /**
+ * pdg_from_peer() - whether a datagram comes from the port's peer
+ * @pp: the port data
+ * @from: its sender
+ * @len: the sender address's length
+ *
+ * With no peer configured, the first sender with a bound address becomes
+ * the peer for good (logged).
+ *
+ * Return: true to take the datagram.
+ */
+static bool pdg_from_peer(struct pdg_port *pp, const struct sockaddr_un *from, socklen_t len)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct port *p = pp->port;
+
+	if (len <= off || !from->sun_path[0])
+		return false;	/* unbound or abstract: nothing to answer */
+	if (!pp->peer_len) {
+		memcpy(&pp->peer, from, len);
+		pp->peer_len = len;
+		pp->locked = true;
+		log_info("port %s: peer is %.*s (the first sender; others are dropped)",
+			 p->cfg.name, (int)(len - off), from->sun_path);
+		return true;
+	}
+	return strncmp(from->sun_path, pp->peer.sun_path, sizeof(from->sun_path)) == 0;
+}
+
+/**
  * pdg_readable() - port_ops.readable: datagrams from the peer
  * @p: the port
  */
@@ -135,15 +170,22 @@ static void pdg_readable(struct port *p)
 			const struct msghdr *mh = &pp->msgs[k].msg_hdr;
 
 			pp->lens[k] = pp->msgs[k].msg_len;
-			if (mh->msg_flags & MSG_TRUNC) {
+			if (!pdg_from_peer(pp, &pp->from[k], mh->msg_namelen)) {
+				const size_t off = offsetof(struct sockaddr_un, sun_path);
+				bool named = mh->msg_namelen > off && pp->from[k].sun_path[0];
+
+				pp->tx.drop_peer++;
+				pp->lens[k] = 0;
+				log_rl(&p->rl, LOG_WARNING,
+				       "port %s: datagram from %.*s dropped: not the peer (%s)",
+				       p->cfg.name, named ? (int)(mh->msg_namelen - off) : 15,
+				       named ? pp->from[k].sun_path : "an unbound socket",
+				       pp->peer_len ? pp->peer.sun_path : "none yet");
+			} else if (mh->msg_flags & MSG_TRUNC) {
 				pp->tx.drop_too_big++;
 				pp->lens[k] = 0;
 			} else if (pp->lens[k] == 0) {
 				pp->tx.drop_bad_chain++;
-			}
-			if (!p->cfg.peer[0] && mh->msg_namelen > offsetof(struct sockaddr_un, sun_path)) {
-				memcpy(&pp->peer, &pp->from[k], mh->msg_namelen);
-				pp->peer_len = mh->msg_namelen;
 			}
 		}
 		if (fr_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0 ||
@@ -228,6 +270,7 @@ static void pdg_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats
 	*rx = r;
 	tx->drop_too_big += pp->tx.drop_too_big;
 	tx->drop_bad_chain += pp->tx.drop_bad_chain;
+	tx->drop_peer += pp->tx.drop_peer;
 	rx->drop_tap += pp->rx.drop_tap;
 }
 

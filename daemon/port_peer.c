@@ -71,7 +71,7 @@ bool port_peer_refuse(struct port *p, int fd, const char *what)
 	if (!pp->conn)
 		return false;
 	pp->refused++;
-	log_warn("port %s: %s refused: one is already connected", p->cfg.name, what);
+	log_rl(&p->rl, LOG_WARNING, "port %s: %s refused: one is already connected", p->cfg.name, what);
 	close(fd);
 	return true;
 }

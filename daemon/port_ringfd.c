@@ -27,6 +27,7 @@
  *   mmap or engine failure              EIO / the errno, with the reason
  *   any message after a good SETUP      EALREADY (the client is dropped)
  *   more than PRF_MAX_PENDING waiting   closed without an answer
+ *   no SETUP within handshake-timeout   closed without an answer (logged)
  *   blocking or EFD_SEMAPHORE eventfds  made O_NONBLOCK (the loop never
  *                                       blocks on them)
  *   a call eventfd counter kept full    signals lost, nothing blocks
@@ -42,6 +43,7 @@
 #include <unistd.h>
 #include <linux/virtio_ring.h>
 
+#include "deadline.h"
 #include "evfd.h"
 #include "guard.h"
 #include "log.h"
@@ -88,6 +90,7 @@ struct prf_queue {
  * @next: list of the port's connections
  * @fd: the socket
  * @ref: its loop ref
+ * @dl: the deadline for SETUP (deadline.h)
  * @active: SETUP accepted: this is the served client
  * @fds: the SETUP's fds (owned while @active)
  * @nfds: their count
@@ -102,6 +105,7 @@ struct prf_conn {
 	struct prf_conn *next;
 	int fd;
 	struct loop_ref ref;
+	struct deadline dl;
 	bool active;
 	int fds[RFP_MAX_FDS];
 	unsigned int nfds;
@@ -167,9 +171,9 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 
 	if (c->active) {
 		if (why)
-			log_warn("port %s: ring-fd client dropped: %s", p->cfg.name, why);
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client dropped: %s", p->cfg.name, why);
 		else
-			log_info("port %s: ring-fd client hung up", p->cfg.name);
+			log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client hung up", p->cfg.name);
 		for (i = 0; i < c->setup.nqp; i++)
 			prf_queue_stop(&c->q[i]);
 		pp->active = NULL;
@@ -182,6 +186,7 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 		munmap(c->mem, c->mem_size);
 	}
 	rfp_close_fds(c->fds, c->nfds);
+	deadline_fini(&c->dl);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
 	for (pc = &pp->conns; *pc; pc = &(*pc)->next) {
@@ -204,7 +209,7 @@ static void prf_refuse(struct prf_conn *c, int ret, const char *why)
 	struct prf_port *pp = c->port->priv;
 
 	pp->refused++;
-	log_warn("port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
+	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
 	rfp_send_reply(c->fd, -ret, 0, why);
 	prf_conn_close(c, why);
 }
@@ -516,13 +521,14 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 	}
 	c->region = (struct eng_mem_region){ 0, size, c->mem };
 	c->active = true;
+	deadline_stop(&c->dl);
 	pp->active = c;
 	pp->npending--;
 	for (i = 0; i < c->setup.nqp; i++) {
 		ret = prf_queue_start(c, i, why, sizeof(why));
 		if (ret) {
 			pp->refused++;
-			log_warn("port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
 			rfp_send_reply(c->fd, -ret, 0, why);
 			prf_conn_close(c, why);
 			return;
@@ -534,7 +540,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		prf_conn_close(c, "cannot send the OK reply");
 		return;
 	}
-	log_info("port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
+	log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
 		 p->cfg.name, p->eng->name, c->setup.nqp, (unsigned long long)size,
 		 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	/* Work queued before we watched the kicks. */
@@ -597,6 +603,19 @@ static struct prf_port *prf_alloc(struct port *p)
 }
 
 /**
+ * prf_deadline_passed() - a client did not send SETUP in time
+ * @dl: its deadline
+ */
+static void prf_deadline_passed(struct deadline *dl)
+{
+	struct prf_conn *c = container_of(dl, struct prf_conn, dl);
+
+	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd client closed: no SETUP within %u s (handshake-timeout)",
+		 c->port->cfg.name, deadline_handshake_sec());
+	prf_conn_close(c, "no SETUP in time");
+}
+
+/**
  * prf_accept() - port_ops.accept: a client connected
  * @p: the port
  * @fd: its socket (owned from here on)
@@ -609,7 +628,7 @@ static void prf_accept(struct port *p, int fd)
 
 	if (!pp || pp->npending >= PRF_MAX_PENDING) {
 		if (pp)
-			log_warn("port %s: ring-fd client refused: %u connections wait for SETUP",
+			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client refused: %u connections wait for SETUP",
 				 p->cfg.name, pp->npending);
 		close(fd);
 		return;
@@ -624,13 +643,23 @@ static void prf_accept(struct port *p, int fd)
 	c->mem = MAP_FAILED;
 	for (i = 0; i < RFP_MAX_FDS; i++)
 		c->fds[i] = -1;
-	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, prf_conn_ready);
-	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
+	if (deadline_init(&c->dl, p->loop, prf_deadline_passed) < 0) {
+		log_err("port %s: ring-fd client refused: timerfd: %s", p->cfg.name,
+			strerror(errno));
+		deadline_fini(&c->dl);
 		close(fd);
 		free(c);
 		return;
 	}
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, prf_conn_ready);
+	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
+		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
+		deadline_fini(&c->dl);
+		close(fd);
+		free(c);
+		return;
+	}
+	deadline_arm(&c->dl, deadline_handshake_sec());
 	c->next = pp->conns;
 	pp->conns = c;
 	pp->npending++;

@@ -19,6 +19,10 @@
  *   peer stops reading                frames for it dropped (rx drop_tap);
  *                                     after PST_STALL_DROPS drops in a row
  *                                     without progress it is disconnected
+ *   no complete frame within
+ *     boot-timeout of connecting       peer disconnected (logged)
+ *   a frame begun and not finished
+ *     within message-timeout           peer disconnected (logged)
  * The port keeps listening and accepts the next peer in every case.
  */
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "deadline.h"
 #include "frame_rings.h"
 #include "frame_stream.h"
 #include "log.h"
@@ -48,6 +53,9 @@
  * @dec: decoder state
  * @enc: output queue
  * @stalled: frames dropped in a row because the peer does not read
+ * @framed: a complete frame arrived (the handshake deadline is over)
+ * @hs: deadline for the first complete frame (boot-timeout)
+ * @msg: deadline for the frame begun (message-timeout)
  * @rbuf: read buffer
  */
 struct pst_conn {
@@ -59,6 +67,9 @@ struct pst_conn {
 	struct fs_decoder dec;
 	struct fs_encoder enc;
 	unsigned int stalled;
+	bool framed;
+	struct deadline hs;
+	struct deadline msg;
 	uint8_t rbuf[65536];
 };
 
@@ -74,9 +85,11 @@ static void pst_close(struct pst_conn *c, const char *why)
 	struct eng_stats tx, rx;
 
 	if (why)
-		log_warn("port %s: stream peer disconnected: %s", p->cfg.name, why);
+		log_rl(&p->rl, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
 	else
-		log_info("port %s: stream peer hung up", p->cfg.name);
+		log_rl(&p->rl, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
+	deadline_fini(&c->hs);
+	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->tap);
 	loop_del(p->loop, &c->ref);
 	fr_get_stats(&c->fp, &tx, &rx);
@@ -210,6 +223,10 @@ static int pst_read(struct pst_conn *c)
 				pst_close(c, why);
 				return -1;
 			}
+			if (ret > 0 && !c->framed) {
+				c->framed = true;
+				deadline_stop(&c->hs);
+			}
 			if (ret > 0 && fr_tx_commit(&c->fp, (size_t)ret) < 0)
 				pp->tx.drop_bad_chain++;
 		}
@@ -218,7 +235,39 @@ static int pst_read(struct pst_conn *c)
 		pst_close(c, "tx ring broken");
 		return -1;
 	}
+	if (c->framed && fs_decoder_mid_frame(&c->dec))
+		deadline_arm(&c->msg, deadline_message_sec());
+	else
+		deadline_stop(&c->msg);
 	return 0;
+}
+
+/**
+ * pst_hs_passed() - no complete frame within boot-timeout
+ * @dl: the peer's @hs
+ */
+static void pst_hs_passed(struct deadline *dl)
+{
+	struct pst_conn *c = container_of(dl, struct pst_conn, hs);
+	char why[96];
+
+	snprintf(why, sizeof(why), "no complete frame within %u s (boot-timeout)",
+		 deadline_boot_sec());
+	pst_close(c, why);
+}
+
+/**
+ * pst_msg_passed() - a frame begun was not finished within message-timeout
+ * @dl: the peer's @msg
+ */
+static void pst_msg_passed(struct deadline *dl)
+{
+	struct pst_conn *c = container_of(dl, struct pst_conn, msg);
+	char why[96];
+
+	snprintf(why, sizeof(why), "a frame not finished within %u s (message-timeout)",
+		 deadline_message_sec());
+	pst_close(c, why);
 }
 
 /**
@@ -298,8 +347,20 @@ static void pst_attach(struct port *p, int fd)
 	c->fd = fd;
 	fs_decoder_init(&c->dec);
 	fs_encoder_init(&c->enc);
+	if (deadline_init(&c->hs, p->loop, pst_hs_passed) < 0 ||
+	    deadline_init(&c->msg, p->loop, pst_msg_passed) < 0) {
+		log_err("port %s: stream peer refused: timerfd: %s", p->cfg.name,
+			strerror(errno));
+		deadline_fini(&c->hs);
+		deadline_fini(&c->msg);
+		close(fd);
+		free(c);
+		return;
+	}
 	if (fr_open(&c->fp, p->eng, p->tap->fds[0], err, sizeof(err)) < 0) {
 		log_err("port %s: stream peer refused: %s", p->cfg.name, err);
+		deadline_fini(&c->hs);
+		deadline_fini(&c->msg);
 		close(fd);
 		free(c);
 		return;
@@ -309,11 +370,14 @@ static void pst_attach(struct port *p, int fd)
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0 || loop_add(p->loop, &c->tap, EPOLLIN) < 0) {
 		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
 		loop_del(p->loop, &c->ref);
+		deadline_fini(&c->hs);
+		deadline_fini(&c->msg);
 		fr_close(&c->fp);
 		close(fd);
 		free(c);
 		return;
 	}
+	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c);
 }
 

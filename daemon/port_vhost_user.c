@@ -23,6 +23,10 @@
  * A ring set up without a kick fd (SET_VRING_KICK with the no-fd bit: the
  * front-end does not kick) is polled: a timer of the queue pair walks it
  * every PVU_POLL_NS, and tap events and the other ring's kicks serve it too.
+ *
+ * Every connection is bounded in time (deadline.h): closed (logged) when no
+ * queue pair runs boot-timeout seconds after it connected, or when a
+ * message it began is not complete message-timeout seconds later.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 #include <unistd.h>
 #include <linux/virtio_ring.h>
 
+#include "deadline.h"
 #include "evfd.h"
 #include "guard.h"
 #include "log.h"
@@ -74,6 +79,8 @@ struct pvu_queue {
  * @ref: its loop ref
  * @dev: vhost-user state
  * @q: per queue pair
+ * @hs: deadline for the first running queue pair (boot-timeout)
+ * @msg: deadline for a message begun (message-timeout)
  * @closing: set once the connection is being torn down
  * @in_vu: inside vu_dev_handle(): errors are deferred to @deferred
  * @deferred: an error found inside vu_dev_handle(), "" for none
@@ -84,6 +91,8 @@ struct pvu_conn {
 	struct loop_ref ref;
 	struct vu_dev dev;
 	struct pvu_queue q[VU_MAX_QUEUE_PAIRS];
+	struct deadline hs;
+	struct deadline msg;
 	bool closing;
 	bool in_vu;
 	char deferred[320];
@@ -451,7 +460,7 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	port_stats_add(&pp->rx, &rx);
 	eng->close(q->eq);
 	q->eq = NULL;
-	log_info("port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
+	log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
 		 c->port->cfg.name, qp, la_tx, la_rx);
 }
 
@@ -501,10 +510,11 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		pvu_queue_stop(c, qp);
 		return -EIO;
 	}
-	log_info("port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
 		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
 		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off",
 		 q->poll_timer.fd >= 0 ? ", polled: a ring has no kick fd" : "");
+	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */
 	if (pvu_do_tx(q) < 0)
 		return 0;
@@ -548,10 +558,12 @@ static void pvu_conn_close(struct pvu_conn *c, const char *why)
 		return;
 	c->closing = true;
 	if (why)
-		log_warn("port %s: vhost-user connection closed: %s", p->cfg.name, why);
+		log_rl(&p->rl, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
-		log_info("port %s: vhost-user front-end disconnected", p->cfg.name);
+		log_rl(&p->rl, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
 	vu_dev_reset(&c->dev);
+	deadline_fini(&c->hs);
+	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
 	port_peer_closed(p, c);
@@ -588,7 +600,40 @@ static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 
 		snprintf(why, sizeof(why), "%s", c->dev.err);
 		pvu_conn_close(c, why);
+		return;
 	}
+	if (c->dev.rx.got)
+		deadline_arm(&c->msg, deadline_message_sec());
+	else
+		deadline_stop(&c->msg);
+}
+
+/**
+ * pvu_hs_passed() - no queue pair running within boot-timeout
+ * @dl: the connection's @hs
+ */
+static void pvu_hs_passed(struct deadline *dl)
+{
+	struct pvu_conn *c = container_of(dl, struct pvu_conn, hs);
+	char why[96];
+
+	snprintf(why, sizeof(why), "no ring running within %u s (boot-timeout)",
+		 deadline_boot_sec());
+	pvu_conn_close(c, why);
+}
+
+/**
+ * pvu_msg_passed() - a message begun was not finished within message-timeout
+ * @dl: the connection's @msg
+ */
+static void pvu_msg_passed(struct deadline *dl)
+{
+	struct pvu_conn *c = container_of(dl, struct pvu_conn, msg);
+	char why[96];
+
+	snprintf(why, sizeof(why), "a message not finished within %u s (message-timeout)",
+		 deadline_message_sec());
+	pvu_conn_close(c, why);
 }
 
 /**
@@ -615,12 +660,18 @@ static void pvu_attach(struct port *p, int fd)
 	qps = p->tap->nqueues;
 	vu_dev_init(&c->dev, fd, qps, &pvu_vu_ops, c);
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, pvu_conn_ready);
-	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: epoll on the connection: %s", p->cfg.name, strerror(errno));
+	if (deadline_init(&c->hs, p->loop, pvu_hs_passed) < 0 ||
+	    deadline_init(&c->msg, p->loop, pvu_msg_passed) < 0 ||
+	    loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
+		log_err("port %s: vhost-user connection closed: epoll/timerfd: %s", p->cfg.name,
+			strerror(errno));
+		deadline_fini(&c->hs);
+		deadline_fini(&c->msg);
 		close(fd);
 		free(c);
 		return;
 	}
+	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c);
 }
 

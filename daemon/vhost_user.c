@@ -25,6 +25,7 @@
  *     SET_MEM_TABLE, with the log flag, misaligned,
  *     or any ring part outside mapped memory     -EINVAL / -EFAULT
  *   SET_VRING_ENABLE with a value other than 0/1 -EINVAL
+ *   SET_VRING_KICK/CALL/ERR fd not an eventfd    -ENOTSUP
  *   SET_MEM_TABLE: empty region, address ranges that wrap or overlap,
  *     region beyond its fd's size (fstat), fd not a
  *     regular file/memfd, mmap failure           -EINVAL / -EFAULT / errno
@@ -600,8 +601,8 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 		ret = evfd_adopt(fd);
 		if (ret < 0) {
 			close(fd);
-			return vu_fail(dev, ret, "%s: ring %u: O_NONBLOCK: %s",
-				       vum_request_name(msg->hdr.request), idx, strerror(-ret));
+			return vu_fail(dev, ret, "%s: ring %u: %s", vum_request_name(msg->hdr.request),
+				       idx, ret == -ENOTSUP ? "fd is not an eventfd" : strerror(-ret));
 		}
 	}
 

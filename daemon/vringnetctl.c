@@ -749,14 +749,14 @@ static void print_stats(const struct ctl_reply *rep)
 {
 	static const char *const heads[] = {
 		"NAME", "OF", "DIR", "FRAMES", "BYTES", "BATCHES", "SYSCALLS", "BAD_CHAIN",
-		"TOO_BIG", "BAD_HDR", "BAD_ADDR", "TAP_DROP", "NOTIFIES",
+		"TOO_BIG", "BAD_HDR", "BAD_ADDR", "TAP_DROP", "NOTIFIES", "PEER_DROP",
 	};
 	static const char *const fields[] = {
 		"frames", "bytes", "batches", "syscalls", "drop_bad_chain", "drop_too_big",
-		"drop_bad_hdr", "drop_bad_addr", "drop_tap", "notifies",
+		"drop_bad_hdr", "drop_bad_addr", "drop_tap", "notifies", "drop_peer",
 	};
-	struct table t = { .ncols = 13 };
-	const char *vals[13];
+	struct table t = { .ncols = 14 };
+	const char *vals[14];
 	char key[CTL_TOKEN_MAX];
 	unsigned int i, d, f;
 
@@ -770,7 +770,7 @@ static void print_stats(const struct ctl_reply *rep)
 			vals[0] = ctlproto_record_get(r, "name");
 			vals[1] = ctlproto_record_get(r, "of");
 			vals[2] = d ? "rx" : "tx";
-			for (f = 0; f < 10; f++) {
+			for (f = 0; f < 11; f++) {
 				snprintf(key, sizeof(key), "%s_%s", vals[2], fields[f]);
 				vals[3 + f] = ctlproto_record_get(r, key);
 			}

@@ -3,9 +3,11 @@
  * frame_evil.c - malformed frames for a running vringnetd's stream/dgram port
  *
  * Usage: frame_evil stream SOCKET   (prints PASS/FAIL lines, exit 0 iff all pass)
- *        frame_evil dgram SOCKET    (sends a zero-length, a 70000-byte and a
- *                                    5-byte datagram; the caller checks the
- *                                    port's drop counters)
+ *        frame_evil dgram SOCKET [FROM]  (sends a zero-length, a 70000-byte
+ *                                    and a 5-byte datagram, from an unbound
+ *                                    socket or one bound at FROM, a stale
+ *                                    file there removed first; the caller
+ *                                    checks the port's drop counters)
  *        frame_evil stream-send SOCKET N   (N good 1000-byte frames, in
  *                                    writes that split frames anywhere; the
  *                                    caller counts them on the tap)
@@ -132,12 +134,27 @@ static void fe_stream(const char *path)
 /**
  * fe_dgram() - send the broken datagrams
  * @path: the port's socket
+ * @from: address to send from (the port's peer), or NULL for none
  */
-static void fe_dgram(const char *path)
+static void fe_dgram(const char *path, const char *from)
 {
 	static uint8_t big[70000];
-	int fd = fe_connect(path, SOCK_DGRAM), sz = 1 << 20;
+	struct sockaddr_un to = { .sun_family = AF_UNIX }, me = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), sz = 1 << 20;
 
+	snprintf(to.sun_path, sizeof(to.sun_path), "%s", path);
+	if (fd >= 0 && from) {
+		snprintf(me.sun_path, sizeof(me.sun_path), "%s", from);
+		unlink(from);
+		if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		printf("FAIL: frame_evil/dgram_send: cannot connect to %s: %s\n", path,
 		       strerror(errno));
@@ -151,6 +168,8 @@ static void fe_dgram(const char *path)
 		fe_failed = 1;
 	}
 	close(fd);
+	if (from)
+		unlink(from);
 }
 
 /**
@@ -205,7 +224,8 @@ static int fe_stream_send(const char *path, unsigned long n)
 /**
  * main() - run the cases of one port type
  * @argc: 3 or 4
- * @argv: program, "stream", "dgram" or "stream-send", socket path, [count]
+ * @argv: program, "stream", "dgram" or "stream-send", socket path,
+ *	[count (stream-send) or sender address (dgram)]
  *
  * Return: 0 iff every case passed.
  */
@@ -213,13 +233,18 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "stream-send"))
 		return fe_stream_send(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "dgram")) {
+		fe_dgram(argv[2], argv[3]);
+		return fe_failed;
+	}
 	if (argc != 3 || (strcmp(argv[1], "stream") && strcmp(argv[1], "dgram"))) {
-		fprintf(stderr, "usage: %s stream|dgram SOCKET | stream-send SOCKET N\n", argv[0]);
+		fprintf(stderr, "usage: %s stream|dgram SOCKET | dgram SOCKET FROM | stream-send SOCKET N\n",
+			argv[0]);
 		return 2;
 	}
 	if (!strcmp(argv[1], "stream"))
 		fe_stream(argv[2]);
 	else
-		fe_dgram(argv[2]);
+		fe_dgram(argv[2], NULL);
 	return fe_failed;
 }

@@ -8,6 +8,8 @@
  * message sequence and checks the answer: a REPLY_ACK of 1 where the request
  * asked for one, then the connection closed by the daemon.  One line per
  * case: "PASS: vhost_user_evil/NAME" or "FAIL: vhost_user_evil/NAME: why".
+ * The kick, call and err cases pass a regular file where an eventfd belongs
+ * and check afterwards that nothing was written to it.
  * Exits 0 iff every case passed.
  */
 #include <errno.h>
@@ -211,6 +213,36 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 
+	/* kick/call/err fds that are not eventfds: refused, the file untouched */
+	{
+		static const char *const what[3] = { "kick", "call", "err" };
+		static const uint32_t req[3] = { VUM_SET_VRING_KICK, VUM_SET_VRING_CALL,
+						 VUM_SET_VRING_ERR };
+		char name[64], tmpl[] = "/tmp/vhost_user_evil.XXXXXX", back[16];
+		int k, file = mkstemp(tmpl);
+
+		if (file < 0 || write(file, "untouched", 9) != 9) {
+			perror("mkstemp");
+			return 2;
+		}
+		unlink(tmpl);
+		for (k = 0; k < 3; k++) {
+			snprintf(name, sizeof(name), "%s_fd_regular_file", what[k]);
+			fd = ev_case_start(name, true);
+			if (fd < 0)
+				continue;
+			v = 1;	/* ring 1 */
+			ev_send(fd, req[k], VUM_FLAG_NEED_REPLY, false, &v, 8, 8, &file, 1);
+			ev_expect(fd, name, true);
+		}
+		if (pread(file, back, sizeof(back), 0) != 9 || memcmp(back, "untouched", 9)) {
+			printf("FAIL: vhost_user_evil/regular_file_unchanged: the file was written to\n");
+			ev_failed = 1;
+		} else {
+			printf("PASS: vhost_user_evil/regular_file_unchanged\n");
+		}
+		close(file);
+	}
 	fd = ev_case_start("bad_version", false);
 	if (fd >= 0) {
 		ev_send(fd, VUM_GET_FEATURES, 0, true, NULL, 0, 0, NULL, 0);

@@ -120,6 +120,16 @@ static const struct bad_case {
 	/* words */
 	{ "bad_engine", "[daemon]\nengine = fast\n", 0, "t.conf:2: engine: 'fast' is not auto, kernel or user" },
 	{ "bad_engine_case", "[daemon]\nengine = User\n", 0, "t.conf:2: engine: 'User' is not auto, kernel or user" },
+	{ "bad_handshake_timeout_zero", "[daemon]\nhandshake-timeout = 0\n", 0,
+	  "t.conf:2: handshake-timeout: '0' is out of range 1..3600" },
+	{ "bad_boot_timeout_big", "[daemon]\nboot-timeout = 86401\n", 0,
+	  "t.conf:2: boot-timeout: '86401' is out of range 1..86400" },
+	{ "bad_message_timeout_word", "[daemon]\nmessage-timeout = 1s\n", 0,
+	  "t.conf:2: message-timeout: '1s' is not a number" },
+	{ "bad_control_per_uid_16", "[daemon]\ncontrol-clients-per-uid = 16\n", 0,
+	  "t.conf:2: control-clients-per-uid: '16' is out of range 1..15" },
+	{ "bad_seccomp", "[daemon]\nseccomp = maybe\n", 0,
+	  "t.conf:2: seccomp: 'maybe' is not on, off or log" },
 	{ "bad_log_level", "[daemon]\nlog-level = verbose\n", 0,
 	  "t.conf:2: log-level: 'verbose' is not err, warning, notice, info or debug" },
 	{ "bad_port_type", "[port p0]\ntype = tcp\n", 0,
@@ -753,6 +763,29 @@ START_TEST(config_good_bounds)
 }
 END_TEST
 
+START_TEST(config_good_limits)
+{
+	struct vnd_config cfg;
+
+	parse_ok("[daemon]\n", &cfg);
+	ck_assert_uint_eq(cfg.handshake_timeout, CFG_DEFAULT_HANDSHAKE_TIMEOUT);
+	ck_assert_uint_eq(cfg.boot_timeout, CFG_DEFAULT_BOOT_TIMEOUT);
+	ck_assert_uint_eq(cfg.message_timeout, CFG_DEFAULT_MESSAGE_TIMEOUT);
+	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
+	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_ON);
+	cfg_free(&cfg);
+	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
+		 "control-clients-per-uid = 15\nseccomp = log\n", &cfg);
+	ck_assert_uint_eq(cfg.handshake_timeout, 2);
+	ck_assert_uint_eq(cfg.boot_timeout, 86400);
+	ck_assert_uint_eq(cfg.message_timeout, 1);
+	ck_assert_uint_eq(cfg.control_per_uid, 15);
+	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_LOG);
+	ck_assert_str_eq(cfg_seccomp_name(cfg.seccomp), "log");
+	cfg_free(&cfg);
+}
+END_TEST
+
 START_TEST(config_good_ports)
 {
 	struct vnd_config cfg;
@@ -924,6 +957,7 @@ Suite *config_suite(void)
 	RUNNER_ADD_TEST(s, config_good_syntax);
 	RUNNER_ADD_TEST(s, config_good_comment_needs_blank);
 	RUNNER_ADD_TEST(s, config_good_reparse_after_error);
+	RUNNER_ADD_TEST(s, config_good_limits);
 	RUNNER_ADD_TEST(s, config_default_mac);
 	RUNNER_ADD_TEST(s, config_names);
 	RUNNER_ADD_TEST(s, config_file_example);

@@ -501,11 +501,11 @@ START_TEST(ctl_stats_human)
 	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "stats", "vm1", NULL), 0);
 	ck_assert_str_eq(out,
 			 "NAME  OF    DIR  FRAMES  BYTES  BATCHES  SYSCALLS  BAD_CHAIN  TOO_BIG  "
-			 "BAD_HDR  BAD_ADDR  TAP_DROP  NOTIFIES\n"
+			 "BAD_HDR  BAD_ADDR  TAP_DROP  NOTIFIES  PEER_DROP\n"
 			 "vm1   port  tx   3       180    0        0         0          0        "
-			 "0        0         2         0\n"
+			 "0        0         2         0         -\n"
 			 "vm1   port  rx   0       0      0        0         0          0        "
-			 "0        0         0         0\n");
+			 "0        0         0         0         -\n");
 	read_file("request", out, sizeof(out));
 	ck_assert_str_eq(out, "stats version=1 port=vm1\n");
 }
@@ -535,11 +535,11 @@ START_TEST(ctl_status_with_stats)
 			 "no ports\n"
 			 "\n"
 			 "NAME  OF   DIR  FRAMES  BYTES  BATCHES  SYSCALLS  BAD_CHAIN  TOO_BIG  "
-			 "BAD_HDR  BAD_ADDR  TAP_DROP  NOTIFIES\n"
+			 "BAD_HDR  BAD_ADDR  TAP_DROP  NOTIFIES  PEER_DROP\n"
 			 "t0    tap  tx   7       -      -        -         -          -        "
-			 "-        -         -         -\n"
+			 "-        -         -         -         -\n"
 			 "t0    tap  rx   9       -      -        -         -          -        "
-			 "-        -         -         -\n");
+			 "-        -         -         -         -\n");
 }
 END_TEST
 

@@ -15,6 +15,7 @@ Suite *(*const runner_suites[])(void) = {
 	frame_rings_suite,
 	ringfd_suite,
 	port_peer_suite,
+	limits_suite,
 	engine_suite,
 	loop_suite,
 	guard_suite,

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sandbox.c - vringnetd's seccomp filter (see sandbox.h)
+ *
+ * The allow-list is what the daemon does after start-up, each group with
+ * the code that needs it:
+ *
+ *   event loop (loop.c, deadline.c)   epoll_*, timerfd_*, signalfd4, read
+ *   ports, control socket (port*.c,   socket (AF_UNIX only), bind, listen,
+ *     control.c, ringfd_proto.c,        accept4, connect, send/recv*,
+ *     vhost_user_msg.c)                 *sockopt, get*name, shutdown
+ *   socket files (port.c)             unlink, mkdir, chmod, chown, stat
+ *   guest memory (vhost_user.c,       mmap, munmap, mprotect, madvise,
+ *     port_ringfd.c, frame_rings.c)     fstat, fcntl (seals, O_NONBLOCK)
+ *   eventfds (evfd.c)                 read, write, readlink (/proc/self/fd)
+ *   engines (engine_*.c)              read/write/readv/writev on taps,
+ *                                     ioctl: the vringfd ioctls, TUNSETVNETHDRSZ
+ *   reload (reload.c, daemon.c):      openat (config, /dev/net/tun,
+ *     new taps, netlink                 /dev/vringfd, /etc/passwd),
+ *                                     socket AF_NETLINK, TUNSETIFF,
+ *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX
+ *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
+ *   C library                         brk, mmap, futex, clock_gettime,
+ *                                     getrandom, exit_group, rt_sig*, ...
+ *
+ * Everything else (exec, fork, ptrace, other socket families, module or
+ * mount calls, ...) is refused with the configured action.  A new system
+ * call in the daemon must be added here (and to nothing else: the systemd
+ * unit's SystemCallFilter=@system-service is a superset).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_tun.h>
+#include <linux/sockios.h>
+#include <seccomp.h>
+
+#include <linux/vringfd.h>
+
+#include "log.h"
+#include "sandbox.h"
+
+/* System calls allowed with any arguments. */
+static const char *const sbx_calls[] = {
+	/* memory */
+	"brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
+	/* fds and files */
+	"read", "write", "readv", "writev", "pread64", "pwrite64", "close",
+	"fstat", "newfstatat", "stat", "lstat", "statx", "lseek", "fcntl",
+	"dup", "dup2", "dup3", "open", "openat", "readlink", "readlinkat",
+	"unlink", "unlinkat", "mkdir", "mkdirat", "chmod", "fchmod", "fchmodat",
+	"chown", "fchown", "fchownat", "lchown", "access", "faccessat", "faccessat2",
+	"getdents64", "ftruncate", "fsync", "fdatasync", "umask",
+	/* event loop */
+	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+	"poll", "ppoll", "timerfd_create", "timerfd_settime", "timerfd_gettime",
+	"signalfd4", "eventfd2",
+	/* sockets (socket() itself: see sbx_install()) */
+	"bind", "listen", "accept", "accept4", "connect", "shutdown",
+	"sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg", "recvmmsg",
+	"getsockopt", "setsockopt", "getsockname", "getpeername", "socketpair",
+	/* process, time, C library */
+	"getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
+	"getgroups", "getresuid", "getresgid", "capget", "uname", "sysinfo",
+	"clock_gettime", "clock_getres", "clock_nanosleep", "gettimeofday",
+	"nanosleep", "time", "futex", "getrandom", "sched_yield", "prlimit64",
+	"getrlimit", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
+	"sigaltstack", "restart_syscall", "exit", "exit_group", "tgkill",
+	"set_robust_list", "rseq",
+};
+
+/* ioctl requests allowed (the second argument). */
+static const unsigned long sbx_ioctls[] = {
+	/* taps: created and configured at start and reload (tap.c) */
+	TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST, TUNSETOWNER, TUNSETGROUP,
+	TUNGETIFF, TUNSETOFFLOAD,
+	/* if_nametoindex() (netlink.c, bridges) */
+	SIOCGIFINDEX,
+	/* the kernel engine (engine_kernel.c, libvringfd) */
+	VRINGFD_GET_VERSION, VRINGFD_CREATE, VRINGFD_ATTACH_TAP, VRINGFD_DETACH,
+	VRINGFD_SET_MEM_TABLE, VRINGFD_GET_STATS, VRINGFD_GET_STATE, VRINGFD_SET_CALL_FD,
+	/* isatty() on stderr, FIONBIO */
+	TCGETS, FIONBIO, FIONREAD,
+};
+
+/* socket() families allowed (the first argument). */
+static const int sbx_families[] = { AF_UNIX, AF_NETLINK };
+
+/**
+ * sbx_add() - allow one system call
+ * @ctx: the filter
+ * @name: its name
+ * @nargs: argument comparisons that follow (0 or 1)
+ * @cmp: the comparison
+ *
+ * A name this architecture does not have is skipped.
+ *
+ * Return: 0, or a negative errno.
+ */
+static int sbx_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs,
+		   struct scmp_arg_cmp cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	return nargs ? seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, cmp)
+		     : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+}
+
+/**
+ * sbx_install() - install the filter for the rest of the process's life
+ * @mode: on (forbidden calls kill the process), log (they are allowed and
+ *	the kernel logs them: for finding a missing entry) or off
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Call it after the taps exist and privileges are dropped.  It cannot be
+ * undone: a reload that changes 'seccomp' takes effect at the next start.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int sbx_install(enum cfg_seccomp mode, char *err, size_t errlen)
+{
+	uint32_t def = mode == CFG_SECCOMP_LOG ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS;
+	struct scmp_arg_cmp none = { 0 };
+	scmp_filter_ctx ctx;
+	const char *what = "";
+	unsigned int i;
+	int ret = 0;
+
+	if (mode == CFG_SECCOMP_OFF) {
+		log_warn("seccomp: off (seccomp = off): the daemon may make any system call");
+		return 0;
+	}
+	ctx = seccomp_init(def);
+	if (!ctx) {
+		snprintf(err, errlen, "seccomp: seccomp_init failed: no seccomp filters here (a kernel without them, or valgrind); seccomp = off runs without one");
+		return -1;
+	}
+	for (i = 0; !ret && i < sizeof(sbx_calls) / sizeof(sbx_calls[0]); i++) {
+		what = sbx_calls[i];
+		ret = sbx_add(ctx, sbx_calls[i], 0, none);
+	}
+	for (i = 0; !ret && i < sizeof(sbx_ioctls) / sizeof(sbx_ioctls[0]); i++) {
+		what = "ioctl";
+		ret = sbx_add(ctx, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, sbx_ioctls[i]));
+	}
+	for (i = 0; !ret && i < sizeof(sbx_families) / sizeof(sbx_families[0]); i++) {
+		what = "socket";
+		ret = sbx_add(ctx, "socket", 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sbx_families[i]));
+	}
+	if (!ret) {
+		what = "load";
+		ret = seccomp_load(ctx);
+	}
+	seccomp_release(ctx);
+	if (ret) {
+		snprintf(err, errlen, "seccomp: %s: %s", what, strerror(-ret));
+		return -1;
+	}
+	log_info("seccomp: filter installed (%zu system calls, %zu ioctls, socket families unix and netlink; anything else %s)",
+		 sizeof(sbx_calls) / sizeof(sbx_calls[0]), sizeof(sbx_ioctls) / sizeof(sbx_ioctls[0]),
+		 mode == CFG_SECCOMP_LOG ? "is logged by the kernel (seccomp = log)" :
+		 "kills the daemon");
+	return 0;
+}
+
+#ifdef VRINGNETD_TEST
+/**
+ * sbx_test_forbidden() - test builds only: make a forbidden system call
+ *
+ * When VRINGNETD_TEST_FORBIDDEN is set in the environment, open an AF_INET
+ * socket (a family the filter refuses); under seccomp = on the process is
+ * killed by SIGSYS before the log line.
+ */
+void sbx_test_forbidden(void)
+{
+	int fd;
+
+	if (!getenv("VRINGNETD_TEST_FORBIDDEN"))
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	log_warn("test: socket(AF_INET) returned %d: the filter let it through", fd);
+	if (fd >= 0)
+		close(fd);
+}
+#endif

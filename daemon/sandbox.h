@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sandbox.h - vringnetd's seccomp filter (libseccomp)
+ *
+ * Installed once, at the end of start-up: after the taps, ports and
+ * control socket exist and privileges are dropped.  An allow-list of the
+ * system calls the daemon makes from then on (the event loop, its ports,
+ * and what a reload does: config file, new taps on /dev/net/tun, netlink,
+ * the kernel engine's /dev/vringfd ioctls); any other call kills the
+ * process (seccomp = on, SCMP_ACT_KILL_PROCESS), is only logged by the
+ * kernel (seccomp = log) or the filter is not installed (seccomp = off).
+ * See vringnetd(8), SECURITY.
+ */
+#ifndef VRINGNET_SANDBOX_H
+#define VRINGNET_SANDBOX_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+int sbx_install(enum cfg_seccomp mode, char *err, size_t errlen);
+#ifdef VRINGNETD_TEST
+void sbx_test_forbidden(void);
+#endif
+
+#endif /* VRINGNET_SANDBOX_H */

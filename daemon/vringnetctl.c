@@ -21,7 +21,11 @@
 
 #include "ctlproto.h"
 
-#define VRINGNETCTL_VERSION "0.1"	/* the package version (VRINGNETD_VERSION) */
+/* the package version, from the top-level VERSION file (the Makefile's -D) */
+#ifndef VRINGNET_VERSION
+#define VRINGNET_VERSION "unknown"
+#endif
+#define VRINGNETCTL_VERSION VRINGNET_VERSION
 
 enum ctl_exit {
 	EXIT_OK = 0,

@@ -23,7 +23,9 @@ VERSION := $(shell cat VERSION)
 # multiarch when dpkg-architecture exists (Debian), UNITDIR and
 # MODULESLOADDIR come from systemd.pc when pkg-config knows it.
 PREFIX     ?= /usr/local
-MULTIARCH  ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+ifeq ($(origin MULTIARCH),undefined)
+MULTIARCH  := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+endif
 BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
 LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
@@ -98,7 +100,8 @@ $(B)/install-vars.stamp: FORCE
 	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' > $@
 
 # The version is compiled into the daemon and vringnetctl.
-$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/daemon/vringnetctl.o: VERSION
+$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/daemon/vringnetctl.o \
+	$(B)/tests/unit/check_daemon_ctlclient.o: VERSION
 
 # make install installs user space only (the module goes through DKMS,
 # kmod/dkms-install, or make modules + insmod): no kernel headers needed.

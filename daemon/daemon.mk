@@ -1,7 +1,7 @@
 # daemon/daemon.mk - vringnetd and vringnetctl
 #
 # vringnetd is every daemon/*.c but vringnetctl.c; vringnetctl is
-# vringnetctl.c plus the control protocol codec.  New files join by existing.
+# vringnetctl.c plus the control protocol codec and the config parser.  New files join by existing.
 DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd
 DAEMON_CFLAGS := $(shell pkg-config --cflags $(DAEMON_PKGS) 2>/dev/null)
 DAEMON_LIBS   := $(shell pkg-config --libs $(DAEMON_PKGS) 2>/dev/null)
@@ -10,7 +10,8 @@ VRINGNETD_SRCS   := $(filter-out daemon/vringnetctl.c,$(wildcard daemon/*.c))
 VRINGNETD_OBJS   := $(VRINGNETD_SRCS:%.c=$(B)/%.o)
 # Everything but main(): what unit tests and fuzzers link against.
 DAEMON_LIB_OBJS  := $(filter-out $(B)/daemon/main.o,$(VRINGNETD_OBJS))
-VRINGNETCTL_SRCS := $(wildcard daemon/vringnetctl.c daemon/ctlproto.c)
+# (config.c: --config reads the control socket with the daemon's own parser)
+VRINGNETCTL_SRCS := $(wildcard daemon/vringnetctl.c daemon/ctlproto.c daemon/config.c)
 
 $(B)/daemon/%.o: DIR_CPPFLAGS += $(DAEMON_CFLAGS) -Idaemon
 

@@ -65,7 +65,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '3,8p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

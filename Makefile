@@ -1,6 +1,7 @@
 # vringnet - top-level Makefile (non-recursive for user space; Kbuild for kmod/)
 #
 #   make            build the module (against KDIR), libvringfd, vringnetd, vringnetctl
+#   make modules-debug  the module for the VM rig's debug kernel (build/kmod-debug/)
 #   make check      install missing test packages, build, run every test suite
 #   make demo       run the daemon's main job in a private network namespace
 #   make bench      benchmarks in the VM rig (FULL=1 for the whole sweep)
@@ -65,7 +66,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,8p' Makefile
+	@sed -n '3,9p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk
@@ -112,6 +113,20 @@ uninstall: $(UNINSTALL_RULES)
 clean:
 	rm -rf $(B)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean 2>/dev/null
+
+# The module for the rig's debug kernel (scripts/vm-debug-kernel builds the
+# kernel first when it is not cached: about 30 min).  Kbuild writes next to
+# the sources, so they are copied (timestamps kept) to build/kmod-debug/kmod,
+# with include/uapi beside it as the Kbuild file expects; boot it with
+# scripts/vm-run --debug-kernel (which looks there).
+.PHONY: modules-debug
+modules-debug:
+	@dk=$$(scripts/vm-debug-kernel) || exit 1; \
+	mkdir -p $(B)/kmod-debug/kmod $(B)/kmod-debug/include && \
+	cp -p kmod/Kbuild kmod/*.c kmod/*.h $(B)/kmod-debug/kmod/ && \
+	cp -pr include/uapi $(B)/kmod-debug/include/ && \
+	echo "modules-debug: building against $$dk/build" && \
+	$(MAKE) -C $$dk/build M=$(CURDIR)/$(B)/kmod-debug/kmod modules
 
 # An interactive shell in the VM rig, with the fresh module loaded
 # (VM_SHELL_OPTS: more scripts/vm-run options, e.g. --echo --vhost --systemd).

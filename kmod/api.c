@@ -9,6 +9,7 @@
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/uio.h>
+#include "fd.h"
 #include "ring.h"
 #include "vringfd_api.h"
 
@@ -35,7 +36,7 @@ struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,
 	file = fget(fd);
 	if (!file)
 		return ERR_PTR(-EBADF);
-	ring = vrfd_ring_from_file(file);
+	ring = vrfd_fd_ring(file);
 	err = ring ? vrfd_ring_attach(ring, ops, data, atomic_use) : -EBADF;
 	fput(file);
 	return err ? ERR_PTR(err) : ring;
@@ -176,21 +177,3 @@ u32 vrfd_walked(const struct vrfd_ring *ring)
 	return READ_ONCE(ring->walked);
 }
 EXPORT_SYMBOL_GPL(vrfd_walked);
-
-/**
- * vrfd_over_weight() - has one call done enough work?
- * @chains: chains handled in this call, skipped ones included
- * @walked: walk units spent in this call (a difference of vrfd_walked())
- * @bytes: bytes moved in this call
- *
- * A subsystem's batch loop stops when this says so, so that one
- * write()/read()/poll() does bounded work whatever the ring holds; it
- * also stops on signal_pending() and calls cond_resched() between chains.
- * Return: true when a limit is reached.
- */
-bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes)
-{
-	return chains >= VRFD_WEIGHT_CHAINS || walked >= VRFD_WEIGHT_WALK ||
-	       bytes >= VRFD_WEIGHT_BYTES;
-}
-EXPORT_SYMBOL_GPL(vrfd_over_weight);

@@ -10,23 +10,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vringfd.h>
-#include "main.h"
-#include "ring.h"
-
-long vrfd_main_get_version(void __user *uarg)
-{
-	struct vringfd_version v;
-
-	memset(&v, 0, sizeof(v));
-	v.api_version = VRINGFD_API_VERSION;
-	v.max_num = VRINGFD_MAX_NUM;
-	v.ring_features = VRFD_RING_FEATURES;
-	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
-		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ |
-		 VRINGFD_CAP_AVAIL_BASE;
-	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
-	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
-}
+#include "fd.h"
 
 /**
  * vrfd_misc_ioctl() - ioctls on /dev/vringfd
@@ -43,9 +27,9 @@ static long vrfd_misc_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case VRINGFD_GET_VERSION:
-		return vrfd_main_get_version(uarg);
+		return vrfd_fd_get_version(uarg);
 	case VRINGFD_CREATE:
-		return vrfd_ring_create_fd(uarg);
+		return vrfd_fd_create(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -69,6 +69,8 @@ struct page;
  * @lock: serialises walkers (see "Locking")
  * @used_lock: protects the used ring in atomic mode (see "Locking")
  * @last_avail: kernel-private: next avail entry to read (under @lock)
+ * @avail_idx: avail->idx as last read and checked (under @lock): entries
+ *	up to it are taken without reading avail->idx again (as vhost)
  * @used_idx: kernel-private used index: what used->idx becomes at the next
  *	publish (under @lock, or @used_lock in atomic mode); never read back
  * @published_idx: the used->idx last written to user memory
@@ -126,6 +128,7 @@ struct vrfd_ring {
 	spinlock_t used_lock;
 
 	u16 last_avail;
+	u16 avail_idx;
 	u16 used_idx;
 	u16 published_idx;
 	u16 signalled_used;
@@ -191,24 +194,28 @@ struct vrfd_chain {
  */
 #define VRFD_MAX_CHAIN_DESCS	1024
 
-/** vrfd_ring_fops - file operations of a vring fd (to recognise one). */
-extern const struct file_operations vrfd_ring_fops;
+/**
+ * vrfd_ring_new() - a new ring over user memory (VRINGFD_CREATE's checks done)
+ * @c: the validated request (addresses, num, features)
+ * @last_avail: first avail index to read
+ * @used_idx: used index to start from (read from used->idx)
+ *
+ * The ring belongs to current->mm (mmgrab'ed) and holds one reference,
+ * the caller's (the file's, once the fd is installed).
+ * Return: the ring, or ERR_PTR(-ENOMEM).
+ */
+struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
+				u16 used_idx);
 
 /**
- * vrfd_ring_create_fd() - VRINGFD_CREATE: validate, create, install an fd
- * @uarg: user pointer to struct vringfd_create
+ * vrfd_ring_end() - end the attachment from the ring side (->destroy)
+ * @ring: the ring
  *
- * Return: the new fd (O_CLOEXEC, O_RDWR), or -errno (see VRINGFD_CREATE).
+ * Called at the file's release and by VRINGFD_DETACH.  ->destroy runs with
+ * no lock held, in the calling task.
+ * Return: true when an attachment was ended.
  */
-long vrfd_ring_create_fd(const struct vringfd_create __user *uarg);
-
-/**
- * vrfd_ring_from_file() - the ring behind a file, if it is a vring fd
- * @file: any file
- *
- * Return: the ring (no reference taken), or NULL when @file is not a vring fd.
- */
-struct vrfd_ring *vrfd_ring_from_file(struct file *file);
+bool vrfd_ring_end(struct vrfd_ring *ring);
 
 /**
  * vrfd_ring_get() - take a reference on @ring

@@ -352,6 +352,30 @@ static int vrfd_tap_iov_copy(const struct iovec *iov, unsigned int niov,
 }
 
 /**
+ * vrfd_tap_copy_to_frag() - copy a chain's bytes into a page-fragment buffer
+ * @dst: inside a page of the attachment's fragment cache
+ * @iov: the chain's segments (user addresses)
+ * @niov: their number
+ * @len: bytes, the segments' total
+ *
+ * As tun does, through copy_page_from_iter(): the destination is a page, so
+ * the hardened-usercopy object check (a walk of the page's metadata for
+ * every copy) has nothing to check.
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_tap_copy_to_frag(void *dst, const struct iovec *iov,
+				 unsigned int niov, size_t len)
+{
+	struct iov_iter it;
+
+	iov_iter_init(&it, ITER_SOURCE, iov, niov, len);
+	if (copy_page_from_iter(virt_to_page(dst), offset_in_page(dst), len,
+				&it) != len)
+		return -EFAULT;
+	return 0;
+}
+
+/**
  * vrfd_tap_hdr_ok() - may this virtio-net header be handed to the tap?
  * @h: the header (little-endian, as on x86 and in virtio 1.x)
  * @len: frame bytes after the header
@@ -564,7 +588,8 @@ static int vrfd_tap_tx_one(struct vrfd_tap *t, const struct iovec *iov,
  * just in front of the frame's headroom; its first 10 bytes then go into
  * the tun_xdp_hdr at the start of the buffer.
  * Return: 1 (queued), 0 (bad header or unreadable: counted, chain to
- * complete), -ENOMEM, -ENOSPC (does not fit a page: send it alone).
+ * complete), -ENOMEM, -ENOSPC (does not fit a page: send it alone),
+ * -EAGAIN (flush the batch first: the fragment page is full).
  */
 static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 			     unsigned int nout, u32 flen, u16 head)
@@ -579,12 +604,20 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 
 	if (buflen > PAGE_SIZE)
 		return -ENOSPC;
+	/*
+	 * The cache's page is full: send the batch before a new page is
+	 * taken.  tun consumes the frames in sendmsg(), so the page comes
+	 * back whole and is reused; a new page would be zeroed first
+	 * (init_on_alloc), which costs more than the frames themselves.
+	 */
+	if (t->nbatch && t->frag.va && t->frag.offset < buflen)
+		return -EAGAIN;
 	buf = page_frag_alloc_align(&t->frag, buflen, GFP_KERNEL, ~(SMP_CACHE_BYTES - 1));
 	if (!buf)
 		return -ENOMEM;
 	/* pad >= sizeof(struct tun_xdp_hdr) + hdr_len: no overlap */
-	if (vrfd_tap_iov_copy(iov, nout, 0, buf + pad - t->hdr_len,
-			      t->hdr_len + flen, false)) {
+	if (vrfd_tap_copy_to_frag(buf + pad - t->hdr_len, iov, nout,
+				  t->hdr_len + flen)) {
 		page_frag_free(buf);
 		t->ring->stats.drop_bad_addr++;
 		return 0;
@@ -663,6 +696,14 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 		bytes += flen;
 		if (tx_batch) {
 			r = vrfd_tap_tx_batch(t, t->iov, ch.nout, flen, ch.head);
+			if (r == -EAGAIN) {
+				/* the batch first: its frames free the page */
+				err = vrfd_tap_tx_flush(t);
+				if (err)
+					goto complete;
+				r = vrfd_tap_tx_batch(t, t->iov, ch.nout, flen,
+						      ch.head);
+			}
 			if (r == 1) {
 				if (t->nbatch == VRFD_TAP_BATCH) {
 					err = vrfd_tap_tx_flush(t);
@@ -725,10 +766,12 @@ static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
 		cap += t->held[i].cap;
 	}
 	t->nheld -= k;
-	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
 	t->held_iov -= iovs;
-	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
 	t->held_cap -= cap;
+	if (!t->nheld)
+		return;		/* the common case: nothing left to move */
+	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
+	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
 }
 
 /**
@@ -867,6 +910,27 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
 }
 
 /**
+ * vrfd_tap_put_num_buffers() - write num_buffers into a delivered frame's
+ * virtio_net_hdr_v1
+ * @t: the attachment (its first held head starts with the header)
+ * @k: heads the frame took
+ *
+ * One store when the field lies in the first segment (the usual layout),
+ * else a copy across the segments.
+ * Return: 0, or -EFAULT.
+ */
+static int vrfd_tap_put_num_buffers(struct vrfd_tap *t, unsigned int k)
+{
+	const size_t off = offsetof(struct virtio_net_hdr_v1, num_buffers);
+	__le16 nb = cpu_to_le16(k);
+
+	if (t->iov[0].iov_len >= off + sizeof(nb))
+		return put_user(nb, (__le16 __user *)(t->iov[0].iov_base + off)) ?
+		       -EFAULT : 0;
+	return vrfd_tap_iov_copy(t->iov, t->held[0].niov, off, &nb, sizeof(nb), true);
+}
+
+/**
  * vrfd_tap_pull_rx() - move every queued frame into posted buffers
  * @t: the attachment
  *
@@ -946,11 +1010,7 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 		for (k = 0, acc = 0; !bad && k < t->nheld && acc < (u64)r; k++)
 			acc += t->held[k].cap;
 		if (!bad && t->hdr_len == sizeof(struct virtio_net_hdr_v1)) {
-			__le16 nb = cpu_to_le16(k);
-
-			if (vrfd_tap_iov_copy(t->iov, t->held[0].niov,
-					      offsetof(struct virtio_net_hdr_v1, num_buffers),
-					      &nb, sizeof(nb), true)) {
+			if (vrfd_tap_put_num_buffers(t, k)) {
 				ring->stats.drop_bad_addr++;
 				bad = true;
 			}

@@ -66,7 +66,6 @@ int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len);
 int vrfd_used_buffer_atomic(struct vrfd_ring *ring, int id, u32 len);
 void vrfd_wake(struct vrfd_ring *ring);
 u32 vrfd_walked(const struct vrfd_ring *ring);
-bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes);
 
 /*
  * Work limits per write()/read()/poll() call (vhost-net's weights, plus
@@ -77,5 +76,22 @@ bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes);
 #define VRFD_WEIGHT_CHAINS	256
 #define VRFD_WEIGHT_WALK	4096
 #define VRFD_WEIGHT_BYTES	0x80000
+
+/**
+ * vrfd_over_weight() - has one call done enough work?
+ * @chains: chains handled in this call, skipped ones included
+ * @walked: walk units spent in this call (a difference of vrfd_walked())
+ * @bytes: bytes moved in this call
+ *
+ * A subsystem's batch loop stops when this says so, so that one
+ * write()/read()/poll() does bounded work whatever the ring holds; it
+ * also stops on signal_pending() and calls cond_resched() between chains.
+ * Return: true when a limit is reached.
+ */
+static inline bool vrfd_over_weight(unsigned int chains, u32 walked, size_t bytes)
+{
+	return chains >= VRFD_WEIGHT_CHAINS || walked >= VRFD_WEIGHT_WALK ||
+	       bytes >= VRFD_WEIGHT_BYTES;
+}
 
 #endif /* VRFD_API_H */

@@ -7,7 +7,8 @@
 #   make bench      benchmarks in the VM rig (icount: instructions per frame;
 #                   BENCH_MODE=wall for frames/s; FULL=1 adds batch 256)
 #   make bench-profile  per-function instructions per frame (kprof plugin)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    user space (no kernel headers needed): PREFIX=/usr/local DESTDIR=
+#                   LIBDIR= UNITDIR= ...; the module: kmod/dkms-install
 #
 # Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds
 # its targets to the lists below.
@@ -17,21 +18,42 @@
 KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | sed -e 's,^/lib/modules/,,' -e 's,/build$$,,' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
 
+# The one version number of the project (daemon, vringnetctl, libvringfd.pc,
+# kmod/dkms.conf -- tests/suites/12-install checks they agree).
+VERSION := $(shell cat VERSION)
+
+# Install directories.  Every one can be set on the command line; LIBDIR is
+# multiarch when dpkg-architecture exists (Debian), UNITDIR and
+# MODULESLOADDIR come from systemd.pc when pkg-config knows it.
 PREFIX     ?= /usr/local
+ifeq ($(origin MULTIARCH),undefined)
+MULTIARCH  := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+endif
 BINDIR     ?= $(PREFIX)/bin
 SBINDIR    ?= $(PREFIX)/sbin
-LIBDIR     ?= $(PREFIX)/lib
+LIBDIR     ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
-MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+DOCDIR     ?= $(DATADIR)/doc/vringnet
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SYSCONFDIR ?= /etc
-UNITDIR    ?= /lib/systemd/system
+SYSTEMD_UNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR    ?= $(if $(SYSTEMD_UNITDIR),$(SYSTEMD_UNITDIR),$(PREFIX)/lib/systemd/system)
 DESTDIR    ?=
 
+# CFLAGS, CPPFLAGS and LDFLAGS belong to the caller (make CFLAGS=...
+# LDFLAGS=-Wl,-z,now, or dpkg-buildflags): what the build needs is added
+# around them, never replaced by them.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+LDFLAGS ?=
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wformat=2 -Wundef
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Iinclude/uapi
+# DIR_CPPFLAGS: what a fragment adds for its directory (target-specific +=)
+DIR_CPPFLAGS =
+ALL_CPPFLAGS = -D_GNU_SOURCE -Iinclude -Iinclude/uapi -DVRINGNET_VERSION='"$(VERSION)"' \
+               $(DIR_CPPFLAGS) $(CPPFLAGS)
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -fPIC $(CFLAGS)
 
 B := build
@@ -42,11 +64,11 @@ CHECK_DEPS    :=
 INSTALL_RULES :=
 UNINSTALL_RULES :=
 
-.PHONY: all modules user check demo bench install uninstall clean fuzz deps help
+.PHONY: all modules user check demo bench install install-user uninstall clean fuzz deps help FORCE
 all: modules user
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '3,9p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk
@@ -63,7 +85,7 @@ modules:
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
@@ -73,7 +95,21 @@ deps:
 check: deps all $(CHECK_DEPS)
 	tests/run-all
 
-install: all $(INSTALL_RULES)
+# The values generated files depend on: a file rewritten only when one of them
+# changes, so "make install PREFIX=/usr" after "make" regenerates the .pc.
+INSTALL_VARS := $(VERSION) $(PREFIX) $(LIBDIR) $(INCLUDEDIR)
+$(B)/install-vars.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' > $@
+
+# The version is compiled into the daemon and vringnetctl.
+$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/daemon/vringnetctl.o \
+	$(B)/tests/unit/check_daemon_ctlclient.o: VERSION
+
+# make install installs user space only (the module goes through DKMS,
+# kmod/dkms-install, or make modules + insmod): no kernel headers needed.
+install: install-user
+install-user: user $(INSTALL_RULES)
 uninstall: $(UNINSTALL_RULES)
 
 clean:

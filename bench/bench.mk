@@ -22,10 +22,10 @@ ALL_TARGETS += $(FORWARD_BIN) $(if $(wildcard bench/tap_bench.c),$(BENCH_BIN))
 CHECK_DEPS  += $(FORWARD_BIN)
 
 $(B)/bench/%: $(B)/bench/%.o $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lpthread
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
 $(B)/examples/%: $(B)/examples/%.o $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 bench: modules $(BENCH_BIN) user $(B)/tests/host/vu_frontend
 	FULL=$(FULL) BENCH_MODE=$(or $(BENCH_MODE),icount) bench/run

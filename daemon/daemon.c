@@ -419,6 +419,26 @@ static void dmn_tick_fired(struct loop *loop, struct loop_ref *ref, uint32_t eve
 }
 
 /**
+ * dmn_needs_chown() - whether a socket is given to another owner or group
+ * @cfg: the configuration the daemon starts with
+ *
+ * Return: true when a port has socket-owner/socket-group or the control
+ * socket has control-group: CAP_CHOWN is then kept after the drop.
+ */
+static bool dmn_needs_chown(const struct vnd_config *cfg)
+{
+	unsigned int i;
+
+	if (cfg->control_gid != (gid_t)-1)
+		return true;
+	for (i = 0; i < cfg->nports; i++)
+		if (cfg->ports[i].socket_uid != (uid_t)-1 ||
+		    cfg->ports[i].socket_gid != (gid_t)-1)
+			return true;
+	return false;
+}
+
+/**
  * dmn_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
  * @err: message buffer
@@ -477,7 +497,8 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	if (!d->ctrl)
 		goto fail;
 	ctrl_set_per_uid(d->ctrl, d->cfg.control_per_uid);
-	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, err, errlen) < 0)
+	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, dmn_needs_chown(&d->cfg),
+		       err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
@@ -612,8 +633,9 @@ static int dmn_port_resocket(struct port *p, const struct cfg_port *np,
 	if (np->listen[0] && (np->socket_uid != p->cfg.socket_uid ||
 			      np->socket_gid != p->cfg.socket_gid) &&
 	    chown(np->listen, np->socket_uid, np->socket_gid) < 0) {
-		snprintf(err, errlen, "port %s: chown %s: %s", np->name, np->listen,
-			 strerror(errno));
+		snprintf(err, errlen, "port %s: chown %s: %s%s", np->name, np->listen,
+			 strerror(errno), errno == EPERM ?
+			 " (socket-owner/socket-group need CAP_CHOWN, kept only when the file had them at start)" : "");
 		return -1;
 	}
 	p->cfg = *np;

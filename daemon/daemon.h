@@ -17,7 +17,11 @@
 #include "config.h"
 #include "ctlproto.h"
 
-#define VRINGNETD_VERSION	"0.1"
+/* VRINGNET_VERSION comes from the top-level VERSION file (the Makefile's -D) */
+#ifndef VRINGNET_VERSION
+#define VRINGNET_VERSION	"unknown"
+#endif
+#define VRINGNETD_VERSION	VRINGNET_VERSION
 
 struct dmn;
 

@@ -1,7 +1,7 @@
 # daemon/daemon.mk - vringnetd and vringnetctl
 #
 # vringnetd is every daemon/*.c but vringnetctl.c; vringnetctl is
-# vringnetctl.c plus the control protocol codec.  New files join by existing.
+# vringnetctl.c plus the control protocol codec and the config parser.  New files join by existing.
 DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd libseccomp
 DAEMON_CFLAGS := $(shell pkg-config --cflags $(DAEMON_PKGS) 2>/dev/null)
 DAEMON_LIBS   := $(shell pkg-config --libs $(DAEMON_PKGS) 2>/dev/null)
@@ -10,14 +10,15 @@ VRINGNETD_SRCS   := $(filter-out daemon/vringnetctl.c,$(wildcard daemon/*.c))
 VRINGNETD_OBJS   := $(VRINGNETD_SRCS:%.c=$(B)/%.o)
 # Everything but main(): what unit tests and fuzzers link against.
 DAEMON_LIB_OBJS  := $(filter-out $(B)/daemon/main.o,$(VRINGNETD_OBJS))
-VRINGNETCTL_SRCS := $(wildcard daemon/vringnetctl.c daemon/ctlproto.c)
+# (config.c: --config reads the control socket with the daemon's own parser)
+VRINGNETCTL_SRCS := $(wildcard daemon/vringnetctl.c daemon/ctlproto.c daemon/config.c)
 
-$(B)/daemon/%.o: CPPFLAGS += $(DAEMON_CFLAGS) -Idaemon
+$(B)/daemon/%.o: DIR_CPPFLAGS += $(DAEMON_CFLAGS) -Idaemon
 
 ifneq ($(wildcard daemon/main.c),)
 ALL_TARGETS += $(B)/vringnetd
 $(B)/vringnetd: $(VRINGNETD_OBJS) $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 endif
 
 # The test build: the same daemon compiled with -DVRINGNETD_TEST, which adds
@@ -34,25 +35,33 @@ $(B)/test/vringnetd: $(VRINGNETD_TEST_OBJS) $(LIBVRINGFD_A)
 ifneq ($(wildcard daemon/vringnetctl.c),)
 ALL_TARGETS += $(B)/vringnetctl
 $(B)/vringnetctl: $(VRINGNETCTL_SRCS:%.c=$(B)/%.o)
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 endif
 
 # ---- install / uninstall (PREFIX, DESTDIR; see the top Makefile) ----------
 # Binaries to SBINDIR/BINDIR, libvringfd and its headers, systemd units to
-# UNITDIR (@SBINDIR@ replaced), the modules-load.d file, man pages, and the
-# example configuration as $(SYSCONFDIR)/vringnetd/vringnetd.conf.example
-# (an existing vringnetd.conf is never touched).
-MODULESLOADDIR ?= /usr/lib/modules-load.d
+# UNITDIR (@SBINDIR@ replaced), the modules-load.d file, man pages, bash
+# completions, the docs (README, NEWS, COPYING*, examples) to DOCDIR, the
+# example configuration as $(SYSCONFDIR)/vringnetd/vringnetd.conf.example,
+# and a default vringnetd.conf (no taps, valid: the service starts) only when
+# there is none -- an existing vringnetd.conf is never touched, and uninstall
+# removes it only while it is still the default.
+SYSTEMD_MODULESLOADDIR := $(shell pkg-config --variable=modulesloaddir systemd 2>/dev/null)
+MODULESLOADDIR ?= $(if $(SYSTEMD_MODULESLOADDIR),$(SYSTEMD_MODULESLOADDIR),/usr/lib/modules-load.d)
 INSTALL        ?= install
 INSTALL_RULES   += install-daemon
 UNINSTALL_RULES += uninstall-daemon
 DAEMON_MANPAGES := $(wildcard man/*.[1-8])
+DAEMON_DOCS     := $(wildcard README.md NEWS COPYING COPYING.LGPL LICENSES/Linux-syscall-note examples/qemu-guests.md examples/vringnetd.conf)
+DAEMON_COMPLETIONS := $(wildcard completions/vringnetd completions/vringnetctl)
+CONF_DEFAULT    := systemd/vringnetd.conf.default
+CONF_DIR         = $(DESTDIR)$(SYSCONFDIR)/vringnetd
 
 .PHONY: install-daemon uninstall-daemon
 install-daemon: $(ALL_TARGETS)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MODULESLOADDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/vringnetd
+		$(CONF_DIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR)
 	$(INSTALL) -m 0755 $(B)/vringnetd $(DESTDIR)$(SBINDIR)/vringnetd
 	if [ -e $(B)/vringnetctl ]; then $(INSTALL) -m 0755 $(B)/vringnetctl $(DESTDIR)$(BINDIR)/vringnetctl; fi
 	$(INSTALL) -m 0644 $(LIBVRINGFD_A) $(DESTDIR)$(LIBDIR)/libvringfd.a
@@ -65,10 +74,15 @@ install-daemon: $(ALL_TARGETS)
 	$(INSTALL) -m 0644 systemd/vringnetd.socket $(DESTDIR)$(UNITDIR)/vringnetd.socket
 	$(INSTALL) -m 0644 systemd/vringfd.conf $(DESTDIR)$(MODULESLOADDIR)/vringfd.conf
 	if [ -e examples/vringnetd.conf ]; then $(INSTALL) -m 0644 examples/vringnetd.conf \
-		$(DESTDIR)$(SYSCONFDIR)/vringnetd/vringnetd.conf.example; fi
+		$(CONF_DIR)/vringnetd.conf.example; fi
+	if [ ! -e $(CONF_DIR)/vringnetd.conf ]; then \
+		$(INSTALL) -m 0644 $(CONF_DEFAULT) $(CONF_DIR)/vringnetd.conf; \
+	else echo "install: $(CONF_DIR)/vringnetd.conf exists, left as it is"; fi
 	for m in $(DAEMON_MANPAGES); do s=$${m##*.}; \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
 		$(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+	for f in $(DAEMON_DOCS); do $(INSTALL) -m 0644 $$f $(DESTDIR)$(DOCDIR)/ || exit 1; done
+	for f in $(DAEMON_COMPLETIONS); do $(INSTALL) -m 0644 $$f $(DESTDIR)$(BASHCOMPDIR)/ || exit 1; done
 
 uninstall-daemon:
 	rm -f $(DESTDIR)$(SBINDIR)/vringnetd $(DESTDIR)$(BINDIR)/vringnetctl \
@@ -77,10 +91,13 @@ uninstall-daemon:
 		$(DESTDIR)$(INCLUDEDIR)/linux/vringfd.h \
 		$(DESTDIR)$(UNITDIR)/vringnetd.service $(DESTDIR)$(UNITDIR)/vringnetd.socket \
 		$(DESTDIR)$(MODULESLOADDIR)/vringfd.conf \
-		$(DESTDIR)$(SYSCONFDIR)/vringnetd/vringnetd.conf.example
+		$(CONF_DIR)/vringnetd.conf.example
+	if cmp -s $(CONF_DEFAULT) $(CONF_DIR)/vringnetd.conf; then rm -f $(CONF_DIR)/vringnetd.conf; fi
 	for m in $(DAEMON_MANPAGES); do s=$${m##*.}; \
 		rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
-	-rmdir $(DESTDIR)$(SYSCONFDIR)/vringnetd 2>/dev/null
+	for f in $(DAEMON_DOCS); do rm -f $(DESTDIR)$(DOCDIR)/$${f##*/}; done
+	for f in $(DAEMON_COMPLETIONS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$${f##*/}; done
+	-rmdir $(CONF_DIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- make demo: the daemon's main job in a private network namespace ------
 demo:

@@ -40,6 +40,10 @@ static void main_usage(FILE *f)
  * main_check() - --check-config: validate and report
  * @path: the file
  *
+ * The error goes to stderr as "FILE:LINE: message"; under systemd (stderr
+ * connected to the journal, e.g. as the unit's ExecStartPre=) it carries
+ * the "<3>" prefix, so the journal records it at priority err, not info.
+ *
  * Return: the exit status (0 valid, 1 invalid).
  */
 static int main_check(const char *path)
@@ -49,7 +53,7 @@ static int main_check(const char *path)
 
 	memset(&cfg, 0, sizeof(cfg));
 	if (cfg_load(path, &cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s%s\n", log_to_journal() ? "<3>" : "", err);
 		cfg_free(&cfg);
 		return 1;
 	}

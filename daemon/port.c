@@ -176,8 +176,9 @@ int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t g
 		goto fail;
 	}
 	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && chown(path, uid, gid) < 0) {
-		snprintf(err, errlen, "%s: chown %ld:%ld: %s", path, (long)(int)uid,
-			 (long)(int)gid, strerror(errno));
+		snprintf(err, errlen, "%s: chown %ld:%ld: %s%s", path, (long)(int)uid,
+			 (long)(int)gid, strerror(errno),
+			 errno == EPERM ? " (socket-owner/socket-group need CAP_CHOWN)" : "");
 		goto fail;
 	}
 	if (type != SOCK_DGRAM && listen(s, PORT_BACKLOG) < 0) {

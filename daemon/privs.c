@@ -9,6 +9,12 @@
  * once the taps and sockets exist: the daemon never binds privileged ports,
  * never reads other users' files and never executes anything, so the
  * bounding set is emptied too (no execve() can regain a capability).
+ *
+ * CAP_CHOWN is the one exception: when a port has socket-owner or
+ * socket-group (or [daemon] control-group is set), giving the socket to
+ * another user or to a group the daemon is not in needs CAP_CHOWN, at start
+ * and again when a reload changes those keys.  It is kept only then, and only
+ * if the daemon was started with it (the shipped unit grants it).
  */
 #include <cap-ng.h>
 #include <errno.h>
@@ -22,14 +28,17 @@
 #include "privs.h"
 
 /**
- * privs_drop() - reduce the capability sets to CAP_NET_ADMIN
+ * privs_drop() - reduce the capability sets to CAP_NET_ADMIN (+ CAP_CHOWN)
  * @user: "" = stay uid 0; else switch to this user
  * @uid: @user's uid
  * @gid: @user's primary gid
+ * @keep_chown: keep CAP_CHOWN too, if the process has it (sockets given
+ *		to another owner or group)
  * @err: message buffer
  * @errlen: its size
  *
- * Effective and permitted keep only CAP_NET_ADMIN, inheritable and ambient
+ * Effective and permitted keep only CAP_NET_ADMIN (and CAP_CHOWN with
+ * @keep_chown), inheritable and ambient
  * are emptied, the bounding set is cleared.  With @user, capng_change_id()
  * switches uid/gid, drops supplementary groups and keeps CAP_NET_ADMIN
  * across the change.  A process that is not root and lacks CAP_SETPCAP
@@ -37,7 +46,8 @@
  *
  * Return: 0, or -1 with @err filled.
  */
-int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
+int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
+	       char *err, size_t errlen)
 {
 	capng_select_t sel = CAPNG_SELECT_BOTH;
 	int ret;
@@ -51,8 +61,14 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
 		log_notice("capabilities: no CAP_SETPCAP, the bounding set is left as it is");
 		sel = CAPNG_SELECT_CAPS;
 	}
+	if (keep_chown && !capng_have_capability(CAPNG_EFFECTIVE, CAP_CHOWN)) {
+		log_notice("capabilities: no CAP_CHOWN, a reload cannot change socket-owner/socket-group");
+		keep_chown = false;
+	}
 	capng_clear(sel);
 	capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN);
+	if (keep_chown)
+		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_CHOWN);
 	/* capng_* do not always set errno: clear it, so a stale one is not reported */
 	errno = 0;
 	if (user && user[0]) {

@@ -5,10 +5,12 @@
 #ifndef VRINGNET_PRIVS_H
 #define VRINGNET_PRIVS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-int privs_drop(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen);
+int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
+	       char *err, size_t errlen);
 void privs_describe(char *buf, size_t len);
 
 #endif /* VRINGNET_PRIVS_H */

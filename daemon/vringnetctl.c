@@ -21,7 +21,11 @@
 
 #include "ctlproto.h"
 
-#define VRINGNETCTL_VERSION "0.1"	/* the package version (VRINGNETD_VERSION) */
+/* the package version, from the top-level VERSION file (the Makefile's -D) */
+#ifndef VRINGNET_VERSION
+#define VRINGNET_VERSION "unknown"
+#endif
+#define VRINGNETCTL_VERSION VRINGNET_VERSION
 
 enum ctl_exit {
 	EXIT_OK = 0,
@@ -37,12 +41,14 @@ enum ctl_exit {
 /**
  * struct ctl_opts - the command line
  * @socket: control socket path
+ * @sockbuf: the path read from --config
  * @json: print JSON
  * @timeout: seconds to wait for connect, send and reply
  * @req: the request
  */
 struct ctl_opts {
 	const char *socket;
+	char sockbuf[CFG_PATH_MAX];
 	bool json;
 	double timeout;
 	struct ctl_request req;
@@ -55,7 +61,7 @@ struct ctl_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: vringnetctl [OPTIONS] COMMAND\n"
+		"Usage: vringnetctl [OPTIONS] COMMAND [OPTIONS]\n"
 		"Query and control a running vringnetd.\n"
 		"\n"
 		"Commands:\n"
@@ -64,8 +70,9 @@ static void usage(FILE *f)
 		"  stats [PORT]   counters of every port, or of one\n"
 		"  reload         re-read the configuration file and apply the difference\n"
 		"\n"
-		"Options:\n"
+		"Options (before or after the command):\n"
 		"  -s, --socket PATH   control socket (default %s)\n"
+		"  -c, --config FILE   use the control socket of the daemon's configuration FILE\n"
 		"  -j, --json          print JSON\n"
 		"  -t, --timeout S     seconds to wait for the daemon (default 5)\n"
 		"  -h, --help          print this help\n"
@@ -77,10 +84,47 @@ static void usage(FILE *f)
 }
 
 /**
+ * socket_from_config() - the control socket named by a daemon configuration
+ * @path: vringnetd's configuration file (--config)
+ * @o: the options; @o->socket is set to @o->sockbuf on success
+ *
+ * The file is read with the daemon's own parser (config.c), so the answer is
+ * the socket the daemon opens: control-socket in [daemon], or the default.
+ *
+ * Return: -1 to go on, else EXIT_USAGE (the file could not be read or is
+ * invalid; the parser's "FILE:LINE: message" is printed).
+ */
+static int socket_from_config(const char *path, struct ctl_opts *o)
+{
+	struct vnd_config *cfg = calloc(1, sizeof(*cfg));
+	char err[CFG_ERR_MAX];
+
+	if (!cfg) {
+		fprintf(stderr, "vringnetctl: --config: %s\n", strerror(ENOMEM));
+		return EXIT_SYSTEM;
+	}
+	if (cfg_load(path, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vringnetctl: --config: %s\n", err);
+		cfg_free(cfg);
+		free(cfg);
+		return EXIT_USAGE;
+	}
+	snprintf(o->sockbuf, sizeof(o->sockbuf), "%s", cfg->control_socket);
+	o->socket = o->sockbuf;
+	cfg_free(cfg);
+	free(cfg);
+	return -1;
+}
+
+/**
  * parse_args() - parse the command line
  * @argc: argument count
  * @argv: arguments
  * @o: the result
+ *
+ * Options may come before or after the command and its argument (getopt
+ * permutes them: "vringnetctl status --json" = "vringnetctl --json status");
+ * "--" ends the options.
  *
  * Return: -1 to go on, else the exit status (help, version, usage error).
  */
@@ -88,15 +132,17 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd;
+	const char *cmd, *config = NULL;
+	bool socket_set = false;
 	char *end;
-	int c;
+	int c, ret;
 
 	o->socket = CFG_DEFAULT_CONTROL;
 	o->json = false;
@@ -104,10 +150,14 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	memset(&o->req, 0, sizeof(o->req));
 	o->req.version = CTL_PROTO_VERSION;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:s:jt:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:jt:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->socket = optarg;
+			socket_set = true;
+			break;
+		case 'c':
+			config = optarg;
 			break;
 		case 'j':
 			o->json = true;
@@ -138,6 +188,15 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 				"Try 'vringnetctl --help'.\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+	}
+	if (config && socket_set) {
+		fprintf(stderr, "vringnetctl: --socket and --config both name the control socket: give one\n");
+		return EXIT_USAGE;
+	}
+	if (config) {
+		ret = socket_from_config(config, o);
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload)\n"

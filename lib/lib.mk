@@ -10,18 +10,18 @@ $(LIBVRINGFD_A): $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(LIBVRINGFD_SO): $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libvringfd.so.1 -o $@ $^
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libvringfd.so.1 -o $@ $^
 	ln -sf libvringfd.so.1 $(B)/libvringfd.so
 
 # pkg-config file (installed by install-lib-pc; the library and headers are
 # installed by install-daemon)
-LIBVRINGFD_VERSION := 1.0
+LIBVRINGFD_VERSION := $(VERSION)
 LIBVRINGFD_PC := $(B)/libvringfd.pc
 ALL_TARGETS += $(LIBVRINGFD_PC)
 INSTALL_RULES += install-lib-pc
 UNINSTALL_RULES += uninstall-lib-pc
 
-$(LIBVRINGFD_PC): lib/libvringfd.pc.in
+$(LIBVRINGFD_PC): lib/libvringfd.pc.in $(B)/install-vars.stamp
 	@mkdir -p $(dir $@)
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@LIBDIR@,$(LIBDIR),' \
 	    -e 's,@INCLUDEDIR@,$(INCLUDEDIR),' -e 's,@VERSION@,$(LIBVRINGFD_VERSION),' $< > $@

@@ -13,29 +13,29 @@ TEST_COMMON_SRCS := $(wildcard tests/unit/runner.c)
 VM_TEST_SRCS     := $(wildcard tests/vm/*.c)
 HOST_TEST_SRCS   := $(wildcard tests/host/*.c)
 
-$(B)/tests/%.o: CPPFLAGS += $(CHECK_CFLAGS) -Itests -Idaemon $(DAEMON_CFLAGS)
+$(B)/tests/%.o: DIR_CPPFLAGS += $(CHECK_CFLAGS) -Itests -Idaemon $(DAEMON_CFLAGS)
 
 ifneq ($(UNIT_LIB_SRCS),)
 CHECK_DEPS += $(B)/tests/unit/check_lib
 $(B)/tests/unit/check_lib: $(UNIT_LIB_SRCS:%.c=$(B)/%.o) $(TEST_COMMON_SRCS:%.c=$(B)/%.o) $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS)
 endif
 
 ifneq ($(UNIT_DAEMON_SRCS),)
 CHECK_DEPS += $(B)/tests/unit/check_daemon
 $(B)/tests/unit/check_daemon: $(UNIT_DAEMON_SRCS:%.c=$(B)/%.o) $(TEST_COMMON_SRCS:%.c=$(B)/%.o) $(DAEMON_LIB_OBJS) $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(CHECK_LIBS) $(DAEMON_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DAEMON_LIBS)
 endif
 
 VM_TESTS := $(VM_TEST_SRCS:tests/vm/%.c=$(B)/tests/vm/%)
 CHECK_DEPS += $(VM_TESTS)
 $(B)/tests/vm/%: $(B)/tests/vm/%.o $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lpthread
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
 HOST_TESTS := $(HOST_TEST_SRCS:tests/host/%.c=$(B)/tests/host/%)
 CHECK_DEPS += $(HOST_TESTS)
 $(B)/tests/host/%: $(B)/tests/host/%.o $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lpthread
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
 # examples/ringfd-client (bench/bench.mk's rule; run by tests/suites/31-ringfd-host)
 CHECK_DEPS += $(B)/examples/ringfd-client

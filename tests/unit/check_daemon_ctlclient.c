@@ -25,6 +25,11 @@
 #include "unit/runner.h"
 #include "unit/check_daemon.h"
 
+/* the version vringnetctl --version prints (the Makefile's -D from VERSION) */
+#ifndef VRINGNET_VERSION
+#define VRINGNET_VERSION "unknown"
+#endif
+
 static char dir[64], sock_path[128];
 static pid_t server_pid;
 static char out[CTL_REPLY_MAX], errout[4096];
@@ -472,6 +477,34 @@ START_TEST(ctl_status_json_parses)
 }
 END_TEST
 
+START_TEST(ctl_json_after_command)
+{
+	fake_server(FAKE_REPLY, status_reply, sizeof(status_reply) - 1);
+	/* the README's order: the command first, then --json */
+	ck_assert_int_eq(run_ctl(false, "status", "--json", "--socket", sock_path, NULL), 0);
+	ck_assert_msg(out[0] == '{', "not JSON: %s", out);
+	ck_assert_str_eq(errout, "");
+}
+END_TEST
+
+START_TEST(ctl_socket_from_config)
+{
+	char conf[160];
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/vringnetd.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[daemon]\ncontrol-socket = %s   # from the file\n", sock_path);
+	fclose(f);
+	fake_server(FAKE_REPLY, status_reply, sizeof(status_reply) - 1);
+	/* no --socket: the default socket does not exist here, the file's does */
+	ck_assert_int_eq(run_ctl(false, "--config", conf, "--json", "status", NULL), 0);
+	ck_assert_msg(out[0] == '{', "not JSON: %s", out);
+	ck_assert_int_eq(unlink(conf), 0);
+}
+END_TEST
+
 START_TEST(ctl_json_invalid_utf8)
 {
 	static const char reply[] = "reply version=1 status=ok error=\n"
@@ -597,11 +630,17 @@ static const struct usage_case {
 	{ "usage_unknown_option", { "--frobnicate", "status", NULL }, 2,
 	  "vringnetctl: unknown option '--frobnicate'\nTry 'vringnetctl --help'.\n", "" },
 	{ "usage_missing_argument", { "status", "--socket", NULL }, 2,
-	  "vringnetctl: unexpected argument '--socket' after 'status'\n", "" },
+	  "vringnetctl: option '--socket' needs an argument\nTry 'vringnetctl --help'.\n", "" },
+	{ "usage_extra_argument_after_option", { "status", "--json", "now", NULL }, 2,
+	  "vringnetctl: unexpected argument 'now' after 'status'\n", "" },
+	{ "usage_socket_and_config", { "--config", "/x.conf", "--socket", "/x.sock", "status", NULL }, 2,
+	  "vringnetctl: --socket and --config both name the control socket: give one\n", "" },
+	{ "usage_config_missing", { "status", "--config", "/nonexistent/vringnetd.conf", NULL }, 2,
+	  "vringnetctl: --config: /nonexistent/vringnetd.conf: cannot open: No such file or directory\n", "" },
 	{ "usage_option_without_value", { "--timeout", NULL }, 2,
 	  "vringnetctl: option '--timeout' needs an argument\nTry 'vringnetctl --help'.\n", "" },
-	{ "usage_help", { "--help", NULL }, 0, "", "Usage: vringnetctl [OPTIONS] COMMAND\n" },
-	{ "usage_version", { "--version", NULL }, 0, "", "vringnetctl 0.1 (control protocol 1)\n" },
+	{ "usage_help", { "--help", NULL }, 0, "", "Usage: vringnetctl [OPTIONS] COMMAND [OPTIONS]\n" },
+	{ "usage_version", { "--version", NULL }, 0, "", "vringnetctl " VRINGNET_VERSION " (control protocol 1)\n" },
 };
 
 START_TEST(ctl_usage)
@@ -666,6 +705,8 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_status_json);
 	ADD(s, ctl_status_json_parses);
 	ADD(s, ctl_json_invalid_utf8);
+	ADD(s, ctl_json_after_command);
+	ADD(s, ctl_socket_from_config);
 	ADD(s, ctl_stats_human);
 	ADD(s, ctl_status_with_stats);
 	ADD(s, ctl_reload_human);

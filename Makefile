@@ -68,7 +68,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,11p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

@@ -10,7 +10,10 @@
  * read() on either, moves what can be moved.  "from" buffers complete with
  * length 0, "to" buffers with the bytes copied (truncated to the "to"
  * buffer's size).  A chain of the wrong direction completes with length 0
- * and counts as dropped.  Closing the echo fd detaches both rings; closing
+ * and counts as dropped.  A chain with more segments (or descriptors) than
+ * the echo's array of 128 is refused: write() and read() fail with E2BIG
+ * (poll() reports POLLERR) and the chain stays available (the in-kernel
+ * API consumes nothing for it) until user space recreates the ring.  Closing the echo fd detaches both rings; closing
  * one ring stops the echo (calls on the other then fail with EPIPE; while
  * the close is still in progress they may fail with EIO, the error of the
  * closing ring's handle).

@@ -318,13 +318,15 @@ static void prf_mem_fault(struct prf_conn *c, const struct guard_fault *f)
 }
 
 /**
- * prf_do_tx() - prf_tx_walk() with memfd faults caught
+ * prf_guarded() - a ring walk with memfd faults caught
  * @q: the queue pair
+ * @walk: prf_tx_walk or prf_rx_walk
  *
- * Return: 0, or -EIO when the ring is broken or the memfd faulted (the
- * client is dropped).
+ * The jump buffer lives in this frame, which stays live for the whole walk.
+ * Return: the walk's result, or -EIO when memfd faulted (the
+ * connection is closed).
  */
-static int prf_do_tx(struct prf_queue *q)
+static int prf_guarded(struct prf_queue *q, int (*walk)(struct prf_queue *q))
 {
 	struct prf_conn *c = q->conn;
 	struct guard_scope gs;
@@ -335,32 +337,31 @@ static int prf_do_tx(struct prf_queue *q)
 		prf_mem_fault(c, &gs.fault);
 		return -EIO;
 	}
-	ret = prf_tx_walk(q);
+	ret = walk(q);
 	guard_leave(&gs);
 	return ret;
 }
 
 /**
- * prf_do_rx() - prf_rx_walk() with memfd faults caught
+ * prf_do_tx() - the tx walk, guarded
  * @q: the queue pair
  *
- * Return: 0, or -EIO when the ring is broken or the memfd faulted (the
- * client is dropped).
+ * Return: as prf_guarded().
+ */
+static int prf_do_tx(struct prf_queue *q)
+{
+	return prf_guarded(q, prf_tx_walk);
+}
+
+/**
+ * prf_do_rx() - the rx walk, guarded
+ * @q: the queue pair
+ *
+ * Return: as prf_guarded().
  */
 static int prf_do_rx(struct prf_queue *q)
 {
-	struct prf_conn *c = q->conn;
-	struct guard_scope gs;
-	int ret;
-
-	guard_enter(&gs, c);
-	if (sigsetjmp(gs.jb, 0)) {
-		prf_mem_fault(c, &gs.fault);
-		return -EIO;
-	}
-	ret = prf_rx_walk(q);
-	guard_leave(&gs);
-	return ret;
+	return prf_guarded(q, prf_rx_walk);
 }
 
 /**

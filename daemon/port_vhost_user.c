@@ -319,13 +319,15 @@ static void pvu_mem_fault(struct pvu_conn *c, const struct guard_fault *f)
 }
 
 /**
- * pvu_do_tx() - pvu_tx_walk() with guest memory faults caught
+ * pvu_guarded() - a ring walk with guest memory faults caught
  * @q: the queue pair
+ * @walk: pvu_tx_walk or pvu_rx_walk
  *
- * Return: 0, or -EIO when the ring is broken or its memory faulted (the
+ * The jump buffer lives in this frame, which stays live for the whole walk.
+ * Return: the walk's result, or -EIO when guest memory faulted (the
  * connection is closed).
  */
-static int pvu_do_tx(struct pvu_queue *q)
+static int pvu_guarded(struct pvu_queue *q, int (*walk)(struct pvu_queue *q))
 {
 	struct pvu_conn *c = q->conn;
 	struct guard_scope gs;
@@ -336,32 +338,31 @@ static int pvu_do_tx(struct pvu_queue *q)
 		pvu_mem_fault(c, &gs.fault);
 		return -EIO;
 	}
-	ret = pvu_tx_walk(q);
+	ret = walk(q);
 	guard_leave(&gs);
 	return ret;
 }
 
 /**
- * pvu_do_rx() - pvu_rx_walk() with guest memory faults caught
+ * pvu_do_tx() - the tx walk, guarded
  * @q: the queue pair
  *
- * Return: 0, or -EIO when the ring is broken or its memory faulted (the
- * connection is closed).
+ * Return: as pvu_guarded().
+ */
+static int pvu_do_tx(struct pvu_queue *q)
+{
+	return pvu_guarded(q, pvu_tx_walk);
+}
+
+/**
+ * pvu_do_rx() - the rx walk, guarded
+ * @q: the queue pair
+ *
+ * Return: as pvu_guarded().
  */
 static int pvu_do_rx(struct pvu_queue *q)
 {
-	struct pvu_conn *c = q->conn;
-	struct guard_scope gs;
-	int ret;
-
-	guard_enter(&gs, &c->dev);
-	if (sigsetjmp(gs.jb, 0)) {
-		pvu_mem_fault(c, &gs.fault);
-		return -EIO;
-	}
-	ret = pvu_rx_walk(q);
-	guard_leave(&gs);
-	return ret;
+	return pvu_guarded(q, pvu_rx_walk);
 }
 
 /**

@@ -28,9 +28,9 @@ VRINGNETD_TEST_OBJS := $(VRINGNETD_SRCS:%.c=$(B)/test/%.o)
 CHECK_DEPS += $(B)/test/vringnetd
 $(B)/test/daemon/%.o: daemon/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(DAEMON_CFLAGS) -Idaemon -DVRINGNETD_TEST $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CPPFLAGS) $(DAEMON_CFLAGS) -Idaemon -DVRINGNETD_TEST $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(B)/test/vringnetd: $(VRINGNETD_TEST_OBJS) $(LIBVRINGFD_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 ifneq ($(wildcard daemon/vringnetctl.c),)
 ALL_TARGETS += $(B)/vringnetctl

@@ -11,7 +11,9 @@
  *     vhost_user_msg.c)                 *sockopt, get*name, shutdown
  *   socket files (port.c)             unlink, mkdir, chmod, chown, stat
  *   guest memory (vhost_user.c,       mmap, munmap, mprotect, madvise,
- *     port_ringfd.c, frame_rings.c)     fstat, fcntl (seals, O_NONBLOCK)
+ *     port_ringfd.c, frame_rings.c)     fstat, fstatfs (hugetlbfs), fcntl
+ *                                       (seals, O_NONBLOCK); SIGBUS
+ *                                       recovery (guard.c) needs none
  *   eventfds (evfd.c)                 read, write, readlink (/proc/self/fd)
  *   engines (engine_*.c)              read/write/readv/writev on taps,
  *                                     ioctl: the vringfd ioctls, TUNSETVNETHDRSZ
@@ -51,7 +53,8 @@ static const char *const sbx_calls[] = {
 	"brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
 	/* fds and files */
 	"read", "write", "readv", "writev", "pread64", "pwrite64", "close",
-	"fstat", "newfstatat", "stat", "lstat", "statx", "lseek", "fcntl",
+	"fstat", "newfstatat", "stat", "lstat", "statx", "fstatfs", "statfs",
+	"lseek", "fcntl",
 	"dup", "dup2", "dup3", "open", "openat", "readlink", "readlinkat",
 	"unlink", "unlinkat", "mkdir", "mkdirat", "chmod", "fchmod", "fchmodat",
 	"chown", "fchown", "fchownat", "lchown", "access", "faccessat", "faccessat2",

@@ -504,7 +504,7 @@ static int find_top(void)
 }
 
 /**
- * mod_load() - finit_module() of TOP/kmod/FILE
+ * mod_load() - finit_module() of $VMRUN_KMOD_DIR/FILE (else TOP/kmod/FILE)
  * @file: e.g. "vringfd.ko"
  *
  * Return: 0, or -1 with errno.
@@ -514,7 +514,13 @@ static int mod_load(const char *file)
 	char path[PATH_MAX + 32];
 	int fd, r, e;
 
-	snprintf(path, sizeof(path), "%s/kmod/%s", top, file);
+	const char *dir = getenv("VMRUN_KMOD_DIR");
+
+	/* the directory vm-run loaded them from (the debug kernel's build) */
+	if (dir && *dir)
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+	else
+		snprintf(path, sizeof(path), "%s/kmod/%s", top, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

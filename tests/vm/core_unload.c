@@ -2,13 +2,14 @@
 /*
  * core_unload.c - an open vring fd (or echo fd) holds its module: unloading
  * is refused while one is open and works after close.  The modules are
- * loaded again at the end (from kmod/ next to this program's build tree),
+ * loaded again at the end (from where vm-run loaded them: kmod_load.h),
  * so tests that run later find them as before.
  */
 #include <dirent.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include "kmod_load.h"
 #include "core_common.h"
 
 static char top[PATH_MAX];
@@ -47,25 +48,14 @@ static int mod_unload(const char *name)
 }
 
 /**
- * mod_load() - finit_module() of TOP/kmod/FILE
+ * mod_load() - load a module file of the project again (kmod_load.h)
  * @file: e.g. "vringfd.ko"
  *
  * Return: 0, or -1 with errno.
  */
 static int mod_load(const char *file)
 {
-	char path[PATH_MAX + 32];
-	int fd, r, e;
-
-	snprintf(path, sizeof(path), "%s/kmod/%s", top, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = syscall(SYS_finit_module, fd, "", 0);
-	e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return kl_load(top, file);
 }
 
 /**
@@ -124,9 +114,8 @@ int main(void)
 		core_skip("core_unload", "not root: cannot unload modules");
 		return 0;
 	}
-	if (find_top() || (snprintf(ko, sizeof(ko), "%s/kmod/vringfd.ko", top),
-			   access(ko, R_OK))) {
-		core_skip("core_unload", "kmod/vringfd.ko not found next to the build tree");
+	if (find_top() || (kl_path(top, "vringfd.ko", ko, sizeof(ko)), access(ko, R_OK))) {
+		core_skip("core_unload", "vringfd.ko not found (VMRUN_KMOD_DIR or kmod/ next to the build tree)");
 		return 0;
 	}
 	r0 = mod_refcnt("vringfd");

@@ -133,6 +133,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include "kmod_load.h"
 #include "stress_pool.h"
 #include "stress_ring_ops.h"
 #include "stress_env_ops.h"
@@ -504,31 +505,14 @@ static int find_top(void)
 }
 
 /**
- * mod_load() - finit_module() of $VMRUN_KMOD_DIR/FILE (else TOP/kmod/FILE)
+ * mod_load() - load a module file of the project again (kmod_load.h)
  * @file: e.g. "vringfd.ko"
  *
  * Return: 0, or -1 with errno.
  */
 static int mod_load(const char *file)
 {
-	char path[PATH_MAX + 32];
-	int fd, r, e;
-
-	const char *dir = getenv("VMRUN_KMOD_DIR");
-
-	/* the directory vm-run loaded them from (the debug kernel's build) */
-	if (dir && *dir)
-		snprintf(path, sizeof(path), "%s/%s", dir, file);
-	else
-		snprintf(path, sizeof(path), "%s/kmod/%s", top, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = (int)syscall(SYS_finit_module, fd, "", 0);
-	e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return kl_load(top, file);
 }
 
 /**

@@ -15,28 +15,6 @@
 static char top[PATH_MAX];
 
 /**
- * mod_refcnt() - /sys/module/NAME/refcnt
- * @name: module name
- *
- * Return: the count, or -1 when the module is not loaded.
- */
-static int mod_refcnt(const char *name)
-{
-	char path[128];
-	FILE *f;
-	int n = -1;
-
-	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
-/**
  * mod_unload() - delete_module(NAME, O_NONBLOCK)
  * @name: module name
  *
@@ -45,17 +23,6 @@ static int mod_refcnt(const char *name)
 static int mod_unload(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK);
-}
-
-/**
- * mod_load() - load a module file of the project again (kmod_load.h)
- * @file: e.g. "vringfd.ko"
- *
- * Return: 0, or -1 with errno.
- */
-static int mod_load(const char *file)
-{
-	return kl_load(top, file);
 }
 
 /**
@@ -78,27 +45,6 @@ static bool wait_dev(const char *path, bool present)
 }
 
 /**
- * find_top() - the source tree: three levels above this program
- *
- * Return: 0, or -1.
- */
-static int find_top(void)
-{
-	char *p;
-	int i;
-
-	if (!realpath("/proc/self/exe", top))
-		return -1;
-	for (i = 0; i < 4; i++) {
-		p = strrchr(top, '/');
-		if (!p)
-			return -1;
-		*p = 0;
-	}
-	return 0;
-}
-
-/**
  * main() - run the unload tests
  *
  * Return: 0 when no test failed.
@@ -114,11 +60,11 @@ int main(void)
 		core_skip("core_unload", "not root: cannot unload modules");
 		return 0;
 	}
-	if (find_top() || (kl_path(top, "vringfd.ko", ko, sizeof(ko)), access(ko, R_OK))) {
+	if (kl_find_top(top) || (kl_path(top, "vringfd.ko", ko, sizeof(ko)), access(ko, R_OK))) {
 		core_skip("core_unload", "vringfd.ko not found (VMRUN_KMOD_DIR or kmod/ next to the build tree)");
 		return 0;
 	}
-	r0 = mod_refcnt("vringfd");
+	r0 = kl_refcnt("vringfd");
 	if (r0 < 0) {
 		core_skip("core_unload", "vringfd is not loaded as a module");
 		return 0;
@@ -127,21 +73,21 @@ int main(void)
 		core_result(false, "unload_refcnt_held_by_ring", "create: %s", strerror(errno));
 		return 1;
 	}
-	r1 = mod_refcnt("vringfd");
+	r1 = kl_refcnt("vringfd");
 	core_result(r1 == r0 + 1, "unload_refcnt_held_by_ring", "refcnt %d -> %d", r0, r1);
 
-	if (mod_refcnt("vringfd_echo") >= 0) {
+	if (kl_refcnt("vringfd_echo") >= 0) {
 		struct tring x, y;
-		int e0 = mod_refcnt("vringfd_echo"), e1 = -1, e2 = -1;
+		int e0 = kl_refcnt("vringfd_echo"), e1 = -1, e2 = -1;
 
 		echo = true;
 		/* Each attachment holds the client module (vrfd_ops.owner). */
 		if (!tring_open(&x, 8, 0, 0) && !tring_open(&y, 8, 0, 0) &&
 		    !echo_attach(x.fd, y.fd, 0, 0, &efd)) {
-			e1 = mod_refcnt("vringfd_echo");
+			e1 = kl_refcnt("vringfd_echo");
 			tring_close(&x);
 			tring_close(&y);
-			e2 = mod_refcnt("vringfd_echo");
+			e2 = kl_refcnt("vringfd_echo");
 			close(efd);
 		}
 		core_result(e1 == e0 + 3 && e2 == e0 + 1, "unload_echo_held_by_attachments",
@@ -150,7 +96,7 @@ int main(void)
 		tring_close(&y);
 		efd = open("/dev/vringfd_echo", O_RDWR | O_CLOEXEC);
 		r = mod_unload("vringfd_echo");
-		core_result(r == -1 && mod_refcnt("vringfd_echo") >= 0,
+		core_result(r == -1 && kl_refcnt("vringfd_echo") >= 0,
 			    "unload_echo_refused_while_open", "delete_module gave %d (%s)", r,
 			    strerror(errno));
 		close(efd);
@@ -158,30 +104,30 @@ int main(void)
 		if (r) {
 			core_result(false, "unload_echo_after_close",
 				    "delete_module: %s (refcnt %d)", strerror(errno),
-				    mod_refcnt("vringfd_echo"));
+				    kl_refcnt("vringfd_echo"));
 			tring_close(&t);
 			return 1;
 		}
 		core_result(true, "unload_echo_after_close", "-");
 	}
 	r = mod_unload("vringfd");
-	core_result(r == -1 && mod_refcnt("vringfd") >= 0, "unload_refused_while_ring_open",
+	core_result(r == -1 && kl_refcnt("vringfd") >= 0, "unload_refused_while_ring_open",
 		    "delete_module gave %d (%s)", r, strerror(errno));
-	r1 = mod_refcnt("vringfd");
+	r1 = kl_refcnt("vringfd");
 	tring_close(&t);
-	core_result(mod_refcnt("vringfd") == r1 - 1, "unload_refcnt_dropped_on_close",
-		    "refcnt %d, want %d", mod_refcnt("vringfd"), r1 - 1);
+	core_result(kl_refcnt("vringfd") == r1 - 1, "unload_refcnt_dropped_on_close",
+		    "refcnt %d, want %d", kl_refcnt("vringfd"), r1 - 1);
 	r = mod_unload("vringfd");
-	core_result(r == 0 && mod_refcnt("vringfd") < 0 && wait_dev(VRINGFD_DEVICE, false),
+	core_result(r == 0 && kl_refcnt("vringfd") < 0 && wait_dev(VRINGFD_DEVICE, false),
 		    "unload_after_close_ok", "delete_module gave %d (%s)", r,
 		    r ? strerror(errno) : "-");
 
 	/* Load again for whoever runs next. */
-	r = mod_load("vringfd.ko");
+	r = kl_load(top, "vringfd.ko");
 	core_result(r == 0 && wait_dev(VRINGFD_DEVICE, true), "reload_vringfd",
 		    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd");
 	if (echo) {
-		r = mod_load("vringfd_echo.ko");
+		r = kl_load(top, "vringfd_echo.ko");
 		core_result(r == 0 && wait_dev("/dev/vringfd_echo", true), "reload_vringfd_echo",
 			    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd_echo");
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmod_load.h - load the project's modules again from a VM test (after an
- * rmmod): from the directory scripts/vm-run loaded them from
+ * kmod_load.h - the project's modules seen from a VM test: their reference
+ * counts, and loading them again (after an rmmod) from the directory scripts/vm-run loaded them from
  * (VMRUN_KMOD_DIR: kmod/, or build/kmod-debug/kmod under the debug
  * kernel), else from TOP/kmod.
  */
@@ -13,8 +13,54 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/**
+ * kl_find_top() - the source tree: four path components above this program
+ * (TOP/build/tests/vm/PROGRAM)
+ * @top: PATH_MAX bytes, filled in
+ *
+ * Return: 0, or -1.
+ */
+static inline int kl_find_top(char *top)
+{
+	char *p;
+	int i;
+
+	if (!realpath("/proc/self/exe", top))
+		return -1;
+	for (i = 0; i < 4; i++) {
+		p = strrchr(top, '/');
+		if (!p)
+			return -1;
+		*p = 0;
+	}
+	return 0;
+}
+
+/**
+ * kl_refcnt() - /sys/module/NAME/refcnt
+ * @name: module name
+ *
+ * Return: the count, or -1 when the module is not loaded.
+ */
+static inline int kl_refcnt(const char *name)
+{
+	char path[128];
+	FILE *f;
+	int n = -1;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
 
 /**
  * kl_path() - where a module file of the project is

@@ -365,28 +365,6 @@ static int count_fds(void)
 }
 
 /**
- * mod_refcnt() - /sys/module/NAME/refcnt
- * @name: module name
- *
- * Return: the count, or -1 when the module is not loaded.
- */
-static int mod_refcnt(const char *name)
-{
-	char path[128];
-	FILE *f;
-	int n = -1;
-
-	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
-/**
  * sunreclaim_kb() - SUnreclaim of /proc/meminfo
  *
  * Return: kB, or -1.
@@ -484,38 +462,6 @@ static void watchdog(unsigned int n)
 }
 
 /**
- * find_top() - the source tree: three levels above this program
- *
- * Return: 0, or -1.
- */
-static int find_top(void)
-{
-	char *p;
-	int i;
-
-	if (!realpath("/proc/self/exe", top))
-		return -1;
-	for (i = 0; i < 4; i++) {
-		p = strrchr(top, '/');
-		if (!p)
-			return -1;
-		*p = 0;
-	}
-	return 0;
-}
-
-/**
- * mod_load() - load a module file of the project again (kmod_load.h)
- * @file: e.g. "vringfd.ko"
- *
- * Return: 0, or -1 with errno.
- */
-static int mod_load(const char *file)
-{
-	return kl_load(top, file);
-}
-
-/**
  * wait_refcnt() - wait up to 10 s for a module's refcnt to reach @want
  * @name: module
  * @want: value
@@ -524,11 +470,11 @@ static int mod_load(const char *file)
  */
 static int wait_refcnt(const char *name, int want)
 {
-	int i, r = mod_refcnt(name);
+	int i, r = kl_refcnt(name);
 
 	for (i = 0; i < 100 && r != want; i++) {
 		usleep(100000);
-		r = mod_refcnt(name);
+		r = kl_refcnt(name);
 	}
 	return r;
 }
@@ -676,20 +622,20 @@ static void unload_reload(bool echo_loaded)
 		r = (int)syscall(SYS_delete_module, "vringfd_echo", O_NONBLOCK);
 		if (r)
 			printf("FAIL: stress_rmmod_vringfd_echo: %s (refcnt %d, seed %llu)\n",
-			       strerror(errno), mod_refcnt("vringfd_echo"), (unsigned long long)opt.seed);
+			       strerror(errno), kl_refcnt("vringfd_echo"), (unsigned long long)opt.seed);
 		else
 			printf("PASS: stress_rmmod_vringfd_echo\n");
 	}
 	r = (int)syscall(SYS_delete_module, "vringfd", O_NONBLOCK);
 	if (r)
 		printf("FAIL: stress_rmmod_vringfd: %s (refcnt %d, seed %llu)\n", strerror(errno),
-		       mod_refcnt("vringfd"), (unsigned long long)opt.seed);
+		       kl_refcnt("vringfd"), (unsigned long long)opt.seed);
 	else
 		printf("PASS: stress_rmmod_vringfd\n");
 	fflush(stdout);
 	if (r)
 		return;
-	if (find_top() || mod_load("vringfd.ko") || (echo_loaded && mod_load("vringfd_echo.ko")))
+	if (kl_find_top(top) || kl_load(top, "vringfd.ko") || (echo_loaded && kl_load(top, "vringfd_echo.ko")))
 		printf("FAIL: stress_reload: loading the modules from %s/kmod: %s\n", top,
 		       strerror(errno));
 	else
@@ -720,8 +666,8 @@ int main(int argc, char **argv)
 		printf("SKIP: stress: not root (taps, namespaces, module refcounts)\n");
 		return 0;
 	}
-	ref0 = mod_refcnt("vringfd");
-	eref0 = mod_refcnt("vringfd_echo");
+	ref0 = kl_refcnt("vringfd");
+	eref0 = kl_refcnt("vringfd_echo");
 	if (access(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd", F_OK)) {
 		printf("SKIP: stress: /dev/vringfd missing (module not loaded)\n");
 		return 0;

@@ -1425,5 +1425,6 @@ err_unregister:
 	vrfd_tapq_remove(t);
 err_free:
 	vrfd_tap_free(t);
-	return err;
+	/* tun answers EBADFD when its device goes away during the attach */
+	return err == -EBADFD ? -ENODEV : err;
 }

@@ -9,10 +9,11 @@
  * tests/suites/61-vm-engine-kernel) and by the module's own tap test
  * (tests/vm/tap_txrx.c).  Each case is a header and a frame; the verdict
  * is what vringfd_vnet_hdr_check() must answer, and so whether the frame
- * reaches the tap (frames + 1, the tap's rx_packets + 1) or is dropped
- * (drop_bad_hdr + 1).  A frame that reaches the tap must never be refused
- * by it (the tap's rx frame errors stay put): the policy refuses all that
- * Linux's tun refuses.
+ * reaches the tap (frames + 1, and the tap's rx_packets + 1: tun took it)
+ * or is dropped (drop_bad_hdr + 1).  A header the policy lets through must
+ * never be refused by tun afterwards: the module's batched sendmsg()
+ * cannot tell which frame tun refused and counts it sent, so the policy
+ * refuses all that Linux's tun refuses (rx_packets shows the difference).
  *
  * Frames go to a MAC address nobody has: the tap counts them, then the
  * stack drops them as PACKET_OTHERHOST, so no test frame causes a reply.

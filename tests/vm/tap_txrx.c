@@ -285,7 +285,7 @@ static void build_tcp4(uint8_t *b, size_t len)
 /**
  * test_tx_headers() - the header table every engine shares
  * (tests/common/vnet_hdr_cases.h): a refused header is dropped and counted,
- * an accepted one reaches the tap, which does not refuse it either; then
+ * an accepted one reaches the tap, which takes it (its rx_packets); then
  * valid headers in one batch, and a 64 KiB TSO frame
  */
 static void test_tx_headers(void)
@@ -296,7 +296,7 @@ static void test_tx_headers(void)
 	struct vringfd_stats s0, s;
 	struct tc_ring t;
 	unsigned int i;
-	long long rx0, fe0;
+	long long rx0;
 	int tap, r;
 
 	tap = tc_tap_open("vrhd0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
@@ -312,7 +312,6 @@ static void test_tx_headers(void)
 
 		s0 = stats(t.fd);
 		rx0 = tc_ifstat("vrhd0", "rx_packets");
-		fe0 = tc_ifstat("vrhd0", "rx_frame_errors");
 		post_frame(&t, cbuf, vhc_build(c, 12, cbuf), 1 + i % 3);
 		vringfd_ring_publish(&t.r);
 		r = (int)write(t.fd, "", 1);
@@ -321,15 +320,13 @@ static void test_tx_headers(void)
 		snprintf(name, sizeof(name), "hdr_%s", c->name);
 		tc_result(r == 1 && s.drop_bad_hdr - s0.drop_bad_hdr == (uint64_t)!pass &&
 			  s.frames - s0.frames == (uint64_t)pass && s.drop_tap == s0.drop_tap &&
-			  tc_ifstat("vrhd0", "rx_packets") - rx0 == pass &&
-			  tc_ifstat("vrhd0", "rx_frame_errors") == fe0, name,
-			  "%s: write %d drop_bad_hdr +%llu frames +%llu drop_tap +%llu tap rx +%lld"
-			  " frame errors +%lld", vringfd_vnet_hdr_reason(c->want), r,
+			  tc_ifstat("vrhd0", "rx_packets") - rx0 == pass, name,
+			  "%s: write %d drop_bad_hdr +%llu frames +%llu drop_tap +%llu tap rx +%lld",
+			  vringfd_vnet_hdr_reason(c->want), r,
 			  (unsigned long long)(s.drop_bad_hdr - s0.drop_bad_hdr),
 			  (unsigned long long)(s.frames - s0.frames),
 			  (unsigned long long)(s.drop_tap - s0.drop_tap),
-			  tc_ifstat("vrhd0", "rx_packets") - rx0,
-			  tc_ifstat("vrhd0", "rx_frame_errors") - fe0);
+			  tc_ifstat("vrhd0", "rx_packets") - rx0);
 	}
 	s0 = stats(t.fd);
 	rx0 = tc_ifstat("vrhd0", "rx_packets");

@@ -7,8 +7,9 @@
  * index, avail jumps refused), and every frame is one writev() (tx) or
  * readv() (rx) on the tap fd, straight between the ring buffers and the
  * tap: the virtio-net header in the ring is the tap's IFF_VNET_HDR header,
- * so no copy is made in between.  Rings without a header (vnet_hdr_len 0)
- * get a zero header prepended on tx and stripped on rx.
+ * so no frame is copied in between (on tx the tap gets the engine's checked
+ * copy of the header).  Rings without a header (vnet_hdr_len 0) get a zero
+ * header prepended on tx and stripped on rx.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -436,7 +436,7 @@ static void ut_hdr_policy(unsigned int hdr_size)
 	ut_setup(hdr_size, false);
 	for (i = 0; i < VHC_NCASES; i++)
 		bad += !ut_hdr_case(&vhc_cases[i], hdr_size, i % 3, why, sizeof(why));
-	ut_ops->close(ut_q);
+	ut_ops->close(ut_q, NULL);
 	ck_assert_msg(bad == 0, "%u of %u header cases: %s", bad, (unsigned int)VHC_NCASES, why);
 }
 

@@ -12,6 +12,7 @@
 #   wait_for SECONDS WHAT CMD [ARG...]
 #                              run CMD until it succeeds, at most SECONDS
 #   not CMD [ARG...]           true when CMD fails (for wait_for)
+#   pid_gone PID               true when process PID no longer exists
 #
 # The line format is the one tests/run-all counts.  A suite ends with
 # "exit $failed" (0 when nothing failed).
@@ -41,8 +42,11 @@ fail_all() {
 	exit 1
 }
 
-# not CMD [ARG...] - succeed when CMD fails (wait_for 5 "exit" not kill -0 PID)
+# not CMD [ARG...] - succeed when CMD fails (wait_for 5 "no socket" not test -S F)
 not() { ! "$@"; }
+
+# pid_gone PID - process PID has exited (wait_for 10 "PID to exit" pid_gone PID)
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # wait_for SECONDS WHAT CMD [ARG...] - poll a condition with a bound
 #

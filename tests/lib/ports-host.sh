@@ -66,7 +66,7 @@ ports_setup() {
 	dpid=
 	iperf_pid=
 	iperf_extra=
-	trap ports_cleanup EXIT
+	on_exit ports_cleanup
 
 	# the guest's initramfs (scripts/guest-boot): busybox, virtio-net, /init
 	why=$(guest_build_initramfs "$kver" "$busybox" "$work/initramfs.cpio" 2>&1) || skip_all "$why"

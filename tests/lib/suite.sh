@@ -13,6 +13,7 @@
 #                              run CMD until it succeeds, at most SECONDS
 #   not CMD [ARG...]           true when CMD fails (for wait_for)
 #   pid_gone PID               true when process PID no longer exists
+#   on_exit CMD                run CMD when the suite's own shell exits
 #
 # The line format is the one tests/run-all counts.  A suite ends with
 # "exit $failed" (0 when nothing failed).
@@ -47,6 +48,17 @@ not() { ! "$@"; }
 
 # pid_gone PID - process PID has exited (wait_for 10 "PID to exit" pid_gone PID)
 pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# on_exit CMD - run CMD (a function name, or a command line) when the suite
+# exits, like trap CMD EXIT, but only in the suite's own shell: bash 5.2 runs
+# the EXIT trap in a background child that is killed before it has exec'd
+# (kill "$!" right after "cmd &" on a loaded machine), which would tear the
+# suite's namespaces and daemons down while the suite goes on.
+on_exit() {
+	suite_pid=$BASHPID
+	# shellcheck disable=SC2064
+	trap "[ \"\$BASHPID\" = $suite_pid ] && { $1; }" EXIT
+}
 
 # wait_for SECONDS WHAT CMD [ARG...] - poll a condition with a bound
 #

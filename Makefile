@@ -9,6 +9,9 @@
 #   make bench-profile  per-function instructions per frame (kprof plugin)
 #   make install    user space (no kernel headers needed): PREFIX=/usr/local DESTDIR=
 #                   LIBDIR= UNITDIR= ...; the module: kmod/dkms-install
+#   make asan       libvringfd, the daemon, vringnetctl and the unit tests with
+#                   ASan+UBSan in build/asan/ (make tsan: ThreadSanitizer, build/tsan/;
+#                   any target: make SANITIZE=address|thread TARGET)
 #
 # Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds
 # its targets to the lists below.
@@ -56,7 +59,27 @@ ALL_CPPFLAGS = -D_GNU_SOURCE -Iinclude -Iinclude/uapi -DVRINGNET_VERSION='"$(VER
                $(DIR_CPPFLAGS) $(CPPFLAGS)
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -fPIC $(CFLAGS)
 
+# SANITIZE=address (ASan+UBSan) or SANITIZE=thread (TSan): the same build
+# with the sanitizer, in a build tree of its own (clang unless CC is set).
+SANITIZE ?=
+ifeq ($(SANITIZE),)
 B := build
+SANITIZE_FLAGS :=
+else ifeq ($(SANITIZE),address)
+B := build/asan
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SANITIZE),thread)
+B := build/tsan
+SANITIZE_FLAGS := -fsanitize=thread
+else
+$(error SANITIZE=$(SANITIZE): expected address or thread)
+endif
+ifneq ($(SANITIZE),)
+ifeq ($(origin CC),default)
+CC := clang
+endif
+ALL_CFLAGS += $(SANITIZE_FLAGS)
+endif
 
 # Filled in by the fragments.
 ALL_TARGETS   :=
@@ -68,7 +91,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,11p' Makefile
+	@sed -n '3,14p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk
@@ -92,6 +115,22 @@ $(B)/%.o: %.c
 
 deps:
 	scripts/install-deps
+
+# The sanitizer builds (SANITIZE above): what tests/suites/10-unit-lib and
+# 11-unit-daemon run under ASan and TSan.
+SANITIZED_TARGETS = $(LIBVRINGFD_A) $(B)/vringnetd $(B)/vringnetctl \
+	$(B)/tests/unit/check_lib $(B)/tests/unit/check_daemon
+.PHONY: asan tsan sanitized
+asan:
+	$(MAKE) SANITIZE=address sanitized
+tsan:
+	$(MAKE) SANITIZE=thread sanitized
+ifneq ($(SANITIZE),)
+sanitized: $(SANITIZED_TARGETS)
+else
+sanitized:
+	@echo "make sanitized: set SANITIZE=address or thread (or: make asan, make tsan)" >&2; exit 1
+endif
 
 check: deps all $(CHECK_DEPS)
 	tests/run-all

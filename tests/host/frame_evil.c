@@ -26,7 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int fe_failed;
+#include "lib/result.h"
 
 /**
  * fe_connect() - connect to a unix socket
@@ -54,7 +54,7 @@ static int fe_connect(const char *path, int type)
 /**
  * fe_expect_closed() - the daemon must close this connection
  * @fd: connection (closed here)
- * @name: case
+ * @name: test name
  */
 static void fe_expect_closed(int fd, const char *name)
 {
@@ -65,12 +65,10 @@ static void fe_expect_closed(int fd, const char *name)
 	do
 		n = recv(fd, buf, sizeof(buf), 0);
 	while (n > 0);
-	if (n == 0) {
-		printf("PASS: frame_evil/%s\n", name);
-	} else {
-		printf("FAIL: frame_evil/%s: connection not closed (%s)\n", name, strerror(errno));
-		fe_failed = 1;
-	}
+	if (n == 0)
+		result_pass(name);
+	else
+		result_fail(name, "connection not closed (%s)", strerror(errno));
 	close(fd);
 }
 
@@ -90,24 +88,21 @@ static void fe_stream(const char *path)
 
 	fd = fe_connect(path, SOCK_STREAM);
 	if (fd < 0 || send(fd, zero, 4, MSG_NOSIGNAL) != 4) {
-		printf("FAIL: frame_evil/stream_zero_length: cannot connect/send\n");
-		fe_failed = 1;
+		result_fail("stream_zero_length", "cannot connect/send");
 	} else {
 		fe_expect_closed(fd, "stream_zero_length");
 	}
 	usleep(100000);
 	fd = fe_connect(path, SOCK_STREAM);
 	if (fd < 0 || send(fd, big, 4, MSG_NOSIGNAL) != 4) {
-		printf("FAIL: frame_evil/stream_length_65536: cannot connect/send\n");
-		fe_failed = 1;
+		result_fail("stream_length_65536", "cannot connect/send");
 	} else {
 		fe_expect_closed(fd, "stream_length_65536");
 	}
 	usleep(100000);
 	fd = fe_connect(path, SOCK_STREAM);
 	if (fd < 0 || send(fd, partial, sizeof(partial), MSG_NOSIGNAL) != sizeof(partial)) {
-		printf("FAIL: frame_evil/stream_hangup_mid_frame: cannot connect/send\n");
-		fe_failed = 1;
+		result_fail("stream_hangup_mid_frame", "cannot connect/send");
 		return;
 	}
 	close(fd);
@@ -115,18 +110,16 @@ static void fe_stream(const char *path)
 	/* the next peer is served: its connection stays open */
 	fd = fe_connect(path, SOCK_STREAM);
 	if (fd < 0) {
-		printf("FAIL: frame_evil/stream_hangup_mid_frame: next peer cannot connect\n");
-		fe_failed = 1;
+		result_fail("stream_hangup_mid_frame", "next peer cannot connect");
 		return;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	n = recv(fd, &c, 1, MSG_PEEK);
 	/* served: nothing yet, or frames from the tap already; not EOF */
 	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) {
-		printf("PASS: frame_evil/stream_hangup_mid_frame\n");
+		result_pass("stream_hangup_mid_frame");
 	} else {
-		printf("FAIL: frame_evil/stream_hangup_mid_frame: next peer not served\n");
-		fe_failed = 1;
+		result_fail("stream_hangup_mid_frame", "next peer not served");
 	}
 	close(fd);
 }
@@ -156,16 +149,14 @@ static void fe_dgram(const char *path, const char *from)
 		fd = -1;
 	}
 	if (fd < 0) {
-		printf("FAIL: frame_evil/dgram_send: cannot connect to %s: %s\n", path,
+		result_fail("dgram_send", "cannot connect to %s: %s", path,
 		       strerror(errno));
-		fe_failed = 1;
 		return;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	if (send(fd, big, 0, 0) != 0 || send(fd, big, sizeof(big), 0) != sizeof(big) ||
 	    send(fd, big, 5, 0) != 5) {
-		printf("FAIL: frame_evil/dgram_send: %s\n", strerror(errno));
-		fe_failed = 1;
+		result_fail("dgram_send", "%s", strerror(errno));
 	}
 	close(fd);
 	if (from)
@@ -231,11 +222,12 @@ static int fe_stream_send(const char *path, unsigned long n)
  */
 int main(int argc, char **argv)
 {
+	result_set_prefix("frame_evil/");
 	if (argc == 4 && !strcmp(argv[1], "stream-send"))
 		return fe_stream_send(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "dgram")) {
 		fe_dgram(argv[2], argv[3]);
-		return fe_failed;
+		return result_exit_status();
 	}
 	if (argc != 3 || (strcmp(argv[1], "stream") && strcmp(argv[1], "dgram"))) {
 		fprintf(stderr, "usage: %s stream|dgram SOCKET | dgram SOCKET FROM | stream-send SOCKET N\n",
@@ -246,5 +238,5 @@ int main(int argc, char **argv)
 		fe_stream(argv[2]);
 	else
 		fe_dgram(argv[2], NULL);
-	return fe_failed;
+	return result_exit_status();
 }

@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "vhost_user_msg.h"
+#include "lib/result.h"
 
 static const char *ev_path;
-static int ev_failed;
 
 /**
  * ev_connect() - a new connection to the port
@@ -107,27 +107,23 @@ static void ev_expect(int fd, const char *name, bool ack)
 		n = recv(fd, &h, sizeof(h), MSG_WAITALL);
 		if (n != sizeof(h) || !(h.flags & VUM_FLAG_REPLY) || h.size != 8 ||
 		    recv(fd, &status, 8, MSG_WAITALL) != 8) {
-			printf("FAIL: vhost_user_evil/%s: no REPLY_ACK (recv %zd: %s)\n", name, n,
+			result_fail(name, "no REPLY_ACK (recv %zd: %s)", n,
 			       n < 0 ? strerror(errno) : "short");
-			ev_failed = 1;
 			close(fd);
 			return;
 		}
 		if (status != 1) {
-			printf("FAIL: vhost_user_evil/%s: REPLY_ACK status %llu, want 1\n", name,
-			       (unsigned long long)status);
-			ev_failed = 1;
+			result_fail(name, "REPLY_ACK status %llu, want 1", (unsigned long long)status);
 			close(fd);
 			return;
 		}
 	}
 	n = recv(fd, &c, 1, 0);
 	if (n == 0)
-		printf("PASS: vhost_user_evil/%s\n", name);
+		result_pass(name);
 	else {
-		printf("FAIL: vhost_user_evil/%s: connection not closed (recv %zd%s%s)\n", name,
-		       n, n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
-		ev_failed = 1;
+		result_fail(name, "connection not closed (recv %zd%s%s)", n,
+			    n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
 	}
 	close(fd);
 }
@@ -161,9 +157,8 @@ static int ev_case_start(const char *name, bool ack)
 	fd = ev_connect();
 
 	if (fd < 0 || (ack && ev_ack_on(fd) < 0)) {
-		printf("FAIL: vhost_user_evil/%s: cannot connect to %s: %s\n", name, ev_path,
+		result_fail(name, "cannot connect to %s: %s", ev_path,
 		       strerror(errno));
-		ev_failed = 1;
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -190,6 +185,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ev_path = argv[1];
+	result_set_prefix("vhost_user_evil/");
 	memfd = memfd_create("evil-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (memfd < 0 || ftruncate(memfd, 1 << 20) < 0 ||
 	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
@@ -205,10 +201,9 @@ int main(int argc, char **argv)
 		ev_send(fd, VUM_GET_FEATURES, 0, false, NULL, 0, 0, NULL, 0);
 		if (recv(fd, &h, sizeof(h), MSG_WAITALL) == sizeof(h) && h.size == 8 &&
 		    recv(fd, &v, 8, MSG_WAITALL) == 8 && (v & (1ULL << 32))) {
-			printf("PASS: vhost_user_evil/good_get_features\n");
+			result_pass("good_get_features");
 		} else {
-			printf("FAIL: vhost_user_evil/good_get_features: no features reply with VERSION_1\n");
-			ev_failed = 1;
+			result_fail("good_get_features", "no features reply with VERSION_1");
 		}
 		close(fd);
 	}
@@ -236,10 +231,9 @@ int main(int argc, char **argv)
 			ev_expect(fd, name, true);
 		}
 		if (pread(file, back, sizeof(back), 0) != 9 || memcmp(back, "untouched", 9)) {
-			printf("FAIL: vhost_user_evil/regular_file_unchanged: the file was written to\n");
-			ev_failed = 1;
+			result_fail("regular_file_unchanged", "the file was written to");
 		} else {
-			printf("PASS: vhost_user_evil/regular_file_unchanged\n");
+			result_pass("regular_file_unchanged");
 		}
 		close(file);
 	}
@@ -356,10 +350,9 @@ int main(int argc, char **argv)
 
 				if (recv(fd, &h, sizeof(h), MSG_WAITALL) == sizeof(h) &&
 				    h.request == VUM_GET_QUEUE_NUM && h.size == 8) {
-					printf("PASS: vhost_user_evil/truncated_then_hangup\n");
+					result_pass("truncated_then_hangup");
 				} else {
-					printf("FAIL: vhost_user_evil/truncated_then_hangup: next connection not served\n");
-					ev_failed = 1;
+					result_fail("truncated_then_hangup", "next connection not served");
 				}
 			}
 			close(fd);
@@ -372,15 +365,14 @@ int main(int argc, char **argv)
 
 		usleep(200000);
 		if (fd2 >= 0 && recv(fd2, &c, 1, 0) == 0)
-			printf("PASS: vhost_user_evil/second_front_end_refused\n");
+			result_pass("second_front_end_refused");
 		else {
-			printf("FAIL: vhost_user_evil/second_front_end_refused: second connection not closed\n");
-			ev_failed = 1;
+			result_fail("second_front_end_refused", "second connection not closed");
 		}
 		if (fd2 >= 0)
 			close(fd2);
 		close(fd);
 	}
 	close(memfd);
-	return ev_failed;
+	return result_exit_status();
 }

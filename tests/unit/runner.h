@@ -14,13 +14,13 @@
  *	FAIL: suite/test: message (file:line)
  *	SKIP: suite/test: why
  *
- * and exits 0 iff nothing failed.  Create suites with runner_suite_create()
- * (Check keeps a suite's name private; the runner needs it for the report;
- * a suite made with plain suite_create() is reported as "suiteN").  Give
- * each test its own TCase (the name
- * printed is the TCase's): RUNNER_ADD_TEST() does that.  A test that cannot
- * run here (no permission, no device, no tool) calls runner_skip(); it never
- * passes silently.
+ * (through tests/lib/result.h) and exits 0 iff nothing failed.  Create
+ * suites with runner_suite_create() (Check keeps a suite's name private; the
+ * runner needs it for the report; a suite made with plain suite_create() is
+ * reported as "suiteN").  Give each test its own TCase (the name printed is
+ * the TCase's): RUNNER_ADD_TEST() does that.  A test that cannot run here
+ * (no permission, no device, no tool) calls runner_skip(); it never passes
+ * silently.
  */
 #ifndef RUNNER_H
 #define RUNNER_H
@@ -30,17 +30,17 @@
 /** runner_suites - each unit-test binary's table of suite constructors */
 extern Suite *(*const runner_suites[])(void);
 
-/* Failure messages that start with this are reported as SKIP. */
-#define RUNNER_SKIP_PREFIX "SKIP: "
-
 /**
  * runner_skip() - end the current test as skipped
  * @...: printf-style reason
  *
- * Implemented as a Check failure whose message starts with
- * RUNNER_SKIP_PREFIX, which the runner reports as SKIP.
+ * The runner prints "SKIP: suite/test: reason".  Check has no skip result:
+ * with CK_FORK (the default) the test ends as a Check pass (Check's own
+ * summary counts no failure) and the runner reports it as SKIP; with
+ * CK_FORK=no it ends as a Check failure (the only way to leave a test
+ * early there), still reported as SKIP by the runner.
  */
-#define runner_skip(...) ck_abort_msg(RUNNER_SKIP_PREFIX __VA_ARGS__)
+#define runner_skip(...) runner_skip_test(__FILE__, __LINE__, __VA_ARGS__)
 
 /**
  * RUNNER_ADD_TEST() - add @fn to suite @s in a TCase of its own, named @fn
@@ -58,6 +58,8 @@ extern Suite *(*const runner_suites[])(void);
 #define RUNNER_ADD_TEST_TIMEOUT(s, fn, secs) runner_add_test((s), (fn), #fn, (secs))
 
 Suite *runner_suite_create(const char *name);
+void runner_skip_test(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
 void runner_add_test(Suite *s, const TTest *fn, const char *name, double timeout);
 
 #endif /* RUNNER_H */

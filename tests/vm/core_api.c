@@ -79,7 +79,7 @@ static void test_attach_errors(void)
 
 	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, 0) ||
 	    tring_open(&c, 8, 64, 0) || tring_open(&d, 8, 64, 0)) {
-		core_result(false, "attach_errors", "setup: %s", strerror(errno));
+		result_check(false, "attach_errors", "setup: %s", strerror(errno));
 		return;
 	}
 	null_fd = open("/dev/null", O_RDWR);
@@ -97,12 +97,12 @@ static void test_attach_errors(void)
 
 	/* a, b attached; a again (as "to") from another echo: EBUSY. */
 	r = echo_attach(a.fd, b.fd, 0, 0, &e1);
-	core_result(r == 0, "attach_ok", "%s", strerror(errno));
+	result_check(r == 0, "attach_ok", "%s", strerror(errno));
 	core_expect_err("attach_already_attached_ebusy",
 			echo_attach(c.fd, a.fd, 0, 0, &e2), EBUSY);
 	/* c was attached first and must have been released again. */
 	r = echo_attach(c.fd, d.fd, 0, 0, &e3);
-	core_result(r == 0, "attach_failed_pair_releases_first", "%s", strerror(errno));
+	result_check(r == 0, "attach_failed_pair_releases_first", "%s", strerror(errno));
 	memset(&at, 0, sizeof(at));
 	at.from_fd = c.fd;
 	at.to_fd = d.fd;
@@ -121,7 +121,7 @@ static void test_attach_errors(void)
 		close(e3);
 	/* After the echo fd closed, the rings can be attached again. */
 	r = echo_attach(a.fd, b.fd, 0, 0, &e1);
-	core_result(r == 0, "attach_again_after_echo_closed", "%s", strerror(errno));
+	result_check(r == 0, "attach_again_after_echo_closed", "%s", strerror(errno));
 	if (e1 >= 0)
 		close(e1);
 	tring_close(&a);
@@ -153,7 +153,7 @@ static void test_other_mm(void)
 	pid_t pid;
 
 	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, 0)) {
-		core_result(false, "other_mm", "setup: %s", strerror(errno));
+		result_check(false, "other_mm", "setup: %s", strerror(errno));
 		return;
 	}
 	tring_post(&a, 64, false, 1);
@@ -172,17 +172,17 @@ static void test_other_mm(void)
 		_exit(bad);
 	}
 	waitpid(pid, &status, 0);
-	core_result(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
+	result_check(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
 		    "other_mm_atomic_attach_eperm", "child status %#x", status);
-	core_result(WIFEXITED(status) && !(WEXITSTATUS(status) & 6),
+	result_check(WIFEXITED(status) && !(WEXITSTATUS(status) & 6),
 		    "other_mm_write_eperm", "child status %#x", status);
 	tring_state(&a, &st);
-	core_result(st.last_avail == 0 && tring_used_pending(&b) == 0 &&
+	result_check(st.last_avail == 0 && tring_used_pending(&b) == 0 &&
 		    !(st.flags & VRINGFD_STATE_BROKEN),
 		    "other_mm_touches_nothing", "last_avail %u, to used %u, flags %#x",
 		    st.last_avail, tring_used_pending(&b), st.flags);
 	/* The child's echo fd closed when it exited: the parent can attach. */
-	core_result(echo_attach(a.fd, b.fd, 0, 0, &efd) == 0 &&
+	result_check(echo_attach(a.fd, b.fd, 0, 0, &efd) == 0 &&
 		    write(a.fd, "", 1) == 1, "other_mm_owner_still_works", "%s",
 		    strerror(errno));
 	if (efd >= 0)
@@ -214,7 +214,7 @@ static void test_roundtrip(const char *name, unsigned int atomic_every,
 
 	if (tring_open(&a, 16, 256, 0) || tring_open(&b, 16, 256, 0) ||
 	    echo_attach(a.fd, b.fd, atomic_every, flags, &efd)) {
-		core_result(false, name, "setup: %s", strerror(errno));
+		result_check(false, name, "setup: %s", strerror(errno));
 		goto out;
 	}
 	call = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -252,7 +252,7 @@ static void test_roundtrip(const char *name, unsigned int atomic_every,
 		ok = false;
 		snprintf(why, sizeof(why), "call eventfd not signalled");
 	}
-	core_result(ok, name, "write %ld; %s", r, why);
+	result_check(ok, name, "write %ld; %s", r, why);
 	close(call);
 out:
 	if (efd >= 0)
@@ -274,25 +274,25 @@ static void test_pull_and_truncate(void)
 
 	if (tring_open(&a, 8, 128, 0) || tring_open(&b, 8, 128, 0) ||
 	    echo_attach(a.fd, b.fd, 0, 0, &efd)) {
-		core_result(false, "poll_pull_fills", "setup: %s", strerror(errno));
+		result_check(false, "poll_pull_fills", "setup: %s", strerror(errno));
 		goto out;
 	}
 	tring_post(&a, 100, false, 7);
 	tring_post(&a, 100, false, 8);
 	w = write(a.fd, "", 1);
-	core_result(w == 0, "write_without_to_buffers_zero", "write %ld (%s)", w,
+	result_check(w == 0, "write_without_to_buffers_zero", "write %ld (%s)", w,
 		    w < 0 ? strerror(errno) : "-");
 	r = poll_one(b.fd, 0, &rev);
-	core_result(r == 0, "poll_to_empty_zero", "poll %d revents %#x", r, rev);
+	result_check(r == 0, "poll_to_empty_zero", "poll %d revents %#x", r, rev);
 	tring_post(&b, 128, true, 0);
 	r = poll_one(b.fd, 0, &rev);
-	core_result(r == 1 && (rev & POLLIN) && check_echoed(&b, 1, 100, 7, why, sizeof(why)),
+	result_check(r == 1 && (rev & POLLIN) && check_echoed(&b, 1, 100, 7, why, sizeof(why)),
 		    "poll_pull_fills", "poll %d revents %#x %s", r, rev, why);
 	b.vr.desc[0].len = 0;
 	tring_desc(&b, 1, (uintptr_t)(b.bufs + 128), 50, VRING_DESC_F_WRITE, 0);
 	tring_avail(&b, 1);
 	w = read(b.fd, why, 1);
-	core_result(w == 1 && check_echoed(&b, 1, 50, 8, why, sizeof(why)),
+	result_check(w == 1 && check_echoed(&b, 1, 50, 8, why, sizeof(why)),
 		    "read_pulls_and_truncates", "read %ld %s", w, why);
 out:
 	if (efd >= 0)
@@ -318,7 +318,7 @@ static void test_big_ring(void)
 
 	if (tring_open(&a, num, 16, 0) || tring_open(&b, num, 16, 0) ||
 	    echo_attach(a.fd, b.fd, 1, 0, &efd)) {
-		core_result(false, "big_ring_32768_atomic", "setup: %s", strerror(errno));
+		result_check(false, "big_ring_32768_atomic", "setup: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < num; i++) {
@@ -336,7 +336,7 @@ static void test_big_ring(void)
 	}
 	ok = total == num && maxcall <= 256 &&
 	     check_echoed(&b, num, 16, 0, why, sizeof(why));
-	core_result(ok, "big_ring_32768_atomic",
+	result_check(ok, "big_ring_32768_atomic",
 		    "echoed %u in %u calls (max %u per call, last %ld %s) %s", total, calls,
 		    maxcall, r, r < 0 ? strerror(errno) : "", why);
 	/* Consume the from completions, then go round the ring once more. */
@@ -351,7 +351,7 @@ static void test_big_ring(void)
 	es = echo_stats(efd);
 	ok = total == extra && check_echoed(&b, extra, 16, (uint8_t)num, why, sizeof(why)) &&
 	     es.atomic_done == 2ULL * (num + extra);
-	core_result(ok, "big_ring_32768_used_idx_wraps",
+	result_check(ok, "big_ring_32768_used_idx_wraps",
 		    "echoed %u, atomic_done %llu %s", total,
 		    (unsigned long long)es.atomic_done, why);
 out:
@@ -376,7 +376,7 @@ static void test_notify(void)
 
 	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, F_EVENT_IDX) ||
 	    echo_attach(a.fd, b.fd, 0, 0, &efd)) {
-		core_result(false, "notify", "setup: %s", strerror(errno));
+		result_check(false, "notify", "setup: %s", strerror(errno));
 		goto out;
 	}
 	call = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -388,16 +388,16 @@ static void test_notify(void)
 	tring_post(&a, 10, false, 1);
 	tring_post(&b, 64, true, 0);
 	r = write(a.fd, "", 1);
-	core_result(r == 1 && read(call, &cnt, 8) == 8 && cnt >= 1,
+	result_check(r == 1 && read(call, &cnt, 8) == 8 && cnt >= 1,
 		    "notify_first_completion_signals_call_fd", "write %d count %llu", r,
 		    (unsigned long long)cnt);
-	core_result(*avail_event == 1, "notify_avail_event_written",
+	result_check(*avail_event == 1, "notify_avail_event_written",
 		    "avail_event %u, want 1", *avail_event);
 	tring_state(&b, &st);
-	core_result(st.flags & VRINGFD_STATE_NOTIFY, "notify_state_flag_set",
+	result_check(st.flags & VRINGFD_STATE_NOTIFY, "notify_state_flag_set",
 		    "flags %#x", st.flags);
 	tring_state(&b, &st);
-	core_result(!(st.flags & VRINGFD_STATE_NOTIFY), "notify_state_flag_cleared",
+	result_check(!(st.flags & VRINGFD_STATE_NOTIFY), "notify_state_flag_cleared",
 		    "flags %#x", st.flags);
 
 	/* used_event far ahead: no interrupt wanted. */
@@ -406,7 +406,7 @@ static void test_notify(void)
 	tring_post(&b, 64, true, 0);
 	r = write(a.fd, "", 1);
 	cnt = 0;
-	core_result(r == 1 && read(call, &cnt, 8) == -1 && errno == EAGAIN,
+	result_check(r == 1 && read(call, &cnt, 8) == -1 && errno == EAGAIN,
 		    "notify_event_idx_suppressed", "write %d count %llu", r,
 		    (unsigned long long)cnt);
 	/* used_event = 2: the third completion (used idx 2 -> 3) crosses it. */
@@ -414,10 +414,10 @@ static void test_notify(void)
 	tring_post(&a, 10, false, 3);
 	tring_post(&b, 64, true, 0);
 	r = write(a.fd, "", 1);
-	core_result(r == 1 && read(call, &cnt, 8) == 8,
+	result_check(r == 1 && read(call, &cnt, 8) == 8,
 		    "notify_event_idx_crossed_signals", "write %d", r);
 	ioctl(b.fd, VRINGFD_GET_STATS, &vs);
-	core_result(vs.notifies == 2, "notify_stats_count", "notifies %llu, want 2",
+	result_check(vs.notifies == 2, "notify_stats_count", "notifies %llu, want 2",
 		    (unsigned long long)vs.notifies);
 
 	/* Without EVENT_IDX: VRING_AVAIL_F_NO_INTERRUPT on "from". */
@@ -429,14 +429,14 @@ static void test_notify(void)
 	read(call, &cnt, 8);
 	r = write(a.fd, "", 1);
 	ioctl(a.fd, VRINGFD_GET_STATS, &vs);
-	core_result(r == 1 && vs.notifies == 0, "notify_no_interrupt_flag_suppresses",
+	result_check(r == 1 && vs.notifies == 0, "notify_no_interrupt_flag_suppresses",
 		    "write %d notifies %llu", r, (unsigned long long)vs.notifies);
 	a.vr.avail->flags = 0;
 	tring_post(&a, 10, false, 5);
 	tring_post(&b, 64, true, 0);
 	r = write(a.fd, "", 1);
 	ioctl(a.fd, VRINGFD_GET_STATS, &vs);
-	core_result(r == 1 && vs.notifies == 1, "notify_without_flag_signals",
+	result_check(r == 1 && vs.notifies == 1, "notify_without_flag_signals",
 		    "write %d notifies %llu", r, (unsigned long long)vs.notifies);
 	close(call);
 out:
@@ -457,24 +457,24 @@ static void test_detach_close(void)
 
 	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, 0) ||
 	    tring_open(&c, 8, 64, 0) || echo_attach(a.fd, b.fd, 0, 0, &efd)) {
-		core_result(false, "detach", "setup: %s", strerror(errno));
+		result_check(false, "detach", "setup: %s", strerror(errno));
 		goto out;
 	}
 	tring_state(&a, &st);
-	core_result(st.flags & VRINGFD_STATE_ATTACHED, "state_attached_flag", "flags %#x",
+	result_check(st.flags & VRINGFD_STATE_ATTACHED, "state_attached_flag", "flags %#x",
 		    st.flags);
 	r = ioctl(a.fd, VRINGFD_DETACH);
-	core_result(r == 0, "detach_attached_ok", "%s", strerror(errno));
+	result_check(r == 0, "detach_attached_ok", "%s", strerror(errno));
 	core_expect_err("write_after_detach_einval", write(a.fd, "", 1), EINVAL);
 	core_expect_err("other_side_after_detach_epipe", write(b.fd, "", 1), EPIPE);
 	core_expect_err("detach_twice_enoent", ioctl(a.fd, VRINGFD_DETACH), ENOENT);
 	r = echo_attach(a.fd, c.fd, 0, 0, &efd2);
-	core_result(r == 0, "attach_after_detach_ok", "%s", strerror(errno));
+	result_check(r == 0, "attach_after_detach_ok", "%s", strerror(errno));
 	if (efd2 >= 0) {
 		tring_post(&a, 10, false, 1);
 		tring_post(&c, 64, true, 0);
 		r = write(a.fd, "", 1);
-		core_result(r == 1, "echo_after_reattach_works", "write %d", r);
+		result_check(r == 1, "echo_after_reattach_works", "write %d", r);
 	}
 	/* Close "from" while attached: the other side stops. */
 	close(a.fd);
@@ -505,22 +505,22 @@ static void test_misuse(void)
 
 	if (tring_open(&a, 8, 64, 0) || tring_open(&b, 8, 64, 0) ||
 	    echo_attach(a.fd, b.fd, 0, 0, &efd)) {
-		core_result(false, "api_misuse", "setup: %s", strerror(errno));
+		result_check(false, "api_misuse", "setup: %s", strerror(errno));
 		goto out;
 	}
 	memset(&m, 0x55, sizeof(m));
 	r = ioctl(efd, VRINGFD_ECHO_MISUSE, &m);
-	core_result(r == 0 && m.id_zero == -EINVAL, "api_used_buffer_id_0_einval",
+	result_check(r == 0 && m.id_zero == -EINVAL, "api_used_buffer_id_0_einval",
 		    "r=%d result %d", r, m.id_zero);
-	core_result(r == 0 && m.id_too_big == -EINVAL, "api_used_buffer_id_too_big_einval",
+	result_check(r == 0 && m.id_too_big == -EINVAL, "api_used_buffer_id_too_big_einval",
 		    "r=%d result %d", r, m.id_too_big);
-	core_result(r == 0 && m.not_in_flight == -EINVAL,
+	result_check(r == 0 && m.not_in_flight == -EINVAL,
 		    "api_used_buffer_not_in_flight_einval", "r=%d result %d", r,
 		    m.not_in_flight);
-	core_result(r == 0 && m.atomic_not_attached_atomic == -EINVAL,
+	result_check(r == 0 && m.atomic_not_attached_atomic == -EINVAL,
 		    "api_used_buffer_atomic_without_atomic_use_einval", "r=%d result %d", r,
 		    m.atomic_not_attached_atomic);
-	core_result(tring_used_pending(&a) == 0 && !tring_broken(&a),
+	result_check(tring_used_pending(&a) == 0 && !tring_broken(&a),
 		    "api_misuse_ring_untouched", "used %u", tring_used_pending(&a));
 
 	/*
@@ -535,12 +535,12 @@ static void test_misuse(void)
 		r = (int)write(a.fd, &c, 1);
 		memset(&m, 0x55, sizeof(m));
 		r = r >= 0 ? ioctl(efd, VRINGFD_ECHO_MISUSE, &m) : r;
-		core_result(r == 0 && m.not_in_flight == -EINVAL && tring_used_pending(&a) == 0,
+		result_check(r == 0 && m.not_in_flight == -EINVAL && tring_used_pending(&a) == 0,
 			    "api_used_buffer_other_head_in_flight_einval",
 			    "r=%d result %d used %u", r, m.not_in_flight, tring_used_pending(&a));
 		tring_post(&b, 64, true, 0);
 		r = (int)write(b.fd, &c, 1);
-		core_result(r >= 0 && tring_take_used(&a, &id, &len) && id == 0 &&
+		result_check(r >= 0 && tring_take_used(&a, &id, &len) && id == 0 &&
 			    tring_used_pending(&a) == 0 && !tring_broken(&a),
 			    "api_taken_head_still_completes", "write %d, used id %u", r, id);
 	}
@@ -552,14 +552,14 @@ out:
 
 	/* 1024 entries: the used ring spans 3 pages; unmap the middle one. */
 	if (tring_open(&a, 1024, 0, 0) || tring_open(&b, 8, 64, 0)) {
-		core_result(false, "api_atomic_attach_unpinnable_efault", "setup: %s",
+		result_check(false, "api_atomic_attach_unpinnable_efault", "setup: %s",
 			    strerror(errno));
 	} else {
 		munmap((char *)a.vr.used + 4096, 4096);
 		core_expect_err("api_atomic_attach_unpinnable_efault",
 				echo_attach(a.fd, b.fd, 1, 0, &efd), EFAULT);
 		r = echo_attach(b.fd, a.fd, 0, 0, &efd);
-		core_result(r == 0, "api_failed_atomic_attach_leaves_ring_free", "%s",
+		result_check(r == 0, "api_failed_atomic_attach_leaves_ring_free", "%s",
 			    strerror(errno));
 		if (efd >= 0)
 			close(efd);
@@ -598,10 +598,10 @@ static void test_used_at_page_end(void)
 	if (fd >= 0)
 		close(fd);
 	fd = vringfd_create(num, desc, avail, used, &last_used, 0);
-	core_result(fd >= 0, "create_used_ends_at_mapping_end_ok", "%s", strerror(errno));
+	result_check(fd >= 0, "create_used_ends_at_mapping_end_ok", "%s", strerror(errno));
 	if (fd >= 0 && !tring_open(&b, 8, 64, 0)) {
 		r = echo_attach(fd, b.fd, 1, 0, &efd);
-		core_result(r == 0, "atomic_attach_used_ends_at_mapping_end_ok", "%s",
+		result_check(r == 0, "atomic_attach_used_ends_at_mapping_end_ok", "%s",
 			    strerror(errno));
 		if (!r) {
 			static uint8_t msg[32] __attribute__((aligned(16)));
@@ -612,7 +612,7 @@ static void test_used_at_page_end(void)
 			avail->idx = 1;
 			tring_post(&b, 64, true, 0);
 			r = write(fd, "", 1);
-			core_result(r == 1 && used->idx == 1 && used->ring[0].id == 0,
+			result_check(r == 1 && used->idx == 1 && used->ring[0].id == 0,
 				    "atomic_echo_used_ends_at_mapping_end",
 				    "write %ld used idx %u", r, used->idx);
 		}
@@ -634,7 +634,7 @@ static void test_used_at_page_end(void)
 int main(void)
 {
 	if (!echo_available()) {
-		core_skip("core_api", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
+		result_skip("core_api", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
 		return 0;
 	}
 	test_attach_errors();
@@ -648,5 +648,5 @@ int main(void)
 	test_detach_close();
 	test_misuse();
 	test_used_at_page_end();
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

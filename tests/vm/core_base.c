@@ -142,7 +142,7 @@ static void test_cap(void)
 	struct vringfd_version v;
 	int r = vringfd_get_version(&v);
 
-	core_result(r == 0 && (v.caps & VRINGFD_CAP_AVAIL_BASE), "base_cap_reported",
+	result_check(r == 0 && (v.caps & VRINGFD_CAP_AVAIL_BASE), "base_cap_reported",
 		    "GET_VERSION %d (%s), caps %#llx", r, r ? strerror(errno) : "-",
 		    r ? 0ULL : (unsigned long long)v.caps);
 }
@@ -162,21 +162,21 @@ static void test_consumed(void)
 	long r;
 
 	if (bpair_setup(&p, 0, 3, 3)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	if (base_create(&p.from, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0 ||
 	    base_create(&p.to, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
-	core_result(last_avail_of(&p.from) == 0 && last_avail_of(&p.to) == 0,
+	result_check(last_avail_of(&p.from) == 0 && last_avail_of(&p.to) == 0,
 		    "base_zero_state_last_avail", "last_avail from %d to %d",
 		    last_avail_of(&p.from), last_avail_of(&p.to));
 	r = bpair_echo(&p);
 	if (r < 0) {
-		core_result(false, name, "echo: %s", strerror(errno));
+		result_check(false, name, "echo: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
@@ -185,7 +185,7 @@ static void test_consumed(void)
 		    p.to.bufs[(size_t)id * BUF] != 0x40 + i)
 			bad++;
 	}
-	core_result(bad == 0 && p.from.vr.used->idx == 3 && p.to.vr.used->idx == 3 &&
+	result_check(bad == 0 && p.from.vr.used->idx == 3 && p.to.vr.used->idx == 3 &&
 		    last_avail_of(&p.from) == 3 && last_avail_of(&p.to) == 3 &&
 		    !tring_broken(&p.from) && !tring_broken(&p.to), name,
 		    "write %ld, from used %u, to used %u, bad entries %u, last_avail %d/%d",
@@ -204,16 +204,16 @@ static void test_old_rule(void)
 	long r;
 
 	if (bpair_setup(&p, 0, 3, 3)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	if (base_create(&p.from, 0, 0, 0, 0) < 0 || base_create(&p.to, 0, 0, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
 	r = bpair_echo(&p);
-	core_result(r == 0 && last_avail_of(&p.from) == 3 && last_avail_of(&p.to) == 3 &&
+	result_check(r == 0 && last_avail_of(&p.from) == 3 && last_avail_of(&p.to) == 3 &&
 		    p.from.vr.used->idx == 0 && p.to.vr.used->idx == 0, name,
 		    "write %ld (%s), last_avail %d/%d, used %u/%u", r,
 		    r < 0 ? strerror(errno) : "-", last_avail_of(&p.from),
@@ -232,12 +232,12 @@ static void test_mid(void)
 	long r;
 
 	if (bpair_setup(&p, 0, 5, 2)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	if (base_create(&p.from, VRINGFD_CREATE_F_AVAIL_BASE, 3, 0, 0) < 0 ||
 	    base_create(&p.to, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
@@ -245,7 +245,7 @@ static void test_mid(void)
 	tring_take_used(&p.to, &id0, &len);
 	tring_take_used(&p.to, &id1, &len);
 	/* "from" heads 3 and 4 (fill 0x43, 0x44) land in "to" buffers 0 and 1. */
-	core_result(r >= 0 && p.from.vr.used->idx == 2 && p.from.vr.used->ring[0].id == 3 &&
+	result_check(r >= 0 && p.from.vr.used->idx == 2 && p.from.vr.used->ring[0].id == 3 &&
 		    p.from.vr.used->ring[1].id == 4 && id0 == 0 && id1 == 1 &&
 		    p.to.bufs[0] == 0x43 && p.to.bufs[BUF] == 0x44 &&
 		    last_avail_of(&p.from) == 5, name,
@@ -267,17 +267,17 @@ static void test_wrap(void)
 	long r;
 
 	if (bpair_setup(&p, 0xfffe, 3, 3)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	if (base_create(&p.from, VRINGFD_CREATE_F_AVAIL_BASE, 0xfffe, 0, 0) < 0 ||
 	    base_create(&p.to, VRINGFD_CREATE_F_AVAIL_BASE, 0xfffe, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
 	r = bpair_echo(&p);
-	core_result(r >= 0 && p.from.vr.avail->idx == 1 && last_avail_of(&p.from) == 1 &&
+	result_check(r >= 0 && p.from.vr.avail->idx == 1 && last_avail_of(&p.from) == 1 &&
 		    last_avail_of(&p.to) == 1 && p.from.vr.used->idx == 1 &&
 		    p.to.vr.used->idx == 1 && p.to.bufs[(size_t)p.to.vr.used->ring[0].id * BUF] == 0x42,
 		    name, "write %ld (%s), last_avail %d/%d, used %u/%u", r,
@@ -299,20 +299,20 @@ static void test_used_start(void)
 	int s;
 
 	if (bpair_setup(&p, 0, 1, 1)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	p.from.vr.used->idx = 500;
 	p.from.last_used = 500;
 	if (base_create(&p.from, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0 ||
 	    base_create(&p.to, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
 	s = tring_state(&p.from, &st);
 	r = bpair_echo(&p);
-	core_result(s == 0 && st.used_idx == 500 && r >= 0 && p.from.vr.used->idx == 501 &&
+	result_check(s == 0 && st.used_idx == 500 && r >= 0 && p.from.vr.used->idx == 501 &&
 		    p.from.vr.used->ring[500 & 7].id == 0, name,
 		    "state %d used_idx %u, write %ld, used->idx %u", s, st.used_idx, r,
 		    p.from.vr.used->idx);
@@ -336,7 +336,7 @@ static void expect_base_create(const char *name, uint16_t avail_idx, uint32_t fl
 	int fd;
 
 	if (tring_map(&t, 8, 0)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	t.vr.avail->idx = avail_idx;
@@ -344,7 +344,7 @@ static void expect_base_create(const char *name, uint16_t avail_idx, uint32_t fl
 	if (err)
 		core_expect_err(name, fd, err);
 	else
-		core_result(fd >= 0 && last_avail_of(&t) == base, name,
+		result_check(fd >= 0 && last_avail_of(&t) == base, name,
 			    "create %d (%s), last_avail %d", fd,
 			    fd < 0 ? strerror(errno) : "-", fd < 0 ? -1 : last_avail_of(&t));
 	tring_close(&t);
@@ -382,12 +382,12 @@ static void test_jump(void)
 	int e;
 
 	if (bpair_setup(&p, 0, 2, 2)) {
-		core_result(false, name, "mmap failed");
+		result_check(false, name, "mmap failed");
 		return;
 	}
 	if (base_create(&p.from, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0 ||
 	    base_create(&p.to, VRINGFD_CREATE_F_AVAIL_BASE, 0, 0, 0) < 0) {
-		core_result(false, name, "create: %s", strerror(errno));
+		result_check(false, name, "create: %s", strerror(errno));
 		bpair_close(&p);
 		return;
 	}
@@ -395,7 +395,7 @@ static void test_jump(void)
 	p.from.vr.avail->idx = 100;
 	r = bpair_echo(&p);
 	e = errno;
-	core_result(r == -1 && e == EIO && tring_broken(&p.from) && p.from.vr.used->idx == 0,
+	result_check(r == -1 && e == EIO && tring_broken(&p.from) && p.from.vr.used->idx == 0,
 		    name, "write %ld (%s), broken %d, used %u", r, r < 0 ? strerror(e) : "-",
 		    tring_broken(&p.from), p.from.vr.used->idx);
 	bpair_close(&p);
@@ -428,14 +428,14 @@ int main(void)
 {
 	test_lib();
 	if (access("/dev/vringfd", F_OK)) {
-		core_skip("base_cap_reported", "/dev/vringfd missing (vringfd.ko not loaded)");
+		result_skip("base_cap_reported", "/dev/vringfd missing (vringfd.ko not loaded)");
 		return 0;
 	}
 	test_cap();
 	test_bad();
 	if (!echo_available()) {
-		core_skip("base_zero_consumes_posted", "vringfd_echo.ko not loaded");
-		return core_failures ? 1 : 0;
+		result_skip("base_zero_consumes_posted", "vringfd_echo.ko not loaded");
+		return result_exit_status();
 	}
 	test_consumed();
 	test_old_rule();
@@ -443,5 +443,5 @@ int main(void)
 	test_wrap();
 	test_used_start();
 	test_jump();
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

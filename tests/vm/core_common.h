@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * core_common.h - shared helpers of the vringfd.ko core VM tests
- * (tests/vm/core_*.c): result lines, raw ring setup and posting (raw on
- * purpose: the tests write malicious rings), and the echo module.
+ * (tests/vm/core_*.c): raw ring setup and posting (raw on
+ * purpose: the tests write malicious rings), and the echo module.  Result
+ * lines: tests/lib/result.h.
  *
  * Every helper is static: each test program includes this once.
  */
@@ -27,42 +28,7 @@
 #include <linux/vringfd_echo.h>
 #include <vringfd.h>
 
-static int core_failures;
-
-/**
- * core_result() - print one PASS/FAIL line
- * @ok: the test passed
- * @name: test name
- * @fmt: why it failed (printf format), used when !@ok
- */
-static inline void __attribute__((format(printf, 3, 4)))
-core_result(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		printf("PASS: %s\n", name);
-	} else {
-		core_failures++;
-		printf("FAIL: %s: ", name);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf("\n");
-	}
-	fflush(stdout);
-}
-
-/**
- * core_skip() - print one SKIP line
- * @name: test name
- * @why: reason
- */
-static inline void core_skip(const char *name, const char *why)
-{
-	printf("SKIP: %s: %s\n", name, why);
-	fflush(stdout);
-}
+#include "lib/result.h"
 
 /**
  * core_expect_err() - check that a call failed with @err
@@ -76,7 +42,7 @@ static inline void core_expect_err(const char *name, long ret, int err)
 {
 	int e = errno;
 
-	core_result(ret == -1 && e == err, name, "got %ld errno %d (%s), want -1 %s",
+	result_check(ret == -1 && e == err, name, "got %ld errno %d (%s), want -1 %s",
 		    ret, ret == -1 ? e : 0, ret == -1 ? strerror(e) : "-",
 		    strerror(err));
 }

@@ -63,7 +63,7 @@ static void expect_create(int dev, const char *name, struct create_args *a,
 	int fd = ca_create(dev, a);
 
 	if (!err) {
-		core_result(fd >= 0, name, "create failed: %s", strerror(errno));
+		result_check(fd >= 0, name, "create failed: %s", strerror(errno));
 	} else {
 		core_expect_err(name, fd, err);
 	}
@@ -96,7 +96,7 @@ static void test_num(int dev)
 		/* Map a ring big enough for the valid size below it. */
 		if (ca_init(&a, c[i].num && c[i].num <= 32768 &&
 			    !(c[i].num & (c[i].num - 1)) ? c[i].num : 256)) {
-			core_result(false, c[i].name, "mmap failed");
+			result_check(false, c[i].name, "mmap failed");
 			continue;
 		}
 		a.c.num = c[i].num;
@@ -211,7 +211,7 @@ static void test_version(int dev)
 
 	memset(&v, 0xff, sizeof(v));
 	r = ioctl(dev, VRINGFD_GET_VERSION, &v);
-	core_result(r == 0 && v.api_version == VRINGFD_API_VERSION &&
+	result_check(r == 0 && v.api_version == VRINGFD_API_VERSION &&
 		    v.max_num == VRINGFD_MAX_NUM &&
 		    (v.ring_features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC)) &&
 		    (v.ring_features & (1ULL << VIRTIO_RING_F_EVENT_IDX)) &&
@@ -223,11 +223,11 @@ static void test_version(int dev)
 	core_expect_err("device_unknown_ioctl_enotty",
 			ioctl(dev, _IO(VRINGFD_IOCTL_MAGIC, 0x0f)), ENOTTY);
 	if (tring_open(&t, 8, 0, 0)) {
-		core_result(false, "version_ring", "create: %s", strerror(errno));
+		result_check(false, "version_ring", "create: %s", strerror(errno));
 		return;
 	}
 	r = ioctl(t.fd, VRINGFD_GET_VERSION, &v);
-	core_result(r == 0 && v.api_version == VRINGFD_API_VERSION, "version_ring",
+	result_check(r == 0 && v.api_version == VRINGFD_API_VERSION, "version_ring",
 		    "r=%d", r);
 	core_expect_err("ring_unknown_ioctl_enotty",
 			ioctl(t.fd, _IO(VRINGFD_IOCTL_MAGIC, 0x2f)), ENOTTY);
@@ -247,30 +247,30 @@ static void test_unattached(void)
 	int32_t v;
 
 	if (tring_map(&t, 16, 0)) {
-		core_result(false, "unattached", "mmap failed");
+		result_check(false, "unattached", "mmap failed");
 		return;
 	}
 	t.vr.avail->idx = 5;
 	t.vr.used->idx = 3;
 	t.fd = vringfd_create(16, t.vr.desc, t.vr.avail, t.vr.used, &t.last_used, 0);
 	if (t.fd < 0) {
-		core_result(false, "unattached", "create: %s", strerror(errno));
+		result_check(false, "unattached", "create: %s", strerror(errno));
 		tring_close(&t);
 		return;
 	}
 	flags = fcntl(t.fd, F_GETFD);
-	core_result(flags >= 0 && (flags & FD_CLOEXEC), "create_fd_cloexec",
+	result_check(flags >= 0 && (flags & FD_CLOEXEC), "create_fd_cloexec",
 		    "F_GETFD %#x", flags);
 	flags = fcntl(t.fd, F_GETFL);
-	core_result(flags >= 0 && (flags & O_ACCMODE) == O_RDWR, "create_fd_rdwr",
+	result_check(flags >= 0 && (flags & O_ACCMODE) == O_RDWR, "create_fd_rdwr",
 		    "F_GETFL %#x", flags);
 	r = tring_state(&t, &st);
-	core_result(r == 0 && st.last_avail == 5 && st.used_idx == 3 && st.num == 16 &&
+	result_check(r == 0 && st.last_avail == 5 && st.used_idx == 3 && st.num == 16 &&
 		    !(st.flags & (VRINGFD_STATE_BROKEN | VRINGFD_STATE_ATTACHED)),
 		    "state_initial_from_ring", "r=%d last_avail %u used_idx %u flags %#x",
 		    r, st.last_avail, st.used_idx, st.flags);
 	r = ioctl(t.fd, VRINGFD_GET_STATS, &stats);
-	core_result(r == 0 && stats.frames == 0 && stats.drop_bad_addr == 0,
+	result_check(r == 0 && stats.frames == 0 && stats.drop_bad_addr == 0,
 		    "stats_initial_zero", "r=%d", r);
 	core_expect_err("write_unattached_einval", write(t.fd, &c, 1), EINVAL);
 	core_expect_err("read_unattached_einval", read(t.fd, &c, 1), EINVAL);
@@ -292,10 +292,10 @@ static void test_unattached(void)
 	efd = eventfd(0, EFD_CLOEXEC);
 	v = efd;
 	r = ioctl(t.fd, VRINGFD_SET_CALL_FD, &v);
-	core_result(r == 0, "call_fd_eventfd_ok", "%s", strerror(errno));
+	result_check(r == 0, "call_fd_eventfd_ok", "%s", strerror(errno));
 	v = -1;
 	r = ioctl(t.fd, VRINGFD_SET_CALL_FD, &v);
-	core_result(r == 0, "call_fd_remove_ok", "%s", strerror(errno));
+	result_check(r == 0, "call_fd_remove_ok", "%s", strerror(errno));
 	close(efd);
 	core_expect_err("state_null_efault", ioctl(t.fd, VRINGFD_GET_STATE, NULL), EFAULT);
 	core_expect_err("stats_null_efault", ioctl(t.fd, VRINGFD_GET_STATS, NULL), EFAULT);
@@ -315,7 +315,7 @@ static void test_other_mm(void)
 	char c = 0;
 
 	if (tring_open(&t, 16, 0, 0)) {
-		core_result(false, "other_mm_poll_epollerr", "create: %s", strerror(errno));
+		result_check(false, "other_mm_poll_epollerr", "create: %s", strerror(errno));
 		return;
 	}
 	t.vr.used->idx = 1;	/* readable for its owner */
@@ -331,12 +331,12 @@ static void test_other_mm(void)
 		_exit(bad);
 	}
 	waitpid(pid, &status, 0);
-	core_result(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
+	result_check(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
 		    "other_mm_poll_epollerr", "child status %#x", status);
-	core_result(WIFEXITED(status) && !(WEXITSTATUS(status) & 2),
+	result_check(WIFEXITED(status) && !(WEXITSTATUS(status) & 2),
 		    "other_mm_write_unattached_einval", "child status %#x", status);
 	r = poll_one(t.fd, 0, &rev);
-	core_result(r == 1 && (rev & POLLIN) && !(rev & POLLERR) &&
+	result_check(r == 1 && (rev & POLLIN) && !(rev & POLLERR) &&
 		    tring_state(&t, &st) == 0 && !(st.flags & VRINGFD_STATE_BROKEN),
 		    "other_mm_owner_unaffected", "poll %d revents %#x", r, rev);
 	tring_close(&t);
@@ -353,15 +353,15 @@ static void test_unmapped_poll(void)
 	int r;
 
 	if (tring_open(&t, 256, 0, 0)) {
-		core_result(false, "poll_used_unmapped_epollerr", "create: %s",
+		result_check(false, "poll_used_unmapped_epollerr", "create: %s",
 			    strerror(errno));
 		return;
 	}
 	munmap(t.vr.used, 4096);
 	r = poll_one(t.fd, 0, &rev);
-	core_result(r == 1 && (rev & POLLERR), "poll_used_unmapped_epollerr",
+	result_check(r == 1 && (rev & POLLERR), "poll_used_unmapped_epollerr",
 		    "poll %d revents %#x", r, rev);
-	core_result(tring_broken(&t), "poll_used_unmapped_broken", "not broken");
+	result_check(tring_broken(&t), "poll_used_unmapped_broken", "not broken");
 	core_expect_err("write_after_broken_eio", write(t.fd, &c, 1), EIO);
 	core_expect_err("call_fd_after_broken_eio",
 			ioctl(t.fd, VRINGFD_SET_CALL_FD, &(int32_t){ -1 }), EIO);
@@ -378,7 +378,7 @@ int main(void)
 	int dev = open(VRINGFD_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (dev < 0) {
-		core_skip("core_create", "/dev/vringfd cannot be opened (module not loaded?)");
+		result_skip("core_create", "/dev/vringfd cannot be opened (module not loaded?)");
 		return 0;
 	}
 	test_num(dev);
@@ -389,5 +389,5 @@ int main(void)
 	test_other_mm();
 	test_unmapped_poll();
 	close(dev);
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

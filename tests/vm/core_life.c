@@ -105,7 +105,7 @@ static void test_two_threads(unsigned int atomic_every, const char *name)
 	memset(&s, 0, sizeof(s));
 	if (tring_open(&s.a, num, 32, 0) || tring_open(&s.b, num, 32, 0) ||
 	    echo_attach(s.a.fd, s.b.fd, atomic_every, 0, &efd)) {
-		core_result(false, name, "setup: %s", strerror(errno));
+		result_check(false, name, "setup: %s", strerror(errno));
 		goto out;
 	}
 	pthread_create(&tw, NULL, stress_writer, &s);
@@ -141,7 +141,7 @@ static void test_two_threads(unsigned int atomic_every, const char *name)
 		snprintf(why, sizeof(why), "thread %d saw %s", s.bad, strerror(s.bad_errno));
 	else if (ok && got != total)
 		snprintf(why, sizeof(why), "received %u of %u in time", got, total);
-	core_result(ok && !s.bad && got == total && !tring_broken(&s.a) &&
+	result_check(ok && !s.bad && got == total && !tring_broken(&s.a) &&
 		    !tring_broken(&s.b), name, "%s (writes %lu polls %lu)", why,
 		    s.calls[0], s.calls[1]);
 out:
@@ -233,7 +233,7 @@ static void test_close_during_use(void)
 		tring_close(&a);
 		tring_close(&b);
 	}
-	core_result(!fails && !bad, "close_during_use",
+	result_check(!fails && !bad, "close_during_use",
 		    "iteration %d: setup failures %d, unexpected errno %d (%s)", it, fails,
 		    bad, bad ? strerror(bad) : "-");
 }
@@ -301,7 +301,7 @@ static void test_bounded_work(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	if (tring_open(&a, num, 512, 0) || tring_open(&b, num, 512, 0) ||
 	    echo_attach(a.fd, b.fd, 0, 0, &efd)) {
-		core_result(false, "bounded_work_32768", "setup: %s", strerror(errno));
+		result_check(false, "bounded_work_32768", "setup: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < num; i++) {
@@ -333,18 +333,18 @@ static void test_bounded_work(void)
 	}
 	g.stop = 1;
 	pthread_join(th, NULL);
-	core_result(total == num && maxcall <= 256, "bounded_work_32768",
+	result_check(total == num && maxcall <= 256, "bounded_work_32768",
 		    "echoed %u of %u in %u calls, max %u per call, last errno %s", total,
 		    num, calls, maxcall, strerror(errno));
-	core_result(tmax < 10000, "bounded_work_call_time",
+	result_check(tmax < 10000, "bounded_work_call_time",
 		    "slowest write() took %.0f ms", tmax);
 	fprintf(stderr, "# bounded work: %u calls, slowest %.1f ms, %lu signals sent, %d handled, "
 	       "%u EINTR, %u short writes\n", calls, tmax, g.sent, (int)sig_count, eintr,
 	       shortw);
 	if (g.sent < 50)
-		core_skip("bounded_work_signal_stops_call", "too few signals were sent");
+		result_skip("bounded_work_signal_stops_call", "too few signals were sent");
 	else
-		core_result(eintr + shortw > 0, "bounded_work_signal_stops_call",
+		result_check(eintr + shortw > 0, "bounded_work_signal_stops_call",
 			    "%lu signals, no write() stopped early", g.sent);
 out:
 	signal(SIGUSR1, SIG_DFL);
@@ -362,12 +362,12 @@ out:
 int main(void)
 {
 	if (!echo_available()) {
-		core_skip("core_life", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
+		result_skip("core_life", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
 		return 0;
 	}
 	test_two_threads(0, "threads_write_poll_same_rings");
 	test_two_threads(3, "threads_write_poll_same_rings_atomic");
 	test_close_during_use();
 	test_bounded_work();
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

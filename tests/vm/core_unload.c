@@ -57,24 +57,24 @@ int main(void)
 	char ko[PATH_MAX + 32];
 
 	if (geteuid() != 0) {
-		core_skip("core_unload", "not root: cannot unload modules");
+		result_skip("core_unload", "not root: cannot unload modules");
 		return 0;
 	}
 	if (kl_find_top(top) || (kl_path(top, "vringfd.ko", ko, sizeof(ko)), access(ko, R_OK))) {
-		core_skip("core_unload", "vringfd.ko not found (VMRUN_KMOD_DIR or kmod/ next to the build tree)");
+		result_skip("core_unload", "vringfd.ko not found (VMRUN_KMOD_DIR or kmod/ next to the build tree)");
 		return 0;
 	}
 	r0 = kl_refcnt("vringfd");
 	if (r0 < 0) {
-		core_skip("core_unload", "vringfd is not loaded as a module");
+		result_skip("core_unload", "vringfd is not loaded as a module");
 		return 0;
 	}
 	if (tring_open(&t, 8, 0, 0)) {
-		core_result(false, "unload_refcnt_held_by_ring", "create: %s", strerror(errno));
+		result_check(false, "unload_refcnt_held_by_ring", "create: %s", strerror(errno));
 		return 1;
 	}
 	r1 = kl_refcnt("vringfd");
-	core_result(r1 == r0 + 1, "unload_refcnt_held_by_ring", "refcnt %d -> %d", r0, r1);
+	result_check(r1 == r0 + 1, "unload_refcnt_held_by_ring", "refcnt %d -> %d", r0, r1);
 
 	if (kl_refcnt("vringfd_echo") >= 0) {
 		struct tring x, y;
@@ -90,51 +90,51 @@ int main(void)
 			e2 = kl_refcnt("vringfd_echo");
 			close(efd);
 		}
-		core_result(e1 == e0 + 3 && e2 == e0 + 1, "unload_echo_held_by_attachments",
+		result_check(e1 == e0 + 3 && e2 == e0 + 1, "unload_echo_held_by_attachments",
 			    "refcnt %d, attached %d, rings closed %d", e0, e1, e2);
 		tring_close(&x);
 		tring_close(&y);
 		efd = open("/dev/vringfd_echo", O_RDWR | O_CLOEXEC);
 		r = mod_unload("vringfd_echo");
-		core_result(r == -1 && kl_refcnt("vringfd_echo") >= 0,
+		result_check(r == -1 && kl_refcnt("vringfd_echo") >= 0,
 			    "unload_echo_refused_while_open", "delete_module gave %d (%s)", r,
 			    strerror(errno));
 		close(efd);
 		r = mod_unload("vringfd_echo");
 		if (r) {
-			core_result(false, "unload_echo_after_close",
+			result_check(false, "unload_echo_after_close",
 				    "delete_module: %s (refcnt %d)", strerror(errno),
 				    kl_refcnt("vringfd_echo"));
 			tring_close(&t);
 			return 1;
 		}
-		core_result(true, "unload_echo_after_close", "-");
+		result_check(true, "unload_echo_after_close", "-");
 	}
 	r = mod_unload("vringfd");
-	core_result(r == -1 && kl_refcnt("vringfd") >= 0, "unload_refused_while_ring_open",
+	result_check(r == -1 && kl_refcnt("vringfd") >= 0, "unload_refused_while_ring_open",
 		    "delete_module gave %d (%s)", r, strerror(errno));
 	r1 = kl_refcnt("vringfd");
 	tring_close(&t);
-	core_result(kl_refcnt("vringfd") == r1 - 1, "unload_refcnt_dropped_on_close",
+	result_check(kl_refcnt("vringfd") == r1 - 1, "unload_refcnt_dropped_on_close",
 		    "refcnt %d, want %d", kl_refcnt("vringfd"), r1 - 1);
 	r = mod_unload("vringfd");
-	core_result(r == 0 && kl_refcnt("vringfd") < 0 && wait_dev(VRINGFD_DEVICE, false),
+	result_check(r == 0 && kl_refcnt("vringfd") < 0 && wait_dev(VRINGFD_DEVICE, false),
 		    "unload_after_close_ok", "delete_module gave %d (%s)", r,
 		    r ? strerror(errno) : "-");
 
 	/* Load again for whoever runs next. */
 	r = kl_load(top, "vringfd.ko");
-	core_result(r == 0 && wait_dev(VRINGFD_DEVICE, true), "reload_vringfd",
+	result_check(r == 0 && wait_dev(VRINGFD_DEVICE, true), "reload_vringfd",
 		    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd");
 	if (echo) {
 		r = kl_load(top, "vringfd_echo.ko");
-		core_result(r == 0 && wait_dev("/dev/vringfd_echo", true), "reload_vringfd_echo",
+		result_check(r == 0 && wait_dev("/dev/vringfd_echo", true), "reload_vringfd_echo",
 			    "finit_module: %s", r ? strerror(errno) : "no /dev/vringfd_echo");
 	}
 	if (tring_open(&t, 8, 0, 0) == 0)
-		core_result(true, "reload_create_works", "-");
+		result_check(true, "reload_create_works", "-");
 	else
-		core_result(false, "reload_create_works", "create: %s", strerror(errno));
+		result_check(false, "reload_create_works", "create: %s", strerror(errno));
 	tring_close(&t);
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

@@ -85,7 +85,7 @@ static void expect_broken(const char *name, struct pair *p, int err)
 	if (r2 < 0)
 		e2 = errno;
 	r = poll_one(p->from.fd, 0, &rev);
-	core_result(r1 == -1 && e1 == err && broken && r2 == -1 && e2 == EIO &&
+	result_check(r1 == -1 && e1 == err && broken && r2 == -1 && e2 == EIO &&
 		    r == 1 && (rev & POLLERR), name,
 		    "first write %ld (%s, want %s), broken %d, second write %ld (%s), poll %d revents %#x",
 		    r1, r1 < 0 ? strerror(e1) : "-", strerror(err), broken, r2,
@@ -108,7 +108,7 @@ static void expect_dropped(const char *name, struct pair *p)
 	r = write(p->from.fd, &c, 1);
 	memset(&st, 0, sizeof(st));
 	ioctl(p->from.fd, VRINGFD_GET_STATS, &st);
-	core_result(r == 0 && st.drop_bad_addr == 1 && !tring_broken(&p->from) &&
+	result_check(r == 0 && st.drop_bad_addr == 1 && !tring_broken(&p->from) &&
 		    tring_take_used(&p->from, &id, &len) && id == 0 && len == 0,
 		    name, "write %ld (%s), drop_bad_addr %llu, broken %d, used id %u len %u",
 		    r, r < 0 ? strerror(errno) : "-",
@@ -132,7 +132,7 @@ static void expect_refused(const char *name, struct pair *p)
 	r = write(p->from.fd, &c, 1);
 	e = errno;
 	tring_state(&p->from, &st);
-	core_result(r == -1 && e == E2BIG && !tring_broken(&p->from) && st.last_avail == 0,
+	result_check(r == -1 && e == E2BIG && !tring_broken(&p->from) && st.last_avail == 0,
 		    name, "write %ld (%s, want E2BIG), broken %d, last_avail %u",
 		    r, r < 0 ? strerror(e) : "-", tring_broken(&p->from), st.last_avail);
 }
@@ -152,7 +152,7 @@ static void run_case(const char *name, unsigned int num, uint64_t features,
 
 	memset(&p, 0, sizeof(p));
 	if (pair_open(&p, num, 0, features, 0)) {
-		core_result(false, name, "setup: %s", strerror(errno));
+		result_check(false, name, "setup: %s", strerror(errno));
 		pair_close(&p);
 		return;
 	}
@@ -398,12 +398,12 @@ static void test_ok_cases(void)
 		for (i = 0; i < 4; i++)
 			tring_post(&p.from, 64, false, i);
 		r = write(p.from.fd, &c, 1);
-		core_result(r == 4 && !tring_broken(&p.from) &&
+		result_check(r == 4 && !tring_broken(&p.from) &&
 			    tring_used_pending(&p.to) == 4, "walk_avail_full_ring_ok",
 			    "write %ld (%s), to used %u", r, r < 0 ? strerror(errno) : "-",
 			    tring_used_pending(&p.to));
 	} else {
-		core_result(false, "walk_avail_full_ring_ok", "setup: %s", strerror(errno));
+		result_check(false, "walk_avail_full_ring_ok", "setup: %s", strerror(errno));
 	}
 	pair_close(&p);
 
@@ -414,12 +414,12 @@ static void test_ok_cases(void)
 		tring_avail(&p.from, 0);
 		r = write(p.from.fd, &c, 1);
 		len = 99;
-		core_result(r == 1 && !tring_broken(&p.from) &&
+		result_check(r == 1 && !tring_broken(&p.from) &&
 			    tring_take_used(&p.to, &id, &len) && len == 0,
 			    "walk_zero_len_desc_empty_echo", "write %ld (%s), to len %u",
 			    r, r < 0 ? strerror(errno) : "-", len);
 	} else {
-		core_result(false, "walk_zero_len_desc_empty_echo", "setup: %s",
+		result_check(false, "walk_zero_len_desc_empty_echo", "setup: %s",
 			    strerror(errno));
 	}
 	pair_close(&p);
@@ -437,12 +437,12 @@ static void test_ok_cases(void)
 		tring_avail(&p.from, 0);
 		r = write(p.from.fd, &c, 1);
 		len = 0;
-		core_result(r == 1 && tring_take_used(&p.to, &id, &len) && len == 100 &&
+		result_check(r == 1 && tring_take_used(&p.to, &id, &len) && len == 100 &&
 			    p.to.bufs[(size_t)id * 4096 + 99] == 'x',
 			    "walk_indirect_two_segments_ok", "write %ld (%s), to len %u",
 			    r, r < 0 ? strerror(errno) : "-", len);
 	} else {
-		core_result(false, "walk_indirect_two_segments_ok", "setup: %s",
+		result_check(false, "walk_indirect_two_segments_ok", "setup: %s",
 			    strerror(errno));
 	}
 	pair_close(&p);
@@ -453,11 +453,11 @@ static void test_ok_cases(void)
 		tring_desc(&p.from, 0, DP, 0xffffffffu, 0, 0);
 		tring_avail(&p.from, 0);
 		r = write(p.from.fd, &c, 1);
-		core_result(r == 1 && !tring_broken(&p.from), "walk_len_4g_minus_1_not_broken",
+		result_check(r == 1 && !tring_broken(&p.from), "walk_len_4g_minus_1_not_broken",
 			    "write %ld (%s), broken %d", r, r < 0 ? strerror(errno) : "-",
 			    tring_broken(&p.from));
 	} else {
-		core_result(false, "walk_len_4g_minus_1_not_broken", "setup: %s",
+		result_check(false, "walk_len_4g_minus_1_not_broken", "setup: %s",
 			    strerror(errno));
 	}
 	pair_close(&p);
@@ -474,13 +474,13 @@ static void test_ok_cases(void)
 		r = write(p.from.fd, &c, 1);
 		memset(&es, 0, sizeof(es));
 		ioctl(p.efd, VRINGFD_ECHO_GET_STATS, &es);
-		core_result(r == 1 && !tring_broken(&p.from) && es.dropped == 1 &&
+		result_check(r == 1 && !tring_broken(&p.from) && es.dropped == 1 &&
 			    tring_used_pending(&p.from) == 1,
 			    "walk_data_unmapped_dropped_not_broken",
 			    "write %ld (%s), dropped %llu", r, r < 0 ? strerror(errno) : "-",
 			    (unsigned long long)es.dropped);
 	} else {
-		core_result(false, "walk_data_unmapped_dropped_not_broken", "setup: %s",
+		result_check(false, "walk_data_unmapped_dropped_not_broken", "setup: %s",
 			    strerror(errno));
 	}
 	pair_close(&p);
@@ -492,11 +492,11 @@ static void test_ok_cases(void)
 		tring_post(&p.from, 64, false, 1);
 		r = write(p.from.fd, &c, 1);
 		n = tring_used_pending(&p.from);
-		core_result(r == 1 && n == 1 && !tring_broken(&p.from),
+		result_check(r == 1 && n == 1 && !tring_broken(&p.from),
 			    "walk_used_readonly_after_atomic_attach_ok",
 			    "write %ld (%s), from used %d", r, r < 0 ? strerror(errno) : "-", n);
 	} else {
-		core_result(false, "walk_used_readonly_after_atomic_attach_ok", "setup: %s",
+		result_check(false, "walk_used_readonly_after_atomic_attach_ok", "setup: %s",
 			    strerror(errno));
 	}
 	pair_close(&p);
@@ -517,7 +517,7 @@ static void test_seed_indexes(void)
 	memset(&p, 0, sizeof(p));
 	p.efd = -1;
 	if (tring_map(&p.from, 8, 64) || tring_map(&p.to, 8, 64)) {
-		core_result(false, "walk_avail_index_masked", "mmap failed");
+		result_check(false, "walk_avail_index_masked", "mmap failed");
 		pair_close(&p);
 		return;
 	}
@@ -530,7 +530,7 @@ static void test_seed_indexes(void)
 				 &p.to.last_used, 0);
 	if (p.from.fd < 0 || p.to.fd < 0 ||
 	    echo_attach(p.from.fd, p.to.fd, 0, 0, &p.efd)) {
-		core_result(false, "walk_avail_index_masked", "setup: %s", strerror(errno));
+		result_check(false, "walk_avail_index_masked", "setup: %s", strerror(errno));
 		pair_close(&p);
 		return;
 	}
@@ -539,7 +539,7 @@ static void test_seed_indexes(void)
 	tring_post(&p.to, 64, true, 0);
 	r = write(p.from.fd, &c, 1);
 	tring_state(&p.from, &st);
-	core_result(r == 1 && p.from.vr.avail->ring[3] == 0 && st.last_avail == 1004 &&
+	result_check(r == 1 && p.from.vr.avail->ring[3] == 0 && st.last_avail == 1004 &&
 		    p.from.vr.used->idx == 2006 && p.from.vr.used->ring[2005 & 7].id == 0,
 		    "walk_avail_index_masked",
 		    "write %ld, last_avail %u, used->idx %u, used ring[5].id %u", r,
@@ -549,7 +549,7 @@ static void test_seed_indexes(void)
 	tring_post(&p.from, 64, false, 10);
 	tring_post(&p.to, 64, true, 0);
 	r = write(p.from.fd, &c, 1);
-	core_result(r == 1 && p.from.vr.used->idx == 2007 &&
+	result_check(r == 1 && p.from.vr.used->idx == 2007 &&
 		    p.from.vr.used->ring[2006 & 7].id == 1 &&
 		    p.from.vr.used->ring[0x7777 & 7].len == 0,
 		    "walk_used_index_private", "write %ld, used->idx %#x", r,
@@ -570,7 +570,7 @@ static void test_e2big(void)
 
 	memset(&p, 0, sizeof(p));
 	if (pair_open(&p, 256, 0, 0, 0)) {
-		core_result(false, "walk_e2big_not_consumed", "setup: %s", strerror(errno));
+		result_check(false, "walk_e2big_not_consumed", "setup: %s", strerror(errno));
 		pair_close(&p);
 		return;
 	}
@@ -580,7 +580,7 @@ static void test_e2big(void)
 	r = write(p.from.fd, &c, 1);
 	e = errno;
 	tring_state(&p.from, &st);
-	core_result(r == -1 && e == E2BIG && !tring_broken(&p.from) && st.last_avail == 0,
+	result_check(r == -1 && e == E2BIG && !tring_broken(&p.from) && st.last_avail == 0,
 		    "walk_e2big_not_consumed", "write %ld (%s), broken %d, last_avail %u",
 		    r, r < 0 ? strerror(e) : "-", tring_broken(&p.from), st.last_avail);
 	pair_close(&p);
@@ -600,7 +600,7 @@ static void test_to_ring_broken(void)
 	p.efd = -1;
 	if (tring_open(&p.from, 8, 64, 0) || tring_open(&p.to, 8, 64, 0) ||
 	    echo_attach(p.from.fd, p.to.fd, 0, 0, &p.efd)) {
-		core_result(false, "walk_to_ring_loop_breaks_to_only", "setup: %s",
+		result_check(false, "walk_to_ring_loop_breaks_to_only", "setup: %s",
 			    strerror(errno));
 		pair_close(&p);
 		return;
@@ -610,7 +610,7 @@ static void test_to_ring_broken(void)
 	tring_avail(&p.to, 0);
 	r = write(p.from.fd, &c, 1);
 	e = errno;
-	core_result(r == -1 && e == EINVAL && tring_broken(&p.to) && !tring_broken(&p.from),
+	result_check(r == -1 && e == EINVAL && tring_broken(&p.to) && !tring_broken(&p.from),
 		    "walk_to_ring_loop_breaks_to_only",
 		    "write %ld (%s), to broken %d, from broken %d", r,
 		    r < 0 ? strerror(e) : "-", tring_broken(&p.to), tring_broken(&p.from));
@@ -638,7 +638,7 @@ static void test_memtable(void)
 
 	memset(&p, 0, sizeof(p));
 	if (pair_open(&p, 8, 0, F_INDIRECT, 0)) {
-		core_result(false, "memtable_split_buffer", "setup: %s", strerror(errno));
+		result_check(false, "memtable_split_buffer", "setup: %s", strerror(errno));
 		pair_close(&p);
 		return;
 	}
@@ -650,7 +650,7 @@ static void test_memtable(void)
 	reg[1] = (struct vringfd_mem_region){ 0x11000, 4096, (uintptr_t)g, 0 };
 	r = vringfd_set_mem_table(p.from.fd, reg, 2);
 	if (r) {
-		core_result(false, "memtable_split_buffer", "set table: %s", strerror(errno));
+		result_check(false, "memtable_split_buffer", "set table: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < 100; i++) {
@@ -664,7 +664,7 @@ static void test_memtable(void)
 		bool ok = r == 1 && tring_take_used(&p.to, &id, &len) && len == 100;
 		uint8_t *b = p.to.bufs + (size_t)id * 4096;
 
-		core_result(ok && b[0] == 'A' && b[49] == 'A' && b[50] == 'B' && b[99] == 'B',
+		result_check(ok && b[0] == 'A' && b[49] == 'A' && b[50] == 'B' && b[99] == 'B',
 			    "memtable_split_buffer", "write %ld len %u data %c%c%c%c", r, len,
 			    ok ? b[0] : '?', ok ? b[49] : '?', ok ? b[50] : '?',
 			    ok ? b[99] : '?');
@@ -675,7 +675,7 @@ static void test_memtable(void)
 	r = write(p.from.fd, &c, 1);
 	memset(&st, 0, sizeof(st));
 	ioctl(p.from.fd, VRINGFD_GET_STATS, &st);
-	core_result(r == 0 && st.drop_bad_addr == 1 && !tring_broken(&p.from),
+	result_check(r == 0 && st.drop_bad_addr == 1 && !tring_broken(&p.from),
 		    "memtable_outside_dropped", "write %ld drop_bad_addr %llu", r,
 		    (unsigned long long)st.drop_bad_addr);
 	/* Crossing the end of the last region: dropped as well. */
@@ -683,7 +683,7 @@ static void test_memtable(void)
 	tring_avail(&p.from, 2);
 	r = write(p.from.fd, &c, 1);
 	ioctl(p.from.fd, VRINGFD_GET_STATS, &st);
-	core_result(r == 0 && st.drop_bad_addr == 2, "memtable_past_end_dropped",
+	result_check(r == 0 && st.drop_bad_addr == 2, "memtable_past_end_dropped",
 		    "write %ld drop_bad_addr %llu", r, (unsigned long long)st.drop_bad_addr);
 	/* An indirect table in guest memory, pointing at guest buffers. */
 	tab[0] = (struct vring_desc){ 0x11000, 10, VRING_DESC_F_NEXT, 1 };
@@ -694,7 +694,7 @@ static void test_memtable(void)
 	tring_post(&p.to, 4096, true, 0);
 	r = write(p.from.fd, &c, 1);
 	len = 0;
-	core_result(r == 1 && tring_take_used(&p.to, &id, &len) && len == 20,
+	result_check(r == 1 && tring_take_used(&p.to, &id, &len) && len == 20,
 		    "memtable_indirect_table_translated", "write %ld len %u", r, len);
 	/* Remove the table: addresses are user addresses again. */
 	r = vringfd_set_mem_table(p.from.fd, NULL, 0);
@@ -704,7 +704,7 @@ static void test_memtable(void)
 	tring_post(&p.to, 4096, true, 0);
 	r = r ? r : write(p.from.fd, &c, 1);
 	len = 0;
-	core_result(r == 1 && tring_take_used(&p.to, &id, &len) && len == 16,
+	result_check(r == 1 && tring_take_used(&p.to, &id, &len) && len == 16,
 		    "memtable_removed_user_addresses", "write %ld len %u", r, len);
 out:
 	munmap(g, 3 * 4096);
@@ -724,7 +724,7 @@ static void test_tap_busy_and_broken(void)
 
 	memset(&p, 0, sizeof(p));
 	if (pair_open(&p, 256, 0, 0, 0)) {
-		core_result(false, "attach_tap_on_echo_ring_ebusy", "setup: %s",
+		result_check(false, "attach_tap_on_echo_ring_ebusy", "setup: %s",
 			    strerror(errno));
 		pair_close(&p);
 		return;
@@ -734,7 +734,7 @@ static void test_tap_busy_and_broken(void)
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
 	strcpy(ifr.ifr_name, "vrfdcore0");
 	if (tfd < 0 || ioctl(tfd, TUNSETIFF, &ifr)) {
-		core_skip("attach_tap_on_echo_ring_ebusy", "cannot create a tap device");
+		result_skip("attach_tap_on_echo_ring_ebusy", "cannot create a tap device");
 	} else {
 		memset(&tap, 0, sizeof(tap));
 		tap.tap_fd = tfd;
@@ -751,7 +751,7 @@ static void test_tap_busy_and_broken(void)
 			ioctl(p.from.fd, VRINGFD_ATTACH_TAP, &tap), EIO);
 	core_expect_err("mem_table_on_broken_ring_eio",
 			vringfd_set_mem_table(p.from.fd, NULL, 0), EIO);
-	core_result(ioctl(p.from.fd, VRINGFD_DETACH) == 0, "detach_broken_ring_ok", "%s",
+	result_check(ioctl(p.from.fd, VRINGFD_DETACH) == 0, "detach_broken_ring_ok", "%s",
 		    strerror(errno));
 	core_expect_err("read_broken_ring_eio", read(p.from.fd, &tap, 1), EIO);
 	if (tfd >= 0)
@@ -767,7 +767,7 @@ static void test_tap_busy_and_broken(void)
 int main(void)
 {
 	if (!echo_available()) {
-		core_skip("core_walk", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
+		result_skip("core_walk", "/dev/vringfd_echo missing (vringfd_echo.ko not loaded)");
 		return 0;
 	}
 	run_case("walk_loop_self_eio", 8, 0, s_loop_self, EIO);
@@ -806,5 +806,5 @@ int main(void)
 	test_to_ring_broken();
 	test_memtable();
 	test_tap_busy_and_broken();
-	return core_failures ? 1 : 0;
+	return result_exit_status();
 }

@@ -133,6 +133,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include "lib/result.h"
 #include "kmod_load.h"
 #include "stress_pool.h"
 #include "stress_ring_ops.h"
@@ -444,8 +445,8 @@ static void watchdog(unsigned int n)
 			live++;
 			op = atomic_load(&thr[i].op);
 			if (op && t - atomic_load(&thr[i].op_start_ms) > (long long)opt.hang * 1000) {
-				printf("FAIL: stress_no_hang: thread %u stuck in %s for %lld s (seed %llu)\n",
-				       i, op, (t - atomic_load(&thr[i].op_start_ms)) / 1000,
+				result_fail("stress_no_hang", "thread %u stuck in %s for %lld s (seed %llu)",
+					    i, op, (t - atomic_load(&thr[i].op_start_ms)) / 1000,
 				       (unsigned long long)opt.seed);
 				for (i = 0; i < n; i++) {
 					op = atomic_load(&thr[i].op);
@@ -490,7 +491,7 @@ static void check_kmemleak(void)
 	FILE *f;
 
 	if (access(path, F_OK)) {
-		printf("SKIP: stress_kmemleak: %s not available (needs CONFIG_DEBUG_KMEMLEAK)\n", path);
+		result_skip("stress_kmemleak", "%s not available (needs CONFIG_DEBUG_KMEMLEAK)", path);
 		return;
 	}
 	write_file(path, "scan");
@@ -498,7 +499,7 @@ static void check_kmemleak(void)
 	write_file(path, "scan");
 	f = fopen(path, "r");
 	if (!f) {
-		printf("SKIP: stress_kmemleak: cannot read %s\n", path);
+		result_skip("stress_kmemleak", "cannot read %s", path);
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -509,10 +510,10 @@ static void check_kmemleak(void)
 	}
 	fclose(f);
 	if (hits)
-		printf("FAIL: stress_kmemleak: %d report lines name vringfd (seed %llu)\n", hits,
+		result_fail("stress_kmemleak", "%d report lines name vringfd (seed %llu)", hits,
 		       (unsigned long long)opt.seed);
 	else
-		printf("PASS: stress_kmemleak\n");
+		result_pass("stress_kmemleak");
 }
 
 /**
@@ -530,7 +531,7 @@ static int setup(void)
 	m = mmap((void *)(uintptr_t)ARENA_BASE, ARENA_SZ, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
 	if (m != (void *)(uintptr_t)ARENA_BASE) {
-		printf("FAIL: stress_setup: arena at %#llx: %s\n", ARENA_BASE, strerror(errno));
+		result_fail("stress_setup", "arena at %#llx: %s", ARENA_BASE, strerror(errno));
 		return -1;
 	}
 	if (setrlimit(RLIMIT_NOFILE, &rl))
@@ -566,7 +567,7 @@ static int setup(void)
 		ctls[i].fd = open(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd",
 				   O_RDWR | O_CLOEXEC);
 		if (ctls[i].fd < 0) {
-			printf("FAIL: stress_setup: open /dev/vringfd: %s\n", strerror(errno));
+			result_fail("stress_setup", "open /dev/vringfd: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -621,25 +622,26 @@ static void unload_reload(bool echo_loaded)
 	if (echo_loaded) {
 		r = (int)syscall(SYS_delete_module, "vringfd_echo", O_NONBLOCK);
 		if (r)
-			printf("FAIL: stress_rmmod_vringfd_echo: %s (refcnt %d, seed %llu)\n",
-			       strerror(errno), kl_refcnt("vringfd_echo"), (unsigned long long)opt.seed);
+			result_fail("stress_rmmod_vringfd_echo", "%s (refcnt %d, seed %llu)",
+				    strerror(errno), kl_refcnt("vringfd_echo"),
+				    (unsigned long long)opt.seed);
 		else
-			printf("PASS: stress_rmmod_vringfd_echo\n");
+			result_pass("stress_rmmod_vringfd_echo");
 	}
 	r = (int)syscall(SYS_delete_module, "vringfd", O_NONBLOCK);
 	if (r)
-		printf("FAIL: stress_rmmod_vringfd: %s (refcnt %d, seed %llu)\n", strerror(errno),
+		result_fail("stress_rmmod_vringfd", "%s (refcnt %d, seed %llu)", strerror(errno),
 		       kl_refcnt("vringfd"), (unsigned long long)opt.seed);
 	else
-		printf("PASS: stress_rmmod_vringfd\n");
+		result_pass("stress_rmmod_vringfd");
 	fflush(stdout);
 	if (r)
 		return;
 	if (kl_find_top(top) || kl_load(top, "vringfd.ko") || (echo_loaded && kl_load(top, "vringfd_echo.ko")))
-		printf("FAIL: stress_reload: loading the modules from %s/kmod: %s\n", top,
+		result_fail("stress_reload", "loading the modules from %s/kmod: %s", top,
 		       strerror(errno));
 	else
-		printf("PASS: stress_reload\n");
+		result_pass("stress_reload");
 }
 
 /**
@@ -655,7 +657,6 @@ int main(int argc, char **argv)
 	unsigned long total = 0;
 	long slab0, slab1;
 	long long t0;
-	bool fail = false;
 
 	parse_args(argc, argv);
 	printf("# stress: seed %llu (reproduce: %s --seed %llu --seconds %u --threads %u%s)\n",
@@ -663,13 +664,13 @@ int main(int argc, char **argv)
 	       opt.threads, opt.exclude ? " --exclude ..." : "");
 	fflush(stdout);
 	if (geteuid() != 0) {
-		printf("SKIP: stress: not root (taps, namespaces, module refcounts)\n");
+		result_skip("stress", "not root (taps, namespaces, module refcounts)");
 		return 0;
 	}
 	ref0 = kl_refcnt("vringfd");
 	eref0 = kl_refcnt("vringfd_echo");
 	if (access(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd", F_OK)) {
-		printf("SKIP: stress: /dev/vringfd missing (module not loaded)\n");
+		result_skip("stress", "/dev/vringfd missing (module not loaded)");
 		return 0;
 	}
 	fds0 = count_fds();
@@ -688,7 +689,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)opt.threads; i++) {
 		thr[i].id = i;
 		if (pthread_create(&thr[i].th, NULL, worker, &thr[i])) {
-			printf("FAIL: stress_setup: pthread_create: %s\n", strerror(errno));
+			result_fail("stress_setup", "pthread_create: %s", strerror(errno));
 			atomic_store(&stop_now, true);
 			opt.threads = i;
 			break;
@@ -702,43 +703,39 @@ int main(int argc, char **argv)
 		printf("#   %-12s %6lu calls %7.1f s\n", op_table[i].name, atomic_load(&op_calls[i]),
 		       atomic_load(&op_ms[i]) / 1000.0);
 	hist_print();
-	printf("PASS: stress_no_hang\n");
+	result_pass("stress_no_hang");
 
 	teardown();
 	r = atomic_load(&unexpected);
 	if (r) {
-		printf("FAIL: stress_unexpected_results: %d (first 20 shown above; seed %llu)\n", r,
+		result_fail("stress_unexpected_results", "%d (first 20 shown above; seed %llu)", r,
 		       (unsigned long long)opt.seed);
-		fail = true;
 	} else {
-		printf("PASS: stress_unexpected_results\n");
+		result_pass("stress_unexpected_results");
 	}
 
 	fds1 = count_fds();
 	if (fds1 != fds0) {
-		printf("FAIL: stress_fds_closed: %d fds open, %d before\n", fds1, fds0);
-		fail = true;
+		result_fail("stress_fds_closed", "%d fds open, %d before", fds1, fds0);
 	} else {
-		printf("PASS: stress_fds_closed\n");
+		result_pass("stress_fds_closed");
 	}
 	if (ref0 >= 0) {
 		r = wait_refcnt("vringfd", ref0);
 		if (r != ref0) {
-			printf("FAIL: stress_refcnt_vringfd: %d, %d before (seed %llu)\n", r, ref0,
+			result_fail("stress_refcnt_vringfd", "%d, %d before (seed %llu)", r, ref0,
 			       (unsigned long long)opt.seed);
-			fail = true;
-		} else {
-			printf("PASS: stress_refcnt_vringfd\n");
+			} else {
+			result_pass("stress_refcnt_vringfd");
 		}
 	}
 	if (eref0 >= 0) {
 		r = wait_refcnt("vringfd_echo", eref0);
 		if (r != eref0) {
-			printf("FAIL: stress_refcnt_vringfd_echo: %d, %d before (seed %llu)\n", r,
+			result_fail("stress_refcnt_vringfd_echo", "%d, %d before (seed %llu)", r,
 			       eref0, (unsigned long long)opt.seed);
-			fail = true;
-		} else {
-			printf("PASS: stress_refcnt_vringfd_echo\n");
+			} else {
+			result_pass("stress_refcnt_vringfd_echo");
 		}
 	}
 	fflush(stdout);
@@ -752,13 +749,12 @@ int main(int argc, char **argv)
 	       slab1 - slab0);
 	if (opt.slab_tol_kb >= 0) {
 		if (slab1 - slab0 > opt.slab_tol_kb) {
-			printf("FAIL: stress_slab: SUnreclaim grew %ld kB, tolerance %ld kB\n",
-			       slab1 - slab0, opt.slab_tol_kb);
-			fail = true;
-		} else {
-			printf("PASS: stress_slab\n");
+			result_fail("stress_slab", "SUnreclaim grew %ld kB, tolerance %ld kB",
+				    slab1 - slab0, opt.slab_tol_kb);
+			} else {
+			result_pass("stress_slab");
 		}
 	}
 	fflush(stdout);
-	return fail ? 1 : 0;
+	return result_exit_status();
 }

@@ -416,6 +416,10 @@ static void op_mem(void)
  * child_fail() - report an unexpected answer in a forked child
  * @what: the call
  * @e: errno, or -revents for poll
+ *
+ * A FAIL line in result.h's format, written with write(2): the child of a
+ * threaded program must not take stdio's lock (another thread of the parent
+ * may have held it at fork()), so not through tests/lib/result.h.
  */
 static void child_fail(const char *what, int e)
 {

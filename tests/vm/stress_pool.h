@@ -400,7 +400,7 @@ static bool errno_in(const int *ok, int e)
  */
 static void __attribute__((format(printf, 2, 3))) report_bad(const char *op, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], name[64];
 	va_list ap;
 	int n = atomic_fetch_add(&unexpected, 1);
 
@@ -409,9 +409,9 @@ static void __attribute__((format(printf, 2, 3))) report_bad(const char *op, con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printf("FAIL: stress_%s: %s (seed %llu, thread %d)\n", op, msg,
-	       (unsigned long long)opt.seed, self ? self->id : -1);
-	fflush(stdout);
+	snprintf(name, sizeof(name), "stress_%s", op);
+	result_fail(name, "%s (seed %llu, thread %d)", msg, (unsigned long long)opt.seed,
+		    self ? self->id : -1);
 }
 
 /* Outcome histogram per checked call: [0] successes, [e] failures with errno e. */

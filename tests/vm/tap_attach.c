@@ -21,7 +21,7 @@ static void test_bad_fds(void)
 	int fd;
 
 	if (tc_ring_new(&r, 64, 0) < 0 || tc_ring_new(&r2, 64, 0) < 0) {
-		tc_result(0, "attach_bad_fds", "ring: %s", strerror(errno));
+		result_fail("attach_bad_fds", "ring: %s", strerror(errno));
 		return;
 	}
 	tc_expect_err("attach_fd_minus_one_EBADF", tc_attach(r.fd, -1, VRINGFD_DIR_TX, 0, 0), EBADF);
@@ -36,14 +36,14 @@ static void test_bad_fds(void)
 	close(fd);
 	fd = tc_tap_open("vrtun0", IFF_TUN | IFF_NO_PI);
 	if (fd < 0) {
-		tc_result(0, "attach_iff_tun_EINVAL", "TUNSETIFF: %s", strerror(errno));
+		result_fail("attach_iff_tun_EINVAL", "TUNSETIFF: %s", strerror(errno));
 	} else {
 		tc_expect_err("attach_iff_tun_EINVAL", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 0, 0), EINVAL);
 		close(fd);
 	}
 	fd = tc_tap_open("vrpi0", IFF_TAP);
 	if (fd < 0) {
-		tc_result(0, "attach_tap_with_pi_EINVAL", "TUNSETIFF: %s", strerror(errno));
+		result_fail("attach_tap_with_pi_EINVAL", "TUNSETIFF: %s", strerror(errno));
 	} else {
 		tc_expect_err("attach_tap_with_pi_EINVAL", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 0, 0), EINVAL);
 		close(fd);
@@ -64,7 +64,7 @@ static void test_bad_args(void)
 	plain = tc_tap_open("vrpl0", IFF_TAP | IFF_NO_PI);
 	vnet = tc_tap_open("vrvh0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
 	if (plain < 0 || vnet < 0 || tc_ring_new(&r, 64, 0) < 0) {
-		tc_result(0, "attach_bad_args", "setup: %s", strerror(errno));
+		result_fail("attach_bad_args", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_expect_err("attach_dir_2_EINVAL", tc_attach(r.fd, plain, 2, 0, 0), EINVAL);
@@ -98,14 +98,14 @@ static void test_busy(void)
 	tap2 = tc_tap_open("vrt1", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
 	if (tap < 0 || tap2 < 0 || tc_ring_new(&a, 64, 0) || tc_ring_new(&b, 64, 0) ||
 	    tc_ring_new(&c, 64, 0) || tc_ring_new(&d, 64, 0)) {
-		tc_result(0, "attach_busy", "setup: %s", strerror(errno));
+		result_fail("attach_busy", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_expect_err("attach_tx_ok", tc_attach(a.fd, tap, VRINGFD_DIR_TX, 12, 0), 0);
 	if (ioctl(tap, TUNGETVNETHDRSZ, &sz) == 0 && sz == 12)
-		tc_result(1, "attach_sets_vnet_hdr_sz", " ");
+		result_pass("attach_sets_vnet_hdr_sz");
 	else
-		tc_result(0, "attach_sets_vnet_hdr_sz", "TUNGETVNETHDRSZ %d", sz);
+		result_fail("attach_sets_vnet_hdr_sz", "TUNGETVNETHDRSZ %d", sz);
 	tc_expect_err("attach_twice_EBUSY", tc_attach(a.fd, tap2, VRINGFD_DIR_TX, 12, 0), EBUSY);
 	tc_expect_err("attach_second_tx_same_queue_EBUSY", tc_attach(b.fd, tap, VRINGFD_DIR_TX, 12, 0), EBUSY);
 	tc_expect_err("attach_rx_other_hdr_len_EINVAL", tc_attach(b.fd, tap, VRINGFD_DIR_RX, 10, 0), EINVAL);
@@ -162,7 +162,7 @@ static void test_gone(void)
 	tap = tc_tap_open("vrgone0", IFF_TAP | IFF_NO_PI);
 	if (tap < 0 || tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0) ||
 	    tc_sh("ip link set vrgone0 up")) {
-		tc_result(0, "tap_gone", "setup: %s", strerror(errno));
+		result_fail("tap_gone", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0);
@@ -174,15 +174,15 @@ static void test_gone(void)
 	post_tx(&tx, buf, 4);
 	r = (int)write(tx.fd, "", 1);
 	if (r == 4 && tc_ifstat("vrgone0", "rx_packets") == before + 4)
-		tc_result(1, "tap_fd_closed_tx_still_works", " ");
+		result_pass("tap_fd_closed_tx_still_works");
 	else
-		tc_result(0, "tap_fd_closed_tx_still_works", "write %d (%s), rx_packets %lld -> %lld",
+		result_fail("tap_fd_closed_tx_still_works", "write %d (%s), rx_packets %lld -> %lld",
 			  r, strerror(errno), before, tc_ifstat("vrgone0", "rx_packets"));
 	tc_drain_used(&tx, NULL);
 
 	/* delete the device: a non-persistent tap goes with ip link del */
 	if (tc_sh("ip link del vrgone0")) {
-		tc_result(0, "tap_deleted", "ip link del failed");
+		result_fail("tap_deleted", "ip link del failed");
 		return;
 	}
 	post_tx(&tx, buf, 2);
@@ -194,18 +194,18 @@ static void test_gone(void)
 	r = poll(p, 2, 1000);
 	if (r == 2 && (p[0].revents & (POLLERR | POLLHUP)) == (POLLERR | POLLHUP) &&
 	    (p[1].revents & (POLLERR | POLLHUP)) == (POLLERR | POLLHUP))
-		tc_result(1, "tap_deleted_poll_ERR_HUP", " ");
+		result_pass("tap_deleted_poll_ERR_HUP");
 	else
-		tc_result(0, "tap_deleted_poll_ERR_HUP", "poll %d revents %#x %#x", r,
+		result_fail("tap_deleted_poll_ERR_HUP", "poll %d revents %#x %#x", r,
 			  p[0].revents, p[1].revents);
 	if (vringfd_get_state(tx.fd, &st) == 0 && (st.flags & VRINGFD_STATE_HUP))
-		tc_result(1, "tap_deleted_state_HUP", " ");
+		result_pass("tap_deleted_state_HUP");
 	else
-		tc_result(0, "tap_deleted_state_HUP", "flags %#x", st.flags);
+		result_fail("tap_deleted_state_HUP", "flags %#x", st.flags);
 	tc_expect_err("tap_deleted_detach_ok", vringfd_detach(tx.fd), 0);
 	tc_ring_free(&tx);	/* closes: nothing may be freed twice */
 	tc_ring_free(&rx);
-	tc_result(tc_kmsg_clean(), "tap_deleted_kernel_clean", "WARN/BUG/oops in dmesg");
+	result_check(tc_kmsg_clean(), "tap_deleted_kernel_clean", "WARN/BUG/oops in dmesg");
 }
 
 /**
@@ -222,7 +222,7 @@ static void test_macvtap(void)
 		  "ip link add vrdum0 type dummy && ip link set vrdum0 up && "
 		  "ip link add link vrdum0 name vrmvt0 type macvtap mode bridge && "
 		  "ip link set vrmvt0 up")) {
-		tc_result(-1, "attach_macvtap", "cannot create a macvtap (no dummy/macvtap modules?)");
+		result_skip("attach_macvtap", "cannot create a macvtap (no dummy/macvtap modules?)");
 		return;
 	}
 	idx = (int)if_nametoindex("vrmvt0");
@@ -232,7 +232,7 @@ static void test_macvtap(void)
 		      "$(cut -d: -f2 /sys/class/net/vrmvt0/macvtap/tap%d/dev)", path, idx, idx);
 	fd = open(path, O_RDWR);
 	if (fd < 0 || tc_ring_new(&r, 64, 0)) {
-		tc_result(0, "attach_macvtap", "open %s: %s", path, strerror(errno));
+		result_fail("attach_macvtap", "open %s: %s", path, strerror(errno));
 		goto out;
 	}
 	/* a macvtap queue always has IFF_VNET_HDR */
@@ -251,11 +251,11 @@ int main(void)
 	struct vringfd_version v;
 
 	if (vringfd_get_version(&v) < 0) {
-		tc_result(0, "tap_attach", "no /dev/vringfd: %s", strerror(errno));
+		result_fail("tap_attach", "no /dev/vringfd: %s", strerror(errno));
 		return 1;
 	}
 	if (!(v.caps & VRINGFD_CAP_TAP)) {
-		tc_result(0, "tap_attach", "module without VRINGFD_CAP_TAP");
+		result_fail("tap_attach", "module without VRINGFD_CAP_TAP");
 		return 1;
 	}
 	test_bad_fds();
@@ -263,5 +263,5 @@ int main(void)
 	test_busy();
 	test_gone();
 	test_macvtap();
-	return tc_exit();
+	return result_exit_status();
 }

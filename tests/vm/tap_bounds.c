@@ -127,18 +127,18 @@ static void test_netns_dies(void)
 	int pr;
 
 	if (tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0)) {
-		tc_result(0, name, "rings: %s", strerror(errno));
+		result_fail(name, "rings: %s", strerror(errno));
 		return;
 	}
 	j.tap_fd = tc_tap_open("vrbns0", IFF_TAP | IFF_NO_PI);
 	j.tx = tx.fd;
 	j.rx = rx.fd;
 	if (j.tap_fd < 0) {
-		tc_result(0, name, "tap: %s", strerror(errno));
+		result_fail(name, "tap: %s", strerror(errno));
 		goto out;
 	}
 	if (pthread_create(&th, NULL, ns_thread, &j)) {
-		tc_result(0, name, "pthread_create failed");
+		result_fail(name, "pthread_create failed");
 		goto out;
 	}
 	pthread_mutex_lock(&j.lock);
@@ -153,14 +153,14 @@ static void test_netns_dies(void)
 	pthread_mutex_unlock(&j.lock);
 	pthread_join(th, NULL);
 	if (j.err) {
-		tc_result(0, name, "setup (unshare, move, attach): %s",
+		result_fail(name, "setup (unshare, move, attach): %s",
 			  j.err > 0 ? strerror(j.err) : "ip link set netns failed");
 		goto out;
 	}
 	/* The thread and its namespace's last user are gone: let cleanup_net run. */
 	sleep(1);
 	if (tc_sh("ip link show vrbns0 >/dev/null 2>&1") == 0) {
-		tc_result(0, name, "vrbns0 is still in the test's namespace");
+		result_fail(name, "vrbns0 is still in the test's namespace");
 		goto out;
 	}
 	post_frame(&tx, frame);
@@ -174,7 +174,7 @@ static void test_netns_dies(void)
 	pfd.fd = rx.fd;
 	pfd.events = POLLIN;
 	pr = poll(&pfd, 1, 0);
-	tc_result(w1 >= 0 && w2 >= 0 && rd >= 0 && pr >= 0 && tc_kmsg_clean(), name,
+	result_check(w1 >= 0 && w2 >= 0 && rd >= 0 && pr >= 0 && tc_kmsg_clean(), name,
 		  "write %ld/%ld, read %ld, poll %d (errno %s), kernel log clean %d",
 		  w1, w2, rd, pr, strerror(errno), tc_kmsg_clean());
 out:
@@ -227,7 +227,7 @@ static void test_rx_unusable_bounded(void)
 
 	tap = tc_tap_open("vrbrx0", IFF_TAP | IFF_NO_PI);
 	if (tap < 0 || tc_ring_new(&rx, num, 0)) {
-		tc_result(0, name, "setup: %s", strerror(errno));
+		result_fail(name, "setup: %s", strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < num; i++) {
@@ -240,18 +240,18 @@ static void test_rx_unusable_bounded(void)
 	if (tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 0, 0) < 0 ||
 	    tc_sh("ip link set vrbrx0 up") || !tc_wait_carrier("vrbrx0") ||
 	    (s = tc_packet_socket("vrbrx0")) < 0) {
-		tc_result(0, name, "attach/up: %s", strerror(errno));
+		result_fail(name, "attach/up: %s", strerror(errno));
 		goto out;
 	}
 	tc_frame(frame, sizeof(frame), 3);
 	if (send(s, frame, sizeof(frame), 0) != sizeof(frame)) {
-		tc_result(0, name, "send: %s", strerror(errno));
+		result_fail(name, "send: %s", strerror(errno));
 		goto out;
 	}
 	r = read(rx.fd, frame, 1);
 	used = used_idx(&rx);
 	vringfd_get_stats(rx.fd, &st);
-	tc_result(r >= 0 && used >= 1 && used <= BOUND_CHAINS &&
+	result_check(r >= 0 && used >= 1 && used <= BOUND_CHAINS &&
 		  st.drop_bad_chain == used, name,
 		  "read %ld (%s), chains completed %u (want 1..%d), drop_bad_chain %llu",
 		  r, r < 0 ? strerror(errno) : "-", used, BOUND_CHAINS,
@@ -281,7 +281,7 @@ static void test_tx_split_bounded(void)
 	tap = tc_tap_open("vrbtx0", IFF_TAP | IFF_NO_PI);
 	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tap < 0 || mem == MAP_FAILED || tc_ring_new(&tx, num, 0)) {
-		tc_result(0, name, "setup: %s", strerror(errno));
+		result_fail(name, "setup: %s", strerror(errno));
 		goto out;
 	}
 	/* guest bytes 0..63, each its own region, two user bytes apart */
@@ -300,13 +300,13 @@ static void test_tx_split_bounded(void)
 	fill_avail(&tx, 1024);
 	if (vringfd_set_mem_table(tx.fd, reg, VRINGFD_MAX_MEM_REGIONS) < 0 ||
 	    tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0) < 0) {
-		tc_result(0, name, "mem table/attach: %s", strerror(errno));
+		result_fail(name, "mem table/attach: %s", strerror(errno));
 		goto out;
 	}
 	r = write(tx.fd, "", 1);
 	used = used_idx(&tx);
 	vringfd_get_stats(tx.fd, &st);
-	tc_result(r >= 1 && r <= BOUND_CHAINS && used == r && st.drop_bad_chain == (unsigned long long)r,
+	result_check(r >= 1 && r <= BOUND_CHAINS && used == r && st.drop_bad_chain == (unsigned long long)r,
 		  name, "write %ld (%s) (want 1..%d chains), used %u, drop_bad_chain %llu",
 		  r, r < 0 ? strerror(errno) : "-", BOUND_CHAINS, used,
 		  (unsigned long long)st.drop_bad_chain);
@@ -337,7 +337,7 @@ static void test_head_twice(void)
 	tap = tc_tap_open("vrbtw0", IFF_TAP | IFF_NO_PI);
 	if (tap < 0 || tc_ring_new(&tx, 8, 0) ||
 	    tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0) < 0) {
-		tc_result(0, name, "setup: %s", strerror(errno));
+		result_fail(name, "setup: %s", strerror(errno));
 		goto out;
 	}
 	tc_frame(frame, sizeof(frame), 9);
@@ -348,7 +348,7 @@ static void test_head_twice(void)
 	r = write(tx.fd, "", 1);
 	e = errno;
 	vringfd_get_state(tx.fd, &st);
-	tc_result(r < 0 && e == EIO && (st.flags & VRINGFD_STATE_BROKEN), name,
+	result_check(r < 0 && e == EIO && (st.flags & VRINGFD_STATE_BROKEN), name,
 		  "write %ld (%s, want EIO), state flags %#x", r,
 		  r < 0 ? strerror(e) : "-", st.flags);
 out:
@@ -365,12 +365,12 @@ out:
 int main(void)
 {
 	if (access("/dev/vringfd", R_OK | W_OK) || access("/dev/net/tun", R_OK | W_OK)) {
-		tc_result(-1, "tap_bounds", "/dev/vringfd or /dev/net/tun missing");
+		result_skip("tap_bounds", "/dev/vringfd or /dev/net/tun missing");
 		return 0;
 	}
 	test_netns_dies();
 	test_rx_unusable_bounded();
 	test_tx_split_bounded();
 	test_head_twice();
-	return tc_exit();
+	return result_exit_status();
 }

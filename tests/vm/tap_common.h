@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tap_common.h - shared helpers of the tap attachment's VM tests
- * (tests/vm/tap_*.c): result lines, taps, rings, counters, raw sockets.
+ * (tests/vm/tap_*.c): taps, rings, counters, raw sockets.
  *
- * Every test prints one line: "PASS: name", "FAIL: name: why" or
- * "SKIP: name: why"; tc_exit() returns 0 iff nothing failed.
+ * Every test prints one line through tests/lib/result.h: "PASS: name",
+ * "FAIL: name: why" or "SKIP: name: why"; result_exit_status() is 0 iff
+ * nothing failed.
  */
 #ifndef TAP_COMMON_H
 #define TAP_COMMON_H
@@ -30,33 +31,7 @@
 
 #include "vringfd.h"
 
-static int tc_failed, tc_passed;
-
-/**
- * tc_result() - print one result line
- * @ok: 1 pass, 0 fail, -1 skip
- * @name: test name
- * @fmt: reason (printf format), for fail and skip
- */
-static inline void __attribute__((format(printf, 3, 4)))
-tc_result(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok > 0) {
-		printf("PASS: %s\n", name);
-		tc_passed++;
-	} else {
-		printf("%s: %s: ", ok ? "SKIP" : "FAIL", name);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf("\n");
-		if (!ok)
-			tc_failed++;
-	}
-	fflush(stdout);
-}
+#include "lib/result.h"
 
 /**
  * tc_expect_err() - check that a call failed with @want
@@ -71,22 +46,12 @@ static inline int tc_expect_err(const char *name, long ret, int want)
 	int e = errno;
 
 	if (want == 0 ? ret >= 0 : (ret < 0 && e == want)) {
-		tc_result(1, name, " ");
+		result_pass(name);
 		return 1;
 	}
-	tc_result(0, name, "got %ld errno %d (%s), want %s", ret, ret < 0 ? e : 0,
+	result_fail(name, "got %ld errno %d (%s), want %s", ret, ret < 0 ? e : 0,
 		  ret < 0 ? strerror(e) : "-", want ? strerror(want) : "success");
 	return 0;
-}
-
-/**
- * tc_exit() - the program's exit status
- *
- * Return: 0 iff no test failed.
- */
-static inline int tc_exit(void)
-{
-	return tc_failed ? 1 : 0;
 }
 
 /**

@@ -70,7 +70,7 @@ static void run_forward(const char *fwd, int offload, const char *tag)
 
 	tc_sh("ip netns del " NSA " 2>/dev/null; ip netns del " NSB " 2>/dev/null");
 	if (tc_sh("ip netns add " NSA " && ip netns add " NSB) || pipe(out)) {
-		tc_result(0, tag, "cannot create namespaces");
+		result_fail(tag, "cannot create namespaces");
 		return;
 	}
 	pid = fork();
@@ -84,7 +84,7 @@ static void run_forward(const char *fwd, int offload, const char *tag)
 	close(out[1]);
 	f = fdopen(out[0], "r");
 	if (!fgets(line, sizeof(line), f) || strncmp(line, "ready", 5)) {
-		tc_result(0, tag, "forwarder did not start");
+		result_fail(tag, "forwarder did not start");
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		fclose(f);
@@ -98,27 +98,27 @@ static void run_forward(const char *fwd, int offload, const char *tag)
 		  "ip -n " NSB " addr add fd77::2/64 dev vfb nodad && "
 		  "ip -n " NSA " link set vfa up && ip -n " NSB " link set vfb up");
 	if (r) {
-		tc_result(0, tag, "cannot configure the namespaces");
+		result_fail(tag, "cannot configure the namespaces");
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s_ping4", tag);
-	tc_result(tc_sh("ip netns exec " NSA " ping -q -c 3 -i 0.2 -W 5 10.77.0.2 >/dev/null") == 0,
+	result_check(tc_sh("ip netns exec " NSA " ping -q -c 3 -i 0.2 -W 5 10.77.0.2 >/dev/null") == 0,
 		  name, "no reply");
 	snprintf(name, sizeof(name), "%s_ping6", tag);
-	tc_result(tc_sh("ip netns exec " NSA " ping -6 -q -c 3 -i 0.2 -W 5 fd77::2 >/dev/null") == 0,
+	result_check(tc_sh("ip netns exec " NSA " ping -6 -q -c 3 -i 0.2 -W 5 fd77::2 >/dev/null") == 0,
 		  name, "no reply");
 	snprintf(name, sizeof(name), "%s_ping_1400_bytes", tag);
-	tc_result(tc_sh("ip netns exec " NSA " ping -q -c 2 -s 1400 -W 5 10.77.0.2 >/dev/null") == 0,
+	result_check(tc_sh("ip netns exec " NSA " ping -q -c 2 -s 1400 -W 5 10.77.0.2 >/dev/null") == 0,
 		  name, "no reply");
 	snprintf(name, sizeof(name), "%s_iperf3_tcp", tag);
 	if (access("/usr/bin/iperf3", X_OK)) {
-		tc_result(-1, name, "iperf3 not installed");
+		result_skip(name, "iperf3 not installed");
 	} else {
 		tc_sh("ip netns exec " NSB " iperf3 -s -1 -D -B 10.77.0.2 >/dev/null 2>&1");
 		usleep(700000);
 		r = tc_sh("ip netns exec " NSA " iperf3 -c 10.77.0.2 -t 2 -f m 2>&1 | "
 			  "grep -E 'sender|receiver' | sed 's/^/# %s iperf3: /'", tag);
-		tc_result(r == 0, name, "iperf3 failed");
+		result_check(r == 0, name, "iperf3 failed");
 	}
 out:
 	/* quiesce: no new frames from either stack, let the last ones through */
@@ -143,23 +143,23 @@ out:
 	fclose(f);
 	waitpid(pid, &r, 0);
 	snprintf(name, sizeof(name), "%s_forwarder_clean_exit", tag);
-	tc_result(WIFEXITED(r) && WEXITSTATUS(r) == 0, name, "status %#x", r);
+	result_check(WIFEXITED(r) && WEXITSTATUS(r) == 0, name, "status %#x", r);
 	snprintf(name, sizeof(name), "%s_counters_match", tag);
 	ok = ab.rx > 0 && ba.rx > 0 && ab.rx == ab.tx && ba.rx == ba.tx &&
 	     ab.dropped == 0 && ba.dropped == 0 &&
 	     (long long)ab.tx == b_rx && (long long)ba.tx == a_rx;
-	tc_result(ok, name, "A->B rx %llu tx %llu drop %llu (vfb rx %lld); B->A rx %llu tx %llu drop %llu (vfa rx %lld)",
+	result_check(ok, name, "A->B rx %llu tx %llu drop %llu (vfb rx %lld); B->A rx %llu tx %llu drop %llu (vfa rx %lld)",
 		  ab.rx, ab.tx, ab.dropped, b_rx, ba.rx, ba.tx, ba.dropped, a_rx);
 	snprintf(name, sizeof(name), "%s_frames_above_mtu", tag);
 	if (offload)
-		tc_result(ab.max_frame > 1514 || ba.max_frame > 1514, name,
+		result_check(ab.max_frame > 1514 || ba.max_frame > 1514, name,
 			  "largest frame %llu/%llu: no TSO frame forwarded", ab.max_frame, ba.max_frame);
 	else
-		tc_result(ab.max_frame <= 1514 && ba.max_frame <= 1514, name,
+		result_check(ab.max_frame <= 1514 && ba.max_frame <= 1514, name,
 			  "largest frame %llu/%llu with offloads off", ab.max_frame, ba.max_frame);
 	tc_sh("ip netns del " NSA "; ip netns del " NSB);
 	snprintf(name, sizeof(name), "%s_kernel_clean", tag);
-	tc_result(tc_kmsg_clean(), name, "WARN/BUG/oops in dmesg");
+	result_check(tc_kmsg_clean(), name, "WARN/BUG/oops in dmesg");
 }
 
 int main(int argc, char **argv)
@@ -169,18 +169,18 @@ int main(int argc, char **argv)
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
-		tc_result(0, "forward", "readlink /proc/self/exe");
+		result_fail("forward", "readlink /proc/self/exe");
 		return 1;
 	}
 	exe[n] = 0;
 	/* build/tests/vm/tap_forward -> build/examples/vringfd-forward */
 	snprintf(fwd, sizeof(fwd), "%s/../../examples/vringfd-forward", dirname(exe));
 	if (access(fwd, X_OK)) {
-		tc_result(0, "forward", "%s not built", fwd);
+		result_fail("forward", "%s not built", fwd);
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	run_forward(fwd, 1, "forward_tso");
 	run_forward(fwd, 0, "forward_no_offload");
-	return tc_exit();
+	return result_exit_status();
 }

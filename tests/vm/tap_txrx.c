@@ -142,7 +142,7 @@ static void test_tx_basic(int cap)
 
 	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 256, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
-		tc_result(0, "tx_basic", "setup: %s", strerror(errno));
+		result_fail("tx_basic", "setup: %s", strerror(errno));
 		return;
 	}
 	close(tap);	/* the ring keeps the queue */
@@ -158,13 +158,13 @@ static void test_tx_basic(int cap)
 	s = stats(t.fd);
 	if (r == 100 && n == 100 && lens == 0 && s.frames == 100 && s.bytes == 6000 &&
 	    tc_ifstat(TXTAP, "rx_packets") == rx0 + 100)
-		tc_result(1, "tx_100x60_counted", " ");
+		result_pass("tx_100x60_counted");
 	else
-		tc_result(0, "tx_100x60_counted", "write %d used %d lens %llu frames %llu bytes %llu rx %lld",
+		result_fail("tx_100x60_counted", "write %d used %d lens %llu frames %llu bytes %llu rx %lld",
 			  r, n, (unsigned long long)lens, (unsigned long long)s.frames,
 			  (unsigned long long)s.bytes, tc_ifstat(TXTAP, "rx_packets") - rx0);
 	n = capture_count(cap, 100, 60, 0);
-	tc_result(n == 100, "tx_100x60_content", "%d of 100 frames intact", n);
+	result_check(n == 100, "tx_100x60_content", "%d of 100 frames intact", n);
 
 	/* 1500 bytes in 3 segments, 9000 bytes (larger than a page: unbatched) */
 	tc_frame(buf_at(0), 1500, 7);
@@ -173,7 +173,7 @@ static void test_tx_basic(int cap)
 	r = (int)write(t.fd, "", 1);
 	tc_drain_used(&t, NULL);
 	n = capture_count(cap, 1, 1500, 7);
-	tc_result(r == 1 && n == 1, "tx_1500_three_segments", "write %d captured %d", r, n);
+	result_check(r == 1 && n == 1, "tx_1500_three_segments", "write %d captured %d", r, n);
 	{
 		static uint8_t big[9000];
 
@@ -183,7 +183,7 @@ static void test_tx_basic(int cap)
 		r = (int)write(t.fd, "", 1);
 		tc_drain_used(&t, NULL);
 		n = capture_count(cap, 1, sizeof(big), 9);
-		tc_result(r == 1 && n == 1, "tx_9000_unbatched", "write %d captured %d", r, n);
+		result_check(r == 1 && n == 1, "tx_9000_unbatched", "write %d captured %d", r, n);
 	}
 	tc_ring_free(&t);
 }
@@ -202,7 +202,7 @@ static void test_tx_bad_chains(void)
 
 	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
-		tc_result(0, "tx_bad_chains", "setup: %s", strerror(errno));
+		result_fail("tx_bad_chains", "setup: %s", strerror(errno));
 		return;
 	}
 	s0 = stats(t.fd);
@@ -228,13 +228,13 @@ static void test_tx_bad_chains(void)
 	r = (int)write(t.fd, "", 1);
 	n = tc_drain_used(&t, &lens);
 	s = stats(t.fd);
-	tc_result(r == 5 && n == 5 && lens == 0, "tx_bad_chains_completed_len0",
+	result_check(r == 5 && n == 5 && lens == 0, "tx_bad_chains_completed_len0",
 		  "write %d used %d lens %llu", r, n, (unsigned long long)lens);
-	tc_result(s.drop_bad_chain - s0.drop_bad_chain == 3, "tx_bad_chain_counted",
+	result_check(s.drop_bad_chain - s0.drop_bad_chain == 3, "tx_bad_chain_counted",
 		  "drop_bad_chain +%llu, want 3", (unsigned long long)(s.drop_bad_chain - s0.drop_bad_chain));
-	tc_result(s.drop_too_big - s0.drop_too_big == 1, "tx_too_big_counted",
+	result_check(s.drop_too_big - s0.drop_too_big == 1, "tx_too_big_counted",
 		  "drop_too_big +%llu", (unsigned long long)(s.drop_too_big - s0.drop_too_big));
-	tc_result(s.frames - s0.frames == 1, "tx_good_after_bad_sent",
+	result_check(s.frames - s0.frames == 1, "tx_good_after_bad_sent",
 		  "frames +%llu", (unsigned long long)(s.frames - s0.frames));
 	tc_ring_free(&t);
 	close(tap);
@@ -302,7 +302,7 @@ static void test_tx_headers(void)
 	tap = tc_tap_open("vrhd0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
 	if (tap < 0 || tc_sh("ip link set vrhd0 up") || tc_ring_new(&t, 64, 0) ||
 	    tc_attach(t.fd, tap, VRINGFD_DIR_TX, 12, 0)) {
-		tc_result(0, "tx_headers", "setup: %s", strerror(errno));
+		result_fail("tx_headers", "setup: %s", strerror(errno));
 		return;
 	}
 	for (i = 0; i < VHC_NCASES; i++) {
@@ -318,7 +318,7 @@ static void test_tx_headers(void)
 		tc_drain_used(&t, NULL);
 		s = stats(t.fd);
 		snprintf(name, sizeof(name), "hdr_%s", c->name);
-		tc_result(r == 1 && s.drop_bad_hdr - s0.drop_bad_hdr == (uint64_t)!pass &&
+		result_check(r == 1 && s.drop_bad_hdr - s0.drop_bad_hdr == (uint64_t)!pass &&
 			  s.frames - s0.frames == (uint64_t)pass && s.drop_tap == s0.drop_tap &&
 			  tc_ifstat("vrhd0", "rx_packets") - rx0 == pass, name,
 			  "%s: write %d drop_bad_hdr +%llu frames +%llu drop_tap +%llu tap rx +%lld",
@@ -352,13 +352,13 @@ static void test_tx_headers(void)
 	r = (int)write(t.fd, "", 1);
 	tc_drain_used(&t, NULL);
 	s = stats(t.fd);
-	tc_result(r == 3 && s.frames == s0.frames + 3 && s.drop_bad_hdr == s0.drop_bad_hdr &&
+	result_check(r == 3 && s.frames == s0.frames + 3 && s.drop_bad_hdr == s0.drop_bad_hdr &&
 		  tc_ifstat("vrhd0", "rx_packets") >= rx0 + 3, "tx_good_headers_and_64k_tso",
 		  "write %d frames +%llu bad_hdr +%llu rx +%lld", r,
 		  (unsigned long long)(s.frames - s0.frames),
 		  (unsigned long long)(s.drop_bad_hdr - s0.drop_bad_hdr),
 		  tc_ifstat("vrhd0", "rx_packets") - rx0);
-	tc_result(tc_kmsg_clean(), "tx_headers_kernel_clean", "WARN/BUG/oops in dmesg");
+	result_check(tc_kmsg_clean(), "tx_headers_kernel_clean", "WARN/BUG/oops in dmesg");
 	tc_ring_free(&t);
 	close(tap);
 }
@@ -409,26 +409,26 @@ static void test_notify(void)
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0) ||
 	    vringfd_set_call_fd(t.fd, efd)) {
-		tc_result(0, "notify", "setup: %s", strerror(errno));
+		result_fail("notify", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_frame(buf_at(0), 60, 0);
 	r = tx_burst(&t, 4);
 	fired = eventfd_fired(efd);
 	vringfd_get_state(t.fd, &st);
-	tc_result(r == 4 && fired && (st.flags & VRINGFD_STATE_NOTIFY), "notify_call_fd_signalled",
+	result_check(r == 4 && fired && (st.flags & VRINGFD_STATE_NOTIFY), "notify_call_fd_signalled",
 		  "write %d fired %d flags %#x", r, fired, st.flags);
 	t.r.vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 	r = tx_burst(&t, 4);
 	fired = eventfd_fired(efd);
 	vringfd_get_state(t.fd, &st);
-	tc_result(r == 4 && !fired && !(st.flags & VRINGFD_STATE_NOTIFY), "notify_no_interrupt_honoured",
+	result_check(r == 4 && !fired && !(st.flags & VRINGFD_STATE_NOTIFY), "notify_no_interrupt_honoured",
 		  "write %d fired %d flags %#x", r, fired, st.flags);
 	tc_ring_free(&t);
 
 	if (tc_ring_new(&t, 64, 1ULL << VIRTIO_RING_F_EVENT_IDX) ||
 	    tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0) || vringfd_set_call_fd(t.fd, efd)) {
-		tc_result(0, "notify_event_idx", "setup: %s", strerror(errno));
+		result_fail("notify_event_idx", "setup: %s", strerror(errno));
 		return;
 	}
 	/* the first publish always notifies (nothing signalled before) */
@@ -438,12 +438,12 @@ static void test_notify(void)
 	vring_used_event(&t.r.vr) = 100;	/* not crossed by 4 -> 8 */
 	r = tx_burst(&t, 4);
 	fired = eventfd_fired(efd);
-	tc_result(r == 4 && !fired, "notify_event_idx_not_crossed", "write %d fired %d", r, fired);
+	result_check(r == 4 && !fired, "notify_event_idx_not_crossed", "write %d fired %d", r, fired);
 	vring_used_event(&t.r.vr) = 9;		/* crossed by 8 -> 12 */
 	r = tx_burst(&t, 4);
 	fired = eventfd_fired(efd);
-	tc_result(r == 4 && fired, "notify_event_idx_crossed", "write %d fired %d", r, fired);
-	tc_result(vring_avail_event(&t.r.vr) == 12, "avail_event_kept_current",
+	result_check(r == 4 && fired, "notify_event_idx_crossed", "write %d fired %d", r, fired);
+	result_check(vring_avail_event(&t.r.vr) == 12, "avail_event_kept_current",
 		  "avail_event %u, want 12", vring_avail_event(&t.r.vr));
 	/*
 	 * A write() that finds the ring empty asks for a kick itself
@@ -452,7 +452,7 @@ static void test_notify(void)
 	 */
 	vring_avail_event(&t.r.vr) = 3;
 	r = (int)write(t.fd, "", 1);
-	tc_result(r == 0 && vring_avail_event(&t.r.vr) == 12, "tx_empty_write_requests_kick",
+	result_check(r == 0 && vring_avail_event(&t.r.vr) == 12, "tx_empty_write_requests_kick",
 		  "write %d avail_event %u, want 0 and 12", r, vring_avail_event(&t.r.vr));
 	tc_ring_free(&t);
 	close(efd);
@@ -500,7 +500,7 @@ static void test_memtable(int cap)
 
 	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
-		tc_result(0, "memtable", "setup: %s", strerror(errno));
+		result_fail("memtable", "setup: %s", strerror(errno));
 		return;
 	}
 	a = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -553,7 +553,7 @@ static void test_memtable(int cap)
 	r = (int)write(t.fd, "", 1);
 	tc_drain_used(&t, NULL);
 	n = capture_count(cap, 1, sizeof(frame), 5);
-	tc_result(r == 1 && n == 1, "memtable_split_across_regions", "write %d captured %d", r, n);
+	result_check(r == 1 && n == 1, "memtable_split_across_regions", "write %d captured %d", r, n);
 
 	s0 = stats(t.fd);
 	v.iov_base = (void *)(uintptr_t)0x90000000;	/* outside */
@@ -566,7 +566,7 @@ static void test_memtable(int cap)
 	r = (int)write(t.fd, "", 1);
 	n = tc_drain_used(&t, NULL);
 	s = stats(t.fd);
-	tc_result(n == 3 && s.drop_bad_addr == s0.drop_bad_addr + 3 && s.frames == s0.frames,
+	result_check(n == 3 && s.drop_bad_addr == s0.drop_bad_addr + 3 && s.frames == s0.frames,
 		  "memtable_outside_dropped", "write %d used %d drop_bad_addr +%llu frames +%llu", r, n,
 		  (unsigned long long)(s.drop_bad_addr - s0.drop_bad_addr),
 		  (unsigned long long)(s.frames - s0.frames));
@@ -578,7 +578,7 @@ static void test_memtable(int cap)
 	r = (int)write(t.fd, "", 1);
 	tc_drain_used(&t, NULL);
 	n = capture_count(cap, 1, sizeof(frame), 5);
-	tc_result(r == 1 && n == 1, "memtable_removed_user_addresses_again", "write %d captured %d", r, n);
+	result_check(r == 1 && n == 1, "memtable_removed_user_addresses_again", "write %d captured %d", r, n);
 	munmap(a, 8192);
 	munmap(b, 8192);
 	tc_ring_free(&t);
@@ -598,7 +598,7 @@ static void test_unmapped(void)
 
 	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
-		tc_result(0, "unmapped", "setup: %s", strerror(errno));
+		result_fail("unmapped", "setup: %s", strerror(errno));
 		return;
 	}
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -612,7 +612,7 @@ static void test_unmapped(void)
 	s0 = stats(t.fd);
 	r = (int)write(t.fd, "", 1);
 	s = stats(t.fd);
-	tc_result(r == 4 && s.drop_bad_addr == s0.drop_bad_addr + 4 && s.frames == s0.frames,
+	result_check(r == 4 && s.drop_bad_addr == s0.drop_bad_addr + 4 && s.frames == s0.frames,
 		  "tx_frame_memory_unmapped_dropped", "write %d (%s) drop_bad_addr +%llu", r,
 		  r < 0 ? strerror(errno) : "-", (unsigned long long)(s.drop_bad_addr - s0.drop_bad_addr));
 	tc_drain_used(&t, NULL);
@@ -622,16 +622,16 @@ static void test_unmapped(void)
 	vringfd_ring_publish(&t.r);
 	munmap(t.mem, t.size);
 	r = (int)write(t.fd, "", 1);
-	tc_result(r < 0 && (errno == EFAULT || errno == EIO), "tx_ring_memory_unmapped_fails",
+	result_check(r < 0 && (errno == EFAULT || errno == EIO), "tx_ring_memory_unmapped_fails",
 		  "write %d errno %s", r, strerror(errno));
 	r = (int)write(t.fd, "", 1);
-	tc_result(r < 0 && errno == EIO, "tx_ring_broken_after_fault", "write %d errno %s", r, strerror(errno));
+	result_check(r < 0 && errno == EIO, "tx_ring_broken_after_fault", "write %d errno %s", r, strerror(errno));
 	t.mem = NULL;
 	close(t.fd);
 	t.fd = -1;
 	vringfd_ring_fini(&t.r);
 	close(tap);
-	tc_result(tc_kmsg_clean(), "unmapped_kernel_clean", "WARN/BUG/oops in dmesg");
+	result_check(tc_kmsg_clean(), "unmapped_kernel_clean", "WARN/BUG/oops in dmesg");
 }
 
 /**
@@ -648,7 +648,7 @@ static void test_full_ring(void)
 
 	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 32768, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
-		tc_result(0, "tx_32768_chains", "setup: %s", strerror(errno));
+		result_fail("tx_32768_chains", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_frame(buf_at(0), 60, 0);
@@ -668,7 +668,7 @@ static void test_full_ring(void)
 		writes++;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tc_result(total == 32768 && maxr <= WEIGHT_CHAINS, "tx_32768_chains_bounded",
+	result_check(total == 32768 && maxr <= WEIGHT_CHAINS, "tx_32768_chains_bounded",
 		  "consumed %ld in %d writes, largest %d", total, writes, maxr);
 	printf("# 32768 chains: %d writes, largest %d, %.3f s\n", writes, maxr,
 	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -767,7 +767,7 @@ static void test_rx_plain(int inj)
 
 	tap = tc_tap_open(RXTAP, IFF_TAP | IFF_NO_PI);
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_RX, 0, 0)) {
-		tc_result(0, "rx_plain", "setup: %s", strerror(errno));
+		result_fail("rx_plain", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_wait_carrier(RXTAP);
@@ -781,31 +781,31 @@ static void test_rx_plain(int inj)
 		tc_frame(ref, 100, (unsigned int)i);
 		ok = b && len == 100 && !memcmp(b, ref, 100);
 	}
-	tc_result(ok, "rx_10_frames_filled", "injected %d read %d", n, r);
+	result_check(ok, "rx_10_frames_filled", "injected %d read %d", n, r);
 	tc_drain_used(&t, NULL);
 
 	/* no buffer posted: frames wait in the tap's queue */
 	n = inject(inj, 5, 200, 50);
 	settle();
 	r = (int)read(t.fd, ref, 1);
-	tc_result(r == 0 && n == 5, "rx_no_buffer_returns_0", "read %d", r);
+	result_check(r == 0 && n == 5, "rx_no_buffer_returns_0", "read %d", r);
 	tc_ring_free(&t);
 
 	/* the same with EVENT_IDX: the starved read() asks for a kick */
 	if (tc_ring_new(&t, 64, 1ULL << VIRTIO_RING_F_EVENT_IDX) ||
 	    tc_attach(t.fd, tap, VRINGFD_DIR_RX, 0, 0)) {
-		tc_result(0, "rx_plain_event_idx", "setup: %s", strerror(errno));
+		result_fail("rx_plain_event_idx", "setup: %s", strerror(errno));
 		return;
 	}
 	vring_avail_event(&t.r.vr) = 9;
 	r = (int)read(t.fd, ref, 1);
-	tc_result(r == 0 && vring_avail_event(&t.r.vr) == 0, "rx_starved_read_requests_kick",
+	result_check(r == 0 && vring_avail_event(&t.r.vr) == 0, "rx_starved_read_requests_kick",
 		  "read %d avail_event %u, want 0 and 0", r, vring_avail_event(&t.r.vr));
 	post_rx(&t, 200, 8, BUFSZ);
 	r = rx_pull(&t, 5);
 	b = vringfd_ring_get_used(&t.r, &len);
 	tc_frame(ref, 200, 50);
-	tc_result(r == 5 && b && len == 200 && !memcmp(b, ref, 200), "rx_frames_kept_until_posted",
+	result_check(r == 5 && b && len == 200 && !memcmp(b, ref, 200), "rx_frames_kept_until_posted",
 		  "read %d first len %u", r, b ? len : 0);
 	tc_drain_used(&t, NULL);
 
@@ -823,7 +823,7 @@ static void test_rx_plain(int inj)
 	}
 	r = epoll_wait(ep, &ev, 1, 5000);
 	b = vringfd_ring_get_used(&t.r, &len);
-	tc_result(r == 1 && (ev.events & EPOLLIN) && b && len == 80, "rx_epoll_wakes_and_fills",
+	result_check(r == 1 && (ev.events & EPOLLIN) && b && len == 80, "rx_epoll_wakes_and_fills",
 		  "epoll_wait %d events %#x used len %u", r, r == 1 ? ev.events : 0, b ? len : 0);
 	waitpid(pid, NULL, 0);
 	close(ep);
@@ -850,7 +850,7 @@ static void test_rx_hdr(int inj, int tap)
 	int r, i, k;
 
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_RX, 12, VRINGFD_TAP_F_MRG_RXBUF)) {
-		tc_result(0, "rx_mrg", "setup: %s", strerror(errno));
+		result_fail("rx_mrg", "setup: %s", strerror(errno));
 		return;
 	}
 	post_rx(&t, 300, 8, 256);
@@ -868,13 +868,13 @@ static void test_rx_hdr(int inj, int tap)
 	}
 	h = (void *)got;
 	tc_frame(ref, 1000, 3);
-	tc_result(r == 4 && k == 4 && off == 1012 && h->num_buffers == 4 && !memcmp(got + 12, ref, 1000),
+	result_check(r == 4 && k == 4 && off == 1012 && h->num_buffers == 4 && !memcmp(got + 12, ref, 1000),
 		  "rx_mrg_spans_4_heads", "read %d heads %d bytes %zu num_buffers %u lens %u/%u", r, k, off,
 		  h->num_buffers, k > 0 ? lens[0] : 0, k > 3 ? lens[3] : 0);
 	tc_ring_free(&t);
 
 	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_RX, 12, 0)) {
-		tc_result(0, "rx_nomrg", "setup: %s", strerror(errno));
+		result_fail("rx_nomrg", "setup: %s", strerror(errno));
 		return;
 	}
 	post_rx(&t, 320, 1, 256);
@@ -889,7 +889,7 @@ static void test_rx_hdr(int inj, int tap)
 
 		h = (void *)b;
 		tc_frame(ref, 100, 5);
-		tc_result(r == 1 && s.drop_too_big == s0.drop_too_big + 1 && b && len == 112 &&
+		result_check(r == 1 && s.drop_too_big == s0.drop_too_big + 1 && b && len == 112 &&
 			  h->num_buffers == 1 && !memcmp(b + 12, ref, 100),
 			  "rx_nomrg_big_frame_dropped_small_fits", "read %d too_big +%llu len %u", r,
 			  (unsigned long long)(s.drop_too_big - s0.drop_too_big), b ? len : 0);
@@ -905,7 +905,7 @@ static void test_rx_hdr(int inj, int tap)
 	r = (int)read(t.fd, ref, 1);
 	s = stats(t.fd);
 	i = tc_drain_used(&t, NULL);
-	tc_result(s.drop_bad_chain == s0.drop_bad_chain + 1 && i == 1, "rx_readable_desc_refused",
+	result_check(s.drop_bad_chain == s0.drop_bad_chain + 1 && i == 1, "rx_readable_desc_refused",
 		  "read %d drop_bad_chain +%llu used %d", r,
 		  (unsigned long long)(s.drop_bad_chain - s0.drop_bad_chain), i);
 	/* an unwritable buffer: the frame is dropped, the buffer returned */
@@ -920,13 +920,13 @@ static void test_rx_hdr(int inj, int tap)
 		r = (int)read(t.fd, ref, 1);	/* the frame from above is still queued */
 		s = stats(t.fd);
 		i = tc_drain_used(&t, NULL);
-		tc_result(s.drop_bad_addr > s0.drop_bad_addr && s.frames == s0.frames && i == 1,
+		result_check(s.drop_bad_addr > s0.drop_bad_addr && s.frames == s0.frames && i == 1,
 			  "rx_unwritable_buffer_dropped", "read %d drop_bad_addr +%llu used %d", r,
 			  (unsigned long long)(s.drop_bad_addr - s0.drop_bad_addr), i);
 		munmap(ro, 4096);
 	}
 	tc_ring_free(&t);
-	tc_result(tc_kmsg_clean(), "rx_kernel_clean", "WARN/BUG/oops in dmesg");
+	result_check(tc_kmsg_clean(), "rx_kernel_clean", "WARN/BUG/oops in dmesg");
 }
 
 /**
@@ -946,7 +946,7 @@ static void test_hdr10(int inj, int tap)
 	if (tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0) ||
 	    tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 10, 0) ||
 	    tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 10, 0)) {
-		tc_result(0, "hdr10", "setup: %s", strerror(errno));
+		result_fail("hdr10", "setup: %s", strerror(errno));
 		return;
 	}
 	ioctl(tap, TUNGETVNETHDRSZ, &sz);
@@ -957,14 +957,14 @@ static void test_hdr10(int inj, int tap)
 	vringfd_ring_publish(&tx.r);
 	r = (int)write(tx.fd, "", 1);
 	tc_drain_used(&tx, NULL);
-	tc_result(sz == 10 && r == 1 && tc_ifstat("vrrh0", "rx_packets") == rx0 + 1, "hdr10_tx",
+	result_check(sz == 10 && r == 1 && tc_ifstat("vrrh0", "rx_packets") == rx0 + 1, "hdr10_tx",
 		  "vnet_hdr_sz %d write %d rx +%lld", sz, r, tc_ifstat("vrrh0", "rx_packets") - rx0);
 	post_rx(&rx, 410, 1, BUFSZ);
 	inject(inj, 1, 100, 9);
 	r = rx_pull(&rx, 1);
 	b = vringfd_ring_get_used(&rx.r, &len);
 	tc_frame(ref, 100, 9);
-	tc_result(r == 1 && b && len == 110 && !memcmp(b + 10, ref, 100), "hdr10_rx",
+	result_check(r == 1 && b && len == 110 && !memcmp(b + 10, ref, 100), "hdr10_rx",
 		  "read %d len %u", r, b ? len : 0);
 	tc_ring_free(&tx);
 	tc_ring_free(&rx);
@@ -981,7 +981,7 @@ int main(void)
 	if (tc_sh("ip tuntap add dev " TXTAP " mode tap && ip link set " TXTAP " up && "
 		  "ip tuntap add dev " RXTAP " mode tap && ip link set " RXTAP " up && "
 		  "ip tuntap add dev vrrh0 mode tap vnet_hdr && ip link set vrrh0 up")) {
-		tc_result(0, "tap_txrx", "cannot create taps");
+		result_fail("tap_txrx", "cannot create taps");
 		return 1;
 	}
 	/* no IPv6 autoconfiguration chatter on the test taps */
@@ -990,7 +990,7 @@ int main(void)
 	inj = tc_packet_socket(RXTAP);
 	inj2 = tc_packet_socket("vrrh0");
 	if (cap < 0 || inj < 0 || inj2 < 0) {
-		tc_result(0, "tap_txrx", "packet sockets: %s", strerror(errno));
+		result_fail("tap_txrx", "packet sockets: %s", strerror(errno));
 		return 1;
 	}
 	test_tx_basic(cap);
@@ -1007,5 +1007,5 @@ int main(void)
 	test_hdr10(inj2, rhtap);
 	close(rhtap);
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del vrrh0");
-	return tc_exit();
+	return result_exit_status();
 }

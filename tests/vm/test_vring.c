@@ -14,6 +14,8 @@
 #include <linux/virtio_ring.h>
 #include <vringfd.h>
 
+#include "lib/result.h"
+
 /**
  * main() - run the sequence
  *
@@ -26,11 +28,11 @@ int main(void)
 	uint16_t used = 0;
 	size_t size = vring_size(256, getpagesize());
 	void *buf = NULL;
-	int fd, r, fails = 0;
+	int fd, r;
 
 	if (posix_memalign(&buf, getpagesize(), size)) {
-		printf("FAIL: test_vring: cannot allocate %zu bytes\n", size);
-		return 1;
+		result_fail("test_vring", "cannot allocate %zu bytes", size);
+		return result_exit_status();
 	}
 	memset(buf, 0, size);
 	vring_init(&vr, 256, buf, getpagesize());
@@ -38,39 +40,24 @@ int main(void)
 	fd = vringfd(buf, 256, &used);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			printf("SKIP: test_vring: /dev/vringfd missing (module not loaded)\n");
+			result_skip("test_vring", "/dev/vringfd missing (module not loaded)");
 		else
-			printf("FAIL: test_vring: vringfd: %s\n", strerror(errno));
-		return errno == ENOENT ? 0 : 1;
+			result_fail("test_vring", "vringfd: %s", strerror(errno));
+		return result_exit_status();
 	}
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	r = poll(&pfd, 1, 0);
-	if (r != 0) {
-		printf("FAIL: test_vring_poll_empty: poll gave %d\n", r);
-		fails++;
-	} else {
-		printf("PASS: test_vring_poll_empty\n");
-	}
+	result_check(r == 0, "test_vring_poll_empty", "poll gave %d", r);
 	vr.used->idx++;
 	r = poll(&pfd, 1, 0);
-	if (r != 1 || !(pfd.revents & POLLIN)) {
-		printf("FAIL: test_vring_poll_used: poll after buf used gave %d revents %#x\n",
-		       r, pfd.revents);
-		fails++;
-	} else {
-		printf("PASS: test_vring_poll_used\n");
-	}
+	result_check(r == 1 && (pfd.revents & POLLIN), "test_vring_poll_used",
+		     "poll after buf used gave %d revents %#x", r, pfd.revents);
 	used++;
 	r = poll(&pfd, 1, 0);
-	if (r != 0) {
-		printf("FAIL: test_vring_poll_consumed: poll after used incremented gave %d\n",
-		       r);
-		fails++;
-	} else {
-		printf("PASS: test_vring_poll_consumed\n");
-	}
+	result_check(r == 0, "test_vring_poll_consumed",
+		     "poll after used incremented gave %d", r);
 	close(fd);
 	free(buf);
-	return fails ? 1 : 0;
+	return result_exit_status();
 }

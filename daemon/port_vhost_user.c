@@ -59,7 +59,8 @@ struct pvu_conn;
  * @rx_kick: the rx ring's kick eventfd
  * @tap: the engine's rx_fd
  * @tap_polled: @tap is in the epoll set (not starved)
- * @poll_timer: walks the rings that have no kick fd (fd -1 when none has)
+ * @poll_timer: walks the rings that have no kick fd (registered only when a
+ *	ring has none)
  */
 struct pvu_queue {
 	struct pvu_conn *conn;
@@ -500,7 +501,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		      pvu_rx_kick);
 	loop_ref_init(&q->tap, LOOP_REF_QUEUE_RX, p->eng->rx_fd(q->eq), pvu_tap_ready);
 	q->tap_polled = false;
-	q->poll_timer.fd = -1;
+	loop_ref_init(&q->poll_timer, LOOP_REF_TIMER, -1, pvu_poll_tick);
 	if ((q->tx_kick.fd >= 0 && loop_add(p->loop, &q->tx_kick, EPOLLIN) < 0) ||
 	    (q->rx_kick.fd >= 0 && loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0) ||
 	    ((q->tx_kick.fd < 0 || q->rx_kick.fd < 0) &&
@@ -514,7 +515,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
 		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
 		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off",
-		 q->poll_timer.fd >= 0 ? ", polled: a ring has no kick fd" : "");
+		 q->poll_timer.registered ? ", polled: a ring has no kick fd" : "");
 	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */
 	if (pvu_do_tx(q) < 0)
@@ -664,7 +665,7 @@ static void pvu_attach(struct port *p, int fd)
 	if (deadline_init(&c->hs, p->loop, pvu_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, pvu_msg_passed) < 0 ||
 	    loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: vhost-user connection closed: epoll/timerfd: %s", p->cfg.name,
+		log_err("port %s: vhost-user connection closed: event loop: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);

@@ -213,8 +213,9 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
  * @c: the server
  * @now: ctrl_now()
  *
- * Nothing is armed without clients: an idle daemon has no timer.  A client
- * that sends a request later is checked again when the timer fires.
+ * Nothing is armed without clients: an idle daemon has no timer running.
+ * A client that sends a request later is checked again when the timer
+ * fires.
  */
 static void ctrl_idle_arm(struct ctrl *c, time_t now)
 {

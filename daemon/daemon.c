@@ -61,6 +61,7 @@ struct dmn_tap {
  * @ports: running ports
  * @nports: entries in @ports
  * @ctrl: control server
+ * @watchdog: WATCHDOG=1 timer
  * @started: CLOCK_MONOTONIC seconds at start
  * @caps: effective capabilities after the drop, as text
  */
@@ -74,6 +75,7 @@ struct dmn {
 	struct port *ports[CFG_MAX_PORTS];
 	unsigned int nports;
 	struct ctrl *ctrl;
+	struct loop_ref watchdog;
 	time_t started;
 	char caps[256];
 };
@@ -388,6 +390,18 @@ static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
 }
 
 /**
+ * dmn_watchdog_fired() - WATCHDOG=1
+ * @loop: the loop
+ * @ref: the watchdog timer
+ * @events: unused
+ */
+static void dmn_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	loop_timer_ack(ref);
+	sdn_watchdog();
+}
+
+/**
  * dmn_needs_chown() - whether a socket is given to another owner or group
  * @cfg: the configuration the daemon starts with
  *
@@ -414,7 +428,7 @@ static bool dmn_needs_chown(const struct vnd_config *cfg)
  * @errlen: its size
  *
  * Order: engine, netlink, taps, ports, control socket, capability drop,
- * watchdog, seccomp filter, READY=1.  Any failure undoes what was done.
+ * timers, seccomp filter, READY=1.  Any failure undoes what was done.
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
@@ -424,7 +438,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	char status[256];
 	uint64_t wd;
 	unsigned int i;
-	int lfd, r;
+	int lfd;
 
 	if (!d) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -434,6 +448,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	d->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	d->started = dmn_now();
+	d->watchdog.fd = -1;
 	log_set_level(d->cfg.log_level);
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
 			    d->cfg.message_timeout);
@@ -471,15 +486,16 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
 		 d->cfg.user);
-	r = loop_watchdog(d->loop);
-	if (r < 0) {
-		snprintf(err, errlen, "watchdog: %s", strerror(-r));
-		goto fail;
+	wd = sdn_watchdog_interval_ns();
+	if (wd) {
+		if (loop_timer_init(d->loop, &d->watchdog, dmn_watchdog_fired) < 0 ||
+		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
+			snprintf(err, errlen, "watchdog timerfd: %s", strerror(errno));
+			goto fail;
+		}
+		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
+		sdn_watchdog();
 	}
-	wd = sdn_watchdog_usec();
-	if (r > 0 && wd)
-		log_info("watchdog: WATCHDOG=1 every %llu to %llu ms",
-			 (unsigned long long)(wd / 2000), (unsigned long long)(wd * 3 / 4000));
 	if (sbx_install(d->cfg.seccomp, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
@@ -768,6 +784,9 @@ void dmn_stop(struct dmn *d)
 		return;
 	sdn_stopping();
 	dmn_teardown(d);
+	if (d->loop) {
+		loop_timer_fini(d->loop, &d->watchdog);
+	}
 	nlk_close(d->nl);
 	loop_free(d->loop);
 	cfg_free(&d->cfg);

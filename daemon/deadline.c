@@ -61,10 +61,10 @@ unsigned int deadline_message_sec(void)
 }
 
 /**
- * deadline_fired() - loop handler of the timer
+ * deadline_fired() - loop handler of the timerfd
  * @loop: the loop
  * @ref: the timer's ref
- * @events: EPOLLIN
+ * @events: epoll events
  *
  * The callback may free the connection that embeds the deadline: nothing
  * here touches @dl after it.
@@ -85,7 +85,7 @@ static void deadline_fired(struct loop *loop, struct loop_ref *ref, uint32_t eve
  * @loop: the loop
  * @fn: called when it passes
  *
- * Return: 0, or -1 with errno set (sd-event failure); @dl can be
+ * Return: 0, or -1 with errno set (timerfd or epoll failure); @dl can be
  * given to deadline_fini() either way.
  */
 int deadline_init(struct deadline *dl, struct loop *loop, deadline_fn fn)
@@ -93,6 +93,7 @@ int deadline_init(struct deadline *dl, struct loop *loop, deadline_fn fn)
 	dl->loop = loop;
 	dl->fn = fn;
 	dl->armed = false;
+	dl->ref.fd = -1;
 	return loop_timer_init(loop, &dl->ref, deadline_fired);
 }
 
@@ -106,7 +107,7 @@ int deadline_init(struct deadline *dl, struct loop *loop, deadline_fn fn)
  */
 void deadline_arm(struct deadline *dl, unsigned int sec)
 {
-	if (dl->armed || !dl->ref.registered)
+	if (dl->armed || dl->ref.fd < 0)
 		return;
 	if (loop_timer_set(&dl->ref, (uint64_t)sec * 1000000000ULL, 0) == 0)
 		dl->armed = true;
@@ -118,14 +119,14 @@ void deadline_arm(struct deadline *dl, unsigned int sec)
  */
 void deadline_stop(struct deadline *dl)
 {
-	if (!dl->armed || !dl->ref.registered)
+	if (!dl->armed || dl->ref.fd < 0)
 		return;
 	loop_timer_set(&dl->ref, 0, 0);
 	dl->armed = false;
 }
 
 /**
- * deadline_fini() - release the timer
+ * deadline_fini() - release the timerfd
  * @dl: the deadline (initialised, successfully or not)
  */
 void deadline_fini(struct deadline *dl)

@@ -5,7 +5,7 @@
  * A peer that connects and then says nothing, or starts a message and
  * trickles it one byte a second, would hold its port (one peer at a time)
  * or a waiting slot forever.  Each connection embeds a struct deadline (a
- * one-shot timer of the event loop): armed when the connection starts its
+ * one-shot timerfd in the event loop): armed when the connection starts its
  * handshake or a partial message, stopped when that completes, and when it
  * fires the owner's callback closes the connection with a log line.
  *
@@ -32,8 +32,7 @@ typedef void (*deadline_fn)(struct deadline *dl);
 
 /**
  * struct deadline - one connection's deadline
- * @ref: the timer's loop ref (registered from deadline_init() to
- *	deadline_fini())
+ * @ref: the timerfd's loop ref (fd -1 before deadline_init())
  * @loop: the loop
  * @fn: called when it passes
  * @armed: counting down

@@ -1,23 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * loop.h - vringnetd's event loop: sd-event (libsystemd) underneath,
- *	    dispatch on a typed reference.
+ * loop.h - vringnetd's event loop: one epoll instance, dispatch on a typed
+ *	    reference.
  *
  * Everything the daemon waits on is a struct loop_ref embedded in the object
- * that owns it (a port, a control client, a queue, a timer).  The ref holds
- * its sd-event source; when the fd is ready (or the timer expires) the loop
- * calls ref->handler(loop, ref, events), and the handler finds its object
- * with container_of().  @type says what the ref is (for messages and
- * debugging).
+ * that owns the fd (a port, a control client, a queue, a timer).  epoll's
+ * data.ptr points at the ref; when the fd is ready the loop calls
+ * ref->handler(loop, ref, events), and the handler finds its object with
+ * container_of().  @type says what the ref is (for messages and debugging).
  *
- * Lifetime rule: call loop_del() (loop_timer_fini() for a timer) before
- * freeing the object that embeds the ref.  An event already fetched for that
- * ref and not yet dispatched is then forgotten, so a handler may tear down
- * any other object safely.
+ * Lifetime rule: call loop_del() before freeing the object that embeds the
+ * ref.  loop_del() also forgets events already fetched for that ref in the
+ * current batch, so a handler may tear down any other object safely.
  *
- * Signals (SIGHUP, SIGTERM, SIGINT) are sd-event signal sources; timers are
- * CLOCK_MONOTONIC time sources (loop_timer_*); the systemd watchdog is
- * sd-event's own (loop_watchdog()).  Nothing here allocates per event.
+ * Signals (SIGHUP, SIGTERM, SIGINT) arrive through a signalfd; timers are
+ * timerfds (loop_timer_*).  Nothing here allocates per event.
  */
 #ifndef VRINGNET_LOOP_H
 #define VRINGNET_LOOP_H
@@ -27,8 +24,6 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 
-struct sd_event_source;
-
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -36,7 +31,8 @@ struct sd_event_source;
 
 /* What a struct loop_ref belongs to. */
 enum loop_ref_type {
-	LOOP_REF_TIMER,		/* a timer (loop_timer_init()) */
+	LOOP_REF_SIGNAL,	/* the signalfd */
+	LOOP_REF_TIMER,		/* a timerfd */
 	LOOP_REF_CONTROL,	/* the control socket's listening fd */
 	LOOP_REF_CONTROL_CLIENT,/* one control connection */
 	LOOP_REF_PORT_LISTEN,	/* a port's listening socket */
@@ -53,24 +49,18 @@ struct loop_ref;
  * loop_handler_fn - called when a ref's fd is ready
  * @loop: the loop
  * @ref: the ready ref
- * @events: EPOLLIN, EPOLLOUT, EPOLLHUP, EPOLLERR, ... (EPOLLIN for a timer)
+ * @events: EPOLLIN, EPOLLOUT, EPOLLHUP, EPOLLERR, ...
  */
 typedef void (*loop_handler_fn)(struct loop *loop, struct loop_ref *ref,
 				uint32_t events);
 
 /**
- * struct loop_ref - one fd or timer the loop watches
+ * struct loop_ref - one fd the loop watches
  * @type: what it is
- * @fd: the fd (owned by the embedding object, not by the loop); -1 for a
- *	timer
+ * @fd: the fd (owned by the embedding object, not by the loop)
  * @handler: what to call
  * @events: the epoll events registered
- * @registered: watched (an fd: loop_add() done; a timer: it exists,
- *	loop_timer_init() done and loop_timer_fini() not yet)
- * @loop: the loop it is registered with
- * @src: its sd-event source (NULL when not registered)
- * @interval_us: a timer's period (0: one shot)
- * @expired: a timer's expirations not yet taken by loop_timer_ack()
+ * @registered: the fd is in the epoll set
  */
 struct loop_ref {
 	enum loop_ref_type type;
@@ -78,10 +68,6 @@ struct loop_ref {
 	loop_handler_fn handler;
 	uint32_t events;
 	bool registered;
-	struct loop *loop;
-	struct sd_event_source *src;
-	uint64_t interval_us;
-	uint64_t expired;
 };
 
 /**
@@ -102,7 +88,6 @@ int loop_mod(struct loop *loop, struct loop_ref *ref, uint32_t events);
 void loop_del(struct loop *loop, struct loop_ref *ref);
 int loop_run(struct loop *loop);
 void loop_quit(struct loop *loop, int status);
-int loop_watchdog(struct loop *loop);
 const char *loop_ref_type_name(enum loop_ref_type type);
 
 int loop_timer_init(struct loop *loop, struct loop_ref *ref,

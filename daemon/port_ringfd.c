@@ -408,7 +408,7 @@ static void prf_accept(struct port *p, int fd)
 	for (i = 0; i < RFP_MAX_FDS; i++)
 		c->fds[i] = -1;
 	if (deadline_init(&c->dl, p->loop, prf_deadline_passed) < 0) {
-		log_err("port %s: ring-fd client refused: timer: %s", p->cfg.name,
+		log_err("port %s: ring-fd client refused: timerfd: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->dl);
 		close(fd);

@@ -349,7 +349,7 @@ static void pst_attach(struct port *p, int fd)
 	fs_encoder_init(&c->enc);
 	if (deadline_init(&c->hs, p->loop, pst_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, pst_msg_passed) < 0) {
-		log_err("port %s: stream peer refused: timer: %s", p->cfg.name,
+		log_err("port %s: stream peer refused: timerfd: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);

@@ -383,7 +383,7 @@ static void pvu_attach(struct port *p, int fd)
 	if (deadline_init(&c->hs, p->loop, pvu_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, pvu_msg_passed) < 0 ||
 	    loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: vhost-user connection closed: event loop: %s", p->cfg.name,
+		log_err("port %s: vhost-user connection closed: epoll/timerfd: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);

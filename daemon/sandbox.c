@@ -5,9 +5,7 @@
  * The allow-list is what the daemon does after start-up, each group with
  * the code that needs it:
  *
- *   event loop (loop.c: sd-event)     epoll_*, timerfd_*, signalfd4, read,
- *                                     clock_gettime; the watchdog's
- *                                     sd_notify(): socket AF_UNIX, sendmsg
+ *   event loop (loop.c, deadline.c)   epoll_*, timerfd_*, signalfd4, read
  *   ports, control socket (port*.c,   socket (AF_UNIX only), bind, listen,
  *     control.c, ringfd_proto.c,        accept4, connect, send/recv*,
  *     vhost_user_msg.c)                 *sockopt, get*name, shutdown

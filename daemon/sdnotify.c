@@ -17,19 +17,18 @@
 #include "sdnotify.h"
 
 /**
- * sdn_watchdog_usec() - the watchdog timeout systemd set, for messages (the
- *			 event loop sends WATCHDOG=1: loop_watchdog())
+ * sdn_watchdog_interval_ns() - how often to send WATCHDOG=1
  *
- * Return: WATCHDOG_USEC, or 0 when the watchdog is off (or WATCHDOG_PID
- * names another process).
+ * Return: half of WATCHDOG_USEC in nanoseconds, or 0 when the watchdog is
+ * off (or WATCHDOG_PID names another process).
  */
-uint64_t sdn_watchdog_usec(void)
+uint64_t sdn_watchdog_interval_ns(void)
 {
 	uint64_t usec = 0;
 
-	if (sd_watchdog_enabled(0, &usec) <= 0)
+	if (sd_watchdog_enabled(0, &usec) <= 0 || !usec)
 		return 0;
-	return usec;
+	return usec * 1000ULL / 2;
 }
 
 /**
@@ -93,6 +92,15 @@ void sdn_status(const char *fmt, ...)
 void sdn_stopping(void)
 {
 	sdn_send("STOPPING=1\nSTATUS=stopping");
+}
+
+/**
+ * sdn_watchdog() - WATCHDOG=1 (called from the event loop's timer, so it
+ *		    only goes out while the loop runs)
+ */
+void sdn_watchdog(void)
+{
+	sdn_send("WATCHDOG=1");
 }
 
 /**

@@ -223,7 +223,7 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	vq->qp = qp;
 	vq->ops = ops;
 	vq->owner = owner;
-	loop_ref_init(&vq->poll_timer, LOOP_REF_TIMER, -1, vq_poll_tick);
+	vq->poll_timer.fd = -1;
 	vq->eq = p->eng->open(&d->cfg, why, sizeof(why));
 	if (!vq->eq) {
 		snprintf(err, errlen, "queue pair %u: %s", qp, why);
@@ -237,7 +237,7 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	    ((vq->tx_kick.fd < 0 || vq->rx_kick.fd < 0) &&
 	     (loop_timer_init(p->loop, &vq->poll_timer, vq_poll_tick) < 0 ||
 	      loop_timer_set(&vq->poll_timer, VQ_POLL_NS, VQ_POLL_NS) < 0))) {
-		snprintf(err, errlen, "queue pair %u: event loop: %s", qp, strerror(errno));
+		snprintf(err, errlen, "queue pair %u: epoll: %s", qp, strerror(errno));
 		vq_stop(vq, NULL, NULL, NULL);
 		return -EIO;
 	}
@@ -293,7 +293,8 @@ void vq_stop(struct vq *vq, struct eng_stats *tx_total, struct eng_stats *rx_tot
 	loop_del(loop, &vq->tx_kick);
 	loop_del(loop, &vq->rx_kick);
 	loop_del(loop, &vq->rx);
-	loop_timer_fini(loop, &vq->poll_timer);
+	if (vq->poll_timer.fd >= 0)
+		loop_timer_fini(loop, &vq->poll_timer);
 	vq->rx_polled = false;
 	vq_get_stats(vq, &tx, &rx);
 	if (tx_total)

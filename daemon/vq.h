@@ -81,8 +81,7 @@ struct vq_desc {
  * @rx_kick: rx kick eventfd (fd -1 when polled)
  * @rx: the engine's rx fd
  * @rx_polled: @rx is in the loop (not starved)
- * @poll_timer: walks the rings without a kick fd (registered only when a
- *	ring has none)
+ * @poll_timer: walks the rings without a kick fd (fd -1 when none)
  */
 struct vq {
 	struct port *port;
@@ -126,7 +125,7 @@ static inline bool vq_running(const struct vq *vq)
  */
 static inline bool vq_polled(const struct vq *vq)
 {
-	return vq->poll_timer.registered;
+	return vq->poll_timer.fd >= 0;
 }
 
 #endif /* VRINGNET_VQ_H */

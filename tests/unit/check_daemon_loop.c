@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * check_daemon_loop.c - the event loop (sd-event underneath): dispatch,
- * deletion inside a batch, timers (periodic, missed periods, disarmed or
- * deleted from their handler), signals, the watchdog's WATCHDOG=1.
+ * check_daemon_loop.c - the event loop: dispatch, deletion inside a batch,
+ * timers (periodic, missed periods, disarmed or deleted from their
+ * handler), signals through the signalfd.
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,70 +337,6 @@ START_TEST(test_loop_timer_stopped_in_handler)
 END_TEST
 
 /**
- * lt_notify_count() - count the WATCHDOG=1 datagrams waiting on a socket
- * @fd: the notify socket (non-blocking)
- *
- * Return: how many.
- */
-static int lt_notify_count(int fd)
-{
-	char buf[256];
-	ssize_t n;
-	int count = 0;
-
-	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) >= 0) {
-		buf[n] = '\0';
-		if (strstr(buf, "WATCHDOG=1"))
-			count++;
-	}
-	return count;
-}
-
-START_TEST(test_loop_watchdog)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[] = "/tmp/loop-wd.XXXXXX", err[256], usec[32];
-	struct loop *l = loop_new(lt_signal, NULL, err, sizeof(err));
-	struct loop_ref guard;
-	int fd, first, later;
-
-	ck_assert_msg(l, "%s", err);
-	unsetenv("WATCHDOG_USEC");
-	unsetenv("WATCHDOG_PID");
-	ck_assert_int_eq(loop_watchdog(l), 0);		/* not asked for */
-	loop_free(l);
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", dir);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
-	snprintf(usec, sizeof(usec), "%d", 100000);	/* 100 ms */
-	setenv("WATCHDOG_USEC", usec, 1);
-	l = loop_new(lt_signal, NULL, err, sizeof(err));
-	ck_assert_msg(l, "%s", err);
-	ck_assert_int_eq(loop_watchdog(l), 1);
-	first = lt_notify_count(fd);
-	ck_assert_int_eq(first, 1);			/* one at once */
-	/* then one every 50 to 75 ms while the loop runs: 4 to 6 in 330 ms */
-	ck_assert_int_eq(loop_timer_init(l, &guard, lt_quit5), 0);
-	ck_assert_int_eq(loop_timer_set(&guard, 330000000ULL, 0), 0);
-	ck_assert_int_eq(loop_run(l), 5);
-	later = lt_notify_count(fd);
-	ck_assert_msg(later >= 4 && later <= 7, "%d WATCHDOG=1 in 330 ms at WATCHDOG_USEC=100 ms",
-		      later);
-	loop_timer_fini(l, &guard);
-	loop_free(l);
-	unsetenv("NOTIFY_SOCKET");
-	unsetenv("WATCHDOG_USEC");
-	close(fd);
-	unlink(sa.sun_path);
-	rmdir(dir);
-}
-END_TEST
-
-/**
  * loop_suite() - the event loop
  *
  * Return: the suite.
@@ -420,6 +352,5 @@ Suite *loop_suite(void)
 	RUNNER_ADD_TEST(s, test_loop_add_twice);
 	RUNNER_ADD_TEST(s, test_loop_timer_missed_periods);
 	RUNNER_ADD_TEST(s, test_loop_timer_stopped_in_handler);
-	RUNNER_ADD_TEST(s, test_loop_watchdog);
 	return s;
 }

@@ -15,6 +15,8 @@
 #
 # build/bench/tap_bench runs inside the VM; build/examples/vringfd-forward
 # is used by the forwarding test (tests/vm/tap_forward.c).
+# build/bench/loop_wakeup: instructions per wakeup of the daemon's event loop
+# (scripts/vm-run --icount --no-module -- build/bench/loop_wakeup).
 BENCH_BIN   := $(B)/bench/tap_bench
 FORWARD_BIN := $(B)/examples/vringfd-forward
 
@@ -23,6 +25,12 @@ CHECK_DEPS  += $(FORWARD_BIN)
 
 $(B)/bench/%: $(B)/bench/%.o $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+LOOP_WAKEUP_BIN := $(B)/bench/loop_wakeup
+ALL_TARGETS += $(if $(wildcard bench/loop_wakeup.c),$(LOOP_WAKEUP_BIN))
+$(B)/bench/loop_wakeup.o: DIR_CPPFLAGS += -Idaemon
+$(LOOP_WAKEUP_BIN): $(B)/bench/loop_wakeup.o $(B)/daemon/loop.o $(B)/daemon/log.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 $(B)/examples/%: $(B)/examples/%.o $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^

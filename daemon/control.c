@@ -43,6 +43,8 @@ struct ctrl_client {
  * struct ctrl - the server
  * @loop: the event loop
  * @ref: the listening socket's ref
+ * @idle: timer: the next time a client may have been idle too long
+ * @idle_armed: @idle is counting
  * @path: the socket path ("" when socket-activated: not ours to unlink)
  * @serve: request handler
  * @opaque: passed to @serve
@@ -56,6 +58,8 @@ struct ctrl_client {
 struct ctrl {
 	struct loop *loop;
 	struct loop_ref ref;
+	struct loop_ref idle;
+	bool idle_armed;
 	char path[CFG_PATH_MAX];
 	ctrl_serve_fn serve;
 	void *opaque;
@@ -204,6 +208,58 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 }
 
 /**
+ * ctrl_idle_arm() - count down to the first moment a client can be idle
+ *		     for more than CTRL_IDLE_SEC (its last request then)
+ * @c: the server
+ * @now: ctrl_now()
+ *
+ * Nothing is armed without clients: an idle daemon has no timer running.
+ * A client that sends a request later is checked again when the timer
+ * fires.
+ */
+static void ctrl_idle_arm(struct ctrl *c, time_t now)
+{
+	bool any = false;
+	time_t first = 0;
+	unsigned int i;
+
+	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+		if (c->clients[i].in_use && (!any || c->clients[i].last < first)) {
+			first = c->clients[i].last;
+			any = true;
+		}
+	if (!any)
+		return;
+	/* idle too long: now - last > CTRL_IDLE_SEC, i.e. now >= last + IDLE + 1 */
+	first += CTRL_IDLE_SEC + 1;
+	if (loop_timer_set(&c->idle, (uint64_t)(first > now ? first - now : 1) * 1000000000ULL,
+			   0) < 0)
+		log_warn("control: idle timer: %s", strerror(errno));
+	else
+		c->idle_armed = true;
+}
+
+/**
+ * ctrl_idle_fired() - drop the clients idle for more than CTRL_IDLE_SEC
+ * @loop: the loop
+ * @ref: the server's idle timer
+ * @events: EPOLLIN
+ */
+static void ctrl_idle_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct ctrl *c = container_of(ref, struct ctrl, idle);
+	time_t now = ctrl_now();
+	unsigned int i;
+
+	loop_timer_ack(ref);
+	c->idle_armed = false;
+	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+		if (c->clients[i].in_use && now - c->clients[i].last > CTRL_IDLE_SEC)
+			ctrl_drop(&c->clients[i], "idle");
+	ctrl_idle_arm(c, now);
+}
+
+/**
  * ctrl_admit() - whether a new client of @uid gets a slot
  * @c: the server
  * @uid: its uid
@@ -303,6 +359,8 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 		}
 		c->nclients++;
 		log_debug("control: client %u connected", c->clients[i].id);
+		if (!c->idle_armed)
+			ctrl_idle_arm(c, c->clients[i].last);
 	}
 }
 
@@ -353,8 +411,10 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 	c->serve = serve;
 	c->opaque = opaque;
 	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, ctrl_listen_ready);
-	if (loop_add(loop, &c->ref, EPOLLIN) < 0) {
-		snprintf(err, errlen, "control socket: epoll: %s", strerror(errno));
+	if (loop_timer_init(loop, &c->idle, ctrl_idle_fired) < 0 ||
+	    loop_add(loop, &c->ref, EPOLLIN) < 0) {
+		snprintf(err, errlen, "control socket: event loop: %s", strerror(errno));
+		loop_timer_fini(loop, &c->idle);
 		if (c->path[0])
 			port_unix_unlink(c->path, fd);
 		close(fd);
@@ -364,20 +424,6 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 	log_info("control: %s %s", listen_fd >= 0 ? "socket-activated" : "listening on",
 		 listen_fd >= 0 ? "socket" : path);
 	return c;
-}
-
-/**
- * ctrl_tick() - drop clients idle for more than CTRL_IDLE_SEC
- * @c: the server (called once a second)
- */
-void ctrl_tick(struct ctrl *c)
-{
-	time_t now = ctrl_now();
-	unsigned int i;
-
-	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
-		if (c->clients[i].in_use && now - c->clients[i].last > CTRL_IDLE_SEC)
-			ctrl_drop(&c->clients[i], "idle");
 }
 
 /**
@@ -418,6 +464,7 @@ void ctrl_close(struct ctrl *c)
 		if (c->clients[i].in_use)
 			ctrl_drop(&c->clients[i], NULL);
 	log_ratelimit_flush(&c->rl);
+	loop_timer_fini(c->loop, &c->idle);
 	loop_del(c->loop, &c->ref);
 	if (c->path[0])
 		port_unix_unlink(c->path, c->ref.fd);

@@ -43,7 +43,6 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 		       mode_t mode, gid_t gid, ctrl_serve_fn serve, void *opaque,
 		       char *err, size_t errlen);
 void ctrl_close(struct ctrl *c);
-void ctrl_tick(struct ctrl *c);
 void ctrl_set_per_uid(struct ctrl *c, unsigned int n);
 unsigned int ctrl_clients(const struct ctrl *c);
 

@@ -62,7 +62,6 @@ struct dmn_tap {
  * @nports: entries in @ports
  * @ctrl: control server
  * @watchdog: WATCHDOG=1 timer
- * @tick: one-second housekeeping timer
  * @started: CLOCK_MONOTONIC seconds at start
  * @caps: effective capabilities after the drop, as text
  */
@@ -77,7 +76,6 @@ struct dmn {
 	unsigned int nports;
 	struct ctrl *ctrl;
 	struct loop_ref watchdog;
-	struct loop_ref tick;
 	time_t started;
 	char caps[256];
 };
@@ -404,21 +402,6 @@ static void dmn_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t
 }
 
 /**
- * dmn_tick_fired() - once a second: drop idle control clients
- * @loop: the loop
- * @ref: the tick timer
- * @events: unused
- */
-static void dmn_tick_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct dmn *d = container_of(ref, struct dmn, tick);
-
-	loop_timer_ack(ref);
-	if (d->ctrl)
-		ctrl_tick(d->ctrl);
-}
-
-/**
  * dmn_needs_chown() - whether a socket is given to another owner or group
  * @cfg: the configuration the daemon starts with
  *
@@ -465,7 +448,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	d->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	d->started = dmn_now();
-	d->watchdog.fd = d->tick.fd = -1;
+	d->watchdog.fd = -1;
 	log_set_level(d->cfg.log_level);
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
 			    d->cfg.message_timeout);
@@ -503,11 +486,6 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
 		 d->cfg.user);
-	if (loop_timer_init(d->loop, &d->tick, dmn_tick_fired) < 0 ||
-	    loop_timer_set(&d->tick, 1000000000ULL, 1000000000ULL) < 0) {
-		snprintf(err, errlen, "timerfd: %s", strerror(errno));
-		goto fail;
-	}
 	wd = sdn_watchdog_interval_ns();
 	if (wd) {
 		if (loop_timer_init(d->loop, &d->watchdog, dmn_watchdog_fired) < 0 ||
@@ -808,7 +786,6 @@ void dmn_stop(struct dmn *d)
 	dmn_teardown(d);
 	if (d->loop) {
 		loop_timer_fini(d->loop, &d->watchdog);
-		loop_timer_fini(d->loop, &d->tick);
 	}
 	nlk_close(d->nl);
 	loop_free(d->loop);

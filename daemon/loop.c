@@ -242,17 +242,6 @@ void loop_quit(struct loop *loop, int status)
 }
 
 /**
- * loop_quitting() - whether loop_quit() was called
- * @loop: the loop
- *
- * Return: true once quitting.
- */
-bool loop_quitting(const struct loop *loop)
-{
-	return loop->quit;
-}
-
-/**
  * loop_run() - wait and dispatch until loop_quit()
  * @loop: the loop
  *
@@ -287,16 +276,17 @@ int loop_run(struct loop *loop)
  * @ref: the timer's ref
  * @handler: called on expiry; it should call loop_timer_ack()
  *
- * Return: 0, or -1 with errno set.
+ * Return: 0, or -1 with errno set (@ref then has fd -1: loop_timer_fini()
+ * accepts it).
  */
 int loop_timer_init(struct loop *loop, struct loop_ref *ref,
 		    loop_handler_fn handler)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 
+	loop_ref_init(ref, LOOP_REF_TIMER, fd, handler);
 	if (fd < 0)
 		return -1;
-	loop_ref_init(ref, LOOP_REF_TIMER, fd, handler);
 	if (loop_add(loop, ref, EPOLLIN) < 0) {
 		int e = errno;
 

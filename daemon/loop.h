@@ -88,7 +88,6 @@ int loop_mod(struct loop *loop, struct loop_ref *ref, uint32_t events);
 void loop_del(struct loop *loop, struct loop_ref *ref);
 int loop_run(struct loop *loop);
 void loop_quit(struct loop *loop, int status);
-bool loop_quitting(const struct loop *loop);
 const char *loop_ref_type_name(enum loop_ref_type type);
 
 int loop_timer_init(struct loop *loop, struct loop_ref *ref,

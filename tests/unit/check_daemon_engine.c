@@ -113,8 +113,8 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = hdr_len;
 	qc.mrg_rxbuf = mrg;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
@@ -386,8 +386,8 @@ START_TEST(test_user_mem_table)
 	qc.vnet_hdr_len = 12;
 	qc.regions = &r;
 	qc.nregions = 1;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = efd;
 	qc.rx_call_fd = -1;
 	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
@@ -417,7 +417,7 @@ START_TEST(test_user_open_refuses)
 	ck_assert_int_eq(vringfd_ring_init(&r, mem, 8, 4096, 0), 0);
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = -1;
-	qc.tx = (struct eng_ring){ 8, r.vr.desc, r.vr.avail, r.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = 8, .desc = r.vr.desc, .avail = r.vr.avail, .used = r.vr.used };
 	qc.rx = qc.tx;
 	qc.vnet_hdr_len = 7;
 	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
@@ -545,8 +545,8 @@ START_TEST(test_kernel_rx_preposted)
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = 12;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);

@@ -39,6 +39,12 @@
  *   punch       hugetlb memory only: the same, but punch the huge pages out
  *               (FALLOC_FL_PUNCH_HOLE) and take every free huge page of the
  *               pool first, so the daemon's next touch has no page
+ *   log-truncate  migration: negotiate LOG_SHMFD, hand over a dirty log
+ *               (SET_LOG_BASE), turn logging on (SET_FEATURES with
+ *               VHOST_F_LOG_ALL, SET_VRING_ADDR with VHOST_VRING_F_LOG for
+ *               the tx ring), queue a frame, truncate the log file to 0,
+ *               kick: the daemon faults marking the tx used ring and must
+ *               close the connection
  *   exhausted   hugetlb memory only: map it MAP_NORESERVE, take every free
  *               huge page, then SET_MEM_TABLE: it must be refused (the
  *               daemon reserves its mapping), the connection stays usable
@@ -278,8 +284,36 @@ static int fe_expect_refused(void)
 }
 
 /**
- * fe_attack() - queue frames, take the memory away, kick
- * @evil: "truncate" or "punch"
+ * fe_log_on() - hand over a dirty log and turn logging on for the tx ring
+ *
+ * Return: the log's memfd.
+ */
+static int fe_log_on(void)
+{
+	struct vum_log lg = { .mmap_size = 4096, .mmap_offset = 0 };	/* 128 MiB of guest */
+	struct vum_vring_addr a = {
+		.index = 1,
+		.flags = VUM_VRING_F_LOG,
+		.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1)),
+		.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x1000),
+		.used = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x2000),
+		.log = FE_RING(1) + 0x2000,	/* guest-physical: guest 0 is the memfd's start */
+	};
+	int fd = memfd_create("vu-frontend-log", MFD_CLOEXEC);
+	uint64_t v;
+
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		fe_die("log memfd");
+	fe_msg(VUM_SET_LOG_BASE, &lg, sizeof(lg), fd, &v);
+	v = (1ULL << 32) | (1ULL << VUM_F_PROTOCOL_FEATURES) | (1ULL << 26);	/* LOG_ALL */
+	fe_msg(VUM_SET_FEATURES, &v, 8, -1, NULL);
+	fe_msg(VUM_SET_VRING_ADDR, &a, sizeof(a), -1, NULL);
+	return fd;
+}
+
+/**
+ * fe_attack() - queue frames, take the memory (or the dirty log) away, kick
+ * @evil: "truncate", "punch" or "log-truncate"
  * @memfd: the memory fd
  * @tx: the tx ring
  * @kick: its kick eventfd
@@ -289,6 +323,7 @@ static int fe_expect_refused(void)
 static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int kick)
 {
 	struct iovec out = { .iov_base = (void *)(uintptr_t)FE_TX_BASE, .iov_len = FE_HDR + 60 };
+	int logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
 	uint64_t v = 1;
 
 	memset(fe_mem + FE_TX_BASE, 0, FE_HDR + 60);
@@ -300,6 +335,9 @@ static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int k
 	if (!strcmp(evil, "truncate")) {
 		if (ftruncate(memfd, 0) < 0)
 			fe_die("ftruncate");
+	} else if (logfd >= 0) {
+		if (ftruncate(logfd, 0) < 0)
+			fe_die("ftruncate of the log");
 	} else if (!strcmp(evil, "punch")) {
 		/* pool empty first, so that the punched pages are taken at once:
 		 * a daemon walk in between would get a fresh zeroed page */
@@ -386,7 +424,8 @@ handshake:
 		fe_die("device features lack VERSION_1 or PROTOCOL_FEATURES");
 	}
 	fe_msg(VUM_GET_PROTOCOL_FEATURES, NULL, 0, -1, &v);
-	v &= (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | (1ULL << VUM_PROTOCOL_F_MQ);
+	v &= (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | (1ULL << VUM_PROTOCOL_F_MQ) |
+	     (!strcmp(evil, "log-truncate") ? 1ULL << VUM_PROTOCOL_F_LOG_SHMFD : 0);
 	/* no ack possible before REPLY_ACK is on: send it plainly */
 	{
 		struct vum_hdr h = { .request = VUM_SET_PROTOCOL_FEATURES, .flags = VUM_VERSION,

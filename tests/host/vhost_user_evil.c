@@ -365,18 +365,30 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 	}
-	fd = ev_case_start("second_front_end_refused", false);
+	/* two front-ends are served (a live migration's source and
+	 * destination), a third is refused */
+	fd = ev_case_start("third_front_end_refused", false);
 	if (fd >= 0) {
 		int fd2 = ev_connect();
+		int fd3 = ev_connect();
+		struct vum_hdr h;
 		char c;
 
 		usleep(200000);
-		if (fd2 >= 0 && recv(fd2, &c, 1, 0) == 0)
-			printf("PASS: vhost_user_evil/second_front_end_refused\n");
-		else {
-			printf("FAIL: vhost_user_evil/second_front_end_refused: second connection not closed\n");
+		if (fd2 >= 0)
+			ev_send(fd2, VUM_GET_QUEUE_NUM, 0, false, NULL, 0, 0, NULL, 0);
+		if (fd2 < 0 || recv(fd2, &h, sizeof(h), MSG_WAITALL) != sizeof(h) ||
+		    h.request != VUM_GET_QUEUE_NUM) {
+			printf("FAIL: vhost_user_evil/third_front_end_refused: the second connection (a migration's destination) was not served\n");
+			ev_failed = 1;
+		} else if (fd3 >= 0 && recv(fd3, &c, 1, 0) == 0) {
+			printf("PASS: vhost_user_evil/third_front_end_refused\n");
+		} else {
+			printf("FAIL: vhost_user_evil/third_front_end_refused: third connection not closed\n");
 			ev_failed = 1;
 		}
+		if (fd3 >= 0)
+			close(fd3);
 		if (fd2 >= 0)
 			close(fd2);
 		close(fd);

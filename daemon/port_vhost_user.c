@@ -184,9 +184,8 @@ static void pvu_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *b
 
 	guard_fault_str(f, what, sizeof(what));
 	if (f->index == VU_GUARD_LOG) {
-		snprintf(buf, len,
-			 "dirty log (0x%llx bytes): %s at offset 0x%llx: the front-end shrank its log file",
-			 (unsigned long long)f->size, what, (unsigned long long)f->offset);
+		snprintf(buf, len, "dirty log (0x%llx bytes): %s: the front-end shrank its log file",
+			 (unsigned long long)f->size, what);
 		return;
 	}
 	r = &dev->regions[f->index];
@@ -221,8 +220,14 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
 	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENG_TX]);
 	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENG_RX]);
-	log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
-		 c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
+	if (vu_dev_logging(&c->dev))
+		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u; migrating: %llu dirty page marks so far, %llu beyond the log)",
+		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX],
+		       (unsigned long long)c->dev.log.pages,
+		       (unsigned long long)c->dev.log.beyond);
+	else
+		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
+		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
 }
 
 /**

@@ -21,6 +21,8 @@
 
 #include "config.h"
 
+struct dlog;
+
 /**
  * struct eng_ring - a split ring mapped in this process
  * @num: entries (power of two, 1..32768)
@@ -29,6 +31,9 @@
  * @used: used ring
  * @last_avail: where the device starts reading avail (vhost-user
  *	SET_VRING_BASE; 0 for a fresh ring)
+ * @log_used: with eng_queue_config.log: mark the used ring's pages in the
+ *	dirty log after writing it (vhost-user VHOST_VRING_F_LOG)
+ * @used_gpa: guest-physical address of the used ring (log_guest_addr)
  */
 struct eng_ring {
 	unsigned int num;
@@ -36,6 +41,8 @@ struct eng_ring {
 	void *avail;
 	void *used;
 	uint16_t last_avail;
+	bool log_used;
+	uint64_t used_gpa;
 };
 
 /**
@@ -64,6 +71,10 @@ struct eng_mem_region {
  * @rx: the ring whose chains are filled from the tap
  * @tx_call_fd: eventfd to signal when virtio asks for a tx interrupt, or -1
  * @rx_call_fd: same for rx
+ * @log: dirty log of a migrating guest (dirty_log.h), or NULL: every
+ *	guest page the engine writes is marked there (only the user engine
+ *	logs; the kernel engine refuses a queue with a log).  The log may be
+ *	mapped, replaced or unmapped while the queue runs
  */
 struct eng_queue_config {
 	int tap_fd;
@@ -76,6 +87,7 @@ struct eng_queue_config {
 	struct eng_ring rx;
 	int tx_call_fd;
 	int rx_call_fd;
+	struct dlog *log;
 };
 
 /**

@@ -179,6 +179,12 @@ static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 			 cfg->vnet_hdr_len);
 		return NULL;
 	}
+	/* vringfd.ko does not mark dirty pages: a migrating guest's queues
+	 * run on the user engine (port_vhost_user.c). */
+	if (cfg->log) {
+		snprintf(err, errlen, "kernel engine: cannot log dirty pages (a migrating guest runs on the user engine)");
+		return NULL;
+	}
 	if (vringfd_get_version(&ver) < 0) {
 		snprintf(err, errlen, "kernel engine: VRINGFD_GET_VERSION: %s", strerror(errno));
 		return NULL;

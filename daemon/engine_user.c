@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dirty_log.h"
 #include "engine.h"
 #include "evfd.h"
 #include "log.h"
@@ -49,6 +50,10 @@
  * @rx_call_fd: eventfd for rx interrupts, or -1
  * @stx: tx counters
  * @srx: rx counters
+ * @log: dirty log of a migrating guest, or NULL (ueng_log_used(), ueng_rx())
+ * @log_tx: log the tx used ring (its eng_ring.log_used)
+ * @log_rx: log the rx used ring
+ * @used_gpa: guest-physical address of each used ring, [ENG_TX], [ENG_RX]
  * @iov: scratch segments for one frame (slot 0 for a prepended header,
  *	then the chains, then @overflow)
  * @overflow: catches the part of a frame longer than the posted buffers:
@@ -69,6 +74,10 @@ struct eng_queue {
 	int rx_call_fd;
 	struct eng_stats stx;
 	struct eng_stats srx;
+	struct dlog *log;
+	bool log_tx;
+	bool log_rx;
+	uint64_t used_gpa[2];
 	struct iovec iov[UENG_MAX_IOV + 1];
 	uint8_t overflow[UENG_MAX_FRAME + 64];
 };
@@ -98,6 +107,22 @@ static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
 		return (char *)r->uaddr + off;
 	}
 	return NULL;
+}
+
+/**
+ * ueng_log_used() - mark a used ring's pages dirty (migration)
+ * @q: the queue
+ * @dir: which ring
+ *
+ * The whole used ring (flags, idx, elements, avail_event) after the
+ * device wrote any of it: at most 65 pages, usually one.
+ */
+static void ueng_log_used(struct eng_queue *q, enum eng_dir dir)
+{
+	const struct vringfd_dev *dev = dir == ENG_TX ? &q->tx : &q->rx;
+
+	if (q->log && (dir == ENG_TX ? q->log_tx : q->log_rx))
+		dlog_mark(q->log, q->used_gpa[dir], 6 + 8 * (uint64_t)dev->num);
 }
 
 /**
@@ -240,6 +265,11 @@ static struct eng_queue *ueng_open(const struct eng_queue_config *cfg,
 	q->mrg_rxbuf = cfg->mrg_rxbuf;
 	q->tx_call_fd = cfg->tx_call_fd;
 	q->rx_call_fd = cfg->rx_call_fd;
+	q->log = cfg->log;
+	q->log_tx = cfg->tx.log_used;
+	q->log_rx = cfg->rx.log_used;
+	q->used_gpa[ENG_TX] = cfg->tx.used_gpa;
+	q->used_gpa[ENG_RX] = cfg->rx.used_gpa;
 	if (cfg->nregions) {
 		q->regions = calloc(cfg->nregions, sizeof(*q->regions));
 		if (!q->regions) {
@@ -360,6 +390,7 @@ done:
 	if (n) {
 		q->stx.batches++;
 		ueng_notify(&q->tx, q->tx_call_fd, &q->stx);
+		ueng_log_used(q, ENG_TX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -541,6 +572,9 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 		}
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
+		if (q->log)	/* what readv() wrote into guest buffers */
+			dlog_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
+				      got < f.space ? got : f.space);
 		if ((uint64_t)r < q->tap_hdr_len || got > f.space) {
 			q->srx.drop_too_big++;
 			for (k = 0; k < f.nheads; k++)
@@ -555,6 +589,7 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 	if (filled) {
 		q->srx.batches++;
 		ueng_notify(&q->rx, q->rx_call_fd, &q->srx);
+		ueng_log_used(q, ENG_RX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -570,7 +605,10 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
  */
 static bool ueng_enable_notify(struct eng_queue *q, enum eng_dir dir)
 {
-	return vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
+	bool more = vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
+
+	ueng_log_used(q, dir);	/* avail_event or the used flags */
+	return more;
 }
 
 /**

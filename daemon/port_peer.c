@@ -3,7 +3,7 @@
  * port_peer.c - the one-peer-at-a-time half of the vhost-user and stream port types
  *
  * See port_peer.h.  Bad input and the answer:
- *   a second peer while one is served   refused: its socket closed, counted
+ *   a peer while max_peers are served   refused: its socket closed, counted
  *                                       (refused), a warning logged
  *   cfg.connect refuses or is missing   retried every cfg.reconnect seconds
  *                                       (1 when 0), state "connecting"
@@ -67,25 +67,40 @@ struct port_peer *port_peer_of(struct port *p, const struct port_peer_ops *ops)
 bool port_peer_refuse(struct port *p, int fd, const char *what)
 {
 	struct port_peer *pp = p->priv;
+	unsigned int max = pp->ops->max_peers ? pp->ops->max_peers : 1;
 
-	if (!pp->conn)
+	if (max > PORT_PEER_MAX)
+		max = PORT_PEER_MAX;
+	if (pp->nconns < max)
 		return false;
 	pp->refused++;
-	log_rl(&p->rl, LOG_WARNING, "port %s: %s refused: one is already connected", p->cfg.name, what);
+	if (max == 1)
+		log_rl(&p->rl, LOG_WARNING, "port %s: %s refused: one is already connected",
+		       p->cfg.name, what);
+	else
+		log_rl(&p->rl, LOG_WARNING, "port %s: %s refused: %u are already connected",
+		       p->cfg.name, what, max);
 	close(fd);
 	return true;
 }
 
 /**
- * port_peer_served() - record that @conn is now the port's peer
+ * port_peer_served() - record that @conn is now a peer of the port
  * @p: the port
- * @conn: the type's connection
+ * @conn: the type's connection (port_peer_refuse() said there is room)
  */
 void port_peer_served(struct port *p, void *conn)
 {
 	struct port_peer *pp = p->priv;
+	unsigned int i;
 
-	pp->conn = conn;
+	for (i = 0; i < PORT_PEER_MAX; i++) {
+		if (!pp->conns[i]) {
+			pp->conns[i] = conn;
+			pp->nconns++;
+			break;
+		}
+	}
 	pp->accepted++;
 	p->state = "connected";
 }
@@ -98,9 +113,16 @@ void port_peer_served(struct port *p, void *conn)
 void port_peer_closed(struct port *p, const void *conn)
 {
 	struct port_peer *pp = p->priv;
+	unsigned int i;
 
-	if (pp->conn == conn)
-		pp->conn = NULL;
+	for (i = 0; i < PORT_PEER_MAX; i++) {
+		if (pp->conns[i] == conn) {
+			pp->conns[i] = NULL;
+			pp->nconns--;
+		}
+	}
+	if (pp->nconns)
+		return;
 	p->state = p->cfg.listen[0] ? "listening" : "connecting";
 	if (!p->cfg.listen[0])
 		port_peer_retry(pp);
@@ -145,7 +167,7 @@ static void port_peer_timer(struct loop *loop, struct loop_ref *ref, uint32_t ev
 	struct port_peer *pp = container_of(ref, struct port_peer, timer);
 
 	loop_timer_ack(ref);
-	if (!pp->conn)
+	if (!pp->nconns)
 		port_peer_try_connect(pp->port);
 }
 
@@ -185,11 +207,13 @@ int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err
 void port_peer_teardown(struct port *p)
 {
 	struct port_peer *pp = p->priv;
+	unsigned int i;
 
 	if (!pp)
 		return;
-	if (pp->conn)
-		pp->ops->close(pp->conn, "port closed");
+	for (i = 0; i < PORT_PEER_MAX; i++)
+		if (pp->conns[i])
+			pp->ops->close(pp->conns[i], "port closed");
 	if (pp->timer_ok)
 		loop_timer_fini(p->loop, &pp->timer);
 	free(pp);
@@ -205,24 +229,26 @@ void port_peer_teardown(struct port *p)
 void port_peer_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
 {
 	struct port_peer *pp = p->priv;
+	unsigned int i;
 
 	if (!pp)
 		return;
 	port_stats_add(tx, &pp->tx);
 	port_stats_add(rx, &pp->rx);
-	if (pp->conn && pp->ops->conn_stats)
-		pp->ops->conn_stats(p, pp->conn, tx, rx);
+	for (i = 0; i < PORT_PEER_MAX; i++)
+		if (pp->conns[i] && pp->ops->conn_stats)
+			pp->ops->conn_stats(p, pp->conns[i], tx, rx);
 }
 
 /**
  * port_peer_connections() - port_ops.connections
  * @p: the port
  *
- * Return: 1 while a peer is served, else 0.
+ * Return: the peers served.
  */
 unsigned int port_peer_connections(struct port *p)
 {
 	const struct port_peer *pp = p->priv;
 
-	return pp && pp->conn ? 1 : 0;
+	return pp ? pp->nconns : 0;
 }

@@ -3,7 +3,8 @@
  * port_peer.h - the one-peer-at-a-time half of a port type
  *
  * The vhost-user and stream port types serve one peer at a time on a
- * listening socket (a second one is refused and counted) or, in client
+ * listening socket (a second one is refused and counted; vhost-user takes
+ * two at once: a live migration's source and destination) or, in client
  * mode, connect to cfg.connect and retry every cfg.reconnect seconds while
  * no peer is served.  This is that shared half: port.priv is a struct
  * port_peer, created on first use; the type supplies how to serve a
@@ -32,30 +33,36 @@
  * @attach: serve a connected socket (owned from the call on)
  * @close: close a peer, with a reason for the log (NULL: clean hang-up)
  * @conn_stats: the counters of a live peer (NULL: none besides the port's)
+ * @max_peers: peers served at once, 1..PORT_PEER_MAX (0 means 1)
  */
 struct port_peer_ops {
 	void (*attach)(struct port *p, int fd);
 	void (*close)(void *conn, const char *why);
 	void (*conn_stats)(struct port *p, void *conn, struct eng_stats *tx,
 			   struct eng_stats *rx);
+	unsigned int max_peers;
 };
+
+#define PORT_PEER_MAX	2	/* a migration's source and destination */
 
 /**
  * struct port_peer - per-port data of a one-peer port type (port.priv)
  * @port: the port
  * @ops: the type's part
- * @conn: the peer served, or NULL
+ * @conns: the peers served (NULL: a free slot)
+ * @nconns: peers served
  * @tx: counters of closed peers and port-level drops (peer -> tap)
  * @rx: same, tap -> peer
  * @accepted: peers served so far
- * @refused: peers refused while one was served
+ * @refused: peers refused while the port was full
  * @timer: reconnect timer (client mode)
  * @timer_ok: @timer was created
  */
 struct port_peer {
 	struct port *port;
 	const struct port_peer_ops *ops;
-	void *conn;
+	void *conns[PORT_PEER_MAX];
+	unsigned int nconns;
 	struct eng_stats tx;
 	struct eng_stats rx;
 	unsigned long accepted;

@@ -212,10 +212,10 @@ static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_
 	d.cfg.ring_features = c->setup.features;
 	d.cfg.regions = &c->region;
 	d.cfg.nregions = 1;
-	d.cfg.tx = (struct eng_ring){ r->tx.num, m + r->tx.desc, m + r->tx.avail,
-				      m + r->tx.used, 0 };
-	d.cfg.rx = (struct eng_ring){ r->rx.num, m + r->rx.desc, m + r->rx.avail,
-				      m + r->rx.used, 0 };
+	d.cfg.tx = (struct eng_ring){ .num = r->tx.num, .desc = m + r->tx.desc,
+				      .avail = m + r->tx.avail, .used = m + r->tx.used };
+	d.cfg.rx = (struct eng_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
+				      .avail = m + r->rx.avail, .used = m + r->rx.used };
 	d.cfg.tx_call_fd = c->fds[1 + 4 * qp + 1];
 	d.cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
 	d.tx_kick_fd = c->fds[1 + 4 * qp];

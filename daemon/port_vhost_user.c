@@ -19,6 +19,19 @@
  * Every connection is bounded in time (deadline.h): closed (logged) when no
  * queue pair runs boot-timeout seconds after it connected, or when a
  * message it began is not complete message-timeout seconds later.
+ *
+ * Live migration: a port serves two front-ends at once, the migration's
+ * source and its destination (QEMU started with -incoming connects while
+ * the source still runs; a third is refused).  A queue pair runs on one
+ * connection at a time: the source stops its rings (GET_VRING_BASE) before
+ * the destination starts them; a connection whose queue pair becomes
+ * ready while the other connection runs it is closed (EBUSY).  While the
+ * front-end has VHOST_F_LOG_ALL acked (the source, during the migration)
+ * its queue pairs run on the user engine, which marks what it writes in
+ * the dirty log (dirty_log.h); vringfd.ko does not log.  The features
+ * change stops the pairs and starts them again on the other engine from
+ * the same avail positions; when logging ends they return to the port's
+ * engine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -165,10 +178,17 @@ static void pvu_vq_efault_where(struct vq *vq, char *buf, size_t len)
 static void pvu_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
 			     size_t len)
 {
-	const struct vu_region *r = &pvu_conn_of(vq)->dev.regions[f->index];
+	const struct vu_dev *dev = &pvu_conn_of(vq)->dev;
+	const struct vu_region *r;
 	char what[128];
 
 	guard_fault_str(f, what, sizeof(what));
+	if (f->index == VU_GUARD_LOG) {
+		snprintf(buf, len, "dirty log (0x%llx bytes): %s: the front-end shrank its log file",
+			 (unsigned long long)f->size, what);
+		return;
+	}
+	r = &dev->regions[f->index];
 	snprintf(buf, len,
 		 "guest memory region %u (guest 0x%llx, 0x%llx bytes, fd offset 0x%llx): %s (guest 0x%llx): the front-end shrank its memory file or its pages could not be allocated",
 		 f->index, (unsigned long long)r->guest_addr, (unsigned long long)r->size,
@@ -200,8 +220,36 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
 	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENG_TX]);
 	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENG_RX]);
-	log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
-		 c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
+	if (vu_dev_logging(&c->dev))
+		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u; migrating: %llu dirty page marks so far, %llu beyond the log)",
+		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX],
+		       (unsigned long long)c->dev.log.pages,
+		       (unsigned long long)c->dev.log.beyond);
+	else
+		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
+		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
+}
+
+/**
+ * pvu_qp_taken() - whether another connection of the port runs a queue pair
+ * @c: the connection asking
+ * @qp: queue pair
+ *
+ * Return: true when the port's other front-end (a migration's source or
+ * destination) has @qp running on the tap queue.
+ */
+static bool pvu_qp_taken(const struct pvu_conn *c, unsigned int qp)
+{
+	const struct port_peer *pp = c->port->priv;
+	unsigned int i;
+
+	for (i = 0; i < PORT_PEER_MAX; i++) {
+		const struct pvu_conn *o = pp->conns[i];
+
+		if (o && o != c && vq_running(&o->q[qp]))
+			return true;
+	}
+	return false;
 }
 
 /**
@@ -209,6 +257,8 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
  * @c: the connection
  * @qp: queue pair
  *
+ * The pair runs on the port's engine, or on the user engine while the
+ * front-end logs dirty pages (a migration's source).
  * Return: 0 or a negative errno (the message is in c->dev.err).
  */
 static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
@@ -223,7 +273,14 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 			 p->tap->nqueues);
 		return -EINVAL;
 	}
+	if (pvu_qp_taken(c, qp)) {
+		snprintf(c->dev.err, sizeof(c->dev.err),
+			 "queue pair %u: the port's other front-end runs it (a migration's source must stop its rings before the destination starts them)",
+			 qp);
+		return -EBUSY;
+	}
 	vu_dev_queue_config(&c->dev, qp, &d.cfg);
+	d.eng = vu_dev_logging(&c->dev) ? &eng_user_ops : p->eng;
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
@@ -231,11 +288,13 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		       sizeof(c->dev.err));
 	if (ret)
 		return ret;
-	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
-		 p->cfg.name, qp, p->eng->name, d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
+		 p->cfg.name, qp, d.eng->name, d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
 		 d.cfg.mrg_rxbuf ? "on" : "off",
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",
-		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "");
+		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "",
+		 !d.cfg.log ? "" : dlog_mapped(d.cfg.log) ?
+		 ", migrating: dirty pages logged" : ", migrating: dirty logging on, no log yet");
 	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */
 	vq_kick(&c->q[qp]);
@@ -433,6 +492,7 @@ static const struct port_peer_ops pvu_peer_ops = {
 	.attach = pvu_attach,
 	.close = pvu_close_conn,
 	.conn_stats = pvu_conn_stats,
+	.max_peers = PORT_PEER_MAX,	/* a migration's source and destination */
 };
 
 /**

@@ -22,8 +22,14 @@
  *   SET_VRING_NUM not a power of two 1..32768    -EINVAL
  *   SET_VRING_BASE >= 65536                      -EINVAL
  *   SET_VRING_ADDR before SET_VRING_NUM or
- *     SET_MEM_TABLE, with the log flag, misaligned,
+ *     SET_MEM_TABLE, flags other than the log flag,
+ *     a misaligned log_guest_addr, misaligned,
  *     or any ring part outside mapped memory     -EINVAL / -EFAULT
+ *   SET_LOG_BASE without LOG_SHMFD negotiated    -EINVAL
+ *   SET_LOG_BASE: size 0 or above 1 GiB, offset
+ *     + size wrapping, fd not a memory file,
+ *     log beyond its fd's size (fstat)           -EINVAL / -EFAULT
+ *   SET_LOG_FD with an fd that is not an eventfd -ENOTSUP
  *   SET_VRING_ENABLE with a value other than 0/1 -EINVAL
  *   SET_VRING_KICK/CALL/ERR fd not an eventfd    -ENOTSUP
  *   SET_MEM_TABLE: empty region, address ranges that wrap or overlap,
@@ -45,6 +51,16 @@
  * connection (port_vhost_user.c).
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
+ *
+ * Migration (QEMU's vhost.c): SET_LOG_BASE hands over the dirty log (a
+ * memfd, mapped here and registered with guard.c like guest memory; a new
+ * one replaces it, reset and RESET_OWNER unmap it) and is answered with a
+ * u64 0; SET_FEATURES with VHOST_F_LOG_ALL turns logging on and
+ * SET_VRING_ADDR with VHOST_VRING_F_LOG gives each ring's used-ring
+ * guest address; the features change stops the queue pairs and restarts
+ * them with the log (the owner picks an engine that logs).  At the end,
+ * GET_VRING_BASE stops the rings and reports where the device stopped,
+ * which QEMU migrates and gives the destination with SET_VRING_BASE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +73,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "dirty_log.h"
 #include "evfd.h"
 #include "guard.h"
 #include "vhost_user.h"
@@ -134,6 +151,8 @@ void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
 	dev->features_offered = VU_FEATURES_BASE | (1ULL << VU_NET_F_MQ);
 	for (i = 0; i < VU_MAX_VRINGS; i++)
 		vu_vring_init(&dev->vrings[i]);
+	dlog_init(&dev->log);
+	dev->log_fd = -1;
 	vum_rx_init(&dev->rx);
 }
 
@@ -179,6 +198,18 @@ static void vu_unmap_all(struct vu_dev *dev)
 }
 
 /**
+ * vu_log_release() - unmap the dirty log and close the log fd
+ * @dev: the connection (no queue pair running: they may mark the log)
+ */
+static void vu_log_release(struct vu_dev *dev)
+{
+	dlog_unmap(&dev->log);
+	if (dev->log_fd >= 0)
+		close(dev->log_fd);
+	dev->log_fd = -1;
+}
+
+/**
  * vu_dev_reset() - release everything a connection holds
  * @dev: the connection
  *
@@ -192,6 +223,7 @@ void vu_dev_reset(struct vu_dev *dev)
 
 	vu_stop_all(dev);
 	vu_unmap_all(dev);
+	vu_log_release(dev);
 	for (i = 0; i < VU_MAX_VRINGS; i++)
 		vu_vring_close_fds(&dev->vrings[i]);
 	vum_rx_reset(&dev->rx);
@@ -617,6 +649,61 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 }
 
 /**
+ * vu_set_log_base() - SET_LOG_BASE: map the dirty log, answer
+ * @dev: the connection
+ * @msg: the (shape-checked: 16 bytes, one fd) message; its fd is consumed
+ *
+ * A log mapped before is replaced (QEMU resizes the log when guest memory
+ * changes); running queues mark the new one from their next write, as
+ * they reach it through @dev->log.  The reply is a u64 0 (QEMU waits for
+ * a reply with LOG_SHMFD and reads its header and any payload).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vu_set_log_base(struct vu_dev *dev, struct vum_msg *msg)
+{
+	const struct vum_log lg = msg->payload.log;
+	uint64_t zero = 0;
+	char why[200];
+	int fd, ret;
+
+	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_LOG_SHMFD)))
+		return vu_fail(dev, -EINVAL,
+			       "SET_LOG_BASE: LOG_SHMFD was not negotiated (no log the back-end can map)");
+	fd = vum_take_fd(msg, 0);
+	ret = dlog_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VU_GUARD_LOG,
+		       why, sizeof(why));
+	close(fd);
+	if (ret < 0)
+		return vu_fail(dev, ret, "SET_LOG_BASE: %s", why);
+	return vum_send(dev->fd, msg->hdr.request, &zero, sizeof(zero), dev->err,
+			sizeof(dev->err));
+}
+
+/**
+ * vu_set_log_fd() - SET_LOG_FD: keep the log eventfd
+ * @dev: the connection
+ * @msg: the (shape-checked: one fd) message; its fd is consumed
+ *
+ * Return: 0 or a negative errno (-ENOTSUP: not an eventfd).
+ */
+static int vu_set_log_fd(struct vu_dev *dev, struct vum_msg *msg)
+{
+	int fd = vum_take_fd(msg, 0);
+	int ret = evfd_adopt(fd);
+
+	if (ret < 0) {
+		close(fd);
+		return vu_fail(dev, ret, "SET_LOG_FD: %s",
+			       ret == -ENOTSUP ? "fd is not an eventfd" : strerror(-ret));
+	}
+	if (dev->log_fd >= 0)
+		close(dev->log_fd);
+	dev->log_fd = fd;
+	return 0;
+}
+
+/**
  * vu_reply_u64() - answer a GET request with a u64
  * @dev: the connection
  * @request: the request
@@ -643,6 +730,7 @@ static bool vu_has_reply(uint32_t request)
 	case VUM_GET_VRING_BASE:
 	case VUM_GET_QUEUE_NUM:
 	case VUM_GET_MAX_MEM_SLOTS:
+	case VUM_SET_LOG_BASE:
 		return true;
 	default:
 		return false;
@@ -698,6 +786,7 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 
 		vu_stop_all(dev);
 		vu_unmap_all(dev);
+		vu_log_release(dev);
 		for (i = 0; i < VU_MAX_VRINGS; i++) {
 			vu_vring_close_fds(&dev->vrings[i]);
 			vu_vring_init(&dev->vrings[i]);
@@ -761,10 +850,14 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 		if (ret < 0)
 			return ret;
 		vr = &dev->vrings[a.index];
-		if (a.flags)
+		if (a.flags & ~VUM_VRING_F_LOG)
 			return vu_fail(dev, -EINVAL,
-				       "SET_VRING_ADDR: ring %u: flags 0x%x (dirty logging is not supported)",
-				       a.index, a.flags);
+				       "SET_VRING_ADDR: ring %u: unknown flags 0x%x",
+				       a.index, a.flags & ~VUM_VRING_F_LOG);
+		if ((a.flags & VUM_VRING_F_LOG) && (a.log & 3))
+			return vu_fail(dev, -EINVAL,
+				       "SET_VRING_ADDR: ring %u: used ring log address 0x%llx is not 4-byte aligned",
+				       a.index, (unsigned long long)a.log);
 		if (!vr->num)
 			return vu_fail(dev, -EINVAL,
 				       "SET_VRING_ADDR: ring %u: sent before SET_VRING_NUM", a.index);
@@ -774,6 +867,7 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 		vu_stop_qp(dev, a.index / 2);
 		vr->addr = a;
 		vr->addr_set = true;
+		vr->log = a.flags & VUM_VRING_F_LOG;
 		ret = vu_vring_translate(dev, a.index);
 		if (ret < 0) {
 			vr->addr_set = false;
@@ -785,6 +879,10 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 	case VUM_SET_VRING_CALL:
 	case VUM_SET_VRING_ERR:
 		return vu_set_ring_fd(dev, msg);
+	case VUM_SET_LOG_BASE:
+		return vu_set_log_base(dev, msg);
+	case VUM_SET_LOG_FD:
+		return vu_set_log_fd(dev, msg);
 	case VUM_SET_VRING_ENABLE:
 		ret = vu_ring_index(dev, name, st.index);
 		if (ret < 0)
@@ -890,7 +988,7 @@ unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev)
  * @qp: queue pair (ready)
  * @cfg: filled in; @cfg->tap_fd is set to -1 for the caller to fill
  */
-void vu_dev_queue_config(const struct vu_dev *dev, unsigned int qp,
+void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
 			 struct eng_queue_config *cfg)
 {
 	const struct vu_vring *rx = &dev->vrings[2 * qp];
@@ -916,6 +1014,13 @@ void vu_dev_queue_config(const struct vu_dev *dev, unsigned int qp,
 	cfg->rx.last_avail = rx->last_avail;
 	cfg->tx_call_fd = tx->call_fd;
 	cfg->rx_call_fd = rx->call_fd;
+	if (vu_dev_logging(dev)) {
+		cfg->log = &dev->log;
+		cfg->tx.log_used = tx->log;
+		cfg->tx.used_gpa = tx->addr.log;
+		cfg->rx.log_used = rx->log;
+		cfg->rx.used_gpa = rx->addr.log;
+	}
 }
 
 /**

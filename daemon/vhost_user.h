@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dirty_log.h"
 #include "engine.h"
 #include "vhost_user_msg.h"
 
@@ -38,6 +39,7 @@
 #define VU_NET_F_HOST_TSO4	11
 #define VU_NET_F_HOST_TSO6	12
 #define VU_NET_F_MRG_RXBUF	15
+#define VU_F_LOG_ALL		26	/* VHOST_F_LOG_ALL: migration's dirty logging */
 #define VU_NET_F_MQ		22
 #define VU_RING_F_INDIRECT_DESC	28
 #define VU_RING_F_EVENT_IDX	29
@@ -50,11 +52,16 @@
 	 (1ULL << VU_NET_F_HOST_TSO4) | (1ULL << VU_NET_F_HOST_TSO6) | \
 	 (1ULL << VU_NET_F_MRG_RXBUF) | (1ULL << VU_RING_F_INDIRECT_DESC) | \
 	 (1ULL << VU_RING_F_EVENT_IDX) | (1ULL << VUM_F_PROTOCOL_FEATURES) | \
-	 (1ULL << VU_F_VERSION_1))
+	 (1ULL << VU_F_VERSION_1) | (1ULL << VU_F_LOG_ALL))
 
 /* Protocol features offered. */
 #define VU_PROTOCOL_FEATURES \
-	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK))
+	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | \
+	 (1ULL << VUM_PROTOCOL_F_LOG_SHMFD))
+
+/* The dirty log's number among the connection's guard mappings (guard.h);
+ * the memory regions are 0..VUM_MAX_REGIONS-1. */
+#define VU_GUARD_LOG		VUM_MAX_REGIONS
 
 /**
  * struct vu_region - one mapped region of the guest memory table
@@ -95,6 +102,8 @@ struct vu_region {
  * @kick_set: SET_VRING_KICK seen (with an fd or the polling bit)
  * @started: kick set and not stopped by GET_VRING_BASE since
  * @enabled: SET_VRING_ENABLE 1 (or no PROTOCOL_FEATURES negotiated)
+ * @log: SET_VRING_ADDR had VHOST_VRING_F_LOG: writes to the used ring are
+ *	logged at @addr.log (log_guest_addr) while VHOST_F_LOG_ALL is acked
  */
 struct vu_vring {
 	unsigned int num;
@@ -110,6 +119,7 @@ struct vu_vring {
 	bool kick_set;
 	bool started;
 	bool enabled;
+	bool log;
 };
 
 struct vu_dev;
@@ -146,6 +156,9 @@ struct vu_ops {
  * @eng_regions: @regions in the engine's form (guest address, size, here)
  * @vrings: rings, index = virtqueue number (even: rx, odd: tx)
  * @active: per queue pair: the owner was told it is ready
+ * @log: the dirty log (SET_LOG_BASE), marked while VHOST_F_LOG_ALL is acked
+ * @log_fd: SET_LOG_FD's eventfd, -1 for none (kept, not signalled: the
+ *	front-end reads the shared log)
  * @rx: message receiver
  * @messages: messages handled
  * @err: why the last call failed
@@ -165,6 +178,8 @@ struct vu_dev {
 	struct eng_mem_region eng_regions[VUM_MAX_REGIONS];
 	struct vu_vring vrings[VU_MAX_VRINGS];
 	bool active[VU_MAX_QUEUE_PAIRS];
+	struct dlog log;
+	int log_fd;
 	struct vum_rx rx;
 	uint64_t messages;
 	char err[VU_ERR_MAX];
@@ -176,8 +191,20 @@ void vu_dev_reset(struct vu_dev *dev);
 int vu_dev_handle(struct vu_dev *dev);
 int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg);
 unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev);
-void vu_dev_queue_config(const struct vu_dev *dev, unsigned int qp,
+void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
 			 struct eng_queue_config *cfg);
 void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail);
+
+/**
+ * vu_dev_logging() - whether the front-end asked for dirty logging
+ * @dev: the connection
+ *
+ * Return: true while VHOST_F_LOG_ALL is acked (a migration runs): the
+ * queues must run on an engine that logs (the user engine).
+ */
+static inline bool vu_dev_logging(const struct vu_dev *dev)
+{
+	return dev->features & (1ULL << VU_F_LOG_ALL);
+}
 
 #endif /* VRINGNET_VHOST_USER_H */

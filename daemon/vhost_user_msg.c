@@ -308,6 +308,11 @@ static long vum_want_size(const struct vum_msg *msg)
 		return VUM_SIZE_STATE;
 	case VUM_SET_VRING_ADDR:
 		return VUM_SIZE_ADDR;
+	case VUM_SET_LOG_BASE:
+		return VUM_SIZE_LOG;
+	case VUM_SET_LOG_FD:
+		/* no payload in the specification; a u64 is tolerated */
+		return msg->hdr.size == VUM_SIZE_U64 ? VUM_SIZE_U64 : 0;
 	case VUM_SET_MEM_TABLE:
 		if (msg->hdr.size < VUM_SIZE_MEM(0))
 			return VUM_SIZE_MEM(0);
@@ -330,6 +335,9 @@ static unsigned int vum_want_fds(const struct vum_msg *msg)
 	switch (msg->hdr.request) {
 	case VUM_SET_MEM_TABLE:
 		return msg->payload.mem.nregions;
+	case VUM_SET_LOG_BASE:
+	case VUM_SET_LOG_FD:
+		return 1;
 	case VUM_SET_VRING_KICK:
 	case VUM_SET_VRING_CALL:
 	case VUM_SET_VRING_ERR:

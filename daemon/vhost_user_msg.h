@@ -109,11 +109,11 @@ struct vum_vring_state {
 /**
  * struct vum_vring_addr - SET_VRING_ADDR
  * @index: ring index
- * @flags: bit 0: VHOST_VRING_F_LOG (logging; we refuse it)
+ * @flags: VUM_VRING_F_LOG: @log is valid, log writes to the used ring
  * @desc: descriptor table, front-end virtual address
  * @used: used ring, front-end virtual address
  * @avail: avail ring, front-end virtual address
- * @log: log address (unused)
+ * @log: guest-physical address of the used ring (log_guest_addr)
  */
 struct vum_vring_addr {
 	uint32_t index;
@@ -122,6 +122,19 @@ struct vum_vring_addr {
 	uint64_t used;
 	uint64_t avail;
 	uint64_t log;
+};
+
+/* SET_VRING_ADDR flags: VHOST_VRING_F_LOG (log writes to the used ring). */
+#define VUM_VRING_F_LOG		(1u << 0)
+
+/**
+ * struct vum_log - SET_LOG_BASE payload (with LOG_SHMFD: the log's fd with it)
+ * @mmap_size: bytes of bitmap
+ * @mmap_offset: where the bitmap starts in the fd
+ */
+struct vum_log {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
 };
 
 /**
@@ -163,6 +176,7 @@ struct vum_msg {
 		uint64_t u64;
 		struct vum_vring_state state;
 		struct vum_vring_addr addr;
+		struct vum_log log;
 		struct vum_mem mem;
 		uint8_t raw[VUM_MAX_PAYLOAD];
 	} payload;
@@ -184,6 +198,7 @@ struct vum_rx {
 #define VUM_SIZE_U64		sizeof(uint64_t)
 #define VUM_SIZE_STATE		sizeof(struct vum_vring_state)
 #define VUM_SIZE_ADDR		sizeof(struct vum_vring_addr)
+#define VUM_SIZE_LOG		sizeof(struct vum_log)
 #define VUM_SIZE_MEM(n)		(offsetof(struct vum_mem, regions) + (n) * sizeof(struct vum_region))
 
 void vum_rx_init(struct vum_rx *rx);

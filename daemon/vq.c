@@ -32,7 +32,7 @@ static void vq_engine_broken(struct vq *vq, enum eng_dir dir, int n)
 	if (n == -EFAULT && vq->ops->efault_where)
 		vq->ops->efault_where(vq, where, sizeof(where));
 	snprintf(why, sizeof(why), "queue pair %u: %s ring broken (%s engine: %s)%s%s",
-		 vq->qp, dir == ENG_TX ? "tx" : "rx", vq->port->eng->name, strerror(-n),
+		 vq->qp, dir == ENG_TX ? "tx" : "rx", vq->eng->name, strerror(-n),
 		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
 		 where);
 	vq->ops->broken(vq, why);
@@ -46,7 +46,7 @@ static void vq_engine_broken(struct vq *vq, enum eng_dir dir, int n)
  */
 static int vq_tx_walk(struct vq *vq)
 {
-	const struct eng_ops *eng = vq->port->eng;
+	const struct eng_ops *eng = vq->eng;
 	unsigned int round;
 	int n;
 
@@ -76,7 +76,7 @@ static int vq_tx_walk(struct vq *vq)
  */
 static int vq_rx_walk(struct vq *vq)
 {
-	const struct eng_ops *eng = vq->port->eng;
+	const struct eng_ops *eng = vq->eng;
 	bool starved;
 	int n;
 
@@ -224,14 +224,15 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	vq->ops = ops;
 	vq->owner = owner;
 	vq->poll_timer.fd = -1;
-	vq->eq = p->eng->open(&d->cfg, why, sizeof(why));
+	vq->eng = d->eng ? d->eng : p->eng;
+	vq->eq = vq->eng->open(&d->cfg, why, sizeof(why));
 	if (!vq->eq) {
 		snprintf(err, errlen, "queue pair %u: %s", qp, why);
 		return -EIO;
 	}
 	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, d->tx_kick_fd, vq_tx_kick);
 	loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, d->rx_kick_fd, vq_rx_kick);
-	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, p->eng->rx_fd(vq->eq), vq_rx_ready);
+	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, vq->eng->rx_fd(vq->eq), vq_rx_ready);
 	if ((vq->tx_kick.fd >= 0 && loop_add(p->loop, &vq->tx_kick, EPOLLIN) < 0) ||
 	    (vq->rx_kick.fd >= 0 && loop_add(p->loop, &vq->rx_kick, EPOLLIN) < 0) ||
 	    ((vq->tx_kick.fd < 0 || vq->rx_kick.fd < 0) &&
@@ -268,7 +269,7 @@ void vq_get_stats(const struct vq *vq, struct eng_stats *tx, struct eng_stats *r
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
 	if (vq->eq)
-		vq->port->eng->get_stats(vq->eq, tx, rx);
+		vq->eng->get_stats(vq->eq, tx, rx);
 }
 
 /**
@@ -301,6 +302,6 @@ void vq_stop(struct vq *vq, struct eng_stats *tx_total, struct eng_stats *rx_tot
 		port_stats_add(tx_total, &tx);
 	if (rx_total)
 		port_stats_add(rx_total, &rx);
-	vq->port->eng->close(vq->eq, last_avail);
+	vq->eng->close(vq->eq, last_avail);
 	vq->eq = NULL;
 }

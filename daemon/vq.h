@@ -63,9 +63,12 @@ struct vq_ops {
  * @tx_kick_fd: eventfd the driver kicks after posting tx chains; -1: the
  *	ring is polled every VQ_POLL_NS
  * @rx_kick_fd: same for rx buffers
+ * @eng: the engine to run the pair on; NULL: the port's (a vhost-user
+ *	guest that migrates runs on the user engine while it logs)
  */
 struct vq_desc {
 	struct eng_queue_config cfg;
+	const struct eng_ops *eng;
 	int tx_kick_fd;
 	int rx_kick_fd;
 };
@@ -76,6 +79,7 @@ struct vq_desc {
  * @qp: its index, for messages
  * @ops: the owner's callbacks
  * @owner: the owner's data, also the guard owner of the memory
+ * @eng: the engine the pair runs on
  * @eq: the engine queue, NULL when not running
  * @tx_kick: tx kick eventfd (fd -1 when polled)
  * @rx_kick: rx kick eventfd (fd -1 when polled)
@@ -88,6 +92,7 @@ struct vq {
 	unsigned int qp;
 	const struct vq_ops *ops;
 	void *owner;
+	const struct eng_ops *eng;
 	struct eng_queue *eq;
 	struct loop_ref tx_kick;
 	struct loop_ref rx_kick;

@@ -358,17 +358,29 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 	}
-	fd = ev_case_start("second_front_end_refused", false);
+	/* two front-ends are served (a live migration's source and
+	 * destination), a third is refused */
+	fd = ev_case_start("third_front_end_refused", false);
 	if (fd >= 0) {
 		int fd2 = ev_connect();
+		int fd3 = ev_connect();
+		struct vum_hdr h;
 		char c;
 
 		usleep(200000);
-		if (fd2 >= 0 && recv(fd2, &c, 1, 0) == 0)
-			result_pass("second_front_end_refused");
-		else {
-			result_fail("second_front_end_refused", "second connection not closed");
+		if (fd2 >= 0)
+			ev_send(fd2, VUM_GET_QUEUE_NUM, 0, false, NULL, 0, 0, NULL, 0);
+		if (fd2 < 0 || recv(fd2, &h, sizeof(h), MSG_WAITALL) != sizeof(h) ||
+		    h.request != VUM_GET_QUEUE_NUM) {
+			result_fail("third_front_end_refused",
+				    "the second connection (a migration's destination) was not served");
+		} else if (fd3 >= 0 && recv(fd3, &c, 1, 0) == 0) {
+			result_pass("third_front_end_refused");
+		} else {
+			result_fail("third_front_end_refused", "third connection not closed");
 		}
+		if (fd3 >= 0)
+			close(fd3);
 		if (fd2 >= 0)
 			close(fd2);
 		close(fd);

@@ -31,6 +31,13 @@
  *   file:PATH               PATH created (tmpfs, hugetlbfs or disk), unlinked
  *                           once mapped
  *
+ * With VU_FRONTEND_MIGRATE=1 it plays a migration's source: COUNT frames,
+ * then dirty logging on (LOG_SHMFD negotiated, SET_LOG_BASE, SET_FEATURES
+ * with VHOST_F_LOG_ALL, SET_VRING_ADDR with VHOST_VRING_F_LOG for the tx
+ * ring), COUNT frames, a check that the daemon marked the tx used ring's
+ * page in the log ("MIGRATE-FAIL: ..." and exit 1 if not), logging off,
+ * COUNT frames: 3 x COUNT in all.
+ *
  * VU_FRONTEND_EVIL makes it a hostile front-end (exit 0 when the daemon
  * reacts as it must, 1 otherwise):
  *   truncate    after the COUNT frames went through, queue more without
@@ -39,6 +46,12 @@
  *   punch       hugetlb memory only: the same, but punch the huge pages out
  *               (FALLOC_FL_PUNCH_HOLE) and take every free huge page of the
  *               pool first, so the daemon's next touch has no page
+ *   log-truncate  migration: negotiate LOG_SHMFD, hand over a dirty log
+ *               (SET_LOG_BASE), turn logging on (SET_FEATURES with
+ *               VHOST_F_LOG_ALL, SET_VRING_ADDR with VHOST_VRING_F_LOG for
+ *               the tx ring), queue a frame, truncate the log file to 0,
+ *               kick: the daemon faults marking the tx used ring and must
+ *               close the connection
  *   exhausted   hugetlb memory only: map it MAP_NORESERVE, take every free
  *               huge page, then SET_MEM_TABLE: it must be refused (the
  *               daemon reserves its mapping), the connection stays usable
@@ -278,8 +291,70 @@ static int fe_expect_refused(void)
 }
 
 /**
- * fe_attack() - queue frames, take the memory away, kick
- * @evil: "truncate" or "punch"
+ * fe_log_on() - hand over a dirty log and turn logging on for the tx ring
+ *
+ * Return: the log's memfd.
+ */
+static int fe_log_on(void)
+{
+	struct vum_log lg = { .mmap_size = 4096, .mmap_offset = 0 };	/* 128 MiB of guest */
+	struct vum_vring_addr a = {
+		.index = 1,
+		.flags = VUM_VRING_F_LOG,
+		.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1)),
+		.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x1000),
+		.used = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x2000),
+		.log = FE_RING(1) + 0x2000,	/* guest-physical: guest 0 is the memfd's start */
+	};
+	int fd = memfd_create("vu-frontend-log", MFD_CLOEXEC);
+	uint64_t v;
+
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		fe_die("log memfd");
+	fe_msg(VUM_SET_LOG_BASE, &lg, sizeof(lg), fd, &v);
+	v = (1ULL << 32) | (1ULL << VUM_F_PROTOCOL_FEATURES) | (1ULL << 26);	/* LOG_ALL */
+	fe_msg(VUM_SET_FEATURES, &v, 8, -1, NULL);
+	fe_msg(VUM_SET_VRING_ADDR, &a, sizeof(a), -1, NULL);
+	return fd;
+}
+
+/**
+ * fe_log_off() - logging off again (SET_FEATURES without LOG_ALL, the tx
+ * ring's addresses without the log flag)
+ */
+static void fe_log_off(void)
+{
+	struct vum_vring_addr a = {
+		.index = 1,
+		.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1)),
+		.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x1000),
+		.used = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x2000),
+	};
+	uint64_t v = (1ULL << 32) | (1ULL << VUM_F_PROTOCOL_FEATURES);
+
+	fe_msg(VUM_SET_FEATURES, &v, 8, -1, NULL);
+	fe_msg(VUM_SET_VRING_ADDR, &a, sizeof(a), -1, NULL);
+}
+
+/**
+ * fe_log_marked() - whether the daemon marked the tx used ring's page
+ * @logfd: the log
+ *
+ * Return: true when the bit of guest page (FE_RING(1) + 0x2000) / 4096 is set.
+ */
+static bool fe_log_marked(int logfd)
+{
+	unsigned int page = (FE_RING(1) + 0x2000) / 4096;
+	uint8_t b = 0;
+
+	if (pread(logfd, &b, 1, page / 8) != 1)
+		fe_die("reading the log");
+	return b & (1u << (page % 8));
+}
+
+/**
+ * fe_attack() - queue frames, take the memory (or the dirty log) away, kick
+ * @evil: "truncate", "punch" or "log-truncate"
  * @memfd: the memory fd
  * @tx: the tx ring
  * @kick: its kick eventfd
@@ -289,6 +364,7 @@ static int fe_expect_refused(void)
 static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int kick)
 {
 	struct iovec out = { .iov_base = (void *)(uintptr_t)FE_TX_BASE, .iov_len = FE_HDR + 60 };
+	int logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
 	uint64_t v = 1;
 
 	memset(fe_mem + FE_TX_BASE, 0, FE_HDR + 60);
@@ -300,6 +376,9 @@ static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int k
 	if (!strcmp(evil, "truncate")) {
 		if (ftruncate(memfd, 0) < 0)
 			fe_die("ftruncate");
+	} else if (logfd >= 0) {
+		if (ftruncate(logfd, 0) < 0)
+			fe_die("ftruncate of the log");
 	} else if (!strcmp(evil, "punch")) {
 		/* pool empty first, so that the punched pages are taken at once:
 		 * a daemon walk in between would get a fresh zeroed page */
@@ -341,7 +420,11 @@ int main(int argc, char **argv)
 	bool poll_kicks = pk && !strcmp(pk, "1");
 	const char *mem_kind = getenv("VU_FRONTEND_MEM") ? getenv("VU_FRONTEND_MEM") : "memfd-sealed";
 	const char *evil = getenv("VU_FRONTEND_EVIL") ? getenv("VU_FRONTEND_EVIL") : "";
-	unsigned int i;
+	const char *mg = getenv("VU_FRONTEND_MIGRATE");
+	bool migrate = mg && !strcmp(mg, "1");
+	unsigned long phase_len, phase_end;
+	unsigned int i, phase = 0;
+	int logfd = -1;
 
 	if (argc < 4 || argc > 5) {
 		fprintf(stderr, "usage: %s SOCKET COUNT SIZE [RX_MIN]\n", argv[0]);
@@ -351,6 +434,9 @@ int main(int argc, char **argv)
 	size = strtoul(argv[3], NULL, 0);
 	if (argc == 5)
 		rx_min = strtoul(argv[4], NULL, 0);
+	phase_len = phase_end = count;
+	if (migrate)
+		count *= 3;
 	if (size < 60 || size > FE_TX_SLOT - FE_HDR) {
 		fprintf(stderr, "vu_frontend: SIZE must be 60..%u\n", FE_TX_SLOT - FE_HDR);
 		return 2;
@@ -386,7 +472,8 @@ handshake:
 		fe_die("device features lack VERSION_1 or PROTOCOL_FEATURES");
 	}
 	fe_msg(VUM_GET_PROTOCOL_FEATURES, NULL, 0, -1, &v);
-	v &= (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | (1ULL << VUM_PROTOCOL_F_MQ);
+	v &= (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | (1ULL << VUM_PROTOCOL_F_MQ) |
+	     (!strcmp(evil, "log-truncate") || migrate ? 1ULL << VUM_PROTOCOL_F_LOG_SHMFD : 0);
 	/* no ack possible before REPLY_ACK is on: send it plainly */
 	{
 		struct vum_hdr h = { .request = VUM_SET_PROTOCOL_FEATURES, .flags = VUM_VERSION,
@@ -443,7 +530,7 @@ handshake:
 		uint32_t len;
 		void *tok;
 
-		while (sent < count && ring[1].num_free > 0) {
+		while (sent < phase_end && ring[1].num_free > 0) {
 			unsigned int slot = sent % FE_NUM;
 			uint8_t *f = fe_mem + FE_TX_BASE + slot * FE_TX_SLOT;
 			struct iovec out = { .iov_base = (void *)(uintptr_t)(FE_TX_BASE + slot * FE_TX_SLOT),
@@ -490,6 +577,21 @@ handshake:
 			v = 1;
 			if (vringfd_ring_need_kick(&ring[0]) && write(kick[0], &v, 8) != 8)
 				fe_die("rx kick");
+		}
+		if (migrate && done == phase_end && phase < 2) {
+			if (phase == 0) {
+				logfd = fe_log_on();
+			} else {
+				if (!fe_log_marked(logfd)) {
+					printf("MIGRATE-FAIL: %lu frames under logging, the tx used ring's page not marked in the dirty log\n",
+					       phase_len);
+					return 1;
+				}
+				printf("MIGRATE-OK: the tx used ring's page marked in the dirty log\n");
+				fe_log_off();
+			}
+			phase++;
+			phase_end += phase_len;
 		}
 	}
 	printf("sent %lu completed %lu received %lu (and %lu rx buffers returned empty) tx %.6f s\n",

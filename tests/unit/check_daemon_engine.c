@@ -25,6 +25,9 @@
  *   rx buffer smaller than the frame          drop_too_big, used len 0
  *   rx with nothing posted                    0 and *starved
  *   header length 7, mrg_rxbuf without 12     open() fails with a message
+ * and that with a dirty log (migration) the user engine marks the pages it
+ * wrote: both used rings and the received frame's buffer, not the tx
+ * buffers it only read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check_daemon.h"
 #include "common/vnet_hdr_cases.h"
+#include "dirty_log.h"
 #include "unit/runner.h"
 #include "engine.h"
 #include "netlink.h"
@@ -117,8 +122,8 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = hdr_len;
 	qc.mrg_rxbuf = mrg;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
@@ -499,8 +504,8 @@ START_TEST(test_user_mem_table)
 	qc.vnet_hdr_len = 12;
 	qc.regions = &r;
 	qc.nregions = 1;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = efd;
 	qc.rx_call_fd = -1;
 	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
@@ -520,6 +525,63 @@ START_TEST(test_user_mem_table)
 }
 END_TEST
 
+START_TEST(test_user_dirty_log)
+{
+	static uint8_t gm[0x10000] __attribute__((aligned(4096)));
+	uint8_t *hdr = gm, *frame = gm + 0x1000, *buf = gm + 0x8000;
+	struct eng_mem_region r = { .guest_addr = 0x100000, .size = sizeof(gm), .uaddr = gm };
+	struct iovec in = { (void *)0x108000, 2048 };
+	struct eng_queue_config qc;
+	char err[CFG_ERR_MAX];
+	struct dlog log;
+	uint8_t bits[64];
+	uint32_t len = 0;
+	bool starved;
+	int lfd;
+
+	ut_setup(12, false);
+	eng_user_ops.close(ut_q, NULL);
+	lfd = memfd_create("log", MFD_CLOEXEC);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(ftruncate(lfd, 4096), 0);
+	dlog_init(&log);
+	ck_assert_msg(dlog_map(&log, lfd, 4096, 0, &log, 0, err, sizeof(err)) == 0, "%s", err);
+	memset(&qc, 0, sizeof(qc));
+	qc.tap_fd = ut_tap.fds[0];
+	qc.vnet_hdr_len = 12;
+	qc.regions = &r;
+	qc.nregions = 1;
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail,
+				   .used = ut_tx.vr.used, .log_used = true, .used_gpa = 0x10c000 };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail,
+				   .used = ut_rx.vr.used, .log_used = true, .used_gpa = 0x10d000 };
+	qc.tx_call_fd = qc.rx_call_fd = -1;
+	qc.log = &log;
+	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ck_assert_msg(ut_q, "%s", err);
+	/* tx from guest pages 0x100 and 0x101 (read only), rx into page 0x108 */
+	memset(hdr, 0, 12);
+	ut_arp_request(frame);
+	ut_post_tx((void *)0x100000, 12, (void *)0x101000, 42, frame);
+	ck_assert_int_eq(eng_user_ops.tx(ut_q), 1);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
+	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
+	ck_assert_uint_eq(len, 12 + 42);
+	ck_assert_uint_eq(buf[12 + 21], 2);	/* the ARP reply landed in guest memory */
+	ck_assert_int_eq(pread(lfd, bits, sizeof(bits), 0), (ssize_t)sizeof(bits));
+	/* page 0x108 (rx buffer) = byte 33 bit 0, 0x10c (tx used) bit 4, 0x10d (rx used) bit 5 */
+	ck_assert_uint_eq(bits[33], 0x31);
+	ck_assert_uint_eq(bits[32], 0);		/* pages 0x100..0x107: only read */
+	ck_assert_uint_eq(log.pages, 3);
+	eng_user_ops.close(ut_q, NULL);
+	dlog_unmap(&log);
+	close(lfd);
+}
+END_TEST
+
 START_TEST(test_user_open_refuses)
 {
 	struct eng_queue_config qc;
@@ -530,7 +592,7 @@ START_TEST(test_user_open_refuses)
 	ck_assert_int_eq(vringfd_ring_init(&r, mem, 8, 4096, 0), 0);
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = -1;
-	qc.tx = (struct eng_ring){ 8, r.vr.desc, r.vr.avail, r.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = 8, .desc = r.vr.desc, .avail = r.vr.avail, .used = r.vr.used };
 	qc.rx = qc.tx;
 	qc.vnet_hdr_len = 7;
 	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
@@ -674,8 +736,8 @@ START_TEST(test_kernel_rx_preposted)
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = 12;
-	qc.tx = (struct eng_ring){ UT_NUM, ut_tx.vr.desc, ut_tx.vr.avail, ut_tx.vr.used, 0 };
-	qc.rx = (struct eng_ring){ UT_NUM, ut_rx.vr.desc, ut_rx.vr.avail, ut_rx.vr.used, 0 };
+	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
@@ -708,6 +770,21 @@ START_TEST(test_kernel_refuses_no_header)
 }
 END_TEST
 
+START_TEST(test_kernel_refuses_dirty_log)
+{
+	struct eng_queue_config qc;
+	char err[CFG_ERR_MAX] = "";
+	struct dlog log;
+
+	dlog_init(&log);
+	memset(&qc, 0, sizeof(qc));
+	qc.vnet_hdr_len = 12;
+	qc.log = &log;
+	ck_assert_ptr_null(eng_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "kernel engine: cannot log dirty pages (a migrating guest runs on the user engine)");
+}
+END_TEST
+
 /**
  * engine_suite() - the user engine and engine selection
  *
@@ -726,6 +803,7 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_hdr_policy_10, 20);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_broken_ring, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mem_table, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_dirty_log, 10);
 	RUNNER_ADD_TEST(s, test_user_open_refuses);
 	RUNNER_ADD_TEST(s, test_engine_select);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_arp_roundtrip, 20);
@@ -734,5 +812,6 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_hdr_policy_10, 30);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_rx_preposted, 20);
 	RUNNER_ADD_TEST(s, test_kernel_refuses_no_header);
+	RUNNER_ADD_TEST(s, test_kernel_refuses_dirty_log);
 	return s;
 }

@@ -11,6 +11,8 @@
  *   a peer closes                       conn cleared, state back to
  *                                       "listening" (server) / "connecting"
  *   a stale connection closes           the served one stays
+ *   max_peers 2 (vhost-user migration)  two served, the third refused;
+ *                                       one closing leaves "connected"
  * and that teardown closes the peer with "port closed" and frees port.priv,
  * that stats are the port's totals plus the live peer's.
  */
@@ -137,7 +139,8 @@ START_TEST(pp_second_peer_refused)
 	ck_assert_int_ne(fcntl(a[0], F_GETFD), -1);
 	/* a stale connection closing leaves the served one alone */
 	port_peer_closed(&p, &pp_ops);
-	ck_assert_ptr_eq(pp->conn, &pp_conn_token);
+	ck_assert_ptr_eq(pp->conns[0], &pp_conn_token);
+	ck_assert_uint_eq(pp->nconns, 1);
 	/* counters: the port's totals plus the live peer's */
 	{
 		struct eng_stats tx = { 0 }, rx = { 0 };
@@ -156,6 +159,59 @@ START_TEST(pp_second_peer_refused)
 	ck_assert_uint_eq(port_peer_connections(&p), 0);
 	close(a[1]);
 	close(b[1]);
+	loop_free(l);
+}
+END_TEST
+
+static const struct port_peer_ops pp_ops2 = {
+	.attach = pp_attach,
+	.close = pp_close,
+	.conn_stats = pp_conn_stats,
+	.max_peers = 2,
+};
+
+START_TEST(pp_two_peers_third_refused)
+{
+	char err[128];
+	struct loop *l = loop_new(NULL, NULL, err, sizeof(err));
+	struct eng_stats tx = { 0 }, rx = { 0 };
+	static int src, dst;
+	struct port_peer *pp;
+	struct port p;
+	int a[2], b[2], c[2];
+
+	ck_assert_ptr_nonnull(l);
+	pp_port(&p, l, "/nonexistent/pp.sock", "");
+	pp = port_peer_of(&p, &pp_ops2);
+	ck_assert_ptr_nonnull(pp);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, c), 0);
+	ck_assert(!port_peer_refuse(&p, a[0], "test peer"));
+	port_peer_served(&p, &src);
+	ck_assert(!port_peer_refuse(&p, b[0], "test peer"));
+	port_peer_served(&p, &dst);
+	ck_assert_uint_eq(port_peer_connections(&p), 2);
+	ck_assert(port_peer_refuse(&p, c[0], "test peer"));
+	ck_assert_int_eq(fcntl(c[0], F_GETFD), -1);
+	ck_assert_uint_eq(pp->refused, 1);
+	port_peer_get_stats(&p, &tx, &rx);
+	ck_assert_uint_eq(tx.frames, 10);	/* both live peers */
+	/* the source goes: the destination stays, the port stays connected */
+	port_peer_closed(&p, &src);
+	ck_assert_uint_eq(port_peer_connections(&p), 1);
+	ck_assert_str_eq(p.state, "connected");
+	ck_assert(!port_peer_refuse(&p, c[1], "test peer"));
+	port_peer_closed(&p, &dst);
+	ck_assert_str_eq(p.state, "listening");
+	ck_assert_uint_eq(port_peer_connections(&p), 0);
+	port_peer_teardown(&p);
+	ck_assert_int_eq(pp_closes, 0);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	close(c[1]);
 	loop_free(l);
 }
 END_TEST
@@ -239,6 +295,7 @@ Suite *port_peer_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, pp_second_peer_refused);
 	tcase_add_test(tc, pp_peer_closed_back_to_listening);
+	tcase_add_test(tc, pp_two_peers_third_refused);
 	tcase_add_test(tc, pp_connect_retries_until_listener);
 	suite_add_tcase(s, tc);
 	return s;

@@ -15,9 +15,13 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "dirty_log.h"
+#include "guard.h"
 #include "unit/runner.h"
 #include "vhost_user.h"
 
@@ -305,7 +309,8 @@ static void prelude(enum prelude p)
 
 	if (p == P_NONE)
 		return;
-	v = (1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK);
+	v = (1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) |
+	    (1ULL << VUM_PROTOCOL_F_LOG_SHMFD);
 	req_ok(VUM_SET_PROTOCOL_FEATURES, &v, sizeof(v), NULL, 0);
 	v = GOOD_FEATURES;
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
@@ -399,7 +404,8 @@ static void bad_msg(enum prelude p, uint32_t req, const void *payload, uint32_t 
 	prelude(p);
 	before = count_fds();
 	acked = p != P_NONE && req != VUM_GET_FEATURES && req != VUM_GET_VRING_BASE &&
-		req != VUM_GET_PROTOCOL_FEATURES && req != VUM_GET_QUEUE_NUM;
+		req != VUM_GET_PROTOCOL_FEATURES && req != VUM_GET_QUEUE_NUM &&
+		req != VUM_SET_LOG_BASE;
 	send_msg(req, VUM_FLAG_NEED_REPLY, payload, size, fds, nfds);
 	expect_fail(want, substr, acked, req);
 	/* every fd the message carried is closed again, nothing else leaked */
@@ -836,11 +842,344 @@ START_TEST(bad_unknown_request)
 }
 END_TEST
 
-START_TEST(bad_unsupported_log_base)
+/* ---- migration: SET_LOG_BASE, SET_LOG_FD, LOG_ALL, VHOST_VRING_F_LOG ---- */
+
+#define LOG_SIZE	4096u	/* bytes of bitmap: 128 MiB of guest memory */
+
+/**
+ * log_memfd() - a log file of @len bytes
+ * @len: its size
+ *
+ * Return: the memfd.
+ */
+static int log_memfd(off_t len)
+{
+	int fd = memfd_create("vhost-log", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, len), 0);
+	return fd;
+}
+
+/**
+ * log_base_ok() - SET_LOG_BASE that must be mapped and answered with u64 0
+ * @fd: the log file
+ * @size: mmap_size
+ * @offset: mmap_offset
+ */
+static void log_base_ok(int fd, uint64_t size, uint64_t offset)
+{
+	struct vum_log lg = { .mmap_size = size, .mmap_offset = offset };
+	uint64_t r = 99;
+
+	send_msg(VUM_SET_LOG_BASE, 0, &lg, sizeof(lg), &fd, 1);
+	handle_ok();
+	recv_reply(VUM_SET_LOG_BASE, &r, sizeof(r));
+	ck_assert_uint_eq(r, 0);
+	no_reply();
+}
+
+/**
+ * log_byte() - one byte of a log file
+ * @fd: the file
+ * @off: offset
+ *
+ * Return: the byte.
+ */
+static uint8_t log_byte(int fd, off_t off)
+{
+	uint8_t b = 0xee;
+
+	ck_assert_int_eq(pread(fd, &b, 1, off), 1);
+	return b;
+}
+
+START_TEST(log_features_offered)
 {
 	setup();
-	bad_msg(P_PROTO, VUM_SET_LOG_BASE, &zero64, 8, NULL, 0, -EOPNOTSUPP,
-		"unsupported request SET_LOG_BASE (6)");
+	ck_assert(get_u64(VUM_GET_FEATURES) & (1ULL << VU_F_LOG_ALL));
+	ck_assert(get_u64(VUM_GET_PROTOCOL_FEATURES) & (1ULL << VUM_PROTOCOL_F_LOG_SHMFD));
+}
+END_TEST
+
+START_TEST(log_base_maps_marks_replaces)
+{
+	int a = log_memfd(LOG_SIZE), b = log_memfd(2 * LOG_SIZE + 4096);
+	int base;
+
+	setup();
+	prelude(P_MEM);
+	base = count_fds();
+	log_base_ok(a, LOG_SIZE, 0);
+	ck_assert(dlog_mapped(&dev.log));
+	ck_assert_uint_eq(dev.log.size, LOG_SIZE);
+	/* guest page 5 and pages 8..9 (a range across a page boundary) */
+	dlog_mark(&dev.log, 5 * 4096 + 100, 1);
+	dlog_mark(&dev.log, 8 * 4096 + 4000, 200);
+	ck_assert_uint_eq(log_byte(a, 0), 1u << 5);
+	ck_assert_uint_eq(log_byte(a, 1), 3u);
+	/* beyond the bitmap: counted, nothing written */
+	dlog_mark(&dev.log, (uint64_t)LOG_SIZE * 8 * 4096, 4096);
+	ck_assert_uint_eq(dev.log.beyond, 1);
+	/* a new log (at an offset) replaces it: the old file sees nothing more */
+	log_base_ok(b, 2 * LOG_SIZE, 4096);
+	ck_assert_uint_eq(dev.log.size, 2 * LOG_SIZE);
+	dlog_mark(&dev.log, 0, 1);
+	ck_assert_uint_eq(log_byte(b, 4096), 1u);
+	ck_assert_uint_eq(log_byte(a, 0), 1u << 5);
+	/* the fds sent were the back-end's copies: only the mapping holds them */
+	ck_assert_int_eq(count_fds(), base);
+	/* RESET_OWNER unmaps it */
+	req_ok(VUM_RESET_OWNER, NULL, 0, NULL, 0);
+	ck_assert(!dlog_mapped(&dev.log));
+	close(a);
+	close(b);
+}
+END_TEST
+
+START_TEST(log_all_restarts_pair_with_log)
+{
+	int lfd = log_memfd(LOG_SIZE);
+	struct vum_vring_addr a;
+	uint64_t v;
+
+	setup();
+	prelude(P_MEM);
+	ring_up(0, eventfd(0, EFD_CLOEXEC), -1);
+	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
+	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
+	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
+	ck_assert_int_eq(seen.starts[0], 1);
+	ck_assert_ptr_null(seen.cfg.log);
+	/* QEMU's order: log base, features with LOG_ALL, addresses with the log flag */
+	log_base_ok(lfd, LOG_SIZE, 0);
+	ck_assert_int_eq(seen.starts[0], 1);	/* a log alone changes nothing */
+	v = GOOD_FEATURES | (1ULL << VU_F_LOG_ALL);
+	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
+	ck_assert_int_eq(seen.stops[0], 1);
+	ck_assert_int_eq(seen.starts[0], 2);
+	ck_assert(vu_dev_logging(&dev));
+	ck_assert_ptr_eq(seen.cfg.log, &dev.log);
+	/* restarted from where the engine stopped */
+	ck_assert_uint_eq(seen.cfg.rx.last_avail, 42);
+	ck_assert_uint_eq(seen.cfg.tx.last_avail, 7);
+	ck_assert(!seen.cfg.rx.log_used);
+	addr_of(&a, 0);
+	a.flags = VUM_VRING_F_LOG;
+	a.log = 0x12340;
+	req_ok(VUM_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+	ck_assert_int_eq(seen.starts[0], 3);
+	ck_assert(seen.cfg.rx.log_used);
+	ck_assert_uint_eq(seen.cfg.rx.used_gpa, 0x12340);
+	ck_assert(!seen.cfg.tx.log_used);
+	/* logging ends: back without the log */
+	v = GOOD_FEATURES;
+	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
+	ck_assert_int_eq(seen.starts[0], 4);
+	ck_assert_ptr_null(seen.cfg.log);
+	vu_dev_reset(&dev);
+	ck_assert(!dlog_mapped(&dev.log));
+	close(lfd);
+}
+END_TEST
+
+START_TEST(log_fd_kept_and_released)
+{
+	int e = eventfd(0, EFD_CLOEXEC), base;
+
+	setup();
+	prelude(P_PROTO);
+	base = count_fds();
+	req_ok(VUM_SET_LOG_FD, NULL, 0, &e, 1);
+	ck_assert_int_ge(dev.log_fd, 0);
+	ck_assert_int_eq(count_fds(), base + 1);
+	vu_dev_reset(&dev);
+	ck_assert_int_eq(count_fds(), base);
+	close(e);
+}
+END_TEST
+
+/**
+ * bad_log_base() - SET_LOG_BASE refused after the protocol prelude
+ * @size: mmap_size
+ * @offset: mmap_offset
+ * @fds: fds sent
+ * @nfds: their count
+ * @want: errno
+ * @substr: message text
+ */
+static void bad_log_base(uint64_t size, uint64_t offset, const int *fds, unsigned int nfds,
+			 int want, const char *substr)
+{
+	struct vum_log lg = { .mmap_size = size, .mmap_offset = offset };
+
+	bad_msg(P_PROTO, VUM_SET_LOG_BASE, &lg, sizeof(lg), fds, nfds, want, substr);
+	ck_assert(!dlog_mapped(&dev.log));
+}
+
+START_TEST(bad_log_base_no_fd)
+{
+	setup();
+	bad_log_base(LOG_SIZE, 0, NULL, 0, -EBADF, "SET_LOG_BASE: 1 file descriptors missing");
+}
+END_TEST
+
+START_TEST(bad_log_base_two_fds)
+{
+	int f[2] = { log_memfd(LOG_SIZE), log_memfd(LOG_SIZE) };
+
+	setup();
+	bad_log_base(LOG_SIZE, 0, f, 2, -EBADF, "SET_LOG_BASE: 1 unexpected file descriptors");
+	close(f[0]);
+	close(f[1]);
+}
+END_TEST
+
+START_TEST(bad_log_base_size_zero)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_log_base(0, 0, &f, 1, -EINVAL, "SET_LOG_BASE: log of 0x0 bytes");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_too_big)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_log_base(DLOG_MAX_SIZE + 1, 0, &f, 1, -EINVAL, "SET_LOG_BASE: log of 0x40000001 bytes");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_offset_beyond_file)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_log_base(LOG_SIZE, 4096, &f, 1, -EFAULT, "extends past the end of its fd (0x1000 bytes)");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_size_beyond_file)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_log_base(LOG_SIZE + 1, 0, &f, 1, -EFAULT, "extends past the end of its fd");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_size_overflow)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_log_base(LOG_SIZE, UINT64_MAX - 100, &f, 1, -EINVAL, "wraps");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_not_memory)
+{
+	int f = eventfd(0, EFD_CLOEXEC);
+
+	setup();
+	bad_log_base(LOG_SIZE, 0, &f, 1, -EINVAL, "log fd is not a memory file");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_without_shmfd)
+{
+	int f = log_memfd(LOG_SIZE);
+	struct vum_log lg = { .mmap_size = LOG_SIZE };
+	uint64_t v = 1ULL << VUM_PROTOCOL_F_REPLY_ACK;
+
+	setup();
+	req_ok(VUM_SET_PROTOCOL_FEATURES, &v, sizeof(v), NULL, 0);
+	send_msg(VUM_SET_LOG_BASE, 0, &lg, sizeof(lg), &f, 1);
+	expect_fail(-EINVAL, "LOG_SHMFD was not negotiated", false, 0);
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_base_short)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_msg(P_PROTO, VUM_SET_LOG_BASE, &zero64, 8, &f, 1, -EBADMSG,
+		"SET_LOG_BASE: payload of 8 bytes, the request takes 16");
+	close(f);
+}
+END_TEST
+
+START_TEST(bad_log_fd_not_eventfd)
+{
+	int f = log_memfd(LOG_SIZE);
+
+	setup();
+	bad_msg(P_PROTO, VUM_SET_LOG_FD, NULL, 0, &f, 1, -ENOTSUP, "SET_LOG_FD: fd is not an eventfd");
+	close(f);
+}
+END_TEST
+
+/**
+ * log_truncated_case() - in a child: map a log, truncate it, mark it
+ *
+ * Return: 0 when the mark faulted back into the connection's guard scope
+ * naming the dirty log; another value says what went wrong (the child
+ * dies of SIGBUS when the fault was not caught).
+ */
+static int log_truncated_case(void)
+{
+	int lfd = log_memfd(LOG_SIZE);
+	struct guard_scope gs;
+	char err[128];
+
+	if (guard_init(err, sizeof(err)) < 0)
+		return 90;
+	setup();
+	prelude(P_MEM);
+	log_base_ok(lfd, LOG_SIZE, 0);
+	if (ftruncate(lfd, 0) < 0)
+		return 91;
+	guard_enter(&gs, &dev);
+	if (sigsetjmp(gs.jb, 0)) {
+		if (gs.fault.sig != SIGBUS)
+			return 20;
+		if (gs.fault.index != VU_GUARD_LOG)
+			return 21;
+		if (gs.fault.size != LOG_SIZE)
+			return 22;
+		/* the owner closes the connection: everything is released */
+		vu_dev_reset(&dev);
+		return dlog_mapped(&dev.log) ? 23 : 0;
+	}
+	dlog_mark(&dev.log, 4096 * 9, 1);
+	guard_leave(&gs);
+	return 30;
+}
+
+START_TEST(bad_log_truncated_under_logging)
+{
+	struct rlimit no_core = { 0, 0 };
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);
+		_exit(log_truncated_case());
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
 }
 END_TEST
 
@@ -1003,11 +1342,11 @@ END_TEST
 
 START_TEST(bad_features_not_offered)
 {
-	uint64_t v = GOOD_FEATURES | (1ULL << 26);	/* VHOST_F_LOG_ALL */
+	uint64_t v = GOOD_FEATURES | (1ULL << 27);	/* VIRTIO_F_ANY_LAYOUT */
 
 	setup();
 	bad_msg(P_PROTO, VUM_SET_FEATURES, &v, 8, NULL, 0, -EINVAL,
-		"SET_FEATURES: 0x4000000 not offered");
+		"SET_FEATURES: 0x8000000 not offered");
 }
 END_TEST
 
@@ -1081,7 +1420,19 @@ static void bad_addr(enum prelude p, uint64_t desc, uint64_t avail, uint64_t use
 #define UA(off) (USER_BASE + (off))
 START_TEST(bad_addr_before_num) { bad_addr(P_MEM, UA(0x1000), UA(0x2000), UA(0x3000), 0, -EINVAL, "sent before SET_VRING_NUM"); } END_TEST
 START_TEST(bad_addr_before_mem) { bad_addr(P_NUM_NOMEM, UA(0x1000), UA(0x2000), UA(0x3000), 0, -EINVAL, "sent before SET_MEM_TABLE"); } END_TEST
-START_TEST(bad_addr_log_flag) { bad_addr(P_NUM, UA(0x1000), UA(0x2000), UA(0x3000), 1, -EINVAL, "dirty logging is not supported"); } END_TEST
+START_TEST(bad_addr_unknown_flag) { bad_addr(P_NUM, UA(0x1000), UA(0x2000), UA(0x3000), 2, -EINVAL, "ring 0: unknown flags 0x2"); } END_TEST
+
+START_TEST(bad_addr_log_misaligned)
+{
+	struct vum_vring_addr a = { .index = 0, .flags = VUM_VRING_F_LOG, .desc = UA(0x1000),
+				    .avail = UA(0x2000), .used = UA(0x3000), .log = 0x3002 };
+
+	setup();
+	bad_msg(P_NUM, VUM_SET_VRING_ADDR, &a, sizeof(a), NULL, 0, -EINVAL,
+		"used ring log address 0x3002 is not 4-byte aligned");
+	ck_assert(!dev.vrings[0].addr_set);
+}
+END_TEST
 START_TEST(bad_addr_misaligned) { bad_addr(P_NUM, UA(0x1008), UA(0x2000), UA(0x3000), 0, -EINVAL, "misaligned addresses desc"); } END_TEST
 START_TEST(bad_addr_used_misaligned) { bad_addr(P_NUM, UA(0x1000), UA(0x2000), UA(0x3002), 0, -EINVAL, "misaligned"); } END_TEST
 START_TEST(bad_addr_desc_outside) { bad_addr(P_NUM, UA(MEM_SIZE), UA(0x2000), UA(0x3000), 0, -EFAULT, "descriptor table (0x7f0000100000, 256 entries) is outside guest memory"); } END_TEST
@@ -1324,7 +1675,22 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_too_many_fds);
 
 	RUNNER_ADD_TEST(s, bad_unknown_request);
-	RUNNER_ADD_TEST(s, bad_unsupported_log_base);
+	RUNNER_ADD_TEST(s, log_features_offered);
+	RUNNER_ADD_TEST(s, log_base_maps_marks_replaces);
+	RUNNER_ADD_TEST(s, log_all_restarts_pair_with_log);
+	RUNNER_ADD_TEST(s, log_fd_kept_and_released);
+	RUNNER_ADD_TEST(s, bad_log_base_no_fd);
+	RUNNER_ADD_TEST(s, bad_log_base_two_fds);
+	RUNNER_ADD_TEST(s, bad_log_base_size_zero);
+	RUNNER_ADD_TEST(s, bad_log_base_too_big);
+	RUNNER_ADD_TEST(s, bad_log_base_offset_beyond_file);
+	RUNNER_ADD_TEST(s, bad_log_base_size_beyond_file);
+	RUNNER_ADD_TEST(s, bad_log_base_size_overflow);
+	RUNNER_ADD_TEST(s, bad_log_base_not_memory);
+	RUNNER_ADD_TEST(s, bad_log_base_without_shmfd);
+	RUNNER_ADD_TEST(s, bad_log_base_short);
+	RUNNER_ADD_TEST(s, bad_log_fd_not_eventfd);
+	RUNNER_ADD_TEST(s, bad_log_truncated_under_logging);
 	RUNNER_ADD_TEST(s, bad_unsupported_config);
 	RUNNER_ADD_TEST(s, bad_get_features_with_payload);
 	RUNNER_ADD_TEST(s, bad_set_features_short);
@@ -1353,7 +1719,8 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_kick_index);
 	RUNNER_ADD_TEST(s, bad_addr_before_num);
 	RUNNER_ADD_TEST(s, bad_addr_before_mem);
-	RUNNER_ADD_TEST(s, bad_addr_log_flag);
+	RUNNER_ADD_TEST(s, bad_addr_unknown_flag);
+	RUNNER_ADD_TEST(s, bad_addr_log_misaligned);
 	RUNNER_ADD_TEST(s, bad_addr_misaligned);
 	RUNNER_ADD_TEST(s, bad_addr_used_misaligned);
 	RUNNER_ADD_TEST(s, bad_addr_desc_outside);

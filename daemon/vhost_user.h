@@ -33,6 +33,7 @@
 /* Virtio feature bits offered (virtio-net, virtio ring, virtio 1.x). */
 #define VU_NET_F_CSUM		0
 #define VU_NET_F_GUEST_CSUM	1
+#define VU_NET_F_MTU		3
 #define VU_NET_F_GUEST_TSO4	7
 #define VU_NET_F_GUEST_TSO6	8
 #define VU_NET_F_HOST_TSO4	11
@@ -43,9 +44,15 @@
 #define VU_RING_F_EVENT_IDX	29
 #define VU_F_VERSION_1		32
 
-/* Features offered; MQ only when the port has more than one queue pair. */
+/*
+ * Features offered; MQ only when the port has more than one queue pair.
+ * NET_F_MTU: the front-end may tell the guest an MTU (QEMU's host_mtu=);
+ * with PROTOCOL_F_NET_MTU it sends that MTU in NET_SET_MTU, and the
+ * back-end accepts it only when it is the tap's (vu_ops.tap_mtu).
+ */
 #define VU_FEATURES_BASE \
 	((1ULL << VU_NET_F_CSUM) | (1ULL << VU_NET_F_GUEST_CSUM) | \
+	 (1ULL << VU_NET_F_MTU) | \
 	 (1ULL << VU_NET_F_GUEST_TSO4) | (1ULL << VU_NET_F_GUEST_TSO6) | \
 	 (1ULL << VU_NET_F_HOST_TSO4) | (1ULL << VU_NET_F_HOST_TSO6) | \
 	 (1ULL << VU_NET_F_MRG_RXBUF) | (1ULL << VU_RING_F_INDIRECT_DESC) | \
@@ -54,7 +61,12 @@
 
 /* Protocol features offered. */
 #define VU_PROTOCOL_FEATURES \
-	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK))
+	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | \
+	 (1ULL << VUM_PROTOCOL_F_NET_MTU))
+
+/* The MTU range of NET_SET_MTU (virtio: 68, an Ethernet frame's limit). */
+#define VU_MTU_MIN		68u
+#define VU_MTU_MAX		65535u
 
 /**
  * struct vu_region - one mapped region of the guest memory table
@@ -123,10 +135,14 @@ struct vu_dev;
  *	could not be started (the connection is then closed).
  * @ring_fds: the kick or call fd of a ring of a running queue pair was
  *	replaced in place (same fd number); may be NULL
+ * @tap_mtu: the current MTU of the tap behind the connection, for
+ *	NET_SET_MTU; return the MTU, or -errno when it cannot be read (the
+ *	request is then refused).  May be NULL: NET_SET_MTU is refused.
  */
 struct vu_ops {
 	int (*queue_state)(struct vu_dev *dev, unsigned int qp, bool ready);
 	void (*ring_fds)(struct vu_dev *dev, unsigned int vring);
+	int (*tap_mtu)(struct vu_dev *dev);
 };
 
 /**
@@ -147,6 +163,7 @@ struct vu_ops {
  * @active: per queue pair: the owner was told it is ready
  * @rx: message receiver
  * @messages: messages handled
+ * @mtu: the MTU of the last NET_SET_MTU accepted, 0 for none
  * @err: why the last call failed
  */
 struct vu_dev {
@@ -166,6 +183,7 @@ struct vu_dev {
 	bool active[VU_MAX_QUEUE_PAIRS];
 	struct vum_rx rx;
 	uint64_t messages;
+	unsigned int mtu;
 	char err[VU_ERR_MAX];
 };
 

@@ -73,6 +73,7 @@ help:
 
 include lib/lib.mk
 -include daemon/daemon.mk
+-include ctl/ctl.mk
 -include tests/tests.mk
 -include fuzz/fuzz.mk
 -include bench/bench.mk
@@ -104,7 +105,7 @@ $(B)/install-vars.stamp: FORCE
 	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' > $@
 
 # The version is compiled into the daemon and vringnetctl.
-$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/daemon/vringnetctl.o \
+$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/ctl/vringnetctl.o \
 	$(B)/tests/unit/check_daemon_ctlclient.o: VERSION
 
 # make install installs user space only (the module goes through DKMS,

@@ -1524,23 +1524,6 @@ const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *n
 }
 
 /**
- * cfg_port_of_tap() - the port serving a tap
- * @cfg: the configuration
- * @tap: the tap's name
- *
- * Return: the port, or NULL if no port names @tap.
- */
-const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char *tap)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->nports; i++)
-		if (!strcmp(cfg->ports[i].tap, tap))
-			return &cfg->ports[i];
-	return NULL;
-}
-
-/**
  * cfg_engine_name() - name of an engine setting
  * @engine: the setting
  *

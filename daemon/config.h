@@ -162,7 +162,6 @@ int cfg_parse_buffer(const char *name, const char *text, size_t len,
 void cfg_free(struct vnd_config *cfg);
 const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *name);
 const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *name);
-const struct cfg_port *cfg_port_of_tap(const struct vnd_config *cfg, const char *tap);
 const char *cfg_engine_name(enum cfg_engine engine);
 const char *cfg_port_type_name(enum cfg_port_type type);
 const char *cfg_log_level_name(enum cfg_log_level level);

@@ -1,17 +1,15 @@
-# daemon/daemon.mk - vringnetd and vringnetctl
+# daemon/daemon.mk - vringnetd
 #
-# vringnetd is every daemon/*.c but vringnetctl.c; vringnetctl is
-# vringnetctl.c plus the control protocol codec and the config parser.  New files join by existing.
+# vringnetd is every daemon/*.c; new files join by existing.  (vringnetctl,
+# which shares ctlproto.c and config.c, is built by ctl/ctl.mk.)
 DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd libseccomp
 DAEMON_CFLAGS := $(shell pkg-config --cflags $(DAEMON_PKGS) 2>/dev/null)
 DAEMON_LIBS   := $(shell pkg-config --libs $(DAEMON_PKGS) 2>/dev/null)
 
-VRINGNETD_SRCS   := $(filter-out daemon/vringnetctl.c,$(wildcard daemon/*.c))
+VRINGNETD_SRCS   := $(wildcard daemon/*.c)
 VRINGNETD_OBJS   := $(VRINGNETD_SRCS:%.c=$(B)/%.o)
 # Everything but main(): what unit tests and fuzzers link against.
 DAEMON_LIB_OBJS  := $(filter-out $(B)/daemon/main.o,$(VRINGNETD_OBJS))
-# (config.c: --config reads the control socket with the daemon's own parser)
-VRINGNETCTL_SRCS := $(wildcard daemon/vringnetctl.c daemon/ctlproto.c daemon/config.c)
 
 $(B)/daemon/%.o: DIR_CPPFLAGS += $(DAEMON_CFLAGS) -Idaemon
 
@@ -32,11 +30,6 @@ $(B)/test/daemon/%.o: daemon/%.c
 $(B)/test/vringnetd: $(VRINGNETD_TEST_OBJS) $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
-ifneq ($(wildcard daemon/vringnetctl.c),)
-ALL_TARGETS += $(B)/vringnetctl
-$(B)/vringnetctl: $(VRINGNETCTL_SRCS:%.c=$(B)/%.o)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
-endif
 
 # ---- install / uninstall (PREFIX, DESTDIR; see the top Makefile) ----------
 # Binaries to SBINDIR/BINDIR, libvringfd and its headers, systemd units to

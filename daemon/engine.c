@@ -17,7 +17,7 @@
  *
  * Return: true when /dev/vringfd opens and reports VRINGFD_CAP_TAP.
  */
-static bool eng_kernel_probe(char *why, size_t whylen)
+bool eng_kernel_probe(char *why, size_t whylen)
 {
 	struct vringfd_version ver;
 

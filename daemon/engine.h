@@ -109,37 +109,54 @@ struct eng_stats {
 struct eng_queue;
 
 /**
+ * enum eng_dir - one ring of a queue
+ * @ENG_TX: the ring whose chains go to the tap
+ * @ENG_RX: the ring filled from the tap
+ */
+enum eng_dir {
+	ENG_TX,
+	ENG_RX,
+};
+
+/**
  * struct eng_ops - one engine
  * @name: "kernel" or "user"
- * @available: whether this engine can run here (kernel: /dev/vringfd opens)
  * @open: bind a ring pair to a tap queue; NULL with @err filled on failure
- * @tx: send every available tx chain (bounded: at most one ring's worth);
- *	returns chains consumed, or -errno (-EIO: the ring is broken)
+ * @tx: send available tx chains (bounded: at most one ring's worth, less
+ *	when the engine's weight is reached); returns chains consumed, or
+ *	-errno (-EIO: the ring is broken)
  * @rx: fill posted rx buffers from the tap; returns buffers filled or
  *	-errno; sets *starved when frames wait but no buffer is posted (the
- *	caller stops polling @rx_fd until the driver posts more)
+ *	caller stops polling the rx fd until the driver posts more)
+ * @enable_notify: after @tx or a starved @rx: ask the driver to kick for
+ *	the next chain of that ring, then look again (vhost's
+ *	vhost_enable_notify() contract); true when more work arrived (or the
+ *	engine stopped at its weight): call @tx/@rx again.  The kernel engine
+ *	leaves the kick request to vringfd.ko, which publishes avail_event and
+ *	looks again itself before write()/read() return.
  * @rx_fd: fd that becomes readable (EPOLLIN) when rx() has work
  * @get_stats: counters of both directions
- * @get_last_avail: the device's avail positions (vhost-user GET_VRING_BASE)
- * @close: unbind and free; the tap fd and the rings stay
+ * @close: unbind and free; the tap fd and the rings stay.  Stores where
+ *	the device stopped in each avail ring in @last_avail[ENG_TX/ENG_RX]
+ *	(vhost-user GET_VRING_BASE) when not NULL
  */
 struct eng_ops {
 	const char *name;
-	bool (*available)(void);
 	struct eng_queue *(*open)(const struct eng_queue_config *cfg,
 				  char *err, size_t errlen);
 	int (*tx)(struct eng_queue *q);
 	int (*rx)(struct eng_queue *q, bool *starved);
+	bool (*enable_notify)(struct eng_queue *q, enum eng_dir dir);
 	int (*rx_fd)(struct eng_queue *q);
 	void (*get_stats)(struct eng_queue *q, struct eng_stats *tx,
 			  struct eng_stats *rx);
-	void (*get_last_avail)(struct eng_queue *q, uint16_t *tx, uint16_t *rx);
-	void (*close)(struct eng_queue *q);
+	void (*close)(struct eng_queue *q, uint16_t last_avail[2]);
 };
 
 extern const struct eng_ops eng_user_ops;
 extern const struct eng_ops eng_kernel_ops;
 
+bool eng_kernel_probe(char *why, size_t whylen);
 const struct eng_ops *eng_select(enum cfg_engine want, char *err, size_t errlen);
 
 #endif /* VRINGNET_ENGINE_H */

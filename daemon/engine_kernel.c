@@ -7,12 +7,21 @@
  * memory table and the call eventfds handed to the module.  tx() is one
  * write() on the TX ring fd per batch, rx() one read() on the RX ring fd;
  * the RX ring fd is what the event loop polls.
+ *
+ * Kick requests are the module's: before write() or read() returns having
+ * found a ring empty, it publishes avail_event (EVENT_IDX) and looks at
+ * avail->idx once more, so a chain the driver posts later is kicked.  The
+ * daemon only has to know whether write() stopped at the module's weight
+ * with chains left: it counts the chains write() consumed from the ring's
+ * starting position and compares with avail->idx (a load, no system call).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <endian.h>
+#include <linux/virtio_ring.h>
 
 #include "engine.h"
 #include "log.h"
@@ -22,27 +31,18 @@
  * struct eng_queue - a ring pair bound to a tap queue (kernel engine)
  * @tx_fd: vring fd of the tx ring
  * @rx_fd: vring fd of the rx ring
- * @tx_calls: write() calls made
- * @rx_calls: read() calls made
+ * @tx_avail: the tx ring's avail ring (read for avail->idx only)
+ * @tx_taken: avail entries of the tx ring consumed: its start position plus
+ *	the chains every write() reported
+ * @tx_last: what the last write() consumed
  */
 struct eng_queue {
 	int tx_fd;
 	int rx_fd;
-	uint64_t tx_calls;
-	uint64_t rx_calls;
+	const struct vring_avail *tx_avail;
+	uint16_t tx_taken;
+	int tx_last;
 };
-
-/**
- * keng_available() - whether the module is there with tap attachment
- *
- * Return: true if so.
- */
-static bool keng_available(void)
-{
-	struct vringfd_version ver;
-
-	return vringfd_get_version(&ver) == 0 && (ver.caps & VRINGFD_CAP_TAP);
-}
 
 /**
  * keng_create() - VRINGFD_CREATE for one ring, starting at its avail base
@@ -189,6 +189,9 @@ static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
 		return NULL;
 	}
+	q->tx_avail = cfg->tx.avail;
+	q->tx_taken = base_ok ? cfg->tx.last_avail :
+		      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	q->tx_fd = keng_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
 			     cfg->tx_call_fd, base_ok, err, errlen);
 	if (q->tx_fd < 0)
@@ -216,9 +219,34 @@ static int keng_tx(struct eng_queue *q)
 	char dummy = 0;
 	ssize_t n;
 
-	q->tx_calls++;
 	n = write(q->tx_fd, &dummy, 1);
-	return n < 0 ? -errno : (int)n;
+	if (n < 0)
+		return q->tx_last = -errno;
+	q->tx_taken += (uint16_t)n;
+	return q->tx_last = (int)n;
+}
+
+/**
+ * keng_enable_notify() - whether write() stopped with chains left
+ * @q: the queue
+ * @dir: which ring
+ *
+ * The module asks for kicks itself (see the top of this file).  TX: true
+ * when the last write() consumed chains and avail->idx is past what all
+ * write()s consumed (it stopped at its weight, or the driver posted more
+ * after it looked: one more write() is then harmless).  A write() that
+ * consumed nothing ends the round: nothing can make this spin.  RX: false
+ * (the rx fd is polled level-triggered; the module's poll() pulls).
+ * Return: true when tx() should be called again.
+ */
+static bool keng_enable_notify(struct eng_queue *q, enum eng_dir dir)
+{
+	uint16_t idx;
+
+	if (dir != ENG_TX || q->tx_last <= 0)
+		return false;
+	idx = le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
+	return idx != q->tx_taken;
 }
 
 /**
@@ -234,7 +262,6 @@ static int keng_rx(struct eng_queue *q, bool *starved)
 	ssize_t n;
 
 	*starved = false;
-	q->rx_calls++;
 	n = read(q->rx_fd, &dummy, 1);
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
@@ -292,29 +319,20 @@ static void keng_get_stats(struct eng_queue *q, struct eng_stats *tx,
 }
 
 /**
- * keng_get_last_avail() - the module's avail positions
- * @q: the queue
- * @tx: tx position out
- * @rx: rx position out
+ * keng_close() - close both vring fds (the module detaches them)
+ * @q: the queue or NULL
+ * @last_avail: where the module stopped in each avail ring (out; may be NULL)
  */
-static void keng_get_last_avail(struct eng_queue *q, uint16_t *tx, uint16_t *rx)
+static void keng_close(struct eng_queue *q, uint16_t last_avail[2])
 {
 	struct vringfd_state st;
 
-	if (tx)
-		*tx = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : 0;
-	if (rx)
-		*rx = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
-}
-
-/**
- * keng_close() - close both vring fds (the module detaches them)
- * @q: the queue or NULL
- */
-static void keng_close(struct eng_queue *q)
-{
 	if (!q)
 		return;
+	if (last_avail) {
+		last_avail[ENG_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
+		last_avail[ENG_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
+	}
 	close(q->tx_fd);
 	close(q->rx_fd);
 	free(q);
@@ -322,12 +340,11 @@ static void keng_close(struct eng_queue *q)
 
 const struct eng_ops eng_kernel_ops = {
 	.name = "kernel",
-	.available = keng_available,
 	.open = keng_open,
 	.tx = keng_tx,
 	.rx = keng_rx,
+	.enable_notify = keng_enable_notify,
 	.rx_fd = keng_rx_fd,
 	.get_stats = keng_get_stats,
-	.get_last_avail = keng_get_last_avail,
 	.close = keng_close,
 };

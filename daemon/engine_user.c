@@ -364,72 +364,162 @@ done:
 }
 
 /**
+ * struct ueng_rx_frame - the chains taken for one received frame
+ * @heads: head of each chain
+ * @lens: writable bytes of each
+ * @nheads: chains taken
+ * @niov: segments in q->iov from slot 1 on (the frame's buffers)
+ * @space: writable bytes of all chains
+ */
+struct ueng_rx_frame {
+	uint16_t heads[UENG_MRG_MAX_HEADS];
+	uint64_t lens[UENG_MRG_MAX_HEADS];
+	unsigned int nheads;
+	unsigned int niov;
+	uint64_t space;
+};
+
+/**
+ * ueng_rx_take() - take posted chains for one frame
+ * @q: the queue
+ * @f: the frame's chains (out)
+ * @filled: incremented per unusable chain completed empty on the way
+ *
+ * One chain, or with mergeable rx buffers as many as make 64 KiB (up to
+ * UENG_MRG_MAX_HEADS).  Unusable chains (readable segments, shorter than
+ * header + Ethernet header, refused by the walker) met before the first
+ * good one are completed with length 0 and counted; met after it, they
+ * are given back for the next frame.
+ * Return: 0, or -EIO when the ring is broken.
+ */
+static int ueng_rx_take(struct eng_queue *q, struct ueng_rx_frame *f, unsigned int *filled)
+{
+	unsigned int max_heads = q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u;
+	struct vringfd_chain ch;
+	int ret;
+
+	f->nheads = 0;
+	f->niov = 1;
+	f->space = 0;
+	while (f->nheads < max_heads && f->space < UENG_MRG_WANT &&
+	       f->niov < UENG_MAX_IOV - 1) {
+		if (!vringfd_dev_pending(&q->rx))
+			break;
+		ret = vringfd_dev_get_chain(&q->rx, &ch, q->iov + f->niov,
+					    UENG_MAX_IOV - 1 - f->niov);
+		if (ret == 0)
+			break;
+		if (ret == -EIO)
+			return -EIO;
+		if (ret > 0 && (ch.nout || ch.in_len < q->hdr_len + (uint64_t)ETH_HLEN))
+			ret = -EINVAL;	/* wrong shape */
+		if (ret < 0 && f->nheads) {
+			/* first the frame we have; this one next round */
+			vringfd_dev_discard(&q->rx, 1);
+			break;
+		}
+		if (ret < 0) {
+			if (ret == -EINVAL)
+				q->srx.drop_bad_chain++;
+			else
+				ueng_count_walk_drop(&q->srx, ret);
+			vringfd_dev_put_used(&q->rx, ch.head, 0);
+			(*filled)++;
+			continue;
+		}
+		f->heads[f->nheads] = ch.head;
+		f->lens[f->nheads] = ch.in_len;
+		f->nheads++;
+		f->niov += ch.nin;
+		f->space += ch.in_len;
+	}
+	return 0;
+}
+
+/**
+ * ueng_rx_read() - one readv() of a frame from the tap into taken chains
+ * @q: the queue
+ * @f: the chains
+ *
+ * Return: what readv() returned (the tap's header included, also when the
+ * ring has none), or -errno from the tap (-EAGAIN: no frame).
+ */
+static ssize_t ueng_rx_read(struct eng_queue *q, const struct ueng_rx_frame *f)
+{
+	uint8_t scratch[12];
+	ssize_t r;
+
+	q->iov[f->niov].iov_base = q->overflow;
+	q->iov[f->niov].iov_len = sizeof(q->overflow);
+	if (q->hdr_len) {
+		r = readv(q->tap_fd, q->iov + 1, (int)f->niov);
+	} else {
+		q->iov[0].iov_base = scratch;
+		q->iov[0].iov_len = q->tap_hdr_len;
+		r = readv(q->tap_fd, q->iov, (int)f->niov + 1);
+	}
+	q->srx.syscalls++;
+	return r < 0 ? -errno : r;
+}
+
+/**
+ * ueng_rx_complete() - complete the chains a frame used, give back the rest
+ * @q: the queue
+ * @f: the chains
+ * @got: the frame's bytes (ueng_rx_read()), <= @f->space
+ *
+ * Writes num_buffers (12-byte header).
+ * Return: chains used.
+ */
+static unsigned int ueng_rx_complete(struct eng_queue *q, const struct ueng_rx_frame *f,
+				     uint64_t got)
+{
+	uint64_t left = got;
+	unsigned int k;
+
+	for (k = 0; k < f->nheads && (left || !k); k++) {
+		uint64_t l = left < f->lens[k] ? left : f->lens[k];
+
+		vringfd_dev_put_used(&q->rx, f->heads[k], (uint32_t)l);
+		left -= l;
+	}
+	vringfd_dev_discard(&q->rx, f->nheads - k);
+	if (q->hdr_len == 12) {
+		uint16_t nb = (uint16_t)k;	/* num_buffers, little-endian */
+		uint8_t le[2] = { nb & 0xff, nb >> 8 };
+
+		ueng_scatter(q->iov + 1, f->niov - 1, 10, le, 2);
+	}
+	return k;
+}
+
+/**
  * ueng_rx() - fill posted rx buffers with frames from the tap
  * @q: the queue
  * @starved: set when the tap may have frames but no buffer is posted
  *
- * Each frame is one readv() into one chain (with mergeable rx buffers:
- * into as many chains as are posted, up to 64 KiB; the chains it did not
- * need are given back).  A frame longer than its buffers is dropped
- * (drop_too_big), its chain completed with 0.
+ * Per frame: take chains (ueng_rx_take()), one readv() into them
+ * (ueng_rx_read()), complete what it used (ueng_rx_complete()).  A frame
+ * longer than its buffers is dropped (drop_too_big), its chains completed
+ * with 0.
  *
  * Return: buffers (heads) filled, or -EIO when the ring is broken.
  */
 static int ueng_rx(struct eng_queue *q, bool *starved)
 {
-	uint16_t heads[UENG_MRG_MAX_HEADS];
-	uint64_t lens[UENG_MRG_MAX_HEADS];
-	uint8_t scratch[12];
-	unsigned int filled = 0, frames = 0;
+	struct ueng_rx_frame f;
+	unsigned int filled = 0, frames = 0, k;
 	int ret = 0;
 
 	*starved = false;
 	while (frames < q->rx.num) {
-		struct vringfd_chain ch;
-		unsigned int nheads = 0, niov = 1, k;
-		uint64_t space = 0, got, left;
 		ssize_t r;
+		uint64_t got;
 
-		/* Take one chain, or several for a mergeable frame. */
-		while (nheads < (q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u) &&
-		       space < UENG_MRG_WANT && niov < UENG_MAX_IOV - 1) {
-			if (!vringfd_dev_pending(&q->rx))
-				break;
-			ret = vringfd_dev_get_chain(&q->rx, &ch, q->iov + niov,
-						    UENG_MAX_IOV - 1 - niov);
-			if (ret == 0 || ret == -EIO)
-				break;
-			if (ret < 0 && nheads) {	/* first the frame we have */
-				q->rx.last_avail--;
-				ret = 1;
-				break;
-			}
-			if (ret < 0) {
-				ueng_count_walk_drop(&q->srx, ret);
-				ret = 1;
-				vringfd_dev_put_used(&q->rx, ch.head, 0);
-				filled++;
-				continue;
-			}
-			if (ch.nout || ch.in_len < q->hdr_len + (uint64_t)ETH_HLEN) {
-				if (nheads) {	/* deal with it first next round */
-					q->rx.last_avail--;
-					break;
-				}
-				q->srx.drop_bad_chain++;
-				vringfd_dev_put_used(&q->rx, ch.head, 0);
-				filled++;
-				continue;
-			}
-			heads[nheads] = ch.head;
-			lens[nheads] = ch.in_len;
-			nheads++;
-			niov += ch.nin;
-			space += ch.in_len;
-		}
+		ret = ueng_rx_take(q, &f, &filled);
 		if (ret < 0)
-			goto out;
-		if (!nheads) {
+			break;
+		if (!f.nheads) {
 			/* Out of buffers: starved only if a frame is waiting. */
 			struct pollfd pfd = { .fd = q->tap_fd, .events = POLLIN };
 
@@ -437,53 +527,28 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 			*starved = poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
 			break;
 		}
-		q->iov[niov].iov_base = q->overflow;
-		q->iov[niov].iov_len = sizeof(q->overflow);
-		if (q->hdr_len) {
-			r = readv(q->tap_fd, q->iov + 1, (int)niov);
-		} else {
-			q->iov[0].iov_base = scratch;
-			q->iov[0].iov_len = q->tap_hdr_len;
-			r = readv(q->tap_fd, q->iov, (int)niov + 1);
-		}
-		q->srx.syscalls++;
+		r = ueng_rx_read(q, &f);
 		if (r < 0) {
-			q->rx.last_avail -= nheads;	/* give the chains back */
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			vringfd_dev_discard(&q->rx, f.nheads);	/* give the chains back */
+			if (r != -EAGAIN && r != -EWOULDBLOCK) {
 				q->srx.drop_tap++;
-				log_debug("user engine: tap read: %s", strerror(errno));
+				log_debug("user engine: tap read: %s", strerror((int)-r));
 			}
 			break;
 		}
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
-		if ((uint64_t)r < q->tap_hdr_len || got > space) {
+		if ((uint64_t)r < q->tap_hdr_len || got > f.space) {
 			q->srx.drop_too_big++;
-			for (k = 0; k < nheads; k++)
-				vringfd_dev_put_used(&q->rx, heads[k], 0);
-			filled += nheads;
+			for (k = 0; k < f.nheads; k++)
+				vringfd_dev_put_used(&q->rx, f.heads[k], 0);
+			filled += f.nheads;
 			continue;
 		}
-		/* Complete the heads the frame used, give the rest back. */
-		left = got;
-		for (k = 0; k < nheads && (left || !k); k++) {
-			uint64_t l = left < lens[k] ? left : lens[k];
-
-			vringfd_dev_put_used(&q->rx, heads[k], (uint32_t)l);
-			left -= l;
-		}
-		q->rx.last_avail -= nheads - k;
-		if (q->hdr_len == 12) {
-			uint16_t nb = (uint16_t)k;	/* num_buffers, little-endian */
-			uint8_t le[2] = { nb & 0xff, nb >> 8 };
-
-			ueng_scatter(q->iov + 1, niov - 1, 10, le, 2);
-		}
-		filled += k;
+		filled += ueng_rx_complete(q, &f, got);
 		q->srx.frames++;
 		q->srx.bytes += got - q->hdr_len;
 	}
-out:
 	if (filled) {
 		q->srx.batches++;
 		ueng_notify(&q->rx, q->rx_call_fd, &q->srx);
@@ -491,6 +556,18 @@ out:
 	if (ret < 0)
 		return -EIO;
 	return (int)filled;
+}
+
+/**
+ * ueng_enable_notify() - ask the driver for a kick, then look again
+ * @q: the queue
+ * @dir: which ring
+ *
+ * Return: true when chains arrived meanwhile (walk again).
+ */
+static bool ueng_enable_notify(struct eng_queue *q, enum eng_dir dir)
+{
+	return vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
 }
 
 /**
@@ -520,49 +597,29 @@ static void ueng_get_stats(struct eng_queue *q, struct eng_stats *tx,
 }
 
 /**
- * ueng_get_last_avail() - where the device is in each avail ring
- * @q: the queue
- * @tx: tx position out
- * @rx: rx position out
- */
-static void ueng_get_last_avail(struct eng_queue *q, uint16_t *tx, uint16_t *rx)
-{
-	if (tx)
-		*tx = q->tx.last_avail;
-	if (rx)
-		*rx = q->rx.last_avail;
-}
-
-/**
  * ueng_close() - free the queue (the tap fd and the rings stay)
  * @q: the queue or NULL
+ * @last_avail: where the walks stopped in each avail ring (out; may be NULL)
  */
-static void ueng_close(struct eng_queue *q)
+static void ueng_close(struct eng_queue *q, uint16_t last_avail[2])
 {
 	if (!q)
 		return;
+	if (last_avail) {
+		last_avail[ENG_TX] = q->tx.last_avail;
+		last_avail[ENG_RX] = q->rx.last_avail;
+	}
 	free(q->regions);
 	free(q);
 }
 
-/**
- * ueng_available() - the user engine runs everywhere
- *
- * Return: true.
- */
-static bool ueng_available(void)
-{
-	return true;
-}
-
 const struct eng_ops eng_user_ops = {
 	.name = "user",
-	.available = ueng_available,
 	.open = ueng_open,
 	.tx = ueng_tx,
 	.rx = ueng_rx,
+	.enable_notify = ueng_enable_notify,
 	.rx_fd = ueng_rx_fd,
 	.get_stats = ueng_get_stats,
-	.get_last_avail = ueng_get_last_avail,
 	.close = ueng_close,
 };

@@ -144,7 +144,7 @@ fail:
 void fr_close(struct fr_pair *fp)
 {
 	if (fp->eq)
-		fp->eng->close(fp->eq);
+		fp->eng->close(fp->eq, NULL);
 	fp->eq = NULL;
 	if (fp->tx.tokens)
 		vringfd_ring_fini(&fp->tx);

@@ -18,79 +18,24 @@
 #define PORT_BACKLOG	16
 
 /**
- * stub_accept() - a type without a packet path: log and close
- * @p: the port
- * @fd: the new connection
- */
-static void stub_accept(struct port *p, int fd)
-{
-	log_warn("port %s: %s connection closed: packet path not implemented",
-		 p->cfg.name, cfg_port_type_name(p->cfg.type));
-	close(fd);
-}
-
-/**
- * stub_readable() - a datagram port without a packet path: drop the datagram
- * @p: the port
- */
-static void stub_readable(struct port *p)
-{
-	char buf[64];
-
-	while (recv(p->listen_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) >= 0)
-		;
-	log_debug("port %s: datagram dropped: packet path not implemented", p->cfg.name);
-}
-
-/**
- * stub_connect() - a client port without a packet path
- * @p: the port
- * @err: unused
- * @errlen: unused
- *
- * Return: 0 (the port stays idle).
- */
-static int stub_connect(struct port *p, char *err, size_t errlen)
-{
-	log_warn("port %s: not connecting to %s: packet path not implemented",
-		 p->cfg.name, p->cfg.connect);
-	p->state = "idle";
-	return 0;
-}
-
-static const struct port_ops port_stub_stream = {
-	.name = "stub", .sock_type = SOCK_STREAM,
-	.accept = stub_accept, .connect = stub_connect,
-};
-static const struct port_ops port_stub_dgram = {
-	.name = "stub", .sock_type = SOCK_DGRAM,
-	.readable = stub_readable, .connect = stub_connect,
-};
-static const struct port_ops port_stub_seqpacket = {
-	.name = "stub", .sock_type = SOCK_SEQPACKET,
-	.accept = stub_accept, .connect = stub_connect,
-};
-
-/**
  * port_ops_of() - the implementation of a port type
  * @type: the configured type
  *
- * Return: the type's ops when its file is linked in, else a stub with the
- * right socket type.
+ * Return: the type's ops, or NULL for a value that is no type.
  */
 const struct port_ops *port_ops_of(enum cfg_port_type type)
 {
 	switch (type) {
 	case CFG_PORT_VHOST_USER:
-		return &port_vhost_user_ops ? &port_vhost_user_ops : &port_stub_stream;
+		return &port_vhost_user_ops;
 	case CFG_PORT_STREAM:
-		return &port_stream_ops ? &port_stream_ops : &port_stub_stream;
+		return &port_stream_ops;
 	case CFG_PORT_DGRAM:
-		return &port_dgram_ops ? &port_dgram_ops : &port_stub_dgram;
+		return &port_dgram_ops;
 	case CFG_PORT_RINGFD:
-		return &port_ringfd_ops ? &port_ringfd_ops : &port_stub_seqpacket;
+		return &port_ringfd_ops;
 	}
-	return &port_stub_stream;
+	return NULL;
 }
 
 /**
@@ -278,6 +223,11 @@ struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
 	}
 	p->cfg = *cfg;
 	p->ops = port_ops_of(cfg->type);
+	if (!p->ops) {
+		snprintf(err, errlen, "port %s: unknown type %d", cfg->name, (int)cfg->type);
+		free(p);
+		return NULL;
+	}
 	p->loop = loop;
 	p->tap = tap;
 	p->eng = eng;

@@ -22,8 +22,7 @@
  *   connections  peers connected now
  *
  * Types are provided by port_<type>.c files defining the const objects
- * declared below; a type that is not linked in gets the stub, which accepts
- * and closes each connection with "packet path not implemented".
+ * declared below.
  */
 #ifndef VRINGNET_PORT_H
 #define VRINGNET_PORT_H
@@ -90,10 +89,10 @@ struct port {
 	void *priv;
 };
 
-extern const struct port_ops port_vhost_user_ops __attribute__((weak));
-extern const struct port_ops port_stream_ops __attribute__((weak));
-extern const struct port_ops port_dgram_ops __attribute__((weak));
-extern const struct port_ops port_ringfd_ops __attribute__((weak));
+extern const struct port_ops port_vhost_user_ops;
+extern const struct port_ops port_stream_ops;
+extern const struct port_ops port_dgram_ops;
+extern const struct port_ops port_ringfd_ops;
 
 const struct port_ops *port_ops_of(enum cfg_port_type type);
 struct port *port_open(const struct cfg_port *cfg, struct loop *loop,

@@ -6,14 +6,9 @@
  * connects to the port's SOCK_SEQPACKET socket and sends one SETUP
  * (ringfd_proto.c, vringnetd-ringfd(7)) with a memfd holding its rings and
  * buffers and the kick/call eventfds of each queue pair.  The daemon maps
- * the memfd (MAP_SHARED), opens each queue pair on the engine (descriptor
- * addresses are memfd offsets: one region at guest address 0), answers OK
- * and from then on:
- *
- *   tx kick eventfd readable  -> eng tx()   (client -> tap)
- *   rx kick eventfd readable  -> eng rx()   (client posted rx buffers)
- *   engine rx_fd readable     -> eng rx()   (tap -> client); not polled
- *                                while the client has no rx buffer posted
+ * the memfd (MAP_SHARED), hands each queue pair to the queue-pair pump
+ * (vq.c; descriptor addresses are memfd offsets: one region at guest
+ * address 0), answers OK, and the pump runs the rings from then on.
  *
  * One client is served at a time; up to PRF_MAX_PENDING more may be
  * connected and waiting to send SETUP.  Bad input and the answer (the
@@ -49,40 +44,9 @@
 #include "log.h"
 #include "port.h"
 #include "ringfd_proto.h"
+#include "vq.h"
 
 #define PRF_MAX_PENDING	8	/* connections waiting to send SETUP */
-#define PRF_TX_ROUNDS	8	/* tx() calls per kick before yielding */
-
-struct prf_conn;
-
-/**
- * struct prf_queue - one queue pair of the served client
- * @conn: its connection
- * @qp: its index
- * @eq: the engine queue, or NULL
- * @tx_used: the tx ring's used ring (avail_event lives after it)
- * @rx_used: same for rx
- * @tx_avail: the tx ring's avail ring
- * @rx_avail: same for rx
- * @tx_num: tx ring size
- * @rx_num: rx ring size
- * @tx_kick: tx kick eventfd ref
- * @rx_kick: rx kick eventfd ref
- * @tap: the engine's rx_fd ref
- * @tap_polled: @tap is in the epoll set
- */
-struct prf_queue {
-	struct prf_conn *conn;
-	unsigned int qp;
-	struct eng_queue *eq;
-	struct vring_used *tx_used, *rx_used;
-	struct vring_avail *tx_avail, *rx_avail;
-	unsigned int tx_num, rx_num;
-	struct loop_ref tx_kick;
-	struct loop_ref rx_kick;
-	struct loop_ref tap;
-	bool tap_polled;
-};
 
 /**
  * struct prf_conn - one client connection
@@ -98,7 +62,7 @@ struct prf_queue {
  * @mem_size: its size
  * @region: the engines' view of it
  * @setup: the accepted SETUP
- * @q: its queue pairs
+ * @q: its queue pairs (vq.h)
  */
 struct prf_conn {
 	struct port *port;
@@ -113,7 +77,7 @@ struct prf_conn {
 	size_t mem_size;
 	struct eng_mem_region region;
 	struct rfp_setup setup;
-	struct prf_queue q[VRINGNET_RFD_MAX_QP];
+	struct vq q[VRINGNET_RFD_MAX_QP];
 };
 
 /**
@@ -135,29 +99,6 @@ struct prf_port {
 };
 
 /**
- * prf_queue_stop() - close a queue pair's engine queue
- * @q: the queue pair
- */
-static void prf_queue_stop(struct prf_queue *q)
-{
-	struct port *p = q->conn->port;
-	struct prf_port *pp = p->priv;
-	struct eng_stats tx, rx;
-
-	if (!q->eq)
-		return;
-	loop_del(p->loop, &q->tx_kick);
-	loop_del(p->loop, &q->rx_kick);
-	loop_del(p->loop, &q->tap);
-	q->tap_polled = false;
-	p->eng->get_stats(q->eq, &tx, &rx);
-	port_stats_add(&pp->tx, &tx);
-	port_stats_add(&pp->rx, &rx);
-	p->eng->close(q->eq);
-	q->eq = NULL;
-}
-
-/**
  * prf_conn_close() - drop a connection and everything it holds
  * @c: the connection
  * @why: reason logged (NULL: clean hang-up)
@@ -175,7 +116,7 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 		else
 			log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client hung up", p->cfg.name);
 		for (i = 0; i < c->setup.nqp; i++)
-			prf_queue_stop(&c->q[i]);
+			vq_stop(&c->q[i], &pp->tx, &pp->rx, NULL);
 		pp->active = NULL;
 		p->state = "listening";
 	} else {
@@ -215,196 +156,41 @@ static void prf_refuse(struct prf_conn *c, int ret, const char *why)
 }
 
 /**
- * prf_publish_avail_event() - ask the client to kick for the next chain
- * @q: the queue pair
- * @rx: which ring
- * @last_avail: where the engine stopped reading it
- *
- * Return: true when chains were published meanwhile (walk again).
+ * prf_vq_broken() - vq_ops.broken: drop the client
+ * @vq: the pair
+ * @why: reason
  */
-static bool prf_publish_avail_event(struct prf_queue *q, bool rx, uint16_t last_avail)
+static void prf_vq_broken(struct vq *vq, const char *why)
 {
-	struct vring_used *used = rx ? q->rx_used : q->tx_used;
-	struct vring_avail *avail = rx ? q->rx_avail : q->tx_avail;
-	unsigned int num = rx ? q->rx_num : q->tx_num;
-	uint16_t *ev = (uint16_t *)&used->ring[num];
-
-	if (q->conn->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX))
-		__atomic_store_n(ev, htole16(last_avail), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE)) != last_avail;
+	prf_conn_close(vq->owner, why);
 }
 
 /**
- * prf_tx_walk() - send what the client queued on the tx ring (unguarded)
- * @q: the queue pair
- *
- * Return: 0, or -EIO when the ring is broken (the client is dropped).
- */
-static int prf_tx_walk(struct prf_queue *q)
-{
-	const struct eng_ops *eng = q->conn->port->eng;
-	uint16_t la_tx, la_rx;
-	unsigned int round;
-
-	for (round = 0; round < PRF_TX_ROUNDS; round++) {
-		if (eng->tx(q->eq) < 0) {
-			prf_conn_close(q->conn, "tx ring broken (protocol violation by the client)");
-			return -EIO;
-		}
-		eng->get_last_avail(q->eq, &la_tx, &la_rx);
-		if (!prf_publish_avail_event(q, false, la_tx))
-			return 0;
-	}
-	/* Still more: come back through the loop instead of starving others. */
-	if (!evfd_signal(q->tx_kick.fd))
-		log_debug("port %s: self-kick: %s", q->conn->port->cfg.name, strerror(errno));
-	return 0;
-}
-
-/**
- * prf_rx_walk() - fill the client's rx buffers from the tap (unguarded)
- * @q: the queue pair
- *
- * While the client has no buffer posted the tap is not polled; its rx
- * kick brings it back.
- * Return: 0, or -EIO when the ring is broken (the client is dropped).
- */
-static int prf_rx_walk(struct prf_queue *q)
-{
-	struct port *p = q->conn->port;
-	uint16_t la_tx, la_rx;
-	bool starved;
-
-	for (;;) {
-		if (p->eng->rx(q->eq, &starved) < 0) {
-			prf_conn_close(q->conn, "rx ring broken (protocol violation by the client)");
-			return -EIO;
-		}
-		if (!starved)
-			break;
-		p->eng->get_last_avail(q->eq, &la_tx, &la_rx);
-		if (prf_publish_avail_event(q, true, la_rx))
-			continue;
-		if (q->tap_polled) {
-			loop_del(p->loop, &q->tap);
-			q->tap_polled = false;
-		}
-		return 0;
-	}
-	if (!q->tap_polled) {
-		if (loop_add(p->loop, &q->tap, EPOLLIN) == 0)
-			q->tap_polled = true;
-		else
-			log_warn("port %s: epoll on the tap: %s", p->cfg.name, strerror(errno));
-	}
-	return 0;
-}
-
-/**
- * prf_mem_fault() - the client's memfd faulted under a ring walk: drop it
- * @c: the connection
+ * prf_vq_mem_fault() - vq_ops.mem_fault: the client's memfd faulted
+ * @vq: the pair
  * @f: where (guard.c)
+ * @buf: the reason out
+ * @len: its size
  */
-static void prf_mem_fault(struct prf_conn *c, const struct guard_fault *f)
+static void prf_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
+			     size_t len)
 {
-	char why[256], what[128];
+	struct prf_conn *c = vq->owner;
+	char what[128];
 
 	guard_fault_str(f, what, sizeof(what));
-	snprintf(why, sizeof(why),
+	snprintf(buf, len,
 		 "memfd (%llu bytes): %s: the client shrank its memfd or its pages could not be allocated",
 		 (unsigned long long)c->mem_size, what);
-	prf_conn_close(c, why);
 }
 
-/**
- * prf_guarded() - a ring walk with memfd faults caught
- * @q: the queue pair
- * @walk: prf_tx_walk or prf_rx_walk
- *
- * The jump buffer lives in this frame, which stays live for the whole walk.
- * Return: the walk's result, or -EIO when memfd faulted (the
- * connection is closed).
- */
-static int prf_guarded(struct prf_queue *q, int (*walk)(struct prf_queue *q))
-{
-	struct prf_conn *c = q->conn;
-	struct guard_scope gs;
-	int ret;
-
-	guard_enter(&gs, c);
-	if (sigsetjmp(gs.jb, 0)) {
-		prf_mem_fault(c, &gs.fault);
-		return -EIO;
-	}
-	ret = walk(q);
-	guard_leave(&gs);
-	return ret;
-}
+static const struct vq_ops prf_vq_ops = {
+	.broken = prf_vq_broken,
+	.mem_fault = prf_vq_mem_fault,
+};
 
 /**
- * prf_do_tx() - the tx walk, guarded
- * @q: the queue pair
- *
- * Return: as prf_guarded().
- */
-static int prf_do_tx(struct prf_queue *q)
-{
-	return prf_guarded(q, prf_tx_walk);
-}
-
-/**
- * prf_do_rx() - the rx walk, guarded
- * @q: the queue pair
- *
- * Return: as prf_guarded().
- */
-static int prf_do_rx(struct prf_queue *q)
-{
-	return prf_guarded(q, prf_rx_walk);
-}
-
-/**
- * prf_tx_kick() - the client kicked its tx ring
- * @loop: the loop
- * @ref: the queue's tx_kick
- * @events: epoll events
- */
-static void prf_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct prf_queue *q = container_of(ref, struct prf_queue, tx_kick);
-
-	evfd_consume(ref->fd);
-	prf_do_tx(q);
-}
-
-/**
- * prf_rx_kick() - the client posted rx buffers
- * @loop: the loop
- * @ref: the queue's rx_kick
- * @events: epoll events
- */
-static void prf_rx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct prf_queue *q = container_of(ref, struct prf_queue, rx_kick);
-
-	evfd_consume(ref->fd);
-	prf_do_rx(q);
-}
-
-/**
- * prf_tap_ready() - the tap has frames for the client
- * @loop: the loop
- * @ref: the queue's tap ref
- * @events: epoll events
- */
-static void prf_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	prf_do_rx(container_of(ref, struct prf_queue, tap));
-}
-
-/**
- * prf_queue_start() - open one queue pair on the engine
+ * prf_queue_start() - hand one queue pair to the pump
  * @c: the connection
  * @qp: queue pair
  * @why: reason on failure
@@ -415,49 +201,26 @@ static void prf_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_t whylen)
 {
 	const struct vringnet_rfd_qp *r = &c->setup.qp[qp];
-	struct prf_queue *q = &c->q[qp];
 	struct port *p = c->port;
-	struct eng_queue_config cfg;
+	struct vq_desc d;
 	uint8_t *m = c->mem;
-	char err[200];
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.tap_fd = p->tap->fds[qp];
-	cfg.vnet_hdr_len = VRINGNET_RFD_VNET_HDR_LEN;
-	cfg.mrg_rxbuf = c->setup.mrg_rxbuf;
-	cfg.ring_features = c->setup.features;
-	cfg.regions = &c->region;
-	cfg.nregions = 1;
-	cfg.tx = (struct eng_ring){ r->tx.num, m + r->tx.desc, m + r->tx.avail,
-				    m + r->tx.used, 0 };
-	cfg.rx = (struct eng_ring){ r->rx.num, m + r->rx.desc, m + r->rx.avail,
-				    m + r->rx.used, 0 };
-	cfg.tx_call_fd = c->fds[1 + 4 * qp + 1];
-	cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
-	q->conn = c;
-	q->qp = qp;
-	q->tx_used = cfg.tx.used;
-	q->rx_used = cfg.rx.used;
-	q->tx_avail = cfg.tx.avail;
-	q->rx_avail = cfg.rx.avail;
-	q->tx_num = r->tx.num;
-	q->rx_num = r->rx.num;
-	q->eq = p->eng->open(&cfg, err, sizeof(err));
-	if (!q->eq) {
-		snprintf(why, whylen, "queue pair %u: %s engine: %s", qp, p->eng->name, err);
-		return -EIO;
-	}
-	loop_ref_init(&q->tx_kick, LOOP_REF_PORT_AUX, c->fds[1 + 4 * qp], prf_tx_kick);
-	loop_ref_init(&q->rx_kick, LOOP_REF_PORT_AUX, c->fds[1 + 4 * qp + 2], prf_rx_kick);
-	loop_ref_init(&q->tap, LOOP_REF_QUEUE_RX, p->eng->rx_fd(q->eq), prf_tap_ready);
-	q->tap_polled = false;
-	if (loop_add(p->loop, &q->tx_kick, EPOLLIN) < 0 ||
-	    loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0) {
-		snprintf(why, whylen, "queue pair %u: epoll: %s", qp, strerror(errno));
-		prf_queue_stop(q);
-		return -EIO;
-	}
-	return 0;
+	memset(&d, 0, sizeof(d));
+	d.cfg.tap_fd = p->tap->fds[qp];
+	d.cfg.vnet_hdr_len = VRINGNET_RFD_VNET_HDR_LEN;
+	d.cfg.mrg_rxbuf = c->setup.mrg_rxbuf;
+	d.cfg.ring_features = c->setup.features;
+	d.cfg.regions = &c->region;
+	d.cfg.nregions = 1;
+	d.cfg.tx = (struct eng_ring){ r->tx.num, m + r->tx.desc, m + r->tx.avail,
+				      m + r->tx.used, 0 };
+	d.cfg.rx = (struct eng_ring){ r->rx.num, m + r->rx.desc, m + r->rx.avail,
+				      m + r->rx.used, 0 };
+	d.cfg.tx_call_fd = c->fds[1 + 4 * qp + 1];
+	d.cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
+	d.tx_kick_fd = c->fds[1 + 4 * qp];
+	d.rx_kick_fd = c->fds[1 + 4 * qp + 2];
+	return vq_start(&c->q[qp], p, qp, &d, &prf_vq_ops, c, why, whylen);
 }
 
 /**
@@ -546,7 +309,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	/* Work queued before we watched the kicks. */
 	for (i = 0; i < c->setup.nqp; i++) {
-		if (prf_do_tx(&c->q[i]) < 0 || prf_do_rx(&c->q[i]) < 0)
+		if (vq_kick(&c->q[i]) < 0)
 			return;
 	}
 }
@@ -701,9 +464,9 @@ static void prf_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats
 	if (!pp->active)
 		return;
 	for (i = 0; i < pp->active->setup.nqp; i++) {
-		if (!pp->active->q[i].eq)
+		if (!vq_running(&pp->active->q[i]))
 			continue;
-		p->eng->get_stats(pp->active->q[i].eq, &t, &r);
+		vq_get_stats(&pp->active->q[i], &t, &r);
 		port_stats_add(tx, &t);
 		port_stats_add(rx, &r);
 	}

@@ -6,23 +6,15 @@
  * refused while one is served; client mode: connect = PATH, reconnecting
  * every cfg.reconnect seconds while there is no connection).  The
  * connection's messages go to the vhost-user state machine (vhost_user.c);
- * when it reports a queue pair ready, the pair is opened on the engine with
- * the guest's memory table and ring addresses, and from then on:
- *
- *   tx kick eventfd readable  -> eng tx()   (guest -> tap)
- *   rx kick eventfd readable  -> eng rx()   (guest posted rx buffers)
- *   engine rx_fd readable     -> eng rx()   (tap -> guest); not polled
- *                                while the guest has no rx buffer posted
- *
- * With VIRTIO_RING_F_EVENT_IDX the port publishes the avail event index of
- * each ring after the engine has walked it (so the guest kicks for the next
- * chain), then re-checks the ring for chains published meanwhile.
+ * when it reports a queue pair ready, the pair (the guest's memory table,
+ * ring addresses, kick and call fds: vu_dev_queue_config()) is handed to
+ * the queue-pair pump (vq.c), which runs it on the engine until the
+ * front-end stops it.
  *
  * A protocol error, a broken ring or a queue the engine cannot open closes
  * that connection (logged with the reason); the tap and other ports stay.
  * A ring set up without a kick fd (SET_VRING_KICK with the no-fd bit: the
- * front-end does not kick) is polled: a timer of the queue pair walks it
- * every PVU_POLL_NS, and tap events and the other ring's kicks serve it too.
+ * front-end does not kick) is polled by the pump (vq.h).
  *
  * Every connection is bounded in time (deadline.h): closed (logged) when no
  * queue pair runs boot-timeout seconds after it connected, or when a
@@ -44,33 +36,7 @@
 #include "port.h"
 #include "port_peer.h"
 #include "vhost_user.h"
-
-#define PVU_TX_ROUNDS	8	/* tx() calls per kick before yielding */
-#define PVU_POLL_NS	1000000	/* period of the walk of a ring without kick fd */
-
-struct pvu_conn;
-
-/**
- * struct pvu_queue - one running queue pair
- * @conn: its connection
- * @qp: queue pair index
- * @eq: engine queue, NULL when stopped
- * @tx_kick: the tx ring's kick eventfd
- * @rx_kick: the rx ring's kick eventfd
- * @tap: the engine's rx_fd
- * @tap_polled: @tap is in the epoll set (not starved)
- * @poll_timer: walks the rings that have no kick fd (fd -1 when none has)
- */
-struct pvu_queue {
-	struct pvu_conn *conn;
-	unsigned int qp;
-	struct eng_queue *eq;
-	struct loop_ref tx_kick;
-	struct loop_ref rx_kick;
-	struct loop_ref tap;
-	bool tap_polled;
-	struct loop_ref poll_timer;
-};
+#include "vq.h"
 
 /**
  * struct pvu_conn - one front-end connection
@@ -78,7 +44,7 @@ struct pvu_queue {
  * @fd: the socket
  * @ref: its loop ref
  * @dev: vhost-user state
- * @q: per queue pair
+ * @q: per queue pair (vq.h)
  * @hs: deadline for the first running queue pair (boot-timeout)
  * @msg: deadline for a message begun (message-timeout)
  * @closing: set once the connection is being torn down
@@ -90,7 +56,7 @@ struct pvu_conn {
 	int fd;
 	struct loop_ref ref;
 	struct vu_dev dev;
-	struct pvu_queue q[VU_MAX_QUEUE_PAIRS];
+	struct vq q[VU_MAX_QUEUE_PAIRS];
 	struct deadline hs;
 	struct deadline msg;
 	bool closing;
@@ -116,42 +82,6 @@ static void pvu_fail(struct pvu_conn *c, const char *why)
 		return;
 	}
 	pvu_conn_close(c, why);
-}
-
-/**
- * pvu_event_idx() - whether VIRTIO_RING_F_EVENT_IDX was negotiated
- * @c: the connection
- *
- * Return: true if so.
- */
-static bool pvu_event_idx(const struct pvu_conn *c)
-{
-	return c->dev.features & (1ULL << VU_RING_F_EVENT_IDX);
-}
-
-/**
- * pvu_publish_avail_event() - ask the guest to kick for the next chain
- * @c: the connection
- * @vring: ring index
- * @last_avail: where the engine stopped reading it
- *
- * Writes the avail event index (after the used ring entries), then a full
- * fence, and re-reads avail->idx.
- *
- * Return: true when chains were published meanwhile (walk again).
- */
-static bool pvu_publish_avail_event(struct pvu_conn *c, unsigned int vring,
-				    uint16_t last_avail)
-{
-	const struct vu_vring *vr = &c->dev.vrings[vring];
-	struct vring_used *used = vr->used;
-	struct vring_avail *avail = vr->avail;
-	uint16_t *ev = (uint16_t *)&used->ring[vr->num];
-
-	if (pvu_event_idx(c))
-		__atomic_store_n(ev, htole16(last_avail), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE)) != last_avail;
 }
 
 /**
@@ -190,248 +120,70 @@ static void pvu_probe_regions(struct pvu_conn *c, char *buf, size_t len)
 }
 
 /**
- * pvu_engine_error() - why the engine gave up on a ring, in words
- * @q: the queue pair
- * @dir: "tx" or "rx"
- * @n: the engine's negative errno
+ * pvu_conn_of() - the connection of a queue pair
+ * @vq: the pair
+ *
+ * Return: the connection (the pair's owner is its vhost-user state).
+ */
+static struct pvu_conn *pvu_conn_of(struct vq *vq)
+{
+	return container_of((struct vu_dev *)vq->owner, struct pvu_conn, dev);
+}
+
+/**
+ * pvu_vq_broken() - vq_ops.broken: close the connection
+ * @vq: the pair
+ * @why: reason
+ */
+static void pvu_vq_broken(struct vq *vq, const char *why)
+{
+	pvu_fail(pvu_conn_of(vq), why);
+}
+
+/**
+ * pvu_vq_efault_where() - vq_ops.efault_where: which region is gone
+ * @vq: the pair
+ * @buf: out
+ * @len: its size
+ */
+static void pvu_vq_efault_where(struct vq *vq, char *buf, size_t len)
+{
+	pvu_probe_regions(pvu_conn_of(vq), buf, len);
+}
+
+/**
+ * pvu_vq_mem_fault() - vq_ops.mem_fault: guest memory faulted under a walk
+ * @vq: the pair
+ * @f: where (guard.c)
  * @buf: the reason out
  * @len: its size
  *
- * An EFAULT (the kernel engine meeting guest memory it cannot fault in)
- * names the region that is gone, when a probe finds it.
- */
-static void pvu_engine_error(struct pvu_queue *q, const char *dir, int n, char *buf, size_t len)
-{
-	struct pvu_conn *c = q->conn;
-	char where[200] = "";
-
-	if (n == -EFAULT)
-		pvu_probe_regions(c, where, sizeof(where));
-	snprintf(buf, len, "queue pair %u: %s ring broken (%s engine: %s)%s%s",
-		 q->qp, dir, c->port->eng->name, strerror(-n),
-		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
-		 where);
-}
-
-/**
- * pvu_tx_walk() - send what the guest queued on the tx ring (unguarded)
- * @q: the queue pair
- *
- * Return: 0, or -EIO when the ring is broken (the connection is closed).
- */
-static int pvu_tx_walk(struct pvu_queue *q)
-{
-	struct pvu_conn *c = q->conn;
-	const struct eng_ops *eng = c->port->eng;
-	unsigned int round;
-	uint16_t la_tx, la_rx;
-	int n;
-
-	for (round = 0; round < PVU_TX_ROUNDS; round++) {
-		n = eng->tx(q->eq);
-		if (n < 0) {
-			char why[sizeof(c->deferred)];
-
-			pvu_engine_error(q, "tx", n, why, sizeof(why));
-			pvu_fail(c, why);
-			return -EIO;
-		}
-		eng->get_last_avail(q->eq, &la_tx, &la_rx);
-		if (!pvu_publish_avail_event(c, 2 * q->qp + 1, la_tx))
-			return 0;
-	}
-	/* Still more: come back through the loop instead of starving others. */
-	if (c->dev.vrings[2 * q->qp + 1].kick_fd >= 0) {
-		if (!evfd_signal(c->dev.vrings[2 * q->qp + 1].kick_fd))
-			log_debug("port %s: self-kick: %s", c->port->cfg.name, strerror(errno));
-	}
-	return 0;
-}
-
-/**
- * pvu_rx_walk() - fill the guest's rx buffers from the tap (unguarded)
- * @q: the queue pair
- *
- * When the guest has no buffer posted, the tap is no longer polled until
- * the guest kicks the rx ring.
- *
- * Return: 0, or -EIO when the ring is broken (the connection is closed).
- */
-static int pvu_rx_walk(struct pvu_queue *q)
-{
-	struct pvu_conn *c = q->conn;
-	const struct eng_ops *eng = c->port->eng;
-	uint16_t la_tx, la_rx;
-	bool starved;
-	int n;
-
-	for (;;) {
-		n = eng->rx(q->eq, &starved);
-		if (n < 0) {
-			char why[sizeof(c->deferred)];
-
-			pvu_engine_error(q, "rx", n, why, sizeof(why));
-			pvu_fail(c, why);
-			return -EIO;
-		}
-		if (!starved)
-			break;
-		eng->get_last_avail(q->eq, &la_tx, &la_rx);
-		if (pvu_publish_avail_event(c, 2 * q->qp, la_rx))
-			continue;	/* buffers arrived meanwhile */
-		if (q->tap_polled) {
-			loop_del(c->port->loop, &q->tap);
-			q->tap_polled = false;
-		}
-		return 0;
-	}
-	if (!q->tap_polled) {
-		if (loop_add(c->port->loop, &q->tap, EPOLLIN) == 0)
-			q->tap_polled = true;
-		else
-			log_warn("port %s: epoll on the tap: %s", c->port->cfg.name,
-				 strerror(errno));
-	}
-	return 0;
-}
-
-/**
- * pvu_mem_fault() - guest memory faulted under a ring walk: drop the front-end
- * @c: the connection
- * @f: where (guard.c)
- *
  * The front-end truncated the file behind a region, or the kernel had no
- * page to back it (hugetlbfs pool exhausted): close this connection, with
+ * page to back it (hugetlbfs pool exhausted): the connection is closed with
  * the region named; other ports are not affected.
  */
-static void pvu_mem_fault(struct pvu_conn *c, const struct guard_fault *f)
+static void pvu_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
+			     size_t len)
 {
-	const struct vu_region *r = &c->dev.regions[f->index];
-	char why[sizeof(c->deferred)], what[128];
+	const struct vu_region *r = &pvu_conn_of(vq)->dev.regions[f->index];
+	char what[128];
 
 	guard_fault_str(f, what, sizeof(what));
-	snprintf(why, sizeof(why),
+	snprintf(buf, len,
 		 "guest memory region %u (guest 0x%llx, 0x%llx bytes, fd offset 0x%llx): %s (guest 0x%llx): the front-end shrank its memory file or its pages could not be allocated",
 		 f->index, (unsigned long long)r->guest_addr, (unsigned long long)r->size,
 		 (unsigned long long)r->mmap_offset, what,
 		 (unsigned long long)(r->guest_addr + f->offset));
-	pvu_fail(c, why);
 }
 
-/**
- * pvu_guarded() - a ring walk with guest memory faults caught
- * @q: the queue pair
- * @walk: pvu_tx_walk or pvu_rx_walk
- *
- * The jump buffer lives in this frame, which stays live for the whole walk.
- * Return: the walk's result, or -EIO when guest memory faulted (the
- * connection is closed).
- */
-static int pvu_guarded(struct pvu_queue *q, int (*walk)(struct pvu_queue *q))
-{
-	struct pvu_conn *c = q->conn;
-	struct guard_scope gs;
-	int ret;
-
-	guard_enter(&gs, &c->dev);
-	if (sigsetjmp(gs.jb, 0)) {
-		pvu_mem_fault(c, &gs.fault);
-		return -EIO;
-	}
-	ret = walk(q);
-	guard_leave(&gs);
-	return ret;
-}
+static const struct vq_ops pvu_vq_ops = {
+	.broken = pvu_vq_broken,
+	.mem_fault = pvu_vq_mem_fault,
+	.efault_where = pvu_vq_efault_where,
+};
 
 /**
- * pvu_do_tx() - the tx walk, guarded
- * @q: the queue pair
- *
- * Return: as pvu_guarded().
- */
-static int pvu_do_tx(struct pvu_queue *q)
-{
-	return pvu_guarded(q, pvu_tx_walk);
-}
-
-/**
- * pvu_do_rx() - the rx walk, guarded
- * @q: the queue pair
- *
- * Return: as pvu_guarded().
- */
-static int pvu_do_rx(struct pvu_queue *q)
-{
-	return pvu_guarded(q, pvu_rx_walk);
-}
-
-/**
- * pvu_tx_kick() - the guest kicked the tx ring
- * @loop: the loop
- * @ref: the queue's tx_kick
- * @events: epoll events
- */
-static void pvu_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pvu_queue *q = container_of(ref, struct pvu_queue, tx_kick);
-
-	evfd_consume(ref->fd);
-	if (pvu_do_tx(q) < 0)
-		return;
-	/* Polling rx ring: serve it here too. */
-	if (q->rx_kick.fd < 0)
-		pvu_do_rx(q);
-}
-
-/**
- * pvu_rx_kick() - the guest posted rx buffers
- * @loop: the loop
- * @ref: the queue's rx_kick
- * @events: epoll events
- */
-static void pvu_rx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pvu_queue *q = container_of(ref, struct pvu_queue, rx_kick);
-
-	evfd_consume(ref->fd);
-	pvu_do_rx(q);
-}
-
-/**
- * pvu_tap_ready() - the tap has frames for the guest
- * @loop: the loop
- * @ref: the queue's tap ref
- * @events: epoll events
- */
-static void pvu_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pvu_queue *q = container_of(ref, struct pvu_queue, tap);
-
-	if (pvu_do_rx(q) < 0)
-		return;
-	if (q->tx_kick.fd < 0)
-		pvu_do_tx(q);
-}
-
-/**
- * pvu_poll_tick() - walk the rings of a queue pair that have no kick fd
- * @loop: the loop
- * @ref: the queue's poll_timer
- * @events: epoll events
- */
-static void pvu_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t events)
-{
-	struct pvu_queue *q = container_of(ref, struct pvu_queue, poll_timer);
-
-	loop_timer_ack(ref);
-	if (q->tx_kick.fd < 0 && pvu_do_tx(q) < 0)
-		return;
-	if (q->rx_kick.fd < 0)
-		pvu_do_rx(q);
-}
-
-/**
- * pvu_queue_stop() - close a queue pair's engine queue
+ * pvu_queue_stop() - stop a queue pair's pump
  * @c: the connection
  * @qp: queue pair
  *
@@ -440,33 +192,20 @@ static void pvu_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t even
  */
 static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 {
-	struct pvu_queue *q = &c->q[qp];
 	struct port_peer *pp = c->port->priv;
-	const struct eng_ops *eng = c->port->eng;
-	struct eng_stats tx, rx;
-	uint16_t la_tx, la_rx;
+	uint16_t la[2];
 
-	if (!q->eq)
+	if (!vq_running(&c->q[qp]))
 		return;
-	loop_del(c->port->loop, &q->tx_kick);
-	loop_del(c->port->loop, &q->rx_kick);
-	loop_del(c->port->loop, &q->tap);
-	loop_timer_fini(c->port->loop, &q->poll_timer);
-	q->tap_polled = false;
-	eng->get_last_avail(q->eq, &la_tx, &la_rx);
-	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la_tx);
-	vu_dev_set_last_avail(&c->dev, 2 * qp, la_rx);
-	eng->get_stats(q->eq, &tx, &rx);
-	port_stats_add(&pp->tx, &tx);
-	port_stats_add(&pp->rx, &rx);
-	eng->close(q->eq);
-	q->eq = NULL;
+	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
+	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENG_TX]);
+	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENG_RX]);
 	log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
-		 c->port->cfg.name, qp, la_tx, la_rx);
+		 c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
 }
 
 /**
- * pvu_queue_start() - open a ready queue pair on the engine
+ * pvu_queue_start() - hand a ready queue pair to the pump
  * @c: the connection
  * @qp: queue pair
  *
@@ -474,10 +213,9 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
  */
 static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 {
-	struct pvu_queue *q = &c->q[qp];
 	struct port *p = c->port;
-	struct eng_queue_config cfg;
-	char why[200];
+	struct vq_desc d;
+	int ret;
 
 	if (qp >= p->tap->nqueues) {
 		snprintf(c->dev.err, sizeof(c->dev.err),
@@ -485,41 +223,22 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 			 p->tap->nqueues);
 		return -EINVAL;
 	}
-	vu_dev_queue_config(&c->dev, qp, &cfg);
-	cfg.tap_fd = p->tap->fds[qp];
-	q->eq = p->eng->open(&cfg, why, sizeof(why));
-	if (!q->eq) {
-		snprintf(c->dev.err, sizeof(c->dev.err), "queue pair %u: %s", qp, why);
-		return -EIO;
-	}
-	q->conn = c;
-	q->qp = qp;
-	loop_ref_init(&q->tx_kick, LOOP_REF_PORT_AUX, c->dev.vrings[2 * qp + 1].kick_fd,
-		      pvu_tx_kick);
-	loop_ref_init(&q->rx_kick, LOOP_REF_PORT_AUX, c->dev.vrings[2 * qp].kick_fd,
-		      pvu_rx_kick);
-	loop_ref_init(&q->tap, LOOP_REF_QUEUE_RX, p->eng->rx_fd(q->eq), pvu_tap_ready);
-	q->tap_polled = false;
-	q->poll_timer.fd = -1;
-	if ((q->tx_kick.fd >= 0 && loop_add(p->loop, &q->tx_kick, EPOLLIN) < 0) ||
-	    (q->rx_kick.fd >= 0 && loop_add(p->loop, &q->rx_kick, EPOLLIN) < 0) ||
-	    ((q->tx_kick.fd < 0 || q->rx_kick.fd < 0) &&
-	     (loop_timer_init(p->loop, &q->poll_timer, pvu_poll_tick) < 0 ||
-	      loop_timer_set(&q->poll_timer, PVU_POLL_NS, PVU_POLL_NS) < 0))) {
-		snprintf(c->dev.err, sizeof(c->dev.err), "queue pair %u: epoll: %s", qp,
-			 strerror(errno));
-		pvu_queue_stop(c, qp);
-		return -EIO;
-	}
+	vu_dev_queue_config(&c->dev, qp, &d.cfg);
+	d.cfg.tap_fd = p->tap->fds[qp];
+	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
+	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
+	ret = vq_start(&c->q[qp], p, qp, &d, &pvu_vq_ops, &c->dev, c->dev.err,
+		       sizeof(c->dev.err));
+	if (ret)
+		return ret;
 	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s)",
-		 p->cfg.name, qp, p->eng->name, cfg.tx.num, cfg.rx.num, cfg.vnet_hdr_len,
-		 cfg.mrg_rxbuf ? "on" : "off", pvu_event_idx(c) ? "on" : "off",
-		 q->poll_timer.fd >= 0 ? ", polled: a ring has no kick fd" : "");
+		 p->cfg.name, qp, p->eng->name, d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
+		 d.cfg.mrg_rxbuf ? "on" : "off",
+		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",
+		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "");
 	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */
-	if (pvu_do_tx(q) < 0)
-		return 0;
-	pvu_do_rx(q);
+	vq_kick(&c->q[qp]);
 	return 0;
 }
 
@@ -706,9 +425,9 @@ static void pvu_conn_stats(struct port *p, void *conn, struct eng_stats *tx,
 	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
 		struct eng_stats t, r;
 
-		if (!c->q[qp].eq)
+		if (!vq_running(&c->q[qp]))
 			continue;
-		p->eng->get_stats(c->q[qp].eq, &t, &r);
+		vq_get_stats(&c->q[qp], &t, &r);
 		port_stats_add(tx, &t);
 		port_stats_add(rx, &r);
 	}

@@ -238,32 +238,6 @@ static void *vu_translate_user(const struct vu_dev *dev, uint64_t ua, uint64_t l
 }
 
 /**
- * vu_dev_translate_guest() - guest-physical address range to a pointer here
- * @dev: the connection
- * @addr: guest-physical address
- * @len: bytes that must be contiguous in one region
- *
- * Return: the pointer, or NULL when the range is not inside one region.
- */
-void *vu_dev_translate_guest(const struct vu_dev *dev, uint64_t addr, uint64_t len)
-{
-	unsigned int i;
-
-	for (i = 0; i < dev->nregions; i++) {
-		const struct vu_region *r = &dev->regions[i];
-		uint64_t off;
-
-		if (addr < r->guest_addr)
-			continue;
-		off = addr - r->guest_addr;
-		if (off >= r->size || len > r->size - off)
-			continue;
-		return (uint8_t *)r->host + off;
-	}
-	return NULL;
-}
-
-/**
  * vu_vring_translate() - map a ring's three parts through the memory table
  * @dev: the connection
  * @idx: ring index
@@ -639,8 +613,6 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 				return ret;
 			}
 			close(fd);
-			if (dev->ops && dev->ops->ring_fds)
-				dev->ops->ring_fds(dev, idx);
 			break;
 		}
 		vu_stop_qp(dev, idx / 2);

@@ -133,15 +133,16 @@ struct vu_dev;
  *	(@ready false: stop walking, store the engine's positions with
  *	vu_dev_set_last_avail()).  Return 0, or -errno when a ready queue
  *	could not be started (the connection is then closed).
- * @ring_fds: the kick or call fd of a ring of a running queue pair was
- *	replaced in place (same fd number); may be NULL
  * @tap_mtu: the current MTU of the tap behind the connection, for
  *	NET_SET_MTU; return the MTU, or -errno when it cannot be read (the
  *	request is then refused).  May be NULL: NET_SET_MTU is refused.
+ *
+ * A call fd replaced while its queue pair runs is replaced in place (same
+ * fd number): the running engine signals the new eventfd without being
+ * told.
  */
 struct vu_ops {
 	int (*queue_state)(struct vu_dev *dev, unsigned int qp, bool ready);
-	void (*ring_fds)(struct vu_dev *dev, unsigned int vring);
 	int (*tap_mtu)(struct vu_dev *dev);
 };
 
@@ -196,6 +197,5 @@ unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev);
 void vu_dev_queue_config(const struct vu_dev *dev, unsigned int qp,
 			 struct eng_queue_config *cfg);
 void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail);
-void *vu_dev_translate_guest(const struct vu_dev *dev, uint64_t addr, uint64_t len);
 
 #endif /* VRINGNET_VHOST_USER_H */

@@ -545,6 +545,32 @@ bool vringfd_dev_need_notify(struct vringfd_dev *dev);
 void vringfd_dev_set_no_notify(struct vringfd_dev *dev, bool no_notify);
 
 /**
+ * vringfd_dev_enable_notify() - ask for a kick, then look once more
+ * @dev: device ring
+ *
+ * vringfd_dev_set_no_notify(@dev, false) (with EVENT_IDX: avail_event =
+ * last_avail), full fence, then vringfd_dev_pending(): the contract of
+ * vhost's vhost_enable_notify().  Call when a walk found the ring empty;
+ * when it returns true, chains were published before the driver could see
+ * the request and no kick will come for them: walk again.
+ * Return: true when chains are available (or the driver broke the index:
+ * the next vringfd_dev_get_chain() says so).
+ */
+bool vringfd_dev_enable_notify(struct vringfd_dev *dev);
+
+/**
+ * vringfd_dev_discard() - give back the last chains taken
+ * @dev: device ring
+ * @n: how many of the chains taken last (not completed) to give back
+ *
+ * The next vringfd_dev_get_chain() returns them again, in order (vhost's
+ * vhost_discard_vq_desc()).  For a receiver that took buffers for a frame
+ * that did not come, or more than the frame needed.
+ * Return: 0, or -EINVAL when @n is more than the ring holds.
+ */
+int vringfd_dev_discard(struct vringfd_dev *dev, unsigned int n);
+
+/**
  * vringfd_dev_pending() - chains available and not yet taken
  * @dev: device ring
  *

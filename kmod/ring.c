@@ -292,6 +292,23 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	return n;
 }
 
+int vrfd_ring_enable_notify(struct vrfd_ring *ring)
+{
+	int n;
+
+	lockdep_assert_held(&ring->lock);
+	if (!vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+		return 0;
+	n = vrfd_ring_check(ring);
+	if (n)
+		return n;
+	if (put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
+		return vrfd_fault(ring, "avail_event not writable");
+	/* The request is visible before we read avail->idx again. */
+	smp_mb();
+	return vrfd_ring_avail_pending(ring);
+}
+
 /**
  * vrfd_add_seg() - add one buffer segment to a walk
  * @ring: the ring

@@ -352,6 +352,22 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
 int vrfd_ring_avail_pending(struct vrfd_ring *ring);
 
 /**
+ * vrfd_ring_enable_notify() - ask user space to kick, then look once more
+ * @ring: the ring
+ *
+ * For a push or pull that found no chain: with VIRTIO_RING_F_EVENT_IDX
+ * writes avail_event = last_avail (kick me at the next chain), a full
+ * barrier, then reads avail->idx again (vhost's vhost_enable_notify()).
+ * A chain published before user space could see the request gets no
+ * kick: the caller walks again when this returns > 0.  Without EVENT_IDX
+ * kicks are never suppressed: returns 0.
+ * Context: process, @ring->lock held.
+ * Return: chains available now (0..num), or -errno as
+ * vrfd_ring_avail_pending().
+ */
+int vrfd_ring_enable_notify(struct vrfd_ring *ring);
+
+/**
  * vrfd_ring_add_used() - put a completed chain into the used ring
  * @ring: the ring
  * @head: head index of a chain taken with vrfd_ring_get_chain()

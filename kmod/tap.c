@@ -671,8 +671,14 @@ static int vrfd_tap_push_tx(struct vrfd_tap *t)
 		}
 		cond_resched();
 		r = vrfd_ring_get_chain(ring, t->iov, VRFD_TAP_MAX_IOV, &ch);
-		if (r == 0)
+		if (r == 0) {
+			/* empty: ask for a kick, and look once more */
+			r = vrfd_ring_enable_notify(ring);
+			if (r > 0)
+				continue;
+			err = r;
 			break;
+		}
 		if (r == -E2BIG) {
 			vrfd_ring_skip_chain(ring, &ch);
 			ring->stats.drop_bad_chain++;
@@ -972,10 +978,18 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 			err = r;
 			break;
 		}
-		if (!t->nheld)
-			break;		/* no posted buffer: the frame waits */
-		if (t->held_cap < need && t->mrg && r == 0)
-			break;		/* more buffers may come: wait */
+		if (!t->nheld || (t->held_cap < need && t->mrg && r == 0)) {
+			/*
+			 * Out of posted buffers (or at the call's work limit):
+			 * the frame waits.  Ask for a kick and look once more:
+			 * buffers posted meanwhile would get none.
+			 */
+			r = vrfd_ring_enable_notify(ring);
+			if (r > 0)
+				continue;
+			err = r;
+			break;
+		}
 		if (t->held_cap < need) {
 			/* cannot fit: drop the frame, keep the buffers */
 			r = vrfd_tap_rx_discard(t);

@@ -464,6 +464,20 @@ void vringfd_dev_set_no_notify(struct vringfd_dev *dev, bool no_notify)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+bool vringfd_dev_enable_notify(struct vringfd_dev *dev)
+{
+	vringfd_dev_set_no_notify(dev, false);
+	return vringfd_dev_pending(dev) != 0;
+}
+
+int vringfd_dev_discard(struct vringfd_dev *dev, unsigned int n)
+{
+	if (n > dev->num)
+		return -EINVAL;
+	dev->last_avail -= (uint16_t)n;
+	return 0;
+}
+
 unsigned int vringfd_dev_pending(const struct vringfd_dev *dev)
 {
 	if (dev->broken)

@@ -819,8 +819,6 @@ START_TEST(config_good_ports)
 	ck_assert_uint_eq(p->reconnect, 1);
 	p = cfg_find_port(&cfg, "vm4");
 	ck_assert_int_eq(p->type, CFG_PORT_RINGFD);
-	ck_assert_ptr_eq(cfg_port_of_tap(&cfg, "t3"), p);
-	ck_assert_ptr_null(cfg_port_of_tap(&cfg, "t9"));
 	ck_assert_ptr_null(cfg_find_port(&cfg, "vm9"));
 	ck_assert_ptr_eq(cfg_find_tap(&cfg, "t2"), &cfg.taps[2]);
 	ck_assert_ptr_null(cfg_find_tap(&cfg, "t9"));

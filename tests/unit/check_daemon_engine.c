@@ -213,7 +213,7 @@ START_TEST(test_user_arp_roundtrip)
 	eng_user_ops.get_stats(ut_q, NULL, &rx);
 	ck_assert_uint_eq(rx.frames, 1);
 	ck_assert_uint_eq(rx.bytes, 42);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -233,7 +233,7 @@ START_TEST(test_user_no_header)
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 42);				/* header stripped */
 	ck_assert_mem_eq(buf, ut_mac, 6);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -272,7 +272,7 @@ START_TEST(test_user_rx_starved_and_small)
 	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), big);
 	ck_assert_uint_eq(len, 12 + 42);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -298,7 +298,7 @@ START_TEST(test_user_mrg_rxbuf)
 	ck_assert_uint_eq(len, 22);
 	ck_assert_ptr_null(vringfd_ring_get_used(&ut_rx, &len));
 	ck_assert_uint_eq(b[0][10] | b[0][11] << 8, 2);	/* num_buffers */
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -334,7 +334,7 @@ START_TEST(test_user_tx_bad_chains)
 	ck_assert_uint_eq(tx.drop_bad_hdr, 2);
 	ck_assert_uint_eq(tx.drop_too_big, 1);
 	ck_assert_uint_eq(tx.frames, 1);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 	free(huge);
 }
 END_TEST
@@ -351,7 +351,7 @@ START_TEST(test_user_broken_ring)
 	ck_assert_int_eq(eng_user_ops.tx(ut_q), -EIO);
 	ut_rx.vr.avail->idx = 0xffff;
 	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), -EIO);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -366,7 +366,7 @@ START_TEST(test_user_mem_table)
 	uint64_t n = 0;
 
 	ut_setup(12, false);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 	/* guest memory: hdr at guest 0x1000, frame at guest 0x2000 */
 	ut_arp_request(frame);
 	r.guest_addr = 0x1000;
@@ -402,7 +402,7 @@ START_TEST(test_user_mem_table)
 	ck_assert_uint_ge(tx.notifies, 1);
 	ck_assert_int_eq(read(efd, &n, sizeof(n)), (int)sizeof(n));
 	ck_assert_uint_ge(n, 1);
-	eng_user_ops.close(ut_q);
+	eng_user_ops.close(ut_q, NULL);
 	close(efd);
 }
 END_TEST
@@ -444,7 +444,7 @@ START_TEST(test_engine_select)
 	ck_assert_ptr_null(eng_select(CFG_ENGINE_KERNEL, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
-	ck_assert(!eng_kernel_ops.available());
+	ck_assert(!eng_kernel_probe(err, sizeof(err)));
 }
 END_TEST
 
@@ -453,7 +453,9 @@ END_TEST
  */
 static void ut_kernel(void)
 {
-	if (!eng_kernel_ops.available())
+	char why[256];
+
+	if (!eng_kernel_probe(why, sizeof(why)))
 		runner_skip("vringfd.ko with tap attachment is not loaded (run in the VM rig)");
 	ut_ops = &eng_kernel_ops;
 }
@@ -487,7 +489,7 @@ START_TEST(test_kernel_arp_roundtrip)
 	ut_ops->get_stats(ut_q, &tx, &rx);
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(rx.frames, 1);
-	ut_ops->close(ut_q);
+	ut_ops->close(ut_q, NULL);
 	ut_ops = &eng_user_ops;
 }
 END_TEST
@@ -516,7 +518,7 @@ START_TEST(test_kernel_tx_bad_chains)
 	ut_ops->get_stats(ut_q, &tx, NULL);
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(tx.drop_bad_chain + tx.drop_bad_hdr, 3);
-	ut_ops->close(ut_q);
+	ut_ops->close(ut_q, NULL);
 	ut_ops = &eng_user_ops;
 }
 END_TEST
@@ -537,7 +539,7 @@ START_TEST(test_kernel_rx_preposted)
 	/* Reopen after posting: the device starts at last_avail 0 (as after
 	 * vhost-user SET_VRING_BASE 0), not at avail->idx, so the buffer posted
 	 * before the queue started is served. */
-	ut_ops->close(ut_q);
+	ut_ops->close(ut_q, NULL);
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	memset(&qc, 0, sizeof(qc));
@@ -560,7 +562,7 @@ START_TEST(test_kernel_rx_preposted)
 	 * event loop would spin). */
 	p = (struct pollfd){ .fd = ut_ops->rx_fd(ut_q), .events = POLLIN };
 	ck_assert_int_eq(poll(&p, 1, 0), 0);
-	ut_ops->close(ut_q);
+	ut_ops->close(ut_q, NULL);
 	ut_ops = &eng_user_ops;
 }
 END_TEST

@@ -885,6 +885,51 @@ START_TEST(dev_set_no_notify_event_idx)
 }
 END_TEST
 
+START_TEST(dev_enable_notify_sees_late_chain)
+{
+	dev_setup(EVIDX);
+	set_desc(0, GPA_A, 1, 0, 0);
+	post(0);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 0);
+	/* empty: the request is published, nothing came meanwhile */
+	ck_assert(!vringfd_dev_enable_notify(&dev));
+	ck_assert_uint_eq(vring_avail_event(&dvr), 1);
+	/* a chain posted after the walk found the ring empty is seen */
+	post(0);
+	ck_assert(vringfd_dev_enable_notify(&dev));
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert(!vringfd_dev_enable_notify(&dev));
+	ck_assert_uint_eq(vring_avail_event(&dvr), 2);
+	dev_teardown();
+}
+END_TEST
+
+START_TEST(dev_discard_gives_chains_back)
+{
+	dev_setup(0);
+	set_desc(0, GPA_A, 1, 0, 0);
+	set_desc(1, GPA_A + 8, 2, 0, 0);
+	post(0);
+	post(1);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_uint_eq(ch.head, 0);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_uint_eq(ch.head, 1);
+	ck_assert_uint_eq(vringfd_dev_pending(&dev), 0);
+	ck_assert_int_eq(vringfd_dev_discard(&dev, 2), 0);
+	ck_assert_uint_eq(vringfd_dev_pending(&dev), 2);
+	/* the same chains again, in order */
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_uint_eq(ch.head, 0);
+	ck_assert_int_eq(vringfd_dev_discard(&dev, 1), 0);
+	ck_assert_int_eq(vringfd_dev_get_chain(&dev, &ch, iov, 16), 1);
+	ck_assert_uint_eq(ch.head, 0);
+	ck_assert_int_eq(vringfd_dev_discard(&dev, dev.num + 1), -EINVAL);
+	dev_teardown();
+}
+END_TEST
+
 /**
  * device_suite() - the device walker suite
  *
@@ -942,6 +987,8 @@ Suite *device_suite(void)
 	RUNNER_ADD_TEST(s, dev_notify_flags);
 	RUNNER_ADD_TEST(s, dev_notify_event_idx);
 	RUNNER_ADD_TEST(s, dev_set_no_notify);
+	RUNNER_ADD_TEST(s, dev_enable_notify_sees_late_chain);
+	RUNNER_ADD_TEST(s, dev_discard_gives_chains_back);
 	RUNNER_ADD_TEST(s, dev_set_no_notify_event_idx);
 	return s;
 }

@@ -430,6 +430,15 @@ static void test_notify(void)
 	tc_result(r == 4 && fired, "notify_event_idx_crossed", "write %d fired %d", r, fired);
 	tc_result(vring_avail_event(&t.r.vr) == 12, "avail_event_kept_current",
 		  "avail_event %u, want 12", vring_avail_event(&t.r.vr));
+	/*
+	 * A write() that finds the ring empty asks for a kick itself
+	 * (avail_event = last_avail) and looks again, even with nothing to
+	 * publish: a chain posted after its walk ended gets a kick.
+	 */
+	vring_avail_event(&t.r.vr) = 3;
+	r = (int)write(t.fd, "", 1);
+	tc_result(r == 0 && vring_avail_event(&t.r.vr) == 12, "tx_empty_write_requests_kick",
+		  "write %d avail_event %u, want 0 and 12", r, vring_avail_event(&t.r.vr));
 	tc_ring_free(&t);
 	close(efd);
 	close(tap);
@@ -764,6 +773,18 @@ static void test_rx_plain(int inj)
 	settle();
 	r = (int)read(t.fd, ref, 1);
 	tc_result(r == 0 && n == 5, "rx_no_buffer_returns_0", "read %d", r);
+	tc_ring_free(&t);
+
+	/* the same with EVENT_IDX: the starved read() asks for a kick */
+	if (tc_ring_new(&t, 64, 1ULL << VIRTIO_RING_F_EVENT_IDX) ||
+	    tc_attach(t.fd, tap, VRINGFD_DIR_RX, 0, 0)) {
+		tc_result(0, "rx_plain_event_idx", "setup: %s", strerror(errno));
+		return;
+	}
+	vring_avail_event(&t.r.vr) = 9;
+	r = (int)read(t.fd, ref, 1);
+	tc_result(r == 0 && vring_avail_event(&t.r.vr) == 0, "rx_starved_read_requests_kick",
+		  "read %d avail_event %u, want 0 and 0", r, vring_avail_event(&t.r.vr));
 	post_rx(&t, 200, 8, BUFSZ);
 	r = rx_pull(&t, 5);
 	b = vringfd_ring_get_used(&t.r, &len);

@@ -1,0 +1,12 @@
+# ctl/ctl.mk - vringnetctl, the administration client
+#
+# vringnetctl is ctl/vringnetctl.c plus the daemon's control protocol codec
+# (daemon/ctlproto.c) and configuration parser (daemon/config.c: --config
+# finds the control socket with the daemon's own parser).
+VRINGNETCTL_SRCS := ctl/vringnetctl.c daemon/ctlproto.c daemon/config.c
+
+$(B)/ctl/%.o: DIR_CPPFLAGS += -Idaemon
+
+ALL_TARGETS += $(B)/vringnetctl
+$(B)/vringnetctl: $(VRINGNETCTL_SRCS:%.c=$(B)/%.o)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq.h - one running queue pair and its pump
+ *
+ * A port that gets rings from a front-end (vhost-user, ring-fd) describes
+ * the pair (struct vq_desc: the engine's queue configuration plus the two
+ * kick eventfds) and hands it to vq_start().  From then on the queue pair
+ * object owns everything about the running pair: the engine queue, the
+ * loop registrations of the kicks, of the engine's rx fd and of the poll
+ * timer for rings without a kick fd, and whether the tap is polled.  The
+ * pump:
+ *
+ *   tx kick readable   -> tx walk: eng tx(), then eng enable_notify(TX):
+ *                         again while it says more arrived, at most
+ *                         VQ_TX_ROUNDS times, then a self-kick (others run)
+ *   rx kick readable   -> rx walk: eng rx(); when starved (frames wait, no
+ *   rx fd readable        buffer) eng enable_notify(RX): again if buffers
+ *                         arrived, else stop polling the rx fd until the
+ *                         next rx kick
+ *   poll timer         -> both walks, for rings without a kick fd
+ *
+ * Every walk runs inside a guard scope of the pair's owner (guard.h).  When
+ * the engine gives up on a ring or front-end memory faults, the owner's
+ * vq_ops.broken() is told with the reason; it closes the connection (which
+ * may free the vq): the pump touches nothing after it.
+ *
+ * The port never touches the front-end's rings: kick requests
+ * (avail_event, VRING_USED_F_NO_NOTIFY) are the engine's.
+ */
+#ifndef VRINGNET_VQ_H
+#define VRINGNET_VQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "guard.h"
+#include "loop.h"
+
+struct port;
+struct vq;
+
+/**
+ * struct vq_ops - what the owner of a queue pair is told
+ * @broken: the pair cannot go on (@why says why); close the connection.
+ *	May free the vq.  Called from inside the pump only.
+ * @mem_fault: describe a fault in front-end memory (guard.h) for @broken
+ * @efault_where: optional: the kernel engine reported EFAULT (it does not
+ *	say where); describe which part of front-end memory is gone, or
+ *	leave @buf empty
+ */
+struct vq_ops {
+	void (*broken)(struct vq *vq, const char *why);
+	void (*mem_fault)(struct vq *vq, const struct guard_fault *f, char *buf,
+			  size_t len);
+	void (*efault_where)(struct vq *vq, char *buf, size_t len);
+};
+
+/**
+ * struct vq_desc - a ring pair as a port describes it
+ * @cfg: the engine's queue configuration (rings, memory, tap, call fds)
+ * @tx_kick_fd: eventfd the driver kicks after posting tx chains; -1: the
+ *	ring is polled every VQ_POLL_NS
+ * @rx_kick_fd: same for rx buffers
+ */
+struct vq_desc {
+	struct eng_queue_config cfg;
+	int tx_kick_fd;
+	int rx_kick_fd;
+};
+
+/**
+ * struct vq - one running queue pair
+ * @port: its port (engine, loop, name)
+ * @qp: its index, for messages
+ * @ops: the owner's callbacks
+ * @owner: the owner's data, also the guard owner of the memory
+ * @eq: the engine queue, NULL when not running
+ * @tx_kick: tx kick eventfd (fd -1 when polled)
+ * @rx_kick: rx kick eventfd (fd -1 when polled)
+ * @rx: the engine's rx fd
+ * @rx_polled: @rx is in the loop (not starved)
+ * @poll_timer: walks the rings without a kick fd (fd -1 when none)
+ */
+struct vq {
+	struct port *port;
+	unsigned int qp;
+	const struct vq_ops *ops;
+	void *owner;
+	struct eng_queue *eq;
+	struct loop_ref tx_kick;
+	struct loop_ref rx_kick;
+	struct loop_ref rx;
+	bool rx_polled;
+	struct loop_ref poll_timer;
+};
+
+#define VQ_TX_ROUNDS	8	/* tx() calls per kick before yielding */
+#define VQ_POLL_NS	1000000	/* walk period of a ring without a kick fd */
+
+int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,
+	     const struct vq_ops *ops, void *owner, char *err, size_t errlen);
+int vq_kick(struct vq *vq);
+void vq_stop(struct vq *vq, struct eng_stats *tx_total, struct eng_stats *rx_total,
+	     uint16_t last_avail[2]);
+void vq_get_stats(const struct vq *vq, struct eng_stats *tx, struct eng_stats *rx);
+
+/**
+ * vq_running() - whether the pair has an engine queue
+ * @vq: the pair
+ *
+ * Return: true while started and not stopped.
+ */
+static inline bool vq_running(const struct vq *vq)
+{
+	return vq->eq != NULL;
+}
+
+/**
+ * vq_polled() - whether a ring of the pair has no kick fd
+ * @vq: a running pair
+ *
+ * Return: true when the poll timer walks it.
+ */
+static inline bool vq_polled(const struct vq *vq)
+{
+	return vq->poll_timer.fd >= 0;
+}
+
+#endif /* VRINGNET_VQ_H */

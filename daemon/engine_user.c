@@ -7,14 +7,16 @@
  * index, avail jumps refused), and every frame is one writev() (tx) or
  * readv() (rx) on the tap fd, straight between the ring buffers and the
  * tap: the virtio-net header in the ring is the tap's IFF_VNET_HDR header,
- * so no copy is made in between.  Rings without a header (vnet_hdr_len 0)
- * get a zero header prepended on tx and stripped on rx.
+ * so no frame is copied in between (on tx the tap gets the engine's checked
+ * copy of the header).  Rings without a header (vnet_hdr_len 0) get a zero
+ * header prepended on tx and stripped on rx.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
+#include <linux/vringfd_vnet_hdr.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,32 +184,22 @@ static void ueng_count_walk_drop(struct eng_stats *st, int ret)
 
 /**
  * ueng_hdr_valid() - check a virtio-net header from the driver
- * @h: the header
+ * @h: the header (@hdr_len bytes)
+ * @hdr_len: 10 or 12
  * @frame_len: bytes of frame after it
  *
- * Return: true when the kernel would accept it (known flags and GSO type,
- * checksum offsets inside the frame).
+ * The policy vringfd.ko applies as well (<linux/vringfd_vnet_hdr.h>), so
+ * both engines count the same frames in drop_bad_hdr.
+ * Return: true when the frame may go to the tap.
  */
-static bool ueng_hdr_valid(const struct virtio_net_hdr *h, uint64_t frame_len)
+static bool ueng_hdr_valid(const void *h, unsigned int hdr_len, uint64_t frame_len)
 {
-	uint8_t gso = h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+	enum vringfd_vnet_hdr_verdict v;
 
-	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID |
-			 VIRTIO_NET_HDR_F_RSC_INFO))
-		return false;
-	if (gso != VIRTIO_NET_HDR_GSO_NONE && gso != VIRTIO_NET_HDR_GSO_TCPV4 &&
-	    gso != VIRTIO_NET_HDR_GSO_UDP && gso != VIRTIO_NET_HDR_GSO_TCPV6
-#ifdef VIRTIO_NET_HDR_GSO_UDP_L4
-	    && gso != VIRTIO_NET_HDR_GSO_UDP_L4
-#endif
-	    )
-		return false;
-	if (gso != VIRTIO_NET_HDR_GSO_NONE && !h->gso_size)
-		return false;
-	if ((h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    (uint64_t)h->csum_start + h->csum_offset + 2 > frame_len)
-		return false;
-	return true;
+	v = vringfd_vnet_hdr_check(h, hdr_len, (uint32_t)frame_len);
+	if (v != VRINGFD_VNET_HDR_OK)
+		log_debug("user engine: tx header refused: %s", vringfd_vnet_hdr_reason(v));
+	return v == VRINGFD_VNET_HDR_OK;
 }
 
 /**
@@ -309,7 +301,7 @@ static int ueng_tx(struct eng_queue *q)
 	int ret = 0;
 
 	while (n < q->tx.num) {
-		struct virtio_net_hdr h;
+		struct virtio_net_hdr_mrg_rxbuf h;
 		uint64_t frame_len;
 		ssize_t w;
 
@@ -332,12 +324,23 @@ static int ueng_tx(struct eng_queue *q)
 			goto done;
 		}
 		if (q->hdr_len) {
+			struct iovec *seg = ch.out;
+			size_t skip = q->hdr_len;
+
 			ueng_gather(ch.out, ch.nout, &h, sizeof(h));
-			if (!ueng_hdr_valid(&h, frame_len)) {
+			if (!ueng_hdr_valid(&h, q->hdr_len, frame_len)) {
 				q->stx.drop_bad_hdr++;
 				goto done;
 			}
-			w = writev(q->tap_fd, ch.out, (int)ch.nout);
+			/* The tap gets the checked copy, not the guest's
+			 * header, which may have changed since: the segments
+			 * after the header, with the copy in the slot before. */
+			while (skip && skip >= seg->iov_len)
+				skip -= (seg++)->iov_len;
+			seg->iov_base = (char *)seg->iov_base + skip;
+			seg->iov_len -= skip;
+			seg[-1] = (struct iovec){ &h, q->hdr_len };
+			w = writev(q->tap_fd, seg - 1, (int)(ch.nout - (seg - ch.out)) + 1);
 		} else {
 			q->iov[0].iov_base = (void *)zero_hdr;
 			q->iov[0].iov_len = q->tap_hdr_len;

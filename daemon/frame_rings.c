@@ -275,18 +275,29 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
  * fr_tx_flush() - hand the posted frames to the engine: one tx() per batch
  * @fp: the pair
  *
+ * The engine's enable_notify() says when tx() stopped with chains left
+ * (the kernel engine's weight: 512 KiB per write()); tx() is called again
+ * then, so no frame waits for the next batch.  Each further call consumes
+ * at least one chain: at most FR_NUM calls.
  * Return: frames the engine consumed, or -EIO when the ring broke.
  */
 int fr_tx_flush(struct fr_pair *fp)
 {
 	void *toks[FR_COLLECT];
-	unsigned int k, got;
-	int n;
+	unsigned int k, got, rounds = 0;
+	int n, sum = 0;
 
 	if (!fp->tx_pending)
 		return 0;
 	vringfd_ring_publish(&fp->tx);
-	n = fp->eng->tx(fp->eq);
+	do {
+		n = fp->eng->tx(fp->eq);
+		if (n < 0)
+			break;
+		sum += n;
+	} while (++rounds < FR_NUM && fp->eng->enable_notify(fp->eq, ENG_TX));
+	if (n >= 0)
+		n = sum;
 	fp->tx_pending = 0;
 	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FR_COLLECT)))
 		for (k = 0; k < got; k++)

@@ -45,6 +45,7 @@
  *   header                                  drop_bad_chain
  *   more than 65536 + header bytes          drop_too_big
  *   invalid virtio-net header               drop_bad_hdr
+ *   (linux/vringfd_vnet_hdr.h: UFO, USO and RSC_INFO among them)
  *   unreadable memory                       drop_bad_addr
  *   the tap refused the frame               drop_tap
  * Per frame on RX: a readable segment in a posted chain -> drop_bad_chain
@@ -82,13 +83,13 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
-#include <linux/tcp.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/virtio_net.h>
 #include <net/sock.h>
 #include <net/xdp.h>
 #include <linux/vringfd.h>
+#include <linux/vringfd_vnet_hdr.h>
 #include "ring.h"
 #include "tap.h"
 
@@ -376,52 +377,6 @@ static int vrfd_tap_copy_to_frag(void *dst, const struct iovec *iov,
 }
 
 /**
- * vrfd_tap_hdr_ok() - may this virtio-net header be handed to the tap?
- * @h: the header (little-endian, as on x86 and in virtio 1.x)
- * @len: frame bytes after the header
- *
- * Stricter than tun's virtio_net_hdr_to_skb(): a header the kernel might
- * warn about, or that a later GSO segmentation could choke on, is refused
- * here.  Accepted: flags NEEDS_CSUM/DATA_VALID; gso_type NONE, TCPV4,
- * TCPV6 (with ECN); GSO needs NEEDS_CSUM with the TCP checksum offset, a
- * non-zero gso_size, and the TCP header inside the frame; hdr_len 0 or
- * ETH_HLEN..@len; csum_start >= ETH_HLEN and the checksum inside the frame.
- * UFO and UDP_L4 GSO are refused (tun on 6.1 does not take UDP_L4).
- * Return: true when valid.
- */
-static bool vrfd_tap_hdr_ok(const struct virtio_net_hdr *h, u32 len)
-{
-	u32 cs = le16_to_cpu((__force __le16)h->csum_start);
-	u32 co = le16_to_cpu((__force __le16)h->csum_offset);
-	u32 hl = le16_to_cpu((__force __le16)h->hdr_len);
-	u32 gs = le16_to_cpu((__force __le16)h->gso_size);
-
-	if (h->flags & ~(VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
-		return false;
-	if (hl > len || (hl && hl < ETH_HLEN))
-		return false;
-	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		if (cs < ETH_HLEN || cs + co + sizeof(__sum16) > len)
-			return false;
-	}
-	switch (h->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) {
-	case VIRTIO_NET_HDR_GSO_NONE:
-		return !(h->gso_type & VIRTIO_NET_HDR_GSO_ECN);
-	case VIRTIO_NET_HDR_GSO_TCPV4:
-	case VIRTIO_NET_HDR_GSO_TCPV6:
-		if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
-			return false;
-		if (co != offsetof(struct tcphdr, check))
-			return false;
-		if (!gs || cs + sizeof(struct tcphdr) > len)
-			return false;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/**
  * vrfd_tap_set_gone() - the tap went away: set the ring's HUP (once)
  * @t: the attachment
  */
@@ -524,13 +479,17 @@ static int vrfd_tap_tx_flush(struct vrfd_tap *t)
  * @flen: frame bytes after the header
  *
  * The header is checked in kernel memory, so user space cannot change it
- * between the check and its use by the tap.
+ * between the check and its use by the tap, against the policy that the
+ * daemon's user engine applies too (<linux/vringfd_vnet_hdr.h>).
  * Return: true when the frame may be sent (counted in drop_bad_hdr if not).
  */
 static bool vrfd_tap_tx_hdr(struct vrfd_tap *t, const void *hdr, u32 flen)
 {
-	if (!t->hdr_len || vrfd_tap_hdr_ok(hdr, flen))
+	enum vringfd_vnet_hdr_verdict v = vringfd_vnet_hdr_check(hdr, t->hdr_len, flen);
+
+	if (v == VRINGFD_VNET_HDR_OK)
 		return true;
+	pr_debug("tx header refused: %s\n", vringfd_vnet_hdr_reason(v));
 	t->ring->stats.drop_bad_hdr++;
 	return false;
 }

@@ -15,6 +15,9 @@
  *   tx chain with a writable segment          drop_bad_chain, used len 0
  *   tx chain shorter than header + Ethernet   drop_bad_chain, used len 0
  *   tx header with unknown flags / GSO type   drop_bad_hdr, used len 0
+ *   every header of tests/common/vnet_hdr_cases.h, through either engine,
+ *   10- and 12-byte headers: the table's verdict; refused: drop_bad_hdr;
+ *   accepted: frames + 1 and the tap's rx_packets + 1 (the tap took it)
  *   tx frame over 64 KiB                      drop_too_big, used len 0
  *   tx address outside the memory table       drop_bad_addr, used len 0
  *   avail->idx moved by more than num         tx()/rx() return -EIO, stay so
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "check_daemon.h"
+#include "common/vnet_hdr_cases.h"
 #include "unit/runner.h"
 #include "engine.h"
 #include "netlink.h"
@@ -339,6 +343,115 @@ START_TEST(test_user_tx_bad_chains)
 }
 END_TEST
 
+/**
+ * ut_tap_rx_packets() - the tap's rx packets (frames it took from us),
+ * from /proc/net/dev (this network namespace's)
+ *
+ * Return: the count.
+ */
+static uint64_t ut_tap_rx_packets(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/net/dev", "r");
+	unsigned long long bytes, packets;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "ut0:");
+
+		if (p && sscanf(p + 4, "%llu %llu", &bytes, &packets) == 2)
+			found = true;
+		if (found)
+			break;
+	}
+	fclose(f);
+	ck_assert_msg(found, "ut0 not in /proc/net/dev");
+	return packets;
+}
+
+/**
+ * ut_hdr_case() - send one case of the header table through the engine
+ * @c: the case
+ * @hdr_size: the rings' header length (10 or 12)
+ * @layout: 0: header and frame in one segment; 1: two segments; 2: the
+ *	header split in two, its second part with the frame
+ * @why: the mismatch, if any, is appended here
+ * @whylen: its size
+ *
+ * Return: true when the engine and the tap did what the verdict says.
+ */
+static bool ut_hdr_case(const struct vhc_case *c, unsigned int hdr_size, unsigned int layout,
+			char *why, size_t whylen)
+{
+	static uint8_t buf[12 + VHC_MAX_FRAME];
+	size_t n = vhc_build(c, hdr_size, buf), used = strlen(why);
+	struct iovec iov[2] = { { buf, n }, { NULL, 0 } };
+	enum vringfd_vnet_hdr_verdict v = vringfd_vnet_hdr_check(buf, hdr_size, c->len);
+	bool pass = c->want == VRINGFD_VNET_HDR_OK;
+	uint64_t rx0, rx1;
+	struct eng_stats t0, t1;
+	uint32_t len = 99;
+	int r;
+
+	if (layout) {
+		iov[0].iov_len = layout == 1 ? hdr_size : 5;
+		iov[1] = (struct iovec){ buf + iov[0].iov_len, n - iov[0].iov_len };
+	}
+	ut_ops->get_stats(ut_q, &t0, NULL);
+	rx0 = ut_tap_rx_packets();
+	ck_assert_int_ge(vringfd_ring_add(&ut_tx, iov, layout ? 2 : 1, NULL, 0, buf), 0);
+	vringfd_ring_publish(&ut_tx);
+	r = ut_ops->tx(ut_q);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), buf);
+	ut_ops->get_stats(ut_q, &t1, NULL);
+	rx1 = ut_tap_rx_packets();
+	if (v == c->want && r == 1 && len == 0 && t1.frames - t0.frames == pass &&
+	    t1.drop_bad_hdr - t0.drop_bad_hdr == !pass && t1.drop_tap == t0.drop_tap &&
+	    rx1 - rx0 == pass)
+		return true;
+	snprintf(why + used, whylen - used,
+		 " [%s/%u: verdict '%s' want '%s'; tx %d used %u frames +%llu bad_hdr +%llu"
+		 " drop_tap +%llu tap rx +%llu]",
+		 c->name, hdr_size, vringfd_vnet_hdr_reason(v), vringfd_vnet_hdr_reason(c->want),
+		 r, len, (unsigned long long)(t1.frames - t0.frames),
+		 (unsigned long long)(t1.drop_bad_hdr - t0.drop_bad_hdr),
+		 (unsigned long long)(t1.drop_tap - t0.drop_tap),
+		 (unsigned long long)(rx1 - rx0));
+	return false;
+}
+
+/**
+ * ut_hdr_policy() - the whole header table through the current engine
+ * @hdr_size: the rings' header length (10 or 12)
+ *
+ * Every case runs; the test fails at the end with every mismatch.
+ */
+static void ut_hdr_policy(unsigned int hdr_size)
+{
+	static char why[8192];
+	unsigned int i, bad = 0;
+
+	why[0] = 0;
+	ut_setup(hdr_size, false);
+	for (i = 0; i < VHC_NCASES; i++)
+		bad += !ut_hdr_case(&vhc_cases[i], hdr_size, i % 3, why, sizeof(why));
+	ut_ops->close(ut_q, NULL);
+	ck_assert_msg(bad == 0, "%u of %u header cases: %s", bad, (unsigned int)VHC_NCASES, why);
+}
+
+START_TEST(test_user_hdr_policy_12)
+{
+	ut_hdr_policy(12);
+}
+END_TEST
+
+START_TEST(test_user_hdr_policy_10)
+{
+	ut_hdr_policy(10);
+}
+END_TEST
+
 START_TEST(test_user_broken_ring)
 {
 	bool starved;
@@ -523,6 +636,22 @@ START_TEST(test_kernel_tx_bad_chains)
 }
 END_TEST
 
+START_TEST(test_kernel_hdr_policy_12)
+{
+	ut_kernel();
+	ut_hdr_policy(12);
+	ut_ops = &eng_user_ops;
+}
+END_TEST
+
+START_TEST(test_kernel_hdr_policy_10)
+{
+	ut_kernel();
+	ut_hdr_policy(10);
+	ut_ops = &eng_user_ops;
+}
+END_TEST
+
 START_TEST(test_kernel_rx_preposted)
 {
 	static uint8_t buf[2048];
@@ -593,12 +722,16 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_rx_starved_and_small, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mrg_rxbuf, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_tx_bad_chains, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_hdr_policy_12, 20);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_hdr_policy_10, 20);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_broken_ring, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mem_table, 10);
 	RUNNER_ADD_TEST(s, test_user_open_refuses);
 	RUNNER_ADD_TEST(s, test_engine_select);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_arp_roundtrip, 20);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_tx_bad_chains, 20);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_hdr_policy_12, 30);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_hdr_policy_10, 30);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_rx_preposted, 20);
 	RUNNER_ADD_TEST(s, test_kernel_refuses_no_header);
 	return s;

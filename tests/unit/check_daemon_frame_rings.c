@@ -33,6 +33,7 @@ static struct {
 	uint8_t last_first;
 	unsigned int rx_queued;		/* frames the "tap" has for rx() */
 	int fail_open;
+	unsigned int tx_weight;		/* chains per tx() call, 0: all */
 } fk;
 
 /**
@@ -74,7 +75,8 @@ static int fk_tx(struct eng_queue *q)
 	int n = 0;
 
 	fk.tx_calls++;
-	while (vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
+	while ((!fk.tx_weight || (unsigned int)n < fk.tx_weight) &&
+	       vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
 		ck_assert_uint_eq(ch.nout, 1);
 		fk.frames++;
 		ck_assert_uint_gt(ch.out_len, FR_HDR);
@@ -147,15 +149,28 @@ static void fk_get_stats(struct eng_queue *q, struct eng_stats *tx, struct eng_s
  * fk_close() - fake eng_ops.close
  * @q: queue
  */
-static void fk_close(struct eng_queue *q)
+static void fk_close(struct eng_queue *q, uint16_t last_avail[2])
 {
 	free(q);
+}
+
+/**
+ * fk_enable_notify() - fake eng_ops.enable_notify: chains left in the ring
+ * @q: queue
+ * @dir: ring
+ *
+ * Return: true when the driver's ring has chains not taken.
+ */
+static bool fk_enable_notify(struct eng_queue *q, enum eng_dir dir)
+{
+	return vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
 }
 
 static const struct eng_ops fk_ops = {
 	.name = "fake",
 	.open = fk_open,
 	.tx = fk_tx,
+	.enable_notify = fk_enable_notify,
 	.rx = fk_rx,
 	.rx_fd = fk_rx_fd,
 	.get_stats = fk_get_stats,
@@ -297,6 +312,26 @@ START_TEST(open_failure_cleans_up)
 }
 END_TEST
 
+/* An engine that stops at its weight with chains left is called again. */
+START_TEST(flush_past_engine_weight)
+{
+	unsigned int i;
+
+	open_pair();
+	fk.tx_weight = 3;
+	for (i = 0; i < 10; i++) {
+		memset(fr_tx_buf(&fp), (int)i, 60);
+		ck_assert_int_eq(fr_tx_commit(&fp, 60), 0);
+	}
+	ck_assert_int_eq(fr_tx_flush(&fp), 10);
+	ck_assert_uint_eq(fk.frames, 10);
+	ck_assert_uint_eq(fk.tx_calls, 4);	/* 3 + 3 + 3 + 1 */
+	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
+	fk.tx_weight = 0;
+	fr_close(&fp);
+}
+END_TEST
+
 /**
  * frame_rings_suite() - the daemon-driven ring pair suite
  *
@@ -307,6 +342,7 @@ Suite *frame_rings_suite(void)
 	Suite *s = runner_suite_create("frame_rings");
 
 	RUNNER_ADD_TEST(s, batch_is_one_tx_call);
+	RUNNER_ADD_TEST(s, flush_past_engine_weight);
 	RUNNER_ADD_TEST(s, ring_full_then_flush);
 	RUNNER_ADD_TEST(s, bad_commit_lengths);
 	RUNNER_ADD_TEST(s, commit_n_skips_empty);

@@ -3,7 +3,8 @@
 #   make            build the module (against KDIR), libvringfd, vringnetd, vringnetctl
 #   make modules-debug  the module for the VM rig's debug kernel (build/kmod-debug/)
 #   make check      install missing test packages, build, run every test suite
-#   make demo       run the daemon's main job in a private network namespace
+#   make demo       run the daemon's main job in a private network namespace,
+#                   then the kernel path (vringfd.ko) in the VM rig
 #   make bench      benchmarks in the VM rig (icount: instructions per frame;
 #                   BENCH_MODE=wall for frames/s; FULL=1 adds batch 256)
 #   make bench-profile  per-function instructions per frame (kprof plugin)
@@ -91,7 +92,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,15p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

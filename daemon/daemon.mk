@@ -93,5 +93,11 @@ uninstall-daemon:
 	-rmdir $(CONF_DIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # ---- make demo: the daemon's main job in a private network namespace ------
+# (user engine, a QEMU guest), then the kernel path in the VM rig
+# (vringfd.ko, engine = kernel); make demo-kernel runs only the second part.
+.PHONY: demo-kernel
 demo:
 	scripts/demo
+	scripts/demo-kernel
+demo-kernel:
+	scripts/demo-kernel

@@ -320,8 +320,22 @@ static int pvu_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
 	return pvu_queue_start(c, qp);
 }
 
+/**
+ * pvu_tap_mtu() - vu_ops.tap_mtu: the port's tap's current MTU
+ * @dev: the connection's vhost-user state
+ *
+ * Return: the MTU or a negative errno.
+ */
+static int pvu_tap_mtu(struct vu_dev *dev)
+{
+	struct pvu_conn *c = dev->opaque;
+
+	return tap_get_mtu(c->port->tap);
+}
+
 static const struct vu_ops pvu_vu_ops = {
 	.queue_state = pvu_queue_state,
+	.tap_mtu = pvu_tap_mtu,
 };
 
 /**

@@ -20,7 +20,8 @@
  *   reload (reload.c, daemon.c):      openat (config, /dev/net/tun,
  *     new taps, netlink                 /dev/vringfd, /etc/passwd),
  *                                     socket AF_NETLINK, TUNSETIFF,
- *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX
+ *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX,
+ *                                     SIOCGIFMTU
  *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
  *   C library                         brk, mmap, futex, clock_gettime,
  *                                     getrandom, exit_group, rt_sig*, ...
@@ -82,8 +83,8 @@ static const unsigned long sbx_ioctls[] = {
 	/* taps: created and configured at start and reload (tap.c) */
 	TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST, TUNSETOWNER, TUNSETGROUP,
 	TUNGETIFF, TUNSETOFFLOAD,
-	/* if_nametoindex() (netlink.c, bridges) */
-	SIOCGIFINDEX,
+	/* if_nametoindex() (netlink.c, bridges); a tap's MTU (tap.c, NET_SET_MTU) */
+	SIOCGIFINDEX, SIOCGIFMTU,
 	/* the kernel engine (engine_kernel.c, libvringfd) */
 	VRINGFD_GET_VERSION, VRINGFD_CREATE, VRINGFD_ATTACH_TAP, VRINGFD_DETACH,
 	VRINGFD_SET_MEM_TABLE, VRINGFD_GET_STATS, VRINGFD_GET_STATE, VRINGFD_SET_CALL_FD,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -25,6 +26,30 @@
 bool tap_exists(const char *name)
 {
 	return if_nametoindex(name) != 0;
+}
+
+/**
+ * tap_get_mtu() - the device's current MTU
+ * @tap: an open tap
+ *
+ * Read from the kernel each time (SIOCGIFMTU on a unix datagram socket, as
+ * if_nametoindex() does), so a change made with ip link is seen.
+ *
+ * Return: the MTU, or a negative errno.
+ */
+int tap_get_mtu(const struct tap_dev *tap)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", tap->name);
+	ret = ioctl(fd, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
+	close(fd);
+	return ret;
 }
 
 /**

@@ -45,5 +45,6 @@ int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
 void tap_close(struct tap_dev *tap);
 void tap_destroy(struct tap_dev *tap);
 bool tap_exists(const char *name);
+int tap_get_mtu(const struct tap_dev *tap);
 
 #endif /* VRINGNET_TAP_H */

@@ -51,6 +51,19 @@
  * connection (port_vhost_user.c).
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
+ *   NET_SET_MTU outside 68..65535                -EINVAL
+ *   NET_SET_MTU that is not the tap's MTU (or
+ *     the tap's MTU cannot be read)              -EINVAL (or that errno)
+ *
+ * MTU: VIRTIO_NET_F_MTU and VHOST_USER_PROTOCOL_F_NET_MTU are offered.  QEMU
+ * (virtio-net-pci,host_mtu=N) then tells the guest N in the device's config
+ * space and sends N in NET_SET_MTU before the device starts.  The back-end
+ * does not change the tap for a guest: the tap's MTU is the configuration's
+ * (`mtu =` in its [tap] section, shared by every port on the tap and by the
+ * host side), so N must equal the tap's current MTU; any other value is
+ * refused (REPLY_ACK 1, QEMU reports "N Bytes MTU not supported by the
+ * backend" and does not start the device) and the connection is closed
+ * with a message that names both values.
  *
  * Migration (QEMU's vhost.c): SET_LOG_BASE hands over the dirty log (a
  * memfd, mapped here and registered with guard.c like guest memory; a new
@@ -717,6 +730,37 @@ static int vu_reply_u64(struct vu_dev *dev, uint32_t request, uint64_t value)
 }
 
 /**
+ * vu_net_set_mtu() - NET_SET_MTU: the MTU the front-end gives the guest
+ * @dev: the connection
+ * @mtu: the front-end's value
+ *
+ * Accepted only when it is the tap's current MTU (see the file comment).
+ *
+ * Return: 0 or a negative errno (with @dev->err set).
+ */
+static int vu_net_set_mtu(struct vu_dev *dev, uint64_t mtu)
+{
+	int tap_mtu;
+
+	if (mtu < VU_MTU_MIN || mtu > VU_MTU_MAX)
+		return vu_fail(dev, -EINVAL, "NET_SET_MTU: MTU %llu is outside %u..%u",
+			       (unsigned long long)mtu, VU_MTU_MIN, VU_MTU_MAX);
+	if (!dev->ops || !dev->ops->tap_mtu)
+		return vu_fail(dev, -EOPNOTSUPP, "NET_SET_MTU: this port cannot check an MTU");
+	tap_mtu = dev->ops->tap_mtu(dev);
+	if (tap_mtu < 0)
+		return vu_fail(dev, tap_mtu, "NET_SET_MTU: reading the tap's MTU: %s",
+			       strerror(-tap_mtu));
+	if ((uint64_t)tap_mtu != mtu)
+		return vu_fail(dev, -EINVAL,
+			       "NET_SET_MTU: the front-end's MTU %llu is not the tap's MTU %d "
+			       "(give QEMU host_mtu=%d, or set mtu = %llu in the tap's section)",
+			       (unsigned long long)mtu, tap_mtu, tap_mtu, (unsigned long long)mtu);
+	dev->mtu = (unsigned int)mtu;
+	return 0;
+}
+
+/**
  * vu_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
  * @request: the request
  *
@@ -795,6 +839,7 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 		dev->features_set = false;
 		dev->protocol_features = 0;
 		dev->owner = false;
+		dev->mtu = 0;
 		return 0;
 	}
 	case VUM_GET_QUEUE_NUM:
@@ -892,6 +937,8 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 				       "SET_VRING_ENABLE: ring %u: value %u (0 or 1)", st.index, st.num);
 		dev->vrings[st.index].enabled = st.num;
 		return 0;
+	case VUM_NET_SET_MTU:
+		return vu_net_set_mtu(dev, msg->payload.u64);
 	default:
 		break;
 	}

@@ -34,6 +34,7 @@
 /* Virtio feature bits offered (virtio-net, virtio ring, virtio 1.x). */
 #define VU_NET_F_CSUM		0
 #define VU_NET_F_GUEST_CSUM	1
+#define VU_NET_F_MTU		3
 #define VU_NET_F_GUEST_TSO4	7
 #define VU_NET_F_GUEST_TSO6	8
 #define VU_NET_F_HOST_TSO4	11
@@ -45,9 +46,15 @@
 #define VU_RING_F_EVENT_IDX	29
 #define VU_F_VERSION_1		32
 
-/* Features offered; MQ only when the port has more than one queue pair. */
+/*
+ * Features offered; MQ only when the port has more than one queue pair.
+ * NET_F_MTU: the front-end may tell the guest an MTU (QEMU's host_mtu=);
+ * with PROTOCOL_F_NET_MTU it sends that MTU in NET_SET_MTU, and the
+ * back-end accepts it only when it is the tap's (vu_ops.tap_mtu).
+ */
 #define VU_FEATURES_BASE \
 	((1ULL << VU_NET_F_CSUM) | (1ULL << VU_NET_F_GUEST_CSUM) | \
+	 (1ULL << VU_NET_F_MTU) | \
 	 (1ULL << VU_NET_F_GUEST_TSO4) | (1ULL << VU_NET_F_GUEST_TSO6) | \
 	 (1ULL << VU_NET_F_HOST_TSO4) | (1ULL << VU_NET_F_HOST_TSO6) | \
 	 (1ULL << VU_NET_F_MRG_RXBUF) | (1ULL << VU_RING_F_INDIRECT_DESC) | \
@@ -57,11 +64,15 @@
 /* Protocol features offered. */
 #define VU_PROTOCOL_FEATURES \
 	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | \
-	 (1ULL << VUM_PROTOCOL_F_LOG_SHMFD))
+	 (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_NET_MTU))
 
 /* The dirty log's number among the connection's guard mappings (guard.h);
  * the memory regions are 0..VUM_MAX_REGIONS-1. */
 #define VU_GUARD_LOG		VUM_MAX_REGIONS
+
+/* The MTU range of NET_SET_MTU (virtio: 68, an Ethernet frame's limit). */
+#define VU_MTU_MIN		68u
+#define VU_MTU_MAX		65535u
 
 /**
  * struct vu_region - one mapped region of the guest memory table
@@ -131,6 +142,9 @@ struct vu_dev;
  *	(@ready false: stop walking, store the engine's positions with
  *	vu_dev_set_last_avail()).  Return 0, or -errno when a ready queue
  *	could not be started (the connection is then closed).
+ * @tap_mtu: the current MTU of the tap behind the connection, for
+ *	NET_SET_MTU; return the MTU, or -errno when it cannot be read (the
+ *	request is then refused).  May be NULL: NET_SET_MTU is refused.
  *
  * A call fd replaced while its queue pair runs is replaced in place (same
  * fd number): the running engine signals the new eventfd without being
@@ -138,6 +152,7 @@ struct vu_dev;
  */
 struct vu_ops {
 	int (*queue_state)(struct vu_dev *dev, unsigned int qp, bool ready);
+	int (*tap_mtu)(struct vu_dev *dev);
 };
 
 /**
@@ -161,6 +176,7 @@ struct vu_ops {
  *	front-end reads the shared log)
  * @rx: message receiver
  * @messages: messages handled
+ * @mtu: the MTU of the last NET_SET_MTU accepted, 0 for none
  * @err: why the last call failed
  */
 struct vu_dev {
@@ -182,6 +198,7 @@ struct vu_dev {
 	int log_fd;
 	struct vum_rx rx;
 	uint64_t messages;
+	unsigned int mtu;
 	char err[VU_ERR_MAX];
 };
 

@@ -43,6 +43,8 @@ static struct {
 	int starts[VU_MAX_QUEUE_PAIRS];
 	int stops[VU_MAX_QUEUE_PAIRS];
 	int fail_start;
+	int tap_mtu;		/* what t_tap_mtu() answers (0: 1500) */
+	int tap_mtu_calls;
 	struct eng_queue_config cfg;
 } seen;
 
@@ -74,8 +76,21 @@ static int t_queue_state(struct vu_dev *d, unsigned int qp, bool ready)
 	return 0;
 }
 
+/**
+ * t_tap_mtu() - owner callback: the "tap's" MTU
+ * @d: connection
+ *
+ * Return: seen.tap_mtu, 1500 when the test set none.
+ */
+static int t_tap_mtu(struct vu_dev *d)
+{
+	seen.tap_mtu_calls++;
+	return seen.tap_mtu ? seen.tap_mtu : 1500;
+}
+
 static const struct vu_ops t_ops = {
 	.queue_state = t_queue_state,
+	.tap_mtu = t_tap_mtu,
 };
 
 /**
@@ -431,6 +446,8 @@ START_TEST(handshake_qemu_like)
 	pf = get_u64(VUM_GET_PROTOCOL_FEATURES);
 	ck_assert(pf & (1ULL << VUM_PROTOCOL_F_MQ));
 	ck_assert(pf & (1ULL << VUM_PROTOCOL_F_REPLY_ACK));
+	ck_assert(pf & (1ULL << VUM_PROTOCOL_F_NET_MTU));
+	ck_assert(v & (1ULL << VU_NET_F_MTU));
 	ck_assert(!(pf & (1ULL << VUM_PROTOCOL_F_CONFIGURE_MEM_SLOTS)));
 	req_ok(VUM_SET_PROTOCOL_FEATURES, &pf, sizeof(pf), NULL, 0);
 	ck_assert_uint_eq(get_u64(VUM_GET_QUEUE_NUM), 1);
@@ -1191,6 +1208,74 @@ START_TEST(bad_unsupported_config)
 }
 END_TEST
 
+/* ---- NET_SET_MTU ------------------------------------------------------ */
+
+START_TEST(net_set_mtu_equal_to_tap)
+{
+	uint64_t mtu = 9000;
+
+	setup();
+	seen.tap_mtu = 9000;
+	prelude(P_PROTO);
+	req_ok(VUM_NET_SET_MTU, &mtu, sizeof(mtu), NULL, 0);
+	ck_assert_uint_eq(dev.mtu, 9000);
+	ck_assert_int_eq(seen.tap_mtu_calls, 1);
+}
+END_TEST
+
+START_TEST(bad_net_set_mtu_not_the_taps)
+{
+	uint64_t mtu = 9000;
+
+	setup();
+	seen.tap_mtu = 1500;
+	bad_msg(P_PROTO, VUM_NET_SET_MTU, &mtu, sizeof(mtu), NULL, 0, -EINVAL,
+		"the front-end's MTU 9000 is not the tap's MTU 1500 (give QEMU host_mtu=1500");
+	ck_assert_uint_eq(dev.mtu, 0);
+}
+END_TEST
+
+START_TEST(bad_net_set_mtu_too_small)
+{
+	uint64_t mtu = 67;
+
+	setup();
+	seen.tap_mtu = 67;
+	bad_msg(P_PROTO, VUM_NET_SET_MTU, &mtu, sizeof(mtu), NULL, 0, -EINVAL,
+		"MTU 67 is outside 68..65535");
+	ck_assert_int_eq(seen.tap_mtu_calls, 0);
+}
+END_TEST
+
+START_TEST(bad_net_set_mtu_too_big)
+{
+	uint64_t mtu = 65536;
+
+	setup();
+	bad_msg(P_PROTO, VUM_NET_SET_MTU, &mtu, sizeof(mtu), NULL, 0, -EINVAL,
+		"MTU 65536 is outside 68..65535");
+}
+END_TEST
+
+START_TEST(bad_net_set_mtu_tap_unreadable)
+{
+	uint64_t mtu = 1500;
+
+	setup();
+	seen.tap_mtu = -ENODEV;
+	bad_msg(P_PROTO, VUM_NET_SET_MTU, &mtu, sizeof(mtu), NULL, 0, -ENODEV,
+		"NET_SET_MTU: reading the tap's MTU");
+}
+END_TEST
+
+START_TEST(bad_net_set_mtu_short)
+{
+	setup();
+	bad_msg(P_PROTO, VUM_NET_SET_MTU, &zero64, 4, NULL, 0, -EBADMSG,
+		"NET_SET_MTU: payload of 4 bytes, the request takes 8");
+}
+END_TEST
+
 START_TEST(bad_get_features_with_payload)
 {
 	setup();
@@ -1692,6 +1777,12 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_log_fd_not_eventfd);
 	RUNNER_ADD_TEST(s, bad_log_truncated_under_logging);
 	RUNNER_ADD_TEST(s, bad_unsupported_config);
+	RUNNER_ADD_TEST(s, net_set_mtu_equal_to_tap);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_not_the_taps);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_too_small);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_too_big);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_tap_unreadable);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_short);
 	RUNNER_ADD_TEST(s, bad_get_features_with_payload);
 	RUNNER_ADD_TEST(s, bad_set_features_short);
 	RUNNER_ADD_TEST(s, bad_vring_addr_short);

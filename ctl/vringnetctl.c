@@ -48,7 +48,7 @@ enum ctl_exit {
  */
 struct ctl_opts {
 	const char *socket;
-	char sockbuf[CFG_PATH_MAX];
+	char sockbuf[CONFIG_PATH_MAX];
 	bool json;
 	double timeout;
 	struct ctl_request req;
@@ -80,7 +80,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 done, 1 the daemon refused the request, 2 usage error,\n"
 		"3 daemon not running, 4 permission denied, 5 protocol error, 6 timeout,\n"
-		"7 other system error.\n", CFG_DEFAULT_CONTROL);
+		"7 other system error.\n", CONFIG_DEFAULT_CONTROL);
 }
 
 /**
@@ -96,22 +96,22 @@ static void usage(FILE *f)
  */
 static int socket_from_config(const char *path, struct ctl_opts *o)
 {
-	struct vnd_config *cfg = calloc(1, sizeof(*cfg));
-	char err[CFG_ERR_MAX];
+	struct config *cfg = calloc(1, sizeof(*cfg));
+	char err[CONFIG_ERR_MAX];
 
 	if (!cfg) {
 		fprintf(stderr, "vringnetctl: --config: %s\n", strerror(ENOMEM));
 		return EXIT_SYSTEM;
 	}
-	if (cfg_load(path, cfg, err, sizeof(err)) < 0) {
+	if (config_load(path, cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "vringnetctl: --config: %s\n", err);
-		cfg_free(cfg);
+		config_free(cfg);
 		free(cfg);
 		return EXIT_USAGE;
 	}
 	snprintf(o->sockbuf, sizeof(o->sockbuf), "%s", cfg->control_socket);
 	o->socket = o->sockbuf;
-	cfg_free(cfg);
+	config_free(cfg);
 	free(cfg);
 	return -1;
 }
@@ -144,7 +144,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	char *end;
 	int c, ret;
 
-	o->socket = CFG_DEFAULT_CONTROL;
+	o->socket = CONFIG_DEFAULT_CONTROL;
 	o->json = false;
 	o->timeout = 5;
 	memset(&o->req, 0, sizeof(o->req));

@@ -21,10 +21,10 @@
 
 #include "config.h"
 
-enum cfg_section { CFG_SEC_NONE, CFG_SEC_DAEMON, CFG_SEC_TAP, CFG_SEC_PORT };
+enum config_section { CONFIG_SEC_NONE, CONFIG_SEC_DAEMON, CONFIG_SEC_TAP, CONFIG_SEC_PORT };
 
 /**
- * struct cfg_parser - state of one parse
+ * struct config_parser - state of one parse
  * @file: file name for messages
  * @cfg: the configuration being filled
  * @err: error buffer
@@ -33,42 +33,42 @@ enum cfg_section { CFG_SEC_NONE, CFG_SEC_DAEMON, CFG_SEC_TAP, CFG_SEC_PORT };
  * @sec: current section
  * @sec_line: line of its header
  * @daemon_line: line of the [daemon] header, 0 if none yet
- * @key_line: line of each key (index into cfg_keys) in the current section
+ * @key_line: line of each key (index into config_keys) in the current section
  * @tap_cap: allocated entries of @cfg->taps
  * @port_cap: allocated entries of @cfg->ports
  * @port_tap_line: for each port, line of its tap key
  * @port_listen_line: for each port, line of its listen key
  * @tap_bridge_line: for each tap, line of its bridge key
  */
-struct cfg_parser {
+struct config_parser {
 	const char *file;
-	struct vnd_config *cfg;
+	struct config *cfg;
 	char *err;
 	size_t errlen;
 	unsigned int line;
-	enum cfg_section sec;
+	enum config_section sec;
 	unsigned int sec_line;
 	unsigned int daemon_line;
 	unsigned int key_line[32];
 	unsigned int tap_cap;
 	unsigned int port_cap;
-	unsigned int port_tap_line[CFG_MAX_PORTS];
-	unsigned int port_listen_line[CFG_MAX_PORTS];
-	unsigned int tap_bridge_line[CFG_MAX_TAPS];
+	unsigned int port_tap_line[CONFIG_MAX_PORTS];
+	unsigned int port_listen_line[CONFIG_MAX_PORTS];
+	unsigned int tap_bridge_line[CONFIG_MAX_TAPS];
 };
 
 /**
- * cfg_err() - format "FILE:LINE: message" into the error buffer
+ * config_err() - format "FILE:LINE: message" into the error buffer
  * @p: the parser
  * @line: line number
  * @fmt: printf format of the message
  *
- * Return: -EINVAL, for "return cfg_err(...)".
+ * Return: -EINVAL, for "return config_err(...)".
  */
 static int __attribute__((format(printf, 3, 4)))
-cfg_err(struct cfg_parser *p, unsigned int line, const char *fmt, ...)
+config_err(struct config_parser *p, unsigned int line, const char *fmt, ...)
 {
-	char msg[CFG_ERR_MAX];
+	char msg[CONFIG_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -80,23 +80,23 @@ cfg_err(struct cfg_parser *p, unsigned int line, const char *fmt, ...)
 }
 
 /**
- * cfg_cur_tap() - the tap of the current [tap] section
+ * config_cur_tap() - the tap of the current [tap] section
  * @p: the parser
  *
  * Return: the last tap added.
  */
-static struct cfg_tap *cfg_cur_tap(struct cfg_parser *p)
+static struct config_tap *config_cur_tap(struct config_parser *p)
 {
 	return &p->cfg->taps[p->cfg->ntaps - 1];
 }
 
 /**
- * cfg_cur_port() - the port of the current [port] section
+ * config_cur_port() - the port of the current [port] section
  * @p: the parser
  *
  * Return: the last port added.
  */
-static struct cfg_port *cfg_cur_port(struct cfg_parser *p)
+static struct config_port *config_cur_port(struct config_parser *p)
 {
 	return &p->cfg->ports[p->cfg->nports - 1];
 }
@@ -104,18 +104,18 @@ static struct cfg_port *cfg_cur_port(struct cfg_parser *p)
 /* ------------------------------------------------------------ value parsers */
 
 /**
- * cfg_name_problem() - why a string is not a valid interface/port name
+ * config_name_problem() - why a string is not a valid interface/port name
  * @s: the name
  *
  * Return: NULL if valid, else a short reason.
  */
-static const char *cfg_name_problem(const char *s)
+static const char *config_name_problem(const char *s)
 {
 	size_t i, n = strlen(s);
 
 	if (n == 0)
 		return "empty";
-	if (n >= CFG_NAME_MAX)
+	if (n >= CONFIG_NAME_MAX)
 		return "longer than 15 bytes";
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "'.' and '..' are reserved";
@@ -133,7 +133,7 @@ static const char *cfg_name_problem(const char *s)
 }
 
 /**
- * cfg_uint() - parse a canonical decimal number in a range
+ * config_uint() - parse a canonical decimal number in a range
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
@@ -143,28 +143,28 @@ static const char *cfg_name_problem(const char *s)
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int cfg_uint(struct cfg_parser *p, const char *key, const char *v,
+static int config_uint(struct config_parser *p, const char *key, const char *v,
 		    unsigned long min, unsigned long max, unsigned int *out)
 {
 	unsigned long long n = 0;
 	size_t i;
 
 	if (!v[0] || (v[0] == '0' && v[1]) || strspn(v, "0123456789") != strlen(v))
-		return cfg_err(p, p->line, "%s: '%s' is not a number", key, v);
+		return config_err(p, p->line, "%s: '%s' is not a number", key, v);
 	for (i = 0; v[i]; i++) {
 		n = n * 10 + (unsigned int)(v[i] - '0');
 		if (n > max)
 			break;
 	}
 	if (n < min || n > max)
-		return cfg_err(p, p->line, "%s: '%s' is out of range %lu..%lu", key,
+		return config_err(p, p->line, "%s: '%s' is out of range %lu..%lu", key,
 			       v, min, max);
 	*out = (unsigned int)n;
 	return 0;
 }
 
 /**
- * cfg_mode() - parse an octal permission mode 0..0777
+ * config_mode() - parse an octal permission mode 0..0777
  * @p: the parser
  * @key: key name, for messages
  * @v: the text (1..4 octal digits)
@@ -172,7 +172,7 @@ static int cfg_uint(struct cfg_parser *p, const char *key, const char *v,
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_mode(struct cfg_parser *p, const char *key, const char *v,
+static int config_mode(struct config_parser *p, const char *key, const char *v,
 		    mode_t *out)
 {
 	unsigned long m;
@@ -186,11 +186,11 @@ static int cfg_mode(struct cfg_parser *p, const char *key, const char *v,
 	*out = (mode_t)m;
 	return 0;
 bad:
-	return cfg_err(p, p->line, "%s: '%s' is not an octal mode 0..0777", key, v);
+	return config_err(p, p->line, "%s: '%s' is not an octal mode 0..0777", key, v);
 }
 
 /**
- * cfg_bool() - parse yes/no
+ * config_bool() - parse yes/no
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
@@ -198,52 +198,52 @@ bad:
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_bool(struct cfg_parser *p, const char *key, const char *v, bool *out)
+static int config_bool(struct config_parser *p, const char *key, const char *v, bool *out)
 {
 	if (!strcmp(v, "yes"))
 		*out = true;
 	else if (!strcmp(v, "no"))
 		*out = false;
 	else
-		return cfg_err(p, p->line, "%s: '%s' is not yes or no", key, v);
+		return config_err(p, p->line, "%s: '%s' is not yes or no", key, v);
 	return 0;
 }
 
 /**
- * cfg_path() - check and copy a unix socket path
+ * config_path() - check and copy a unix socket path
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
- * @out: destination, CFG_PATH_MAX bytes
+ * @out: destination, CONFIG_PATH_MAX bytes
  *
  * Return: 0, or -EINVAL (not absolute, too long, non-printable bytes).
  */
-static int cfg_path(struct cfg_parser *p, const char *key, const char *v, char *out)
+static int config_path(struct config_parser *p, const char *key, const char *v, char *out)
 {
 	size_t i, n = strlen(v);
 
 	if (v[0] != '/')
-		return cfg_err(p, p->line, "%s: '%s' is not an absolute path", key, v);
-	if (n >= CFG_PATH_MAX)
-		return cfg_err(p, p->line, "%s: path longer than %zu bytes (a unix socket's limit)",
-			       key, CFG_PATH_MAX - 1);
+		return config_err(p, p->line, "%s: '%s' is not an absolute path", key, v);
+	if (n >= CONFIG_PATH_MAX)
+		return config_err(p, p->line, "%s: path longer than %zu bytes (a unix socket's limit)",
+			       key, CONFIG_PATH_MAX - 1);
 	if (v[n - 1] == '/')
-		return cfg_err(p, p->line, "%s: '%s' names a directory", key, v);
+		return config_err(p, p->line, "%s: '%s' names a directory", key, v);
 	for (i = 0; i < n; i++)
 		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] == 0x7f)
-			return cfg_err(p, p->line, "%s: control character in path", key);
+			return config_err(p, p->line, "%s: control character in path", key);
 	memcpy(out, v, n + 1);
 	return 0;
 }
 
 /**
- * cfg_numeric_id() - parse a numeric uid/gid
+ * config_numeric_id() - parse a numeric uid/gid
  * @v: the text
  * @out: the result
  *
  * Return: true if @v is a canonical decimal below 4294967295.
  */
-static bool cfg_numeric_id(const char *v, unsigned int *out)
+static bool config_numeric_id(const char *v, unsigned int *out)
 {
 	unsigned long long n = 0;
 	size_t i;
@@ -260,7 +260,7 @@ static bool cfg_numeric_id(const char *v, unsigned int *out)
 }
 
 /**
- * cfg_user() - look up a user by name or number
+ * config_user() - look up a user by name or number
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
@@ -270,13 +270,13 @@ static bool cfg_numeric_id(const char *v, unsigned int *out)
  *
  * Return: 0, or -EINVAL ("unknown user").
  */
-static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
+static int config_user(struct config_parser *p, const char *key, const char *v,
 		    uid_t *uid, gid_t *gid, bool need_entry)
 {
 	struct passwd pw, *res = NULL;
 	size_t size = 4096;
 	unsigned int n = 0;
-	bool numeric = cfg_numeric_id(v, &n);
+	bool numeric = config_numeric_id(v, &n);
 	char *buf = NULL;
 	int e;
 
@@ -286,7 +286,7 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
 
 		if (!nb) {
 			free(buf);
-			return cfg_err(p, p->line, "%s: out of memory", key);
+			return config_err(p, p->line, "%s: out of memory", key);
 		}
 		buf = nb;
 		if (numeric)
@@ -303,7 +303,7 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
 				*gid = (gid_t)-1;
 			return 0;
 		}
-		return cfg_err(p, p->line, "%s: unknown user '%s'", key, v);
+		return config_err(p, p->line, "%s: unknown user '%s'", key, v);
 	}
 	*uid = res->pw_uid;
 	if (gid)
@@ -313,7 +313,7 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
 }
 
 /**
- * cfg_group() - look up a group by name or number
+ * config_group() - look up a group by name or number
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
@@ -321,7 +321,7 @@ static int cfg_user(struct cfg_parser *p, const char *key, const char *v,
  *
  * Return: 0, or -EINVAL ("unknown group").
  */
-static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t *gid)
+static int config_group(struct config_parser *p, const char *key, const char *v, gid_t *gid)
 {
 	struct group gr, *res = NULL;
 	size_t size = 16384;
@@ -329,7 +329,7 @@ static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t
 	unsigned int n;
 	int e;
 
-	if (cfg_numeric_id(v, &n)) {
+	if (config_numeric_id(v, &n)) {
 		*gid = (gid_t)n;
 		return 0;
 	}
@@ -339,7 +339,7 @@ static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t
 
 		if (!nb) {
 			free(buf);
-			return cfg_err(p, p->line, "%s: out of memory", key);
+			return config_err(p, p->line, "%s: out of memory", key);
 		}
 		buf = nb;
 		e = getgrnam_r(v, &gr, buf, size, &res);
@@ -347,7 +347,7 @@ static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t
 	} while (e == ERANGE && size <= (1u << 24));
 	if (e || !res) {
 		free(buf);
-		return cfg_err(p, p->line, "%s: unknown group '%s'", key, v);
+		return config_err(p, p->line, "%s: unknown group '%s'", key, v);
 	}
 	*gid = res->gr_gid;
 	free(buf);
@@ -355,14 +355,14 @@ static int cfg_group(struct cfg_parser *p, const char *key, const char *v, gid_t
 }
 
 /**
- * cfg_mac() - parse xx:xx:xx:xx:xx:xx, refusing multicast and zero
+ * config_mac() - parse xx:xx:xx:xx:xx:xx, refusing multicast and zero
  * @p: the parser
  * @v: the text
  * @mac: the result
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_mac(struct cfg_parser *p, const char *v, uint8_t mac[6])
+static int config_mac(struct config_parser *p, const char *v, uint8_t mac[6])
 {
 	static const char hex[] = "0123456789abcdefABCDEF";
 	unsigned int i;
@@ -377,23 +377,23 @@ static int cfg_mac(struct cfg_parser *p, const char *v, uint8_t mac[6])
 		mac[i] = (uint8_t)strtoul((char[]){ h[0], h[1], 0 }, NULL, 16);
 	}
 	if (mac[0] & 1)
-		return cfg_err(p, p->line, "mac: '%s' is a multicast address", v);
+		return config_err(p, p->line, "mac: '%s' is a multicast address", v);
 	if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
-		return cfg_err(p, p->line, "mac: '%s' is the zero address", v);
+		return config_err(p, p->line, "mac: '%s' is the zero address", v);
 	return 0;
 bad:
-	return cfg_err(p, p->line, "mac: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", v);
+	return config_err(p, p->line, "mac: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", v);
 }
 
 /**
- * cfg_address() - parse ADDRESS/PREFIX (IPv4 or IPv6)
+ * config_address() - parse ADDRESS/PREFIX (IPv4 or IPv6)
  * @p: the parser
  * @v: the text
  * @a: the result
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_address(struct cfg_parser *p, const char *v, struct cfg_address *a)
+static int config_address(struct config_parser *p, const char *v, struct config_address *a)
 {
 	char host[INET6_ADDRSTRLEN + 8];
 	const char *slash = strrchr(v, '/');
@@ -402,7 +402,7 @@ static int cfg_address(struct cfg_parser *p, const char *v, struct cfg_address *
 
 	memset(a, 0, sizeof(*a));
 	if (!slash)
-		return cfg_err(p, p->line, "address: '%s' lacks a /prefix", v);
+		return config_err(p, p->line, "address: '%s' lacks a /prefix", v);
 	n = (size_t)(slash - v);
 	if (n >= sizeof(host))
 		goto bad;
@@ -430,595 +430,595 @@ static int cfg_address(struct cfg_parser *p, const char *v, struct cfg_address *
 		uint32_t h = ntohl(a->addr.in.s_addr);
 
 		if (h == 0)
-			return cfg_err(p, p->line, "address: '%s' is the unspecified address", v);
+			return config_err(p, p->line, "address: '%s' is the unspecified address", v);
 		if ((h & 0xf0000000u) == 0xe0000000u)
-			return cfg_err(p, p->line, "address: '%s' is a multicast address", v);
+			return config_err(p, p->line, "address: '%s' is a multicast address", v);
 		if (h == 0xffffffffu)
-			return cfg_err(p, p->line, "address: '%s' is the broadcast address", v);
+			return config_err(p, p->line, "address: '%s' is the broadcast address", v);
 	} else {
 		if (IN6_IS_ADDR_UNSPECIFIED(&a->addr.in6))
-			return cfg_err(p, p->line, "address: '%s' is the unspecified address", v);
+			return config_err(p, p->line, "address: '%s' is the unspecified address", v);
 		if (IN6_IS_ADDR_MULTICAST(&a->addr.in6))
-			return cfg_err(p, p->line, "address: '%s' is a multicast address", v);
+			return config_err(p, p->line, "address: '%s' is a multicast address", v);
 	}
 	return 0;
 bad:
-	return cfg_err(p, p->line, "address: '%s' is not an IPv4 or IPv6 address", v);
+	return config_err(p, p->line, "address: '%s' is not an IPv4 or IPv6 address", v);
 bad_prefix:
-	return cfg_err(p, p->line, "address: '%s' has a bad prefix length (1..%u)", v,
+	return config_err(p, p->line, "address: '%s' has a bad prefix length (1..%u)", v,
 		       a->family == AF_INET ? 32 : 128);
 }
 
 /* ------------------------------------------------------------ key handlers */
 
 /**
- * k_control_socket() - handle the 'control-socket' key
+ * config_key_control_socket() - handle the 'control-socket' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_control_socket(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_control_socket(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_path(p, k, v, p->cfg->control_socket);
+	return config_path(p, k, v, p->cfg->control_socket);
 }
 
 /**
- * k_control_mode() - handle the 'control-mode' key
+ * config_key_control_mode() - handle the 'control-mode' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_control_mode(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_control_mode(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_mode(p, k, v, &p->cfg->control_mode);
+	return config_mode(p, k, v, &p->cfg->control_mode);
 }
 
 /**
- * k_control_group() - handle the 'control-group' key
+ * config_key_control_group() - handle the 'control-group' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_control_group(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_control_group(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_group(p, k, v, &p->cfg->control_gid);
+	return config_group(p, k, v, &p->cfg->control_gid);
 }
 
 /**
- * k_engine() - handle the 'engine' key
+ * config_key_engine() - handle the 'engine' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_engine(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_engine(struct config_parser *p, const char *k, const char *v)
 {
 	if (!strcmp(v, "auto"))
-		p->cfg->engine = CFG_ENGINE_AUTO;
+		p->cfg->engine = CONFIG_ENGINE_AUTO;
 	else if (!strcmp(v, "kernel"))
-		p->cfg->engine = CFG_ENGINE_KERNEL;
+		p->cfg->engine = CONFIG_ENGINE_KERNEL;
 	else if (!strcmp(v, "user"))
-		p->cfg->engine = CFG_ENGINE_USER;
+		p->cfg->engine = CONFIG_ENGINE_USER;
 	else
-		return cfg_err(p, p->line, "engine: '%s' is not auto, kernel or user", v);
+		return config_err(p, p->line, "engine: '%s' is not auto, kernel or user", v);
 	return 0;
 }
 
-static const char *const cfg_log_names[] = {
-	[CFG_LOG_ERR] = "err",
-	[CFG_LOG_WARNING] = "warning",
-	[CFG_LOG_NOTICE] = "notice",
-	[CFG_LOG_INFO] = "info",
-	[CFG_LOG_DEBUG] = "debug",
+static const char *const config_log_names[] = {
+	[CONFIG_LOG_ERR] = "err",
+	[CONFIG_LOG_WARNING] = "warning",
+	[CONFIG_LOG_NOTICE] = "notice",
+	[CONFIG_LOG_INFO] = "info",
+	[CONFIG_LOG_DEBUG] = "debug",
 };
 
 /**
- * k_log_level() - handle the 'log-level' key
+ * config_key_log_level() - handle the 'log-level' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_log_level(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_log_level(struct config_parser *p, const char *k, const char *v)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cfg_log_names) / sizeof(cfg_log_names[0]); i++) {
-		if (!strcmp(v, cfg_log_names[i])) {
-			p->cfg->log_level = (enum cfg_log_level)i;
+	for (i = 0; i < sizeof(config_log_names) / sizeof(config_log_names[0]); i++) {
+		if (!strcmp(v, config_log_names[i])) {
+			p->cfg->log_level = (enum config_log_level)i;
 			return 0;
 		}
 	}
-	return cfg_err(p, p->line,
+	return config_err(p, p->line,
 		       "log-level: '%s' is not err, warning, notice, info or debug", v);
 }
 
 /**
- * k_user() - handle the 'user' key
+ * config_key_user() - handle the 'user' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_user(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_user(struct config_parser *p, const char *k, const char *v)
 {
 	if (strlen(v) >= sizeof(p->cfg->user))
-		return cfg_err(p, p->line, "user: name longer than %zu bytes",
+		return config_err(p, p->line, "user: name longer than %zu bytes",
 			       sizeof(p->cfg->user) - 1);
-	if (cfg_user(p, k, v, &p->cfg->uid, &p->cfg->gid, true))
+	if (config_user(p, k, v, &p->cfg->uid, &p->cfg->gid, true))
 		return -EINVAL;
 	strcpy(p->cfg->user, v);
 	return 0;
 }
 
 /**
- * k_mtu() - handle the 'mtu' key
+ * config_key_mtu() - handle the 'mtu' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_mtu(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_mtu(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 68, 65535, &cfg_cur_tap(p)->mtu);
+	return config_uint(p, k, v, 68, 65535, &config_cur_tap(p)->mtu);
 }
 
 /**
- * k_mac() - handle the 'mac' key
+ * config_key_mac() - handle the 'mac' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_mac(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_mac(struct config_parser *p, const char *k, const char *v)
 {
-	struct cfg_tap *t = cfg_cur_tap(p);
+	struct config_tap *t = config_cur_tap(p);
 
-	if (cfg_mac(p, v, t->mac))
+	if (config_mac(p, v, t->mac))
 		return -EINVAL;
 	t->mac_set = true;
 	return 0;
 }
 
 /**
- * k_address() - handle the 'address' key
+ * config_key_address() - handle the 'address' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_address(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_address(struct config_parser *p, const char *k, const char *v)
 {
-	struct cfg_tap *t = cfg_cur_tap(p);
-	struct cfg_address a;
+	struct config_tap *t = config_cur_tap(p);
+	struct config_address a;
 	unsigned int i;
 
-	if (cfg_address(p, v, &a))
+	if (config_address(p, v, &a))
 		return -EINVAL;
 	for (i = 0; i < t->naddresses; i++) {
-		const struct cfg_address *b = &t->addresses[i];
+		const struct config_address *b = &t->addresses[i];
 
 		if (b->family == a.family && b->prefixlen == a.prefixlen &&
 		    !memcmp(&b->addr, &a.addr, a.family == AF_INET ?
 			    sizeof(a.addr.in) : sizeof(a.addr.in6)))
-			return cfg_err(p, p->line, "address: '%s' is listed twice", v);
+			return config_err(p, p->line, "address: '%s' is listed twice", v);
 	}
-	if (t->naddresses >= CFG_MAX_ADDRESSES)
-		return cfg_err(p, p->line, "address: too many addresses (max %d)",
-			       CFG_MAX_ADDRESSES);
+	if (t->naddresses >= CONFIG_MAX_ADDRESSES)
+		return config_err(p, p->line, "address: too many addresses (max %d)",
+			       CONFIG_MAX_ADDRESSES);
 	t->addresses[t->naddresses++] = a;
 	return 0;
 }
 
 /**
- * k_bridge() - handle the 'bridge' key
+ * config_key_bridge() - handle the 'bridge' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_bridge(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_bridge(struct config_parser *p, const char *k, const char *v)
 {
-	const char *why = cfg_name_problem(v);
+	const char *why = config_name_problem(v);
 
 	if (why)
-		return cfg_err(p, p->line, "bridge: invalid interface name '%s': %s", v, why);
-	strcpy(cfg_cur_tap(p)->bridge, v);
+		return config_err(p, p->line, "bridge: invalid interface name '%s': %s", v, why);
+	strcpy(config_cur_tap(p)->bridge, v);
 	p->tap_bridge_line[p->cfg->ntaps - 1] = p->line;
 	return 0;
 }
 
 /**
- * k_queues() - handle the 'queues' key
+ * config_key_queues() - handle the 'queues' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_queues(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_queues(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, CFG_MAX_QUEUES, &cfg_cur_tap(p)->queues);
+	return config_uint(p, k, v, 1, CONFIG_MAX_QUEUES, &config_cur_tap(p)->queues);
 }
 
 /**
- * k_ring_size() - handle the 'ring-size' key
+ * config_key_ring_size() - handle the 'ring-size' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_ring_size(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_ring_size(struct config_parser *p, const char *k, const char *v)
 {
 	unsigned int n;
 
 	if (!v[0] || (v[0] == '0' && v[1]) || strspn(v, "0123456789") != strlen(v))
-		return cfg_err(p, p->line, "%s: '%s' is not a number", k, v);
-	if (strlen(v) > 5 || cfg_uint(p, k, v, 1, 32768, &n) || (n & (n - 1)))
-		return cfg_err(p, p->line, "%s: '%s' is not a power of two in 1..32768", k, v);
-	cfg_cur_tap(p)->ring_size = n;
+		return config_err(p, p->line, "%s: '%s' is not a number", k, v);
+	if (strlen(v) > 5 || config_uint(p, k, v, 1, 32768, &n) || (n & (n - 1)))
+		return config_err(p, p->line, "%s: '%s' is not a power of two in 1..32768", k, v);
+	config_cur_tap(p)->ring_size = n;
 	return 0;
 }
 
 /**
- * k_owner() - handle the 'owner' key
+ * config_key_owner() - handle the 'owner' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_owner(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_owner(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_user(p, k, v, &cfg_cur_tap(p)->owner_uid, NULL, false);
+	return config_user(p, k, v, &config_cur_tap(p)->owner_uid, NULL, false);
 }
 
 /**
- * k_group() - handle the 'group' key
+ * config_key_group() - handle the 'group' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_group(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_group(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_group(p, k, v, &cfg_cur_tap(p)->group_gid);
+	return config_group(p, k, v, &config_cur_tap(p)->group_gid);
 }
 
 /**
- * k_persist() - handle the 'persist' key
+ * config_key_persist() - handle the 'persist' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_persist(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_persist(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_bool(p, k, v, &cfg_cur_tap(p)->persist);
+	return config_bool(p, k, v, &config_cur_tap(p)->persist);
 }
 
 /**
- * k_tap() - handle the 'tap' key
+ * config_key_tap() - handle the 'tap' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_tap(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_tap(struct config_parser *p, const char *k, const char *v)
 {
-	const char *why = cfg_name_problem(v);
+	const char *why = config_name_problem(v);
 
 	if (why)
-		return cfg_err(p, p->line, "tap: invalid tap name '%s': %s", v, why);
-	strcpy(cfg_cur_port(p)->tap, v);
+		return config_err(p, p->line, "tap: invalid tap name '%s': %s", v, why);
+	strcpy(config_cur_port(p)->tap, v);
 	p->port_tap_line[p->cfg->nports - 1] = p->line;
 	return 0;
 }
 
 /**
- * k_type() - handle the 'type' key
+ * config_key_type() - handle the 'type' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_type(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_type(struct config_parser *p, const char *k, const char *v)
 {
 	static const char *const names[] = {
-		[CFG_PORT_VHOST_USER] = "vhost-user",
-		[CFG_PORT_STREAM] = "stream",
-		[CFG_PORT_DGRAM] = "dgram",
-		[CFG_PORT_RINGFD] = "ringfd",
+		[CONFIG_PORT_VHOST_USER] = "vhost-user",
+		[CONFIG_PORT_STREAM] = "stream",
+		[CONFIG_PORT_DGRAM] = "dgram",
+		[CONFIG_PORT_RINGFD] = "ringfd",
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(v, names[i])) {
-			cfg_cur_port(p)->type = (enum cfg_port_type)i;
+			config_cur_port(p)->type = (enum config_port_type)i;
 			return 0;
 		}
 	}
-	return cfg_err(p, p->line,
+	return config_err(p, p->line,
 		       "type: '%s' is not vhost-user, stream, dgram or ringfd", v);
 }
 
 /**
- * k_listen() - handle the 'listen' key
+ * config_key_listen() - handle the 'listen' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_listen(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_listen(struct config_parser *p, const char *k, const char *v)
 {
 	p->port_listen_line[p->cfg->nports - 1] = p->line;
-	return cfg_path(p, k, v, cfg_cur_port(p)->listen);
+	return config_path(p, k, v, config_cur_port(p)->listen);
 }
 
 /**
- * k_connect() - handle the 'connect' key
+ * config_key_connect() - handle the 'connect' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_connect(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_connect(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_path(p, k, v, cfg_cur_port(p)->connect);
+	return config_path(p, k, v, config_cur_port(p)->connect);
 }
 
 /**
- * k_peer() - handle the 'peer' key
+ * config_key_peer() - handle the 'peer' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_peer(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_peer(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_path(p, k, v, cfg_cur_port(p)->peer);
+	return config_path(p, k, v, config_cur_port(p)->peer);
 }
 
 /**
- * k_socket_mode() - handle the 'socket-mode' key
+ * config_key_socket_mode() - handle the 'socket-mode' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_socket_mode(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_socket_mode(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_mode(p, k, v, &cfg_cur_port(p)->socket_mode);
+	return config_mode(p, k, v, &config_cur_port(p)->socket_mode);
 }
 
 /**
- * k_socket_owner() - handle the 'socket-owner' key
+ * config_key_socket_owner() - handle the 'socket-owner' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_socket_owner(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_socket_owner(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_user(p, k, v, &cfg_cur_port(p)->socket_uid, NULL, false);
+	return config_user(p, k, v, &config_cur_port(p)->socket_uid, NULL, false);
 }
 
 /**
- * k_socket_group() - handle the 'socket-group' key
+ * config_key_socket_group() - handle the 'socket-group' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_socket_group(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_socket_group(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_group(p, k, v, &cfg_cur_port(p)->socket_gid);
+	return config_group(p, k, v, &config_cur_port(p)->socket_gid);
 }
 
 /**
- * k_reconnect() - handle the 'reconnect' key
+ * config_key_reconnect() - handle the 'reconnect' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_reconnect(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_reconnect(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, 3600, &cfg_cur_port(p)->reconnect);
+	return config_uint(p, k, v, 1, 3600, &config_cur_port(p)->reconnect);
 }
 
 /**
- * k_handshake_timeout() - handle the 'handshake-timeout' key
+ * config_key_handshake_timeout() - handle the 'handshake-timeout' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_handshake_timeout(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_handshake_timeout(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, 3600, &p->cfg->handshake_timeout);
+	return config_uint(p, k, v, 1, 3600, &p->cfg->handshake_timeout);
 }
 
 /**
- * k_boot_timeout() - handle the 'boot-timeout' key
+ * config_key_boot_timeout() - handle the 'boot-timeout' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_boot_timeout(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_boot_timeout(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, 86400, &p->cfg->boot_timeout);
+	return config_uint(p, k, v, 1, 86400, &p->cfg->boot_timeout);
 }
 
 /**
- * k_message_timeout() - handle the 'message-timeout' key
+ * config_key_message_timeout() - handle the 'message-timeout' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_message_timeout(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_message_timeout(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, 3600, &p->cfg->message_timeout);
+	return config_uint(p, k, v, 1, 3600, &p->cfg->message_timeout);
 }
 
 /**
- * k_control_per_uid() - handle the 'control-clients-per-uid' key
+ * config_key_control_per_uid() - handle the 'control-clients-per-uid' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_control_per_uid(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_control_per_uid(struct config_parser *p, const char *k, const char *v)
 {
-	return cfg_uint(p, k, v, 1, 15, &p->cfg->control_per_uid);
+	return config_uint(p, k, v, 1, 15, &p->cfg->control_per_uid);
 }
 
-static const char *const cfg_seccomp_names[] = {
-	[CFG_SECCOMP_ON] = "on",
-	[CFG_SECCOMP_OFF] = "off",
-	[CFG_SECCOMP_LOG] = "log",
+static const char *const config_seccomp_names[] = {
+	[CONFIG_SECCOMP_ON] = "on",
+	[CONFIG_SECCOMP_OFF] = "off",
+	[CONFIG_SECCOMP_LOG] = "log",
 };
 
 /**
- * k_seccomp() - handle the 'seccomp' key
+ * config_key_seccomp() - handle the 'seccomp' key
  * @p: the parser
  * @k: the key's name
  * @v: its value
  *
  * Return: 0, or -EINVAL with the error set.
  */
-static int k_seccomp(struct cfg_parser *p, const char *k, const char *v)
+static int config_key_seccomp(struct config_parser *p, const char *k, const char *v)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(cfg_seccomp_names) / sizeof(cfg_seccomp_names[0]); i++) {
-		if (!strcmp(v, cfg_seccomp_names[i])) {
-			p->cfg->seccomp = (enum cfg_seccomp)i;
+	for (i = 0; i < sizeof(config_seccomp_names) / sizeof(config_seccomp_names[0]); i++) {
+		if (!strcmp(v, config_seccomp_names[i])) {
+			p->cfg->seccomp = (enum config_seccomp)i;
 			return 0;
 		}
 	}
-	return cfg_err(p, p->line, "seccomp: '%s' is not on, off or log", v);
+	return config_err(p, p->line, "seccomp: '%s' is not on, off or log", v);
 }
 
 /**
- * cfg_seccomp_name() - a seccomp mode as written in the file
+ * config_seccomp_name() - a seccomp mode as written in the file
  * @mode: the mode
  *
  * Return: "on", "off" or "log" ("?" for a bad value).
  */
-const char *cfg_seccomp_name(enum cfg_seccomp mode)
+const char *config_seccomp_name(enum config_seccomp mode)
 {
-	if ((unsigned int)mode < sizeof(cfg_seccomp_names) / sizeof(cfg_seccomp_names[0]))
-		return cfg_seccomp_names[mode];
+	if ((unsigned int)mode < sizeof(config_seccomp_names) / sizeof(config_seccomp_names[0]))
+		return config_seccomp_names[mode];
 	return "?";
 }
 
 /**
- * struct cfg_key - a known key
+ * struct config_key - a known key
  * @name: as written in the file
  * @sec: the section it belongs to
  * @repeat: may appear more than once
  * @parse: handler
  */
-static const struct cfg_key {
+static const struct config_key {
 	const char *name;
-	enum cfg_section sec;
+	enum config_section sec;
 	bool repeat;
-	int (*parse)(struct cfg_parser *p, const char *key, const char *value);
-} cfg_keys[] = {
-	{ "control-socket", CFG_SEC_DAEMON, false, k_control_socket },
-	{ "control-mode", CFG_SEC_DAEMON, false, k_control_mode },
-	{ "control-group", CFG_SEC_DAEMON, false, k_control_group },
-	{ "engine", CFG_SEC_DAEMON, false, k_engine },
-	{ "log-level", CFG_SEC_DAEMON, false, k_log_level },
-	{ "user", CFG_SEC_DAEMON, false, k_user },
-	{ "handshake-timeout", CFG_SEC_DAEMON, false, k_handshake_timeout },
-	{ "boot-timeout", CFG_SEC_DAEMON, false, k_boot_timeout },
-	{ "message-timeout", CFG_SEC_DAEMON, false, k_message_timeout },
-	{ "control-clients-per-uid", CFG_SEC_DAEMON, false, k_control_per_uid },
-	{ "seccomp", CFG_SEC_DAEMON, false, k_seccomp },
-	{ "mtu", CFG_SEC_TAP, false, k_mtu },
-	{ "mac", CFG_SEC_TAP, false, k_mac },
-	{ "address", CFG_SEC_TAP, true, k_address },
-	{ "bridge", CFG_SEC_TAP, false, k_bridge },
-	{ "queues", CFG_SEC_TAP, false, k_queues },
-	{ "ring-size", CFG_SEC_TAP, false, k_ring_size },
-	{ "owner", CFG_SEC_TAP, false, k_owner },
-	{ "group", CFG_SEC_TAP, false, k_group },
-	{ "persist", CFG_SEC_TAP, false, k_persist },
-	{ "tap", CFG_SEC_PORT, false, k_tap },
-	{ "type", CFG_SEC_PORT, false, k_type },
-	{ "listen", CFG_SEC_PORT, false, k_listen },
-	{ "connect", CFG_SEC_PORT, false, k_connect },
-	{ "peer", CFG_SEC_PORT, false, k_peer },
-	{ "socket-mode", CFG_SEC_PORT, false, k_socket_mode },
-	{ "socket-owner", CFG_SEC_PORT, false, k_socket_owner },
-	{ "socket-group", CFG_SEC_PORT, false, k_socket_group },
-	{ "reconnect", CFG_SEC_PORT, false, k_reconnect },
+	int (*parse)(struct config_parser *p, const char *key, const char *value);
+} config_keys[] = {
+	{ "control-socket", CONFIG_SEC_DAEMON, false, config_key_control_socket },
+	{ "control-mode", CONFIG_SEC_DAEMON, false, config_key_control_mode },
+	{ "control-group", CONFIG_SEC_DAEMON, false, config_key_control_group },
+	{ "engine", CONFIG_SEC_DAEMON, false, config_key_engine },
+	{ "log-level", CONFIG_SEC_DAEMON, false, config_key_log_level },
+	{ "user", CONFIG_SEC_DAEMON, false, config_key_user },
+	{ "handshake-timeout", CONFIG_SEC_DAEMON, false, config_key_handshake_timeout },
+	{ "boot-timeout", CONFIG_SEC_DAEMON, false, config_key_boot_timeout },
+	{ "message-timeout", CONFIG_SEC_DAEMON, false, config_key_message_timeout },
+	{ "control-clients-per-uid", CONFIG_SEC_DAEMON, false, config_key_control_per_uid },
+	{ "seccomp", CONFIG_SEC_DAEMON, false, config_key_seccomp },
+	{ "mtu", CONFIG_SEC_TAP, false, config_key_mtu },
+	{ "mac", CONFIG_SEC_TAP, false, config_key_mac },
+	{ "address", CONFIG_SEC_TAP, true, config_key_address },
+	{ "bridge", CONFIG_SEC_TAP, false, config_key_bridge },
+	{ "queues", CONFIG_SEC_TAP, false, config_key_queues },
+	{ "ring-size", CONFIG_SEC_TAP, false, config_key_ring_size },
+	{ "owner", CONFIG_SEC_TAP, false, config_key_owner },
+	{ "group", CONFIG_SEC_TAP, false, config_key_group },
+	{ "persist", CONFIG_SEC_TAP, false, config_key_persist },
+	{ "tap", CONFIG_SEC_PORT, false, config_key_tap },
+	{ "type", CONFIG_SEC_PORT, false, config_key_type },
+	{ "listen", CONFIG_SEC_PORT, false, config_key_listen },
+	{ "connect", CONFIG_SEC_PORT, false, config_key_connect },
+	{ "peer", CONFIG_SEC_PORT, false, config_key_peer },
+	{ "socket-mode", CONFIG_SEC_PORT, false, config_key_socket_mode },
+	{ "socket-owner", CONFIG_SEC_PORT, false, config_key_socket_owner },
+	{ "socket-group", CONFIG_SEC_PORT, false, config_key_socket_group },
+	{ "reconnect", CONFIG_SEC_PORT, false, config_key_reconnect },
 };
 
-#define CFG_NKEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+#define CONFIG_NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
-_Static_assert(CFG_NKEYS <= 32, "key_line[] too small");
+_Static_assert(CONFIG_NKEYS <= 32, "key_line[] too small");
 
 /**
- * cfg_key_index() - index of a key of the current section in cfg_keys
+ * config_key_index() - index of a key of the current section in config_keys
  * @sec: the section
  * @name: the key
  *
  * Return: the index, or -1.
  */
-static int cfg_key_index(enum cfg_section sec, const char *name)
+static int config_key_index(enum config_section sec, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < CFG_NKEYS; i++)
-		if (cfg_keys[i].sec == sec && !strcmp(cfg_keys[i].name, name))
+	for (i = 0; i < CONFIG_NKEYS; i++)
+		if (config_keys[i].sec == sec && !strcmp(config_keys[i].name, name))
 			return (int)i;
 	return -1;
 }
 
 /**
- * cfg_line_of() - line of a key in the current section
+ * config_line_of() - line of a key in the current section
  * @p: the parser
  * @name: the key
  *
  * Return: its line, 0 if it was not given.
  */
-static unsigned int cfg_line_of(struct cfg_parser *p, const char *name)
+static unsigned int config_line_of(struct config_parser *p, const char *name)
 {
-	int i = cfg_key_index(p->sec, name);
+	int i = config_key_index(p->sec, name);
 
 	return i < 0 ? 0 : p->key_line[i];
 }
@@ -1026,46 +1026,46 @@ static unsigned int cfg_line_of(struct cfg_parser *p, const char *name)
 /* ------------------------------------------------------------ sections */
 
 /**
- * cfg_end_section() - checks when a section ends
+ * config_end_section() - checks when a section ends
  * @p: the parser
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_end_section(struct cfg_parser *p)
+static int config_end_section(struct config_parser *p)
 {
-	struct cfg_port *port;
+	struct config_port *port;
 	unsigned int l_listen, l_connect, l;
 
-	if (p->sec == CFG_SEC_TAP) {
-		struct cfg_tap *t = cfg_cur_tap(p);
+	if (p->sec == CONFIG_SEC_TAP) {
+		struct config_tap *t = config_cur_tap(p);
 
 		if (!t->mac_set)
-			cfg_default_mac(t->name, t->mac);
+			config_default_mac(t->name, t->mac);
 		return 0;
 	}
-	if (p->sec != CFG_SEC_PORT)
+	if (p->sec != CONFIG_SEC_PORT)
 		return 0;
-	port = cfg_cur_port(p);
-	if (!cfg_line_of(p, "tap"))
-		return cfg_err(p, p->sec_line, "port '%s': missing key 'tap'", port->name);
-	if (!cfg_line_of(p, "type"))
-		return cfg_err(p, p->sec_line, "port '%s': missing key 'type'", port->name);
-	l_listen = cfg_line_of(p, "listen");
-	l_connect = cfg_line_of(p, "connect");
+	port = config_cur_port(p);
+	if (!config_line_of(p, "tap"))
+		return config_err(p, p->sec_line, "port '%s': missing key 'tap'", port->name);
+	if (!config_line_of(p, "type"))
+		return config_err(p, p->sec_line, "port '%s': missing key 'type'", port->name);
+	l_listen = config_line_of(p, "listen");
+	l_connect = config_line_of(p, "connect");
 	if (!l_listen && !l_connect)
-		return cfg_err(p, p->sec_line, "port '%s': needs listen or connect",
+		return config_err(p, p->sec_line, "port '%s': needs listen or connect",
 			       port->name);
 	if (l_listen && l_connect)
-		return cfg_err(p, l_listen > l_connect ? l_listen : l_connect,
+		return config_err(p, l_listen > l_connect ? l_listen : l_connect,
 			       "port '%s': listen and connect are exclusive", port->name);
-	l = cfg_line_of(p, "peer");
-	if (l && port->type != CFG_PORT_DGRAM)
-		return cfg_err(p, l, "peer: only valid for type dgram");
-	if (l_connect && port->type == CFG_PORT_RINGFD)
-		return cfg_err(p, l_connect, "connect: a ringfd port only listens");
-	l = cfg_line_of(p, "reconnect");
+	l = config_line_of(p, "peer");
+	if (l && port->type != CONFIG_PORT_DGRAM)
+		return config_err(p, l, "peer: only valid for type dgram");
+	if (l_connect && port->type == CONFIG_PORT_RINGFD)
+		return config_err(p, l_connect, "connect: a ringfd port only listens");
+	l = config_line_of(p, "reconnect");
 	if (l && !l_connect)
-		return cfg_err(p, l, "reconnect: only valid with connect");
+		return config_err(p, l, "reconnect: only valid with connect");
 	if (!l_listen) {
 		static const char *const only_listen[] = {
 			"socket-mode", "socket-owner", "socket-group",
@@ -1073,9 +1073,9 @@ static int cfg_end_section(struct cfg_parser *p)
 		unsigned int i;
 
 		for (i = 0; i < 3; i++) {
-			l = cfg_line_of(p, only_listen[i]);
+			l = config_line_of(p, only_listen[i]);
 			if (l)
-				return cfg_err(p, l, "%s: only valid with listen",
+				return config_err(p, l, "%s: only valid with listen",
 					       only_listen[i]);
 		}
 	}
@@ -1083,7 +1083,7 @@ static int cfg_end_section(struct cfg_parser *p)
 }
 
 /**
- * cfg_grow() - make room for one more entry of an array
+ * config_grow() - make room for one more entry of an array
  * @arr: the array pointer
  * @cap: its capacity
  * @n: entries used
@@ -1091,7 +1091,7 @@ static int cfg_end_section(struct cfg_parser *p)
  *
  * Return: 0 or -ENOMEM.
  */
-static int cfg_grow(void **arr, unsigned int *cap, unsigned int n, size_t size)
+static int config_grow(void **arr, unsigned int *cap, unsigned int n, size_t size)
 {
 	unsigned int ncap;
 	void *a;
@@ -1108,25 +1108,25 @@ static int cfg_grow(void **arr, unsigned int *cap, unsigned int n, size_t size)
 }
 
 /**
- * cfg_begin_section() - handle a "[...]" line
+ * config_begin_section() - handle a "[...]" line
  * @p: the parser
  * @s: the line, trimmed, starting with '['
  *
  * Return: 0, or -EINVAL/-ENOMEM.
  */
-static int cfg_begin_section(struct cfg_parser *p, char *s)
+static int config_begin_section(struct config_parser *p, char *s)
 {
-	struct vnd_config *cfg = p->cfg;
+	struct config *cfg = p->cfg;
 	char *close = strchr(s, ']'), *type, *name, *rest;
 	unsigned int i;
 	const char *why;
 
 	if (!close)
-		return cfg_err(p, p->line, "unterminated section header");
+		return config_err(p, p->line, "unterminated section header");
 	rest = close + 1;
 	rest += strspn(rest, " \t");
 	if (*rest && *rest != '#')
-		return cfg_err(p, p->line, "trailing garbage after ']'");
+		return config_err(p, p->line, "trailing garbage after ']'");
 	*close = '\0';
 	type = s + 1;
 	type += strspn(type, " \t");
@@ -1139,38 +1139,38 @@ static int cfg_begin_section(struct cfg_parser *p, char *s)
 		for (e = strlen(name); e > 0 && (name[e - 1] == ' ' || name[e - 1] == '\t'); e--)
 			name[e - 1] = '\0';
 	}
-	if (cfg_end_section(p))
+	if (config_end_section(p))
 		return -EINVAL;
 	memset(p->key_line, 0, sizeof(p->key_line));
 	p->sec_line = p->line;
 	if (!strcmp(type, "daemon")) {
 		if (*name)
-			return cfg_err(p, p->line, "section [daemon] takes no name");
+			return config_err(p, p->line, "section [daemon] takes no name");
 		if (p->daemon_line)
-			return cfg_err(p, p->line, "duplicate section [daemon] (first at line %u)",
+			return config_err(p, p->line, "duplicate section [daemon] (first at line %u)",
 				       p->daemon_line);
 		p->daemon_line = p->line;
-		p->sec = CFG_SEC_DAEMON;
+		p->sec = CONFIG_SEC_DAEMON;
 		return 0;
 	}
 	if (strcmp(type, "tap") && strcmp(type, "port"))
-		return cfg_err(p, p->line, "unknown section [%s]", type);
+		return config_err(p, p->line, "unknown section [%s]", type);
 	if (!*name)
-		return cfg_err(p, p->line, "section [%s] needs a name", type);
-	why = cfg_name_problem(name);
+		return config_err(p, p->line, "section [%s] needs a name", type);
+	why = config_name_problem(name);
 	if (why)
-		return cfg_err(p, p->line, "invalid %s name '%s': %s", type, name, why);
+		return config_err(p, p->line, "invalid %s name '%s': %s", type, name, why);
 	if (!strcmp(type, "tap")) {
-		struct cfg_tap *t;
+		struct config_tap *t;
 
 		for (i = 0; i < cfg->ntaps; i++)
 			if (!strcmp(cfg->taps[i].name, name))
-				return cfg_err(p, p->line, "duplicate tap '%s' (first at line %u)",
+				return config_err(p, p->line, "duplicate tap '%s' (first at line %u)",
 					       name, cfg->taps[i].line);
-		if (cfg->ntaps >= CFG_MAX_TAPS)
-			return cfg_err(p, p->line, "too many taps (max %d)", CFG_MAX_TAPS);
-		if (cfg_grow((void **)&cfg->taps, &p->tap_cap, cfg->ntaps, sizeof(*t)))
-			return cfg_err(p, p->line, "out of memory");
+		if (cfg->ntaps >= CONFIG_MAX_TAPS)
+			return config_err(p, p->line, "too many taps (max %d)", CONFIG_MAX_TAPS);
+		if (config_grow((void **)&cfg->taps, &p->tap_cap, cfg->ntaps, sizeof(*t)))
+			return config_err(p, p->line, "out of memory");
 		t = &cfg->taps[cfg->ntaps++];
 		memset(t, 0, sizeof(*t));
 		strcpy(t->name, name);
@@ -1180,18 +1180,18 @@ static int cfg_begin_section(struct cfg_parser *p, char *s)
 		t->owner_uid = (uid_t)-1;
 		t->group_gid = (gid_t)-1;
 		p->tap_bridge_line[cfg->ntaps - 1] = 0;
-		p->sec = CFG_SEC_TAP;
+		p->sec = CONFIG_SEC_TAP;
 	} else {
-		struct cfg_port *port;
+		struct config_port *port;
 
 		for (i = 0; i < cfg->nports; i++)
 			if (!strcmp(cfg->ports[i].name, name))
-				return cfg_err(p, p->line, "duplicate port '%s' (first at line %u)",
+				return config_err(p, p->line, "duplicate port '%s' (first at line %u)",
 					       name, cfg->ports[i].line);
-		if (cfg->nports >= CFG_MAX_PORTS)
-			return cfg_err(p, p->line, "too many ports (max %d)", CFG_MAX_PORTS);
-		if (cfg_grow((void **)&cfg->ports, &p->port_cap, cfg->nports, sizeof(*port)))
-			return cfg_err(p, p->line, "out of memory");
+		if (cfg->nports >= CONFIG_MAX_PORTS)
+			return config_err(p, p->line, "too many ports (max %d)", CONFIG_MAX_PORTS);
+		if (config_grow((void **)&cfg->ports, &p->port_cap, cfg->nports, sizeof(*port)))
+			return config_err(p, p->line, "out of memory");
 		port = &cfg->ports[cfg->nports++];
 		memset(port, 0, sizeof(*port));
 		strcpy(port->name, name);
@@ -1202,19 +1202,19 @@ static int cfg_begin_section(struct cfg_parser *p, char *s)
 		port->reconnect = 1;
 		p->port_tap_line[cfg->nports - 1] = 0;
 		p->port_listen_line[cfg->nports - 1] = 0;
-		p->sec = CFG_SEC_PORT;
+		p->sec = CONFIG_SEC_PORT;
 	}
 	return 0;
 }
 
 /**
- * cfg_key_value() - handle a "key = value" line
+ * config_key_value() - handle a "key = value" line
  * @p: the parser
  * @s: the line, trimmed
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_key_value(struct cfg_parser *p, char *s)
+static int config_key_value(struct config_parser *p, char *s)
 {
 	static const char *const sec_names[] = { "", "daemon", "tap", "port" };
 	char *eq = strchr(s, '='), *key = s, *v, *c;
@@ -1222,12 +1222,12 @@ static int cfg_key_value(struct cfg_parser *p, char *s)
 	int i;
 
 	if (!eq)
-		return cfg_err(p, p->line, "expected 'key = value'");
+		return config_err(p, p->line, "expected 'key = value'");
 	for (n = (size_t)(eq - key); n > 0 && (key[n - 1] == ' ' || key[n - 1] == '\t'); n--)
 		;
 	key[n] = '\0';
 	if (n == 0 || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
-		return cfg_err(p, p->line, "expected 'key = value'");
+		return config_err(p, p->line, "expected 'key = value'");
 	v = eq + 1;
 	/* A comment starts at a '#' at the start of the value or after a blank. */
 	for (c = v; *c; c++) {
@@ -1239,116 +1239,116 @@ static int cfg_key_value(struct cfg_parser *p, char *s)
 	v += strspn(v, " \t");
 	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
 		v[n - 1] = '\0';
-	if (p->sec == CFG_SEC_NONE)
-		return cfg_err(p, p->line, "key '%s' outside of a section", key);
-	i = cfg_key_index(p->sec, key);
+	if (p->sec == CONFIG_SEC_NONE)
+		return config_err(p, p->line, "key '%s' outside of a section", key);
+	i = config_key_index(p->sec, key);
 	if (i < 0) {
-		if (p->sec == CFG_SEC_DAEMON)
-			return cfg_err(p, p->line, "unknown key '%s' in [daemon]", key);
-		return cfg_err(p, p->line, "unknown key '%s' in [%s %s]", key,
-			       sec_names[p->sec], p->sec == CFG_SEC_TAP ?
-			       cfg_cur_tap(p)->name : cfg_cur_port(p)->name);
+		if (p->sec == CONFIG_SEC_DAEMON)
+			return config_err(p, p->line, "unknown key '%s' in [daemon]", key);
+		return config_err(p, p->line, "unknown key '%s' in [%s %s]", key,
+			       sec_names[p->sec], p->sec == CONFIG_SEC_TAP ?
+			       config_cur_tap(p)->name : config_cur_port(p)->name);
 	}
-	if (p->key_line[i] && !cfg_keys[i].repeat)
-		return cfg_err(p, p->line, "duplicate key '%s' (first at line %u)", key,
+	if (p->key_line[i] && !config_keys[i].repeat)
+		return config_err(p, p->line, "duplicate key '%s' (first at line %u)", key,
 			       p->key_line[i]);
 	if (!*v)
-		return cfg_err(p, p->line, "missing value for '%s'", key);
+		return config_err(p, p->line, "missing value for '%s'", key);
 	if (!p->key_line[i])
 		p->key_line[i] = p->line;
-	return cfg_keys[i].parse(p, key, v);
+	return config_keys[i].parse(p, key, v);
 }
 
 /**
- * cfg_end_file() - checks across sections
+ * config_end_file() - checks across sections
  * @p: the parser
  *
  * Return: 0, or -EINVAL.
  */
-static int cfg_end_file(struct cfg_parser *p)
+static int config_end_file(struct config_parser *p)
 {
-	struct vnd_config *cfg = p->cfg;
+	struct config *cfg = p->cfg;
 	unsigned int i, j;
 
-	if (cfg_end_section(p))
+	if (config_end_section(p))
 		return -EINVAL;
 	for (i = 0; i < cfg->ntaps; i++) {
-		const struct cfg_tap *t = &cfg->taps[i];
+		const struct config_tap *t = &cfg->taps[i];
 
-		if (t->bridge[0] && cfg_find_tap(cfg, t->bridge))
-			return cfg_err(p, p->tap_bridge_line[i],
+		if (t->bridge[0] && config_find_tap(cfg, t->bridge))
+			return config_err(p, p->tap_bridge_line[i],
 				       "bridge: '%s' is a tap of this file", t->bridge);
 	}
 	for (i = 0; i < cfg->nports; i++) {
-		const struct cfg_port *port = &cfg->ports[i];
+		const struct config_port *port = &cfg->ports[i];
 
-		if (!cfg_find_tap(cfg, port->tap))
-			return cfg_err(p, p->port_tap_line[i], "tap: no tap '%s' in this file",
+		if (!config_find_tap(cfg, port->tap))
+			return config_err(p, p->port_tap_line[i], "tap: no tap '%s' in this file",
 				       port->tap);
 		for (j = 0; j < i; j++) {
 			if (!strcmp(cfg->ports[j].tap, port->tap))
-				return cfg_err(p, p->port_tap_line[i],
+				return config_err(p, p->port_tap_line[i],
 					       "tap: '%s' is already used by port '%s' (line %u)",
 					       port->tap, cfg->ports[j].name, cfg->ports[j].line);
 			if (port->listen[0] && !strcmp(cfg->ports[j].listen, port->listen))
-				return cfg_err(p, p->port_listen_line[i],
+				return config_err(p, p->port_listen_line[i],
 					       "listen: '%s' is already used by port '%s' (line %u)",
 					       port->listen, cfg->ports[j].name,
 					       cfg->ports[j].line);
 		}
 		if (port->listen[0] && !strcmp(port->listen, cfg->control_socket))
-			return cfg_err(p, p->port_listen_line[i],
+			return config_err(p, p->port_listen_line[i],
 				       "listen: '%s' is the control socket", port->listen);
 	}
 	return 0;
 }
 
 /**
- * cfg_defaults() - reset a configuration to the defaults of an empty file
+ * config_defaults() - reset a configuration to the defaults of an empty file
  * @cfg: the configuration
  * @name: its file name
  */
-static void cfg_defaults(struct vnd_config *cfg, const char *name)
+static void config_defaults(struct config *cfg, const char *name)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
-	strcpy(cfg->control_socket, CFG_DEFAULT_CONTROL);
+	strcpy(cfg->control_socket, CONFIG_DEFAULT_CONTROL);
 	cfg->control_mode = 0660;
 	cfg->control_gid = (gid_t)-1;
-	cfg->engine = CFG_ENGINE_AUTO;
-	cfg->log_level = CFG_LOG_INFO;
+	cfg->engine = CONFIG_ENGINE_AUTO;
+	cfg->log_level = CONFIG_LOG_INFO;
 	cfg->uid = (uid_t)-1;
 	cfg->gid = (gid_t)-1;
-	cfg->handshake_timeout = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
-	cfg->boot_timeout = CFG_DEFAULT_BOOT_TIMEOUT;
-	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
-	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
-	cfg->seccomp = CFG_SECCOMP_ON;
+	cfg->handshake_timeout = CONFIG_DEFAULT_HANDSHAKE_TIMEOUT;
+	cfg->boot_timeout = CONFIG_DEFAULT_BOOT_TIMEOUT;
+	cfg->message_timeout = CONFIG_DEFAULT_MESSAGE_TIMEOUT;
+	cfg->control_per_uid = CONFIG_DEFAULT_CONTROL_PER_UID;
+	cfg->seccomp = CONFIG_SECCOMP_ON;
 }
 
 /**
- * cfg_parse_buffer() - parse a configuration from memory
+ * config_parse_buffer() - parse a configuration from memory
  * @name: file name used in messages and stored in @cfg->path
  * @text: the bytes (need not be NUL-terminated; a NUL byte is an error)
  * @len: their number
- * @cfg: the result; on success free it with cfg_free()
+ * @cfg: the result; on success free it with config_free()
  * @err: "FILE:LINE: message" of the first error
  * @errlen: size of @err
  *
  * Return: 0, -EINVAL for an invalid file, -ENOMEM.  On error @cfg holds
  * nothing to free.
  */
-int cfg_parse_buffer(const char *name, const char *text, size_t len,
-		     struct vnd_config *cfg, char *err, size_t errlen)
+int config_parse_buffer(const char *name, const char *text, size_t len,
+		     struct config *cfg, char *err, size_t errlen)
 {
-	struct cfg_parser *p;
-	char line[CFG_LINE_MAX + 1];
+	struct config_parser *p;
+	char line[CONFIG_LINE_MAX + 1];
 	size_t pos = 0;
 	int ret = 0;
 
 	if (err && errlen)
 		err[0] = '\0';
-	cfg_defaults(cfg, name);
+	config_defaults(cfg, name);
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		if (err && errlen)
@@ -1366,12 +1366,12 @@ int cfg_parse_buffer(const char *name, const char *text, size_t len,
 		size_t e;
 
 		p->line++;
-		if (n > CFG_LINE_MAX) {
-			ret = cfg_err(p, p->line, "line too long (over %d bytes)", CFG_LINE_MAX);
+		if (n > CONFIG_LINE_MAX) {
+			ret = config_err(p, p->line, "line too long (over %d bytes)", CONFIG_LINE_MAX);
 			break;
 		}
 		if (memchr(text + pos, '\0', n)) {
-			ret = cfg_err(p, p->line, "NUL byte in line");
+			ret = config_err(p, p->line, "NUL byte in line");
 			break;
 		}
 		memcpy(line, text + pos, n);
@@ -1384,38 +1384,38 @@ int cfg_parse_buffer(const char *name, const char *text, size_t len,
 		if (!*s || *s == '#')
 			continue;
 		if (*s == '[')
-			ret = cfg_begin_section(p, s);
+			ret = config_begin_section(p, s);
 		else
-			ret = cfg_key_value(p, s);
+			ret = config_key_value(p, s);
 	}
 	if (!ret)
-		ret = cfg_end_file(p);
+		ret = config_end_file(p);
 	free(p);
 	if (ret) {
-		cfg_free(cfg);
+		config_free(cfg);
 		return ret;
 	}
 	return 0;
 }
 
 /**
- * cfg_load() - read and parse a configuration file
+ * config_load() - read and parse a configuration file
  * @path: the file
- * @cfg: the result; on success free it with cfg_free()
+ * @cfg: the result; on success free it with config_free()
  * @err: "FILE:LINE: message" (or "FILE: message" for a file that cannot be
- *	read: missing, not a regular file, over CFG_FILE_MAX bytes)
+ *	read: missing, not a regular file, over CONFIG_FILE_MAX bytes)
  * @errlen: size of @err
  *
  * Return: 0, -EINVAL for an invalid file, or -errno (@err set in all cases).
  */
-int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen)
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
 	int fd, ret;
 
-	cfg_defaults(cfg, "");
+	config_defaults(cfg, "");
 	if (strlen(path) >= sizeof(cfg->path)) {
 		snprintf(err, errlen, "%.64s...: path too long", path);
 		return -ENAMETOOLONG;
@@ -1436,12 +1436,12 @@ int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a regular file", path);
 		goto out;
 	}
-	if (st.st_size > CFG_FILE_MAX) {
+	if (st.st_size > CONFIG_FILE_MAX) {
 		ret = -EFBIG;
-		snprintf(err, errlen, "%s: file larger than %d bytes", path, CFG_FILE_MAX);
+		snprintf(err, errlen, "%s: file larger than %d bytes", path, CONFIG_FILE_MAX);
 		goto out;
 	}
-	buf = malloc(CFG_FILE_MAX + 1);
+	buf = malloc(CONFIG_FILE_MAX + 1);
 	if (!buf) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -1449,7 +1449,7 @@ int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen)
 	}
 	/* Read until EOF: the file may have grown since fstat(). */
 	for (;;) {
-		ssize_t r = read(fd, buf + got, CFG_FILE_MAX + 1 - got);
+		ssize_t r = read(fd, buf + got, CONFIG_FILE_MAX + 1 - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -1461,14 +1461,14 @@ int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen)
 		if (r == 0)
 			break;
 		got += (size_t)r;
-		if (got > CFG_FILE_MAX) {
+		if (got > CONFIG_FILE_MAX) {
 			ret = -EFBIG;
 			snprintf(err, errlen, "%s: file larger than %d bytes", path,
-				 CFG_FILE_MAX);
+				 CONFIG_FILE_MAX);
 			goto out;
 		}
 	}
-	ret = cfg_parse_buffer(path, buf, got, cfg, err, errlen);
+	ret = config_parse_buffer(path, buf, got, cfg, err, errlen);
 out:
 	free(buf);
 	close(fd);
@@ -1476,10 +1476,10 @@ out:
 }
 
 /**
- * cfg_free() - release a configuration's arrays
+ * config_free() - release a configuration's arrays
  * @cfg: the configuration (zeroed or parsed; may be freed twice)
  */
-void cfg_free(struct vnd_config *cfg)
+void config_free(struct config *cfg)
 {
 	free(cfg->taps);
 	free(cfg->ports);
@@ -1490,13 +1490,13 @@ void cfg_free(struct vnd_config *cfg)
 }
 
 /**
- * cfg_find_tap() - a tap by name
+ * config_find_tap() - a tap by name
  * @cfg: the configuration
  * @name: the tap's name
  *
  * Return: the tap, or NULL.
  */
-const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *name)
+const struct config_tap *config_find_tap(const struct config *cfg, const char *name)
 {
 	unsigned int i;
 
@@ -1507,13 +1507,13 @@ const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *nam
 }
 
 /**
- * cfg_find_port() - a port by name
+ * config_find_port() - a port by name
  * @cfg: the configuration
  * @name: the port's name
  *
  * Return: the port, or NULL.
  */
-const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *name)
+const struct config_port *config_find_port(const struct config *cfg, const char *name)
 {
 	unsigned int i;
 
@@ -1524,65 +1524,65 @@ const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *n
 }
 
 /**
- * cfg_engine_name() - name of an engine setting
+ * config_engine_name() - name of an engine setting
  * @engine: the setting
  *
  * Return: "auto", "kernel" or "user" ("?" for a bad value).
  */
-const char *cfg_engine_name(enum cfg_engine engine)
+const char *config_engine_name(enum config_engine engine)
 {
 	switch (engine) {
-	case CFG_ENGINE_AUTO:
+	case CONFIG_ENGINE_AUTO:
 		return "auto";
-	case CFG_ENGINE_KERNEL:
+	case CONFIG_ENGINE_KERNEL:
 		return "kernel";
-	case CFG_ENGINE_USER:
+	case CONFIG_ENGINE_USER:
 		return "user";
 	}
 	return "?";
 }
 
 /**
- * cfg_port_type_name() - name of a port type
+ * config_port_type_name() - name of a port type
  * @type: the type
  *
  * Return: "vhost-user", "stream", "dgram" or "ringfd" ("?" for a bad value).
  */
-const char *cfg_port_type_name(enum cfg_port_type type)
+const char *config_port_type_name(enum config_port_type type)
 {
 	switch (type) {
-	case CFG_PORT_VHOST_USER:
+	case CONFIG_PORT_VHOST_USER:
 		return "vhost-user";
-	case CFG_PORT_STREAM:
+	case CONFIG_PORT_STREAM:
 		return "stream";
-	case CFG_PORT_DGRAM:
+	case CONFIG_PORT_DGRAM:
 		return "dgram";
-	case CFG_PORT_RINGFD:
+	case CONFIG_PORT_RINGFD:
 		return "ringfd";
 	}
 	return "?";
 }
 
 /**
- * cfg_log_level_name() - name of a log level
+ * config_log_level_name() - name of a log level
  * @level: the level
  *
  * Return: "err", "warning", "notice", "info" or "debug" ("?" for a bad value).
  */
-const char *cfg_log_level_name(enum cfg_log_level level)
+const char *config_log_level_name(enum config_log_level level)
 {
-	if ((unsigned int)level >= sizeof(cfg_log_names) / sizeof(cfg_log_names[0]))
+	if ((unsigned int)level >= sizeof(config_log_names) / sizeof(config_log_names[0]))
 		return "?";
-	return cfg_log_names[level];
+	return config_log_names[level];
 }
 
 /**
- * cfg_default_mac() - the stable default MAC address of a tap
+ * config_default_mac() - the stable default MAC address of a tap
  * @name: the tap's name
  * @mac: the result: 02:xx:xx:xx:xx:xx (locally administered, unicast),
  *	the low five bytes from a 64-bit FNV-1a hash of "vringnetd:" + @name
  */
-void cfg_default_mac(const char *name, uint8_t mac[6])
+void config_default_mac(const char *name, uint8_t mac[6])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	const char *s;

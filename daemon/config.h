@@ -2,8 +2,8 @@
 /*
  * config.h - vringnetd's configuration: the parsed and validated file.
  *
- * cfg_load() reads an INI-style file (see vringnetd.conf(5)) into a
- * struct vnd_config; every error is reported as "FILE:LINE: message".
+ * config_load() reads an INI-style file (see vringnetd.conf(5)) into a
+ * struct config; every error is reported as "FILE:LINE: message".
  * The structure is plain data: reload compares two of them (reload.h).
  */
 #ifndef VRINGNET_CONFIG_H
@@ -17,35 +17,35 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#define CFG_DEFAULT_PATH	"/etc/vringnetd/vringnetd.conf"
-#define CFG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
-#define CFG_MAX_ADDRESSES	32
-#define CFG_MAX_TAPS		256
-#define CFG_MAX_PORTS		256
-#define CFG_MAX_QUEUES		16
-#define CFG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
-#define CFG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
-#define CFG_ERR_MAX		512
-#define CFG_LINE_MAX		4096		/* bytes of a line, without the LF */
-#define CFG_FILE_MAX		(1 << 20)	/* bytes of a file */
+#define CONFIG_DEFAULT_PATH	"/etc/vringnetd/vringnetd.conf"
+#define CONFIG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
+#define CONFIG_MAX_ADDRESSES	32
+#define CONFIG_MAX_TAPS		256
+#define CONFIG_MAX_PORTS		256
+#define CONFIG_MAX_QUEUES		16
+#define CONFIG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
+#define CONFIG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
+#define CONFIG_ERR_MAX		512
+#define CONFIG_LINE_MAX		4096		/* bytes of a line, without the LF */
+#define CONFIG_FILE_MAX		(1 << 20)	/* bytes of a file */
 
-enum cfg_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
-enum cfg_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
-enum cfg_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
-enum cfg_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
+enum config_engine { CONFIG_ENGINE_AUTO, CONFIG_ENGINE_KERNEL, CONFIG_ENGINE_USER };
+enum config_log_level { CONFIG_LOG_ERR, CONFIG_LOG_WARNING, CONFIG_LOG_NOTICE, CONFIG_LOG_INFO, CONFIG_LOG_DEBUG };
+enum config_port_type { CONFIG_PORT_VHOST_USER, CONFIG_PORT_STREAM, CONFIG_PORT_DGRAM, CONFIG_PORT_RINGFD };
+enum config_seccomp { CONFIG_SECCOMP_ON, CONFIG_SECCOMP_OFF, CONFIG_SECCOMP_LOG };
 
-#define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
-#define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
-#define CFG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
-#define CFG_DEFAULT_CONTROL_PER_UID	4
+#define CONFIG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
+#define CONFIG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
+#define CONFIG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
+#define CONFIG_DEFAULT_CONTROL_PER_UID	4
 
 /**
- * struct cfg_address - one interface address
+ * struct config_address - one interface address
  * @family: AF_INET or AF_INET6
  * @prefixlen: 0..32 or 0..128
  * @addr: the address, network byte order (in.s_addr or in6)
  */
-struct cfg_address {
+struct config_address {
 	int family;
 	unsigned int prefixlen;
 	union {
@@ -55,7 +55,7 @@ struct cfg_address {
 };
 
 /**
- * struct cfg_tap - a [tap NAME] section
+ * struct config_tap - a [tap NAME] section
  * @name: interface name (< IFNAMSIZ)
  * @line: line of the section header (for messages)
  * @mtu: 68..65535; 0 = leave the kernel's default
@@ -64,21 +64,21 @@ struct cfg_address {
  *	address derived from @name)
  * @addresses: @naddresses addresses, in file order
  * @bridge: master bridge name, "" for none
- * @queues: 1..CFG_MAX_QUEUES; > 1 means IFF_MULTI_QUEUE
+ * @queues: 1..CONFIG_MAX_QUEUES; > 1 means IFF_MULTI_QUEUE
  * @ring_size: power of two 1..32768 (default 256)
  * @owner_uid: owner of the device, (uid_t)-1 for none
  * @group_gid: group of the device, (gid_t)-1 for none
  * @persist: keep the tap when the daemon stops
  */
-struct cfg_tap {
-	char name[CFG_NAME_MAX];
+struct config_tap {
+	char name[CONFIG_NAME_MAX];
 	unsigned int line;
 	unsigned int mtu;
 	uint8_t mac[6];
 	bool mac_set;
-	struct cfg_address addresses[CFG_MAX_ADDRESSES];
+	struct config_address addresses[CONFIG_MAX_ADDRESSES];
 	unsigned int naddresses;
-	char bridge[CFG_NAME_MAX];
+	char bridge[CONFIG_NAME_MAX];
 	unsigned int queues;
 	unsigned int ring_size;
 	uid_t owner_uid;
@@ -87,7 +87,7 @@ struct cfg_tap {
 };
 
 /**
- * struct cfg_port - a [port NAME] section
+ * struct config_port - a [port NAME] section
  * @name: port name (< IFNAMSIZ, used in messages and vringnetctl)
  * @line: line of the section header
  * @tap: name of the tap it serves (exactly one port per tap)
@@ -101,14 +101,14 @@ struct cfg_tap {
  * @socket_gid: group of the listening socket, (gid_t)-1 = the daemon's
  * @reconnect: client mode: seconds between reconnect attempts (default 1)
  */
-struct cfg_port {
-	char name[CFG_NAME_MAX];
+struct config_port {
+	char name[CONFIG_NAME_MAX];
 	unsigned int line;
-	char tap[CFG_NAME_MAX];
-	enum cfg_port_type type;
-	char listen[CFG_PATH_MAX];
-	char connect[CFG_PATH_MAX];
-	char peer[CFG_PATH_MAX];
+	char tap[CONFIG_NAME_MAX];
+	enum config_port_type type;
+	char listen[CONFIG_PATH_MAX];
+	char connect[CONFIG_PATH_MAX];
+	char peer[CONFIG_PATH_MAX];
 	mode_t socket_mode;
 	uid_t socket_uid;
 	gid_t socket_gid;
@@ -116,7 +116,7 @@ struct cfg_port {
 };
 
 /**
- * struct vnd_config - a whole file
+ * struct config - a whole file
  * @path: the file it came from
  * @control_socket: path of the control socket
  * @control_mode: permission bits of the control socket (default 0660)
@@ -135,13 +135,13 @@ struct cfg_port {
  * @taps: @ntaps taps, in file order
  * @ports: @nports ports, in file order
  */
-struct vnd_config {
+struct config {
 	char path[4096];
-	char control_socket[CFG_PATH_MAX];
+	char control_socket[CONFIG_PATH_MAX];
 	mode_t control_mode;
 	gid_t control_gid;
-	enum cfg_engine engine;
-	enum cfg_log_level log_level;
+	enum config_engine engine;
+	enum config_log_level log_level;
 	char user[64];
 	uid_t uid;
 	gid_t gid;
@@ -149,23 +149,23 @@ struct vnd_config {
 	unsigned int boot_timeout;
 	unsigned int message_timeout;
 	unsigned int control_per_uid;
-	enum cfg_seccomp seccomp;
-	struct cfg_tap *taps;
+	enum config_seccomp seccomp;
+	struct config_tap *taps;
 	unsigned int ntaps;
-	struct cfg_port *ports;
+	struct config_port *ports;
 	unsigned int nports;
 };
 
-int cfg_load(const char *path, struct vnd_config *cfg, char *err, size_t errlen);
-int cfg_parse_buffer(const char *name, const char *text, size_t len,
-		     struct vnd_config *cfg, char *err, size_t errlen);
-void cfg_free(struct vnd_config *cfg);
-const struct cfg_tap *cfg_find_tap(const struct vnd_config *cfg, const char *name);
-const struct cfg_port *cfg_find_port(const struct vnd_config *cfg, const char *name);
-const char *cfg_engine_name(enum cfg_engine engine);
-const char *cfg_port_type_name(enum cfg_port_type type);
-const char *cfg_log_level_name(enum cfg_log_level level);
-const char *cfg_seccomp_name(enum cfg_seccomp mode);
-void cfg_default_mac(const char *name, uint8_t mac[6]);
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen);
+int config_parse_buffer(const char *name, const char *text, size_t len,
+		     struct config *cfg, char *err, size_t errlen);
+void config_free(struct config *cfg);
+const struct config_tap *config_find_tap(const struct config *cfg, const char *name);
+const struct config_port *config_find_port(const struct config *cfg, const char *name);
+const char *config_engine_name(enum config_engine engine);
+const char *config_port_type_name(enum config_port_type type);
+const char *config_log_level_name(enum config_log_level level);
+const char *config_seccomp_name(enum config_seccomp mode);
+void config_default_mac(const char *name, uint8_t mac[6]);
 
 #endif /* VRINGNET_CONFIG_H */

@@ -60,7 +60,7 @@ struct ctrl {
 	struct loop_ref ref;
 	struct loop_ref idle;
 	bool idle_armed;
-	char path[CFG_PATH_MAX];
+	char path[CONFIG_PATH_MAX];
 	ctrl_serve_fn serve;
 	void *opaque;
 	struct ctrl_client clients[CTRL_MAX_CLIENTS];
@@ -383,7 +383,7 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 		       char *err, size_t errlen)
 {
 	struct ctrl *c = calloc(1, sizeof(*c));
-	char why[CFG_ERR_MAX];
+	char why[CONFIG_ERR_MAX];
 	int fd = listen_fd;
 
 	if (!c) {
@@ -406,7 +406,7 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 		return NULL;
 	}
 	c->loop = loop;
-	c->per_uid = CFG_DEFAULT_CONTROL_PER_UID;
+	c->per_uid = CONFIG_DEFAULT_CONTROL_PER_UID;
 	log_ratelimit_init(&c->rl, "control");
 	c->serve = serve;
 	c->opaque = opaque;

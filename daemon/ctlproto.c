@@ -700,7 +700,7 @@ static unsigned int ctl_parse_version(const char *s)
  * ctl_port_name_ok() - whether a stats port argument is a valid name
  * @s: the name
  *
- * Return: true for 1..CFG_NAME_MAX-1 bytes of 0x21..0x7e, no '/' or ':'.
+ * Return: true for 1..CONFIG_NAME_MAX-1 bytes of 0x21..0x7e, no '/' or ':'.
  */
 static bool ctl_port_name_ok(const char *s)
 {
@@ -709,7 +709,7 @@ static bool ctl_port_name_ok(const char *s)
 	for (i = 0; s[i]; i++)
 		if (s[i] <= 0x20 || s[i] > 0x7e || s[i] == '/' || s[i] == ':')
 			return false;
-	return i > 0 && i < CFG_NAME_MAX && strcmp(s, ".") && strcmp(s, "..");
+	return i > 0 && i < CONFIG_NAME_MAX && strcmp(s, ".") && strcmp(s, "..");
 }
 
 /**
@@ -732,7 +732,7 @@ int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len
 		if (memchr(req->port, '\0', sizeof(req->port)) == NULL ||
 		    !ctl_port_name_ok(req->port))
 			return -EINVAL;
-		char port[3 * CFG_NAME_MAX];
+		char port[3 * CONFIG_NAME_MAX];
 		size_t i, o = 0;
 
 		/* Port names are plain bytes but for '%', which is escaped. */

@@ -115,7 +115,7 @@ enum ctl_status {
 struct ctl_request {
 	unsigned int version;
 	enum ctl_cmd cmd;
-	char port[CFG_NAME_MAX];
+	char port[CONFIG_NAME_MAX];
 };
 
 const char *ctlproto_cmd_name(enum ctl_cmd cmd);

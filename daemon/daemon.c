@@ -46,7 +46,7 @@
  * @dev: the device
  */
 struct dmn_tap {
-	struct cfg_tap cfg;
+	struct config_tap cfg;
 	struct tap_dev dev;
 };
 
@@ -66,13 +66,13 @@ struct dmn_tap {
  * @caps: effective capabilities after the drop, as text
  */
 struct dmn {
-	struct vnd_config cfg;
+	struct config cfg;
 	struct loop *loop;
 	struct nlk *nl;
 	const struct eng_ops *eng;
-	struct dmn_tap *taps[CFG_MAX_TAPS];
+	struct dmn_tap *taps[CONFIG_MAX_TAPS];
 	unsigned int ntaps;
-	struct port *ports[CFG_MAX_PORTS];
+	struct port *ports[CONFIG_MAX_PORTS];
 	unsigned int nports;
 	struct ctrl *ctrl;
 	struct loop_ref watchdog;
@@ -152,12 +152,12 @@ static const char *dmn_status_text(struct dmn *d, char *buf, size_t len)
  *
  * Return: 0 (added to d->taps), or -1 with @err filled and nothing left.
  */
-static int dmn_tap_up(struct dmn *d, const struct cfg_tap *cfg, char *err, size_t errlen)
+static int dmn_tap_up(struct dmn *d, const struct config_tap *cfg, char *err, size_t errlen)
 {
 	struct dmn_tap *t;
 
-	if (d->ntaps >= CFG_MAX_TAPS) {
-		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CFG_MAX_TAPS);
+	if (d->ntaps >= CONFIG_MAX_TAPS) {
+		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CONFIG_MAX_TAPS);
 		return -1;
 	}
 	t = calloc(1, sizeof(*t));
@@ -210,7 +210,7 @@ static void dmn_tap_down(struct dmn *d, unsigned int i)
  *
  * Return: 0 (added to d->ports), or -1 with @err filled.
  */
-static int dmn_port_up(struct dmn *d, const struct cfg_port *cfg, char *err, size_t errlen)
+static int dmn_port_up(struct dmn *d, const struct config_port *cfg, char *err, size_t errlen)
 {
 	int ti = dmn_find_tap(d, cfg->tap);
 	struct port *p;
@@ -219,8 +219,8 @@ static int dmn_port_up(struct dmn *d, const struct cfg_port *cfg, char *err, siz
 		snprintf(err, errlen, "port %s: tap %s is not running", cfg->name, cfg->tap);
 		return -1;
 	}
-	if (d->nports >= CFG_MAX_PORTS) {
-		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CFG_MAX_PORTS);
+	if (d->nports >= CONFIG_MAX_PORTS) {
+		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CONFIG_MAX_PORTS);
 		return -1;
 	}
 	p = port_open(cfg, d->loop, &d->taps[ti]->dev, d->eng, err, errlen);
@@ -273,7 +273,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 	struct ctl_reload_info ri;
 	struct nlk_link_info li;
 	struct eng_stats tx, rx;
-	char err[CFG_ERR_MAX], user[64];
+	char err[CONFIG_ERR_MAX], user[64];
 	unsigned int i;
 
 	if (req->cmd == CTL_CMD_RELOAD) {
@@ -324,7 +324,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 		for (i = 0; i < d->nports; i++) {
 			struct port *p = d->ports[i];
 			struct ctl_port_info pi = {
-				.name = p->cfg.name, .type = cfg_port_type_name(p->cfg.type),
+				.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
 				.tap = p->cfg.tap,
 				.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
 				.state = p->state, .connections = port_connections(p),
@@ -343,7 +343,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 			port_get_stats(p, &tx, &rx);
 			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
 			/* Only a dgram port has a peer to check senders against. */
-			if (p->cfg.type == CFG_PORT_DGRAM)
+			if (p->cfg.type == CONFIG_PORT_DGRAM)
 				ctlproto_reply_u64(&w, "tx_drop_peer", tx.drop_peer);
 			ctlproto_reply_str(&w, "tap", p->cfg.tap);
 			/* The tap's own counters: ring -> tap is what the tap
@@ -378,7 +378,7 @@ static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
 {
 	struct dmn *d = opaque;
 	struct ctl_reload_info ri;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 
 	if (signo == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->cfg.path);
@@ -408,7 +408,7 @@ static void dmn_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t
  * Return: true when a port has socket-owner/socket-group or the control
  * socket has control-group: CAP_CHOWN is then kept after the drop.
  */
-static bool dmn_needs_chown(const struct vnd_config *cfg)
+static bool dmn_needs_chown(const struct config *cfg)
 {
 	unsigned int i;
 
@@ -432,7 +432,7 @@ static bool dmn_needs_chown(const struct vnd_config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
+struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 {
 	struct dmn *d = calloc(1, sizeof(*d));
 	char status[256];
@@ -442,7 +442,7 @@ struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen)
 
 	if (!d) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		cfg_free(cfg);
+		config_free(cfg);
 		return NULL;
 	}
 	d->cfg = *cfg;
@@ -525,11 +525,11 @@ fail:
  * Return: 0, or -1 with @err filled (the tap keeps running as it was as
  * far as the failed step goes).
  */
-static int dmn_tap_reconfigure(struct dmn *d, unsigned int i, const struct cfg_tap *nc,
+static int dmn_tap_reconfigure(struct dmn *d, unsigned int i, const struct config_tap *nc,
 			       char *err, size_t errlen)
 {
 	struct dmn_tap *t = d->taps[i];
-	const struct cfg_tap *oc = &t->cfg;
+	const struct config_tap *oc = &t->cfg;
 
 	if (oc->persist != nc->persist &&
 	    tap_set_persist(&t->dev, nc->persist, err, errlen) < 0)
@@ -560,7 +560,7 @@ static void dmn_note(char *first, size_t len, const char *msg)
 /**
  * dmn_running_config() - a configuration holding what runs now
  * @d: daemon
- * @rc: filled; its arrays are allocated (free them with cfg_free())
+ * @rc: filled; its arrays are allocated (free them with config_free())
  *
  * The [daemon] keys are the running file's; taps and ports are the
  * sections the running taps and ports were brought up with, so a section
@@ -568,7 +568,7 @@ static void dmn_note(char *first, size_t len, const char *msg)
  *
  * Return: 0, or -1 when out of memory.
  */
-static int dmn_running_config(struct dmn *d, struct vnd_config *rc)
+static int dmn_running_config(struct dmn *d, struct config *rc)
 {
 	unsigned int i;
 
@@ -599,7 +599,7 @@ static int dmn_running_config(struct dmn *d, struct vnd_config *rc)
  *
  * Return: 0, or -1 with @err filled.
  */
-static int dmn_port_resocket(struct port *p, const struct cfg_port *np,
+static int dmn_port_resocket(struct port *p, const struct config_port *np,
 			     char *err, size_t errlen)
 {
 	if (np->listen[0] && np->socket_mode != p->cfg.socket_mode &&
@@ -639,9 +639,9 @@ static int dmn_port_resocket(struct port *p, const struct cfg_port *np,
  */
 int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen)
 {
-	struct vnd_config nc, rc;
+	struct config nc, rc;
 	struct rl_diff diff;
-	char msg[CFG_ERR_MAX], status[256];
+	char msg[CONFIG_ERR_MAX], status[256];
 	unsigned int i;
 	int k, ret;
 
@@ -649,10 +649,10 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 	err[0] = '\0';
 	sdn_reloading();
 	memset(&nc, 0, sizeof(nc));
-	if (cfg_load(d->cfg.path, &nc, msg, sizeof(msg)) < 0) {
+	if (config_load(d->cfg.path, &nc, msg, sizeof(msg)) < 0) {
 		snprintf(err, errlen, "%s", msg);
 		log_err("reload: %s; keeping the running configuration", msg);
-		cfg_free(&nc);
+		config_free(&nc);
 		sdn_ready(dmn_status_text(d, status, sizeof(status)));
 		return -1;
 	}
@@ -661,18 +661,18 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 		log_err("%s", err);
 		free(rc.taps);
 		free(rc.ports);
-		cfg_free(&nc);
+		config_free(&nc);
 		sdn_ready(dmn_status_text(d, status, sizeof(status)));
 		return -1;
 	}
 	if (diff.daemon_attrs & RL_DAEMON_ENGINE)
 		log_warn("reload: engine = %s takes effect at the next start",
-			 cfg_engine_name(nc.engine));
+			 config_engine_name(nc.engine));
 	if (diff.daemon_attrs & RL_DAEMON_USER)
 		log_warn("reload: user = %s takes effect at the next start", nc.user);
 	if (nc.seccomp != d->cfg.seccomp)
 		log_warn("reload: seccomp = %s takes effect at the next start",
-			 cfg_seccomp_name(nc.seccomp));
+			 config_seccomp_name(nc.seccomp));
 	if (diff.daemon_attrs & (RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
 				 RL_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -754,7 +754,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;
-	cfg_free(&d->cfg);
+	config_free(&d->cfg);
 	d->cfg = nc;
 	log_info("reload: taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed%s",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,
@@ -789,6 +789,6 @@ void dmn_stop(struct dmn *d)
 	}
 	nlk_close(d->nl);
 	loop_free(d->loop);
-	cfg_free(&d->cfg);
+	config_free(&d->cfg);
 	free(d);
 }

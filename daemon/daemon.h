@@ -25,7 +25,7 @@
 
 struct dmn;
 
-struct dmn *dmn_start(struct vnd_config *cfg, char *err, size_t errlen);
+struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen);
 int dmn_run(struct dmn *d);
 int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen);
 void dmn_stop(struct dmn *d);

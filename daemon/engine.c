@@ -54,22 +54,22 @@ bool eng_kernel_probe(char *why, size_t whylen)
  *
  * Return: the engine, or NULL with @err filled.
  */
-const struct eng_ops *eng_select(enum cfg_engine want, char *err, size_t errlen)
+const struct eng_ops *eng_select(enum config_engine want, char *err, size_t errlen)
 {
 	char why[256];
 
 	switch (want) {
-	case CFG_ENGINE_USER:
+	case CONFIG_ENGINE_USER:
 		log_info("engine: user (configured)");
 		return &eng_user_ops;
-	case CFG_ENGINE_KERNEL:
+	case CONFIG_ENGINE_KERNEL:
 		if (!eng_kernel_probe(why, sizeof(why))) {
 			snprintf(err, errlen, "engine = kernel, but %s", why);
 			return NULL;
 		}
 		log_info("engine: kernel (configured)");
 		return &eng_kernel_ops;
-	case CFG_ENGINE_AUTO:
+	case CONFIG_ENGINE_AUTO:
 		if (eng_kernel_probe(why, sizeof(why))) {
 			log_info("engine: kernel (auto: vringfd.ko with tap attachment found)");
 			return &eng_kernel_ops;

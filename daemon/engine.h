@@ -169,6 +169,6 @@ extern const struct eng_ops eng_user_ops;
 extern const struct eng_ops eng_kernel_ops;
 
 bool eng_kernel_probe(char *why, size_t whylen);
-const struct eng_ops *eng_select(enum cfg_engine want, char *err, size_t errlen);
+const struct eng_ops *eng_select(enum config_engine want, char *err, size_t errlen);
 
 #endif /* VRINGNET_ENGINE_H */

@@ -77,12 +77,12 @@ bool log_enabled(int prio)
  * log_set_level() - messages less important than @level are dropped
  * @level: from the configuration's log-level
  */
-void log_set_level(enum cfg_log_level level)
+void log_set_level(enum config_log_level level)
 {
 	static const int prio[] = {
-		[CFG_LOG_ERR] = LOG_ERR, [CFG_LOG_WARNING] = LOG_WARNING,
-		[CFG_LOG_NOTICE] = LOG_NOTICE, [CFG_LOG_INFO] = LOG_INFO,
-		[CFG_LOG_DEBUG] = LOG_DEBUG,
+		[CONFIG_LOG_ERR] = LOG_ERR, [CONFIG_LOG_WARNING] = LOG_WARNING,
+		[CONFIG_LOG_NOTICE] = LOG_NOTICE, [CONFIG_LOG_INFO] = LOG_INFO,
+		[CONFIG_LOG_DEBUG] = LOG_DEBUG,
 	};
 
 	if ((unsigned int)level < sizeof(prio) / sizeof(prio[0]))
@@ -94,14 +94,14 @@ void log_set_level(enum cfg_log_level level)
  *
  * Return: the level as a configuration value.
  */
-enum cfg_log_level log_get_level(void)
+enum config_log_level log_get_level(void)
 {
 	switch (log_max_prio) {
-	case LOG_ERR: return CFG_LOG_ERR;
-	case LOG_WARNING: return CFG_LOG_WARNING;
-	case LOG_NOTICE: return CFG_LOG_NOTICE;
-	case LOG_DEBUG: return CFG_LOG_DEBUG;
-	default: return CFG_LOG_INFO;
+	case LOG_ERR: return CONFIG_LOG_ERR;
+	case LOG_WARNING: return CONFIG_LOG_WARNING;
+	case LOG_NOTICE: return CONFIG_LOG_NOTICE;
+	case LOG_DEBUG: return CONFIG_LOG_DEBUG;
+	default: return CONFIG_LOG_INFO;
 	}
 }
 

@@ -33,7 +33,7 @@ static void main_usage(FILE *f)
 		"  -t, --check-config[=FILE] only validate the configuration and exit 0/1\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            print the version\n",
-		CFG_DEFAULT_PATH);
+		CONFIG_DEFAULT_PATH);
 }
 
 /**
@@ -48,18 +48,18 @@ static void main_usage(FILE *f)
  */
 static int main_check(const char *path)
 {
-	char err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char err[CONFIG_ERR_MAX];
+	struct config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
-	if (cfg_load(path, &cfg, err, sizeof(err)) < 0) {
+	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s%s\n", log_to_journal() ? "<3>" : "", err);
-		cfg_free(&cfg);
+		config_free(&cfg);
 		return 1;
 	}
 	printf("%s: valid (%u tap%s, %u port%s)\n", path, cfg.ntaps,
 	       cfg.ntaps == 1 ? "" : "s", cfg.nports, cfg.nports == 1 ? "" : "s");
-	cfg_free(&cfg);
+	config_free(&cfg);
 	return 0;
 }
 
@@ -79,9 +79,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = CFG_DEFAULT_PATH, *check = NULL;
-	char err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	const char *path = CONFIG_DEFAULT_PATH, *check = NULL;
+	char err[CONFIG_ERR_MAX];
+	struct config cfg;
 	bool check_only = false;
 	struct dmn *d;
 	int c, ret;
@@ -119,9 +119,9 @@ int main(int argc, char **argv)
 		return main_check(check ? check : path);
 
 	memset(&cfg, 0, sizeof(cfg));
-	if (cfg_load(path, &cfg, err, sizeof(err)) < 0) {
+	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
 		log_err("%s", err);
-		cfg_free(&cfg);
+		config_free(&cfg);
 		return 1;
 	}
 	log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);

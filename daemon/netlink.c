@@ -144,7 +144,7 @@ static int nlk_bridge_index(struct nlk *nl, const char *tap, const char *bridge,
  *
  * Return: true when family, prefix and address are equal.
  */
-static bool nlk_same_addr(const struct cfg_address *a, const struct cfg_address *b)
+static bool nlk_same_addr(const struct config_address *a, const struct config_address *b)
 {
 	if (a->family != b->family || a->prefixlen != b->prefixlen)
 		return false;
@@ -160,7 +160,7 @@ static bool nlk_same_addr(const struct cfg_address *a, const struct cfg_address 
  *
  * Return: true if listed.
  */
-static bool nlk_has_addr(const struct cfg_tap *cfg, const struct cfg_address *a)
+static bool nlk_has_addr(const struct config_tap *cfg, const struct config_address *a)
 {
 	unsigned int i;
 
@@ -180,7 +180,7 @@ static bool nlk_has_addr(const struct cfg_tap *cfg, const struct cfg_address *a)
  *
  * Return: @buf.
  */
-static const char *nlk_addr_text(const struct cfg_address *a, char *buf, size_t len)
+static const char *nlk_addr_text(const struct config_address *a, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 
@@ -205,7 +205,7 @@ static const char *nlk_addr_text(const struct cfg_address *a, char *buf, size_t 
  * Return: 0, or -1 with @err filled.
  */
 static int nlk_addr(struct nlk *nl, const char *tap, int ifindex,
-		    const struct cfg_address *a, bool add, char *err, size_t errlen)
+		    const struct config_address *a, bool add, char *err, size_t errlen)
 {
 	struct rtnl_addr *ra = rtnl_addr_alloc();
 	struct nl_addr *local;
@@ -258,8 +258,8 @@ static int nlk_addr(struct nlk *nl, const char *tap, int ifindex,
  *
  * Return: 0, or -1 with @err filled ("tap NAME: what: netlink error").
  */
-int nlk_apply(struct nlk *nl, const struct cfg_tap *cfg,
-	      const struct cfg_tap *old, char *err, size_t errlen)
+int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
+	      const struct config_tap *old, char *err, size_t errlen)
 {
 	struct rtnl_link *link = NULL, *change = NULL;
 	struct nl_addr *mac = NULL;
@@ -289,7 +289,7 @@ int nlk_apply(struct nlk *nl, const struct cfg_tap *cfg,
 	if (cfg->mac_set)
 		memcpy(macbytes, cfg->mac, 6);
 	else
-		cfg_default_mac(cfg->name, macbytes);
+		config_default_mac(cfg->name, macbytes);
 	mac = nl_addr_build(AF_LLC, macbytes, 6);
 	if (!mac) {
 		snprintf(err, errlen, "tap %s: out of memory", cfg->name);

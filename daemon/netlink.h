@@ -21,8 +21,8 @@ struct nlk;
 
 struct nlk *nlk_open(char *err, size_t errlen);
 void nlk_close(struct nlk *nl);
-int nlk_apply(struct nlk *nl, const struct cfg_tap *cfg,
-	      const struct cfg_tap *old, char *err, size_t errlen);
+int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
+	      const struct config_tap *old, char *err, size_t errlen);
 /**
  * struct nlk_link_info - what the kernel says about a link now
  * @ifindex: interface index (0: the link does not exist)

@@ -23,16 +23,16 @@
  *
  * Return: the type's ops, or NULL for a value that is no type.
  */
-const struct port_ops *port_ops_of(enum cfg_port_type type)
+const struct port_ops *port_ops_of(enum config_port_type type)
 {
 	switch (type) {
-	case CFG_PORT_VHOST_USER:
+	case CONFIG_PORT_VHOST_USER:
 		return &port_vhost_user_ops;
-	case CFG_PORT_STREAM:
+	case CONFIG_PORT_STREAM:
 		return &port_stream_ops;
-	case CFG_PORT_DGRAM:
+	case CONFIG_PORT_DGRAM:
 		return &port_dgram_ops;
-	case CFG_PORT_RINGFD:
+	case CONFIG_PORT_RINGFD:
 		return &port_ringfd_ops;
 	}
 	return NULL;
@@ -46,7 +46,7 @@ const struct port_ops *port_ops_of(enum cfg_port_type type)
  */
 static void port_mkdir_parent(const char *path)
 {
-	char dir[CFG_PATH_MAX];
+	char dir[CONFIG_PATH_MAX];
 	char *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -209,12 +209,12 @@ static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
  *
  * Return: the port, or NULL with @err filled ("port NAME: ...").
  */
-struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
+struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct eng_ops *eng,
 		       char *err, size_t errlen)
 {
 	struct port *p = calloc(1, sizeof(*p));
-	char why[CFG_ERR_MAX];
+	char why[CONFIG_ERR_MAX];
 	int ret;
 
 	if (!p) {
@@ -259,7 +259,7 @@ struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
 		if (p->ops->connect && p->ops->connect(p, why, sizeof(why)) < 0)
 			goto fail;
 	}
-	log_info("port %s: %s on tap %s, %s %s%s", cfg->name, cfg_port_type_name(cfg->type),
+	log_info("port %s: %s on tap %s, %s %s%s", cfg->name, config_port_type_name(cfg->type),
 		 cfg->tap, cfg->listen[0] ? "listening on" : "connecting to",
 		 cfg->listen[0] ? cfg->listen : cfg->connect,
 		 p->ops->name && !strcmp(p->ops->name, "stub") ?

@@ -77,7 +77,7 @@ struct port_ops {
  * @priv: the type's data
  */
 struct port {
-	struct cfg_port cfg;
+	struct config_port cfg;
 	const struct port_ops *ops;
 	struct loop *loop;
 	struct tap_dev *tap;
@@ -94,8 +94,8 @@ extern const struct port_ops port_stream_ops;
 extern const struct port_ops port_dgram_ops;
 extern const struct port_ops port_ringfd_ops;
 
-const struct port_ops *port_ops_of(enum cfg_port_type type);
-struct port *port_open(const struct cfg_port *cfg, struct loop *loop,
+const struct port_ops *port_ops_of(enum config_port_type type);
+struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct eng_ops *eng,
 		       char *err, size_t errlen);
 void port_close(struct port *p);

@@ -16,7 +16,7 @@
  *
  * Return: true if family, prefix length and address are equal.
  */
-static bool rl_addr_eq(const struct cfg_address *a, const struct cfg_address *b)
+static bool rl_addr_eq(const struct config_address *a, const struct config_address *b)
 {
 	if (a->family != b->family || a->prefixlen != b->prefixlen)
 		return false;
@@ -32,7 +32,7 @@ static bool rl_addr_eq(const struct cfg_address *a, const struct cfg_address *b)
  *
  * Return: true if @t lists @a.
  */
-static bool rl_addr_in(const struct cfg_address *a, const struct cfg_tap *t)
+static bool rl_addr_in(const struct config_address *a, const struct config_tap *t)
 {
 	unsigned int i;
 
@@ -50,7 +50,7 @@ static bool rl_addr_in(const struct cfg_address *a, const struct cfg_tap *t)
  */
 static void rl_tap_compare(struct rl_tap_diff *d)
 {
-	const struct cfg_tap *o = d->old_tap, *n = d->new_tap;
+	const struct config_tap *o = d->old_tap, *n = d->new_tap;
 	unsigned int i;
 
 	d->attrs = 0;
@@ -71,10 +71,10 @@ static void rl_tap_compare(struct rl_tap_diff *d)
 		d->attrs |= RL_TAP_QUEUES;
 	if (o->ring_size != n->ring_size)
 		d->attrs |= RL_TAP_RING_SIZE;
-	for (i = 0; i < n->naddresses && i < CFG_MAX_ADDRESSES; i++)
+	for (i = 0; i < n->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
 		if (!rl_addr_in(&n->addresses[i], o))
 			d->add[d->nadd++] = (unsigned char)i;
-	for (i = 0; i < o->naddresses && i < CFG_MAX_ADDRESSES; i++)
+	for (i = 0; i < o->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
 		if (!rl_addr_in(&o->addresses[i], n))
 			d->del[d->ndel++] = (unsigned char)i;
 	if (d->nadd || d->ndel)
@@ -91,7 +91,7 @@ static void rl_tap_compare(struct rl_tap_diff *d)
 static void rl_port_compare(struct rl_port_diff *d, const struct rl_tap_diff *taps,
 			    unsigned int ntaps)
 {
-	const struct cfg_port *o = d->old_port, *n = d->new_port;
+	const struct config_port *o = d->old_port, *n = d->new_port;
 	unsigned int i;
 
 	d->attrs = 0;
@@ -126,7 +126,7 @@ static void rl_port_compare(struct rl_port_diff *d, const struct rl_tap_diff *ta
  *
  * Return: 0, or -ENOMEM (@diff is then empty).
  */
-int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
+int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 	    struct rl_diff *diff)
 {
 	unsigned int i, n;
@@ -155,9 +155,9 @@ int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
 
 	n = 0;
 	for (i = 0; i < old_cfg->ntaps; i++) {
-		const struct cfg_tap *t = &old_cfg->taps[i];
+		const struct config_tap *t = &old_cfg->taps[i];
 
-		if (cfg_find_tap(new_cfg, t->name))
+		if (config_find_tap(new_cfg, t->name))
 			continue;
 		diff->taps[n].name = t->name;
 		diff->taps[n].change = RL_REMOVED;
@@ -170,7 +170,7 @@ int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
 
 		d->new_tap = &new_cfg->taps[i];
 		d->name = d->new_tap->name;
-		d->old_tap = cfg_find_tap(old_cfg, d->name);
+		d->old_tap = config_find_tap(old_cfg, d->name);
 		if (!d->old_tap) {
 			d->change = RL_ADDED;
 			diff->taps_added++;
@@ -184,9 +184,9 @@ int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
 
 	n = 0;
 	for (i = 0; i < old_cfg->nports; i++) {
-		const struct cfg_port *p = &old_cfg->ports[i];
+		const struct config_port *p = &old_cfg->ports[i];
 
-		if (cfg_find_port(new_cfg, p->name))
+		if (config_find_port(new_cfg, p->name))
 			continue;
 		diff->ports[n].name = p->name;
 		diff->ports[n].change = RL_REMOVED;
@@ -199,7 +199,7 @@ int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
 
 		d->new_port = &new_cfg->ports[i];
 		d->name = d->new_port->name;
-		d->old_port = cfg_find_port(old_cfg, d->name);
+		d->old_port = config_find_port(old_cfg, d->name);
 		if (!d->old_port) {
 			d->change = RL_ADDED;
 			diff->ports_added++;

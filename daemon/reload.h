@@ -3,7 +3,7 @@
  * reload.h - what changed between two configurations.
  *
  * On SIGHUP or "vringnetctl reload" the daemon parses the new file
- * (cfg_load()), and only if it is valid computes rl_diff(old, new) and
+ * (config_load()), and only if it is valid computes rl_diff(old, new) and
  * applies it: taps and ports RL_ADDED are created, RL_REMOVED ones torn
  * down, RL_CHANGED ones reconfigured (or re-created, see RL_TAP_RECREATE
  * and RL_PORT_RECREATE), RL_UNCHANGED ones are not touched.
@@ -80,12 +80,12 @@ enum rl_change { RL_UNCHANGED, RL_ADDED, RL_REMOVED, RL_CHANGED };
 struct rl_tap_diff {
 	const char *name;
 	enum rl_change change;
-	const struct cfg_tap *old_tap;
-	const struct cfg_tap *new_tap;
+	const struct config_tap *old_tap;
+	const struct config_tap *new_tap;
 	unsigned int attrs;
-	unsigned char add[CFG_MAX_ADDRESSES];
+	unsigned char add[CONFIG_MAX_ADDRESSES];
 	unsigned int nadd;
-	unsigned char del[CFG_MAX_ADDRESSES];
+	unsigned char del[CONFIG_MAX_ADDRESSES];
 	unsigned int ndel;
 };
 
@@ -100,8 +100,8 @@ struct rl_tap_diff {
 struct rl_port_diff {
 	const char *name;
 	enum rl_change change;
-	const struct cfg_port *old_port;
-	const struct cfg_port *new_port;
+	const struct config_port *old_port;
+	const struct config_port *new_port;
 	unsigned int attrs;
 };
 
@@ -129,7 +129,7 @@ struct rl_diff {
 	unsigned int ports_added, ports_removed, ports_changed;
 };
 
-int rl_diff(const struct vnd_config *old_cfg, const struct vnd_config *new_cfg,
+int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 	    struct rl_diff *diff);
 void rl_diff_free(struct rl_diff *diff);
 bool rl_diff_empty(const struct rl_diff *diff);

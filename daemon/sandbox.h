@@ -18,7 +18,7 @@
 
 #include "config.h"
 
-int sbx_install(enum cfg_seccomp mode, char *err, size_t errlen);
+int sbx_install(enum config_seccomp mode, char *err, size_t errlen);
 #ifdef VRINGNETD_TEST
 void sbx_test_forbidden(void);
 #endif

@@ -110,19 +110,19 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
  * Return: 0, or -1 with @err filled and nothing left behind (a device we
  * created is gone again; an adopted one keeps its old persist flag).
  */
-int tap_open(struct tap_dev *tap, const struct cfg_tap *cfg,
+int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 	     char *err, size_t errlen)
 {
 	short flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	unsigned int i, queues = cfg->queues ? cfg->queues : 1;
 
 	memset(tap, 0, sizeof(*tap));
-	for (i = 0; i < CFG_MAX_QUEUES; i++)
+	for (i = 0; i < CONFIG_MAX_QUEUES; i++)
 		tap->fds[i] = -1;
 	snprintf(tap->name, sizeof(tap->name), "%s", cfg->name);
-	if (queues > CFG_MAX_QUEUES) {
+	if (queues > CONFIG_MAX_QUEUES) {
 		snprintf(err, errlen, "tap %s: %u queues (at most %d)", cfg->name,
-			 queues, CFG_MAX_QUEUES);
+			 queues, CONFIG_MAX_QUEUES);
 		return -1;
 	}
 	if (queues > 1)
@@ -154,7 +154,7 @@ fail:
 	 * flag we already cleared would vanish with it.
 	 */
 	if (tap->persist != tap->adopted) {
-		char why[CFG_ERR_MAX];
+		char why[CONFIG_ERR_MAX];
 
 		if (tap_set_persist(tap, tap->adopted, why, sizeof(why)) < 0)
 			log_warn("%s (undoing a failed open)", why);
@@ -224,7 +224,7 @@ void tap_close(struct tap_dev *tap)
 {
 	unsigned int i;
 
-	for (i = 0; i < CFG_MAX_QUEUES; i++) {
+	for (i = 0; i < CONFIG_MAX_QUEUES; i++) {
 		if (tap->fds[i] >= 0)
 			close(tap->fds[i]);
 		tap->fds[i] = -1;
@@ -238,7 +238,7 @@ void tap_close(struct tap_dev *tap)
  */
 void tap_destroy(struct tap_dev *tap)
 {
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 
 	if (tap->persist && tap_set_persist(tap, false, err, sizeof(err)) < 0)
 		log_warn("%s", err);

@@ -29,15 +29,15 @@
  * @persist: TUNSETPERSIST is on (the device outlives our fds)
  */
 struct tap_dev {
-	char name[CFG_NAME_MAX];
-	int fds[CFG_MAX_QUEUES];
+	char name[CONFIG_NAME_MAX];
+	int fds[CONFIG_MAX_QUEUES];
 	unsigned int nqueues;
 	int ifindex;
 	bool adopted;
 	bool persist;
 };
 
-int tap_open(struct tap_dev *tap, const struct cfg_tap *cfg,
+int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 	     char *err, size_t errlen);
 int tap_set_persist(struct tap_dev *tap, bool persist, char *err, size_t errlen);
 int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,

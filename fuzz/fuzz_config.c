@@ -24,14 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vnd_config cfg, empty;
+	struct config cfg, empty;
 	struct rl_diff d;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 	int ret;
 
-	if (size > CFG_FILE_MAX)
+	if (size > CONFIG_FILE_MAX)
 		return 0;
-	ret = cfg_parse_buffer("fuzz.conf", (const char *)data, size, &cfg, err, sizeof(err));
+	ret = config_parse_buffer("fuzz.conf", (const char *)data, size, &cfg, err, sizeof(err));
 	if (ret) {
 		/* Every error is "FILE:LINE: message". */
 		if (strncmp(err, "fuzz.conf:", 10) || !strchr(err + 10, ':'))
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (cfg_parse_buffer("empty.conf", "", 0, &empty, err, sizeof(err)))
+	if (config_parse_buffer("empty.conf", "", 0, &empty, err, sizeof(err)))
 		abort();
 	if (rl_diff(&empty, &cfg, &d) == 0) {
 		if (d.taps_added != cfg.ntaps || d.ports_added != cfg.nports)
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		rl_diff_free(&d);
 	}
-	cfg_free(&empty);
-	cfg_free(&cfg);
+	config_free(&empty);
+	config_free(&cfg);
 	return 0;
 }

@@ -23,13 +23,13 @@
  * parse() - parse a NUL-terminated text as file "t.conf"
  * @text: the file
  * @cfg: the result
- * @err: error buffer, CFG_ERR_MAX bytes
+ * @err: error buffer, CONFIG_ERR_MAX bytes
  *
- * Return: what cfg_parse_buffer() returned.
+ * Return: what config_parse_buffer() returned.
  */
-static int parse(const char *text, struct vnd_config *cfg, char *err)
+static int parse(const char *text, struct config *cfg, char *err)
 {
-	return cfg_parse_buffer(T_FILE, text, strlen(text), cfg, err, CFG_ERR_MAX);
+	return config_parse_buffer(T_FILE, text, strlen(text), cfg, err, CONFIG_ERR_MAX);
 }
 
 /**
@@ -37,9 +37,9 @@ static int parse(const char *text, struct vnd_config *cfg, char *err)
  * @text: the file
  * @cfg: the result
  */
-static void parse_ok(const char *text, struct vnd_config *cfg)
+static void parse_ok(const char *text, struct config *cfg)
 {
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 	int ret = parse(text, cfg, err);
 
 	ck_assert_msg(ret == 0, "refused a good file: %s", err);
@@ -273,13 +273,13 @@ static const struct bad_case {
 START_TEST(config_bad)
 {
 	const struct bad_case *c = &bad_cases[_i];
-	struct vnd_config cfg;
-	char err[CFG_ERR_MAX];
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
 	size_t len = c->len ? c->len : strlen(c->text);
 	int ret;
 
 	memset(err, 'x', sizeof(err));
-	ret = cfg_parse_buffer(T_FILE, c->text, len, &cfg, err, sizeof(err));
+	ret = config_parse_buffer(T_FILE, c->text, len, &cfg, err, sizeof(err));
 	ck_assert_int_eq(ret, -EINVAL);
 	ck_assert_str_eq(err, c->error);
 	/* nothing left allocated, nothing to free */
@@ -293,8 +293,8 @@ END_TEST
 START_TEST(config_bad_line_too_long)
 {
 	size_t n = 9 + 4097 + 1;
-	char *text = malloc(n + 1), err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char *text = malloc(n + 1), err[CONFIG_ERR_MAX];
+	struct config cfg;
 
 	memcpy(text, "[daemon]\n", 9);
 	memset(text + 9, '#', 4097);
@@ -306,15 +306,15 @@ START_TEST(config_bad_line_too_long)
 	text[9 + 4096] = '\n';
 	text[9 + 4097] = '\0';
 	ck_assert_int_eq(parse(text, &cfg, err), 0);
-	cfg_free(&cfg);
+	config_free(&cfg);
 	free(text);
 }
 END_TEST
 
 START_TEST(config_bad_path_too_long)
 {
-	char text[512], path[CFG_PATH_MAX + 1], err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char text[512], path[CONFIG_PATH_MAX + 1], err[CONFIG_ERR_MAX];
+	struct config cfg;
 
 	/* 108 bytes: one more than sun_path can hold with its NUL */
 	memset(path, 'a', sizeof(path) - 1);
@@ -328,19 +328,19 @@ START_TEST(config_bad_path_too_long)
 	snprintf(text, sizeof(text), "[daemon]\ncontrol-socket = %s\n", path);
 	ck_assert_int_eq(parse(text, &cfg, err), 0);
 	ck_assert_str_eq(cfg.control_socket, path);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_bad_too_many_addresses)
 {
-	char text[4096], err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char text[4096], err[CONFIG_ERR_MAX];
+	struct config cfg;
 	size_t pos = 0;
 	int i;
 
 	pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "[tap t0]\n");
-	for (i = 0; i <= CFG_MAX_ADDRESSES; i++)
+	for (i = 0; i <= CONFIG_MAX_ADDRESSES; i++)
 		pos += (size_t)snprintf(text + pos, sizeof(text) - pos,
 					"address = 10.0.%d.1/24\n", i);
 	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
@@ -350,12 +350,12 @@ END_TEST
 
 START_TEST(config_bad_too_many_taps)
 {
-	size_t cap = 32 * (CFG_MAX_TAPS + 1), pos = 0;
-	char *text = malloc(cap), err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	size_t cap = 32 * (CONFIG_MAX_TAPS + 1), pos = 0;
+	char *text = malloc(cap), err[CONFIG_ERR_MAX];
+	struct config cfg;
 	int i;
 
-	for (i = 0; i <= CFG_MAX_TAPS; i++)
+	for (i = 0; i <= CONFIG_MAX_TAPS; i++)
 		pos += (size_t)snprintf(text + pos, cap - pos, "[tap t%d]\n", i);
 	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
 	ck_assert_str_eq(err, "t.conf:257: too many taps (max 256)");
@@ -404,11 +404,11 @@ static void write_file(const char *name, const void *data, size_t len, char *pat
 
 START_TEST(config_file_missing)
 {
-	char path[128], err[CFG_ERR_MAX], want[256];
-	struct vnd_config cfg;
+	char path[128], err[CONFIG_ERR_MAX], want[256];
+	struct config cfg;
 
 	snprintf(path, sizeof(path), "%s/none.conf", tmpdir);
-	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), -ENOENT);
 	snprintf(want, sizeof(want), "%s: cannot open: No such file or directory", path);
 	ck_assert_str_eq(err, want);
 }
@@ -416,10 +416,10 @@ END_TEST
 
 START_TEST(config_file_directory)
 {
-	char err[CFG_ERR_MAX], want[256];
-	struct vnd_config cfg;
+	char err[CONFIG_ERR_MAX], want[256];
+	struct config cfg;
 
-	ck_assert_int_eq(cfg_load(tmpdir, &cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(config_load(tmpdir, &cfg, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: not a regular file", tmpdir);
 	ck_assert_str_eq(err, want);
 }
@@ -427,23 +427,23 @@ END_TEST
 
 START_TEST(config_file_device)
 {
-	char err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char err[CONFIG_ERR_MAX];
+	struct config cfg;
 
-	ck_assert_int_eq(cfg_load("/dev/null", &cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(config_load("/dev/null", &cfg, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "/dev/null: not a regular file");
 }
 END_TEST
 
 START_TEST(config_file_fifo)
 {
-	char path[128], err[CFG_ERR_MAX], want[256];
-	struct vnd_config cfg;
+	char path[128], err[CONFIG_ERR_MAX], want[256];
+	struct config cfg;
 
 	snprintf(path, sizeof(path), "%s/fifo.conf", tmpdir);
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	/* must not block waiting for a writer */
-	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: not a regular file", path);
 	ck_assert_str_eq(err, want);
 }
@@ -451,19 +451,19 @@ END_TEST
 
 START_TEST(config_file_too_big)
 {
-	size_t n = CFG_FILE_MAX + 1;
-	char *data = malloc(n), path[128], err[CFG_ERR_MAX], want[256];
-	struct vnd_config cfg;
+	size_t n = CONFIG_FILE_MAX + 1;
+	char *data = malloc(n), path[128], err[CONFIG_ERR_MAX], want[256];
+	struct config cfg;
 
 	memset(data, '\n', n);
 	write_file("big.conf", data, n, path);
-	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EFBIG);
+	ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), -EFBIG);
 	snprintf(want, sizeof(want), "%s: file larger than 1048576 bytes", path);
 	ck_assert_str_eq(err, want);
 	/* exactly 1 MiB of blank lines is a valid (empty) file */
 	write_file("max.conf", data, n - 1, path);
-	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), 0);
-	cfg_free(&cfg);
+	ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), 0);
+	config_free(&cfg);
 	free(data);
 }
 END_TEST
@@ -471,11 +471,11 @@ END_TEST
 START_TEST(config_file_error_names_file)
 {
 	static const char text[] = "[daemon]\n\n# x\n[tap t0]\nmtu = big\n";
-	char path[128], err[CFG_ERR_MAX], want[256];
-	struct vnd_config cfg;
+	char path[128], err[CONFIG_ERR_MAX], want[256];
+	struct config cfg;
 
 	write_file("bad.conf", text, sizeof(text) - 1, path);
-	ck_assert_int_eq(cfg_load(path, &cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s:5: mtu: 'big' is not a number", path);
 	ck_assert_str_eq(err, want);
 }
@@ -483,21 +483,21 @@ END_TEST
 
 START_TEST(config_file_example)
 {
-	char err[CFG_ERR_MAX];
-	struct vnd_config cfg;
+	char err[CONFIG_ERR_MAX];
+	struct config cfg;
 	const char *path = "examples/vringnetd.conf";
 
 	if (access(path, R_OK))
 		runner_skip("%s not found (run from the source tree)", path);
-	ck_assert_msg(cfg_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(cfg.path, path);
 	ck_assert_uint_eq(cfg.ntaps, 2);
 	ck_assert_uint_eq(cfg.nports, 2);
 	ck_assert_str_eq(cfg.taps[0].name, "vnet0");
 	ck_assert_uint_eq(cfg.taps[0].naddresses, 2);
 	ck_assert_str_eq(cfg.taps[1].bridge, "br-vm");
-	ck_assert_int_eq(cfg.ports[1].type, CFG_PORT_STREAM);
-	cfg_free(&cfg);
+	ck_assert_int_eq(cfg.ports[1].type, CONFIG_PORT_STREAM);
+	config_free(&cfg);
 }
 END_TEST
 
@@ -524,7 +524,7 @@ static const char *dump_id(unsigned int id, char *buf)
  * @out: output
  * @len: its size
  */
-static void dump(const struct vnd_config *cfg, char *out, size_t len)
+static void dump(const struct config *cfg, char *out, size_t len)
 {
 	size_t pos = 0;
 	unsigned int i, j;
@@ -533,10 +533,10 @@ static void dump(const struct vnd_config *cfg, char *out, size_t len)
 #define OUT(...) (pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, __VA_ARGS__))
 	OUT("daemon socket=%s mode=%o group=%s engine=%s log=%s user=%s\n",
 	    cfg->control_socket, (unsigned int)cfg->control_mode, dump_id(cfg->control_gid, a),
-	    cfg_engine_name(cfg->engine), cfg_log_level_name(cfg->log_level),
+	    config_engine_name(cfg->engine), config_log_level_name(cfg->log_level),
 	    cfg->user[0] ? cfg->user : "-");
 	for (i = 0; i < cfg->ntaps; i++) {
-		const struct cfg_tap *t = &cfg->taps[i];
+		const struct config_tap *t = &cfg->taps[i];
 
 		OUT("tap %s@%u mtu=%u", t->name, t->line, t->mtu);
 		if (t->mac_set)
@@ -556,10 +556,10 @@ static void dump(const struct vnd_config *cfg, char *out, size_t len)
 		    dump_id(t->owner_uid, a), dump_id(t->group_gid, b), t->persist ? "yes" : "no");
 	}
 	for (i = 0; i < cfg->nports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
+		const struct config_port *p = &cfg->ports[i];
 
 		OUT("port %s@%u tap=%s type=%s listen=%s connect=%s peer=%s mode=%o owner=%s group=%s reconnect=%u\n",
-		    p->name, p->line, p->tap, cfg_port_type_name(p->type),
+		    p->name, p->line, p->tap, config_port_type_name(p->type),
 		    p->listen[0] ? p->listen : "-", p->connect[0] ? p->connect : "-",
 		    p->peer[0] ? p->peer : "-", (unsigned int)p->socket_mode,
 		    dump_id(p->socket_uid, a), dump_id(p->socket_gid, b), p->reconnect);
@@ -627,38 +627,38 @@ static const struct good_case {
 START_TEST(config_good)
 {
 	const struct good_case *c = &good_cases[_i];
-	struct vnd_config cfg;
+	struct config cfg;
 	char got[4096];
 
 	parse_ok(c->text, &cfg);
 	dump(&cfg, got, sizeof(got));
 	ck_assert_str_eq(got, c->want);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 
 START_TEST(config_good_empty)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 
 	parse_ok("", &cfg);
 	ck_assert_str_eq(cfg.path, T_FILE);
 	ck_assert_str_eq(cfg.control_socket, "/run/vringnetd/control.sock");
 	ck_assert_uint_eq(cfg.control_mode, 0660);
 	ck_assert_uint_eq(cfg.control_gid, (gid_t)-1);
-	ck_assert_int_eq(cfg.engine, CFG_ENGINE_AUTO);
-	ck_assert_int_eq(cfg.log_level, CFG_LOG_INFO);
+	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_AUTO);
+	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_INFO);
 	ck_assert_str_eq(cfg.user, "");
 	ck_assert_uint_eq(cfg.ntaps, 0);
 	ck_assert_uint_eq(cfg.nports, 0);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_daemon)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 
 	parse_ok("[daemon]\n"
 		 "control-socket = /run/x/ctl.sock\n"
@@ -670,20 +670,20 @@ START_TEST(config_good_daemon)
 	ck_assert_str_eq(cfg.control_socket, "/run/x/ctl.sock");
 	ck_assert_uint_eq(cfg.control_mode, 0600);
 	ck_assert_uint_eq(cfg.control_gid, 0);
-	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
-	ck_assert_int_eq(cfg.log_level, CFG_LOG_DEBUG);
+	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_DEBUG);
 	ck_assert_str_eq(cfg.user, "daemon");
 	ck_assert_uint_eq(cfg.uid, 1);
 	ck_assert_uint_eq(cfg.gid, 1);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_tap_defaults)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 	uint8_t mac[6];
-	const struct cfg_tap *t;
+	const struct config_tap *t;
 
 	parse_ok("[tap vnet0]\n", &cfg);
 	ck_assert_uint_eq(cfg.ntaps, 1);
@@ -692,7 +692,7 @@ START_TEST(config_good_tap_defaults)
 	ck_assert_uint_eq(t->line, 1);
 	ck_assert_uint_eq(t->mtu, 0);
 	ck_assert(!t->mac_set);
-	cfg_default_mac("vnet0", mac);
+	config_default_mac("vnet0", mac);
 	ck_assert_mem_eq(t->mac, mac, 6);
 	ck_assert_uint_eq(t->naddresses, 0);
 	ck_assert_str_eq(t->bridge, "");
@@ -701,14 +701,14 @@ START_TEST(config_good_tap_defaults)
 	ck_assert_uint_eq(t->owner_uid, (uid_t)-1);
 	ck_assert_uint_eq(t->group_gid, (gid_t)-1);
 	ck_assert(!t->persist);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_tap_full)
 {
-	struct vnd_config cfg;
-	const struct cfg_tap *t;
+	struct config cfg;
+	const struct config_tap *t;
 	struct in6_addr a6;
 
 	parse_ok("[tap vnet0]\n"
@@ -743,13 +743,13 @@ START_TEST(config_good_tap_full)
 	ck_assert_uint_eq(t->owner_uid, 1);
 	ck_assert_uint_eq(t->group_gid, 2);
 	ck_assert(t->persist);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_bounds)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 
 	parse_ok("[tap abcdefghijklmno]\nmtu = 68\nring-size = 1\nqueues = 1\n"
 		 "[tap t1]\nmtu = 65535\nring-size = 2\nowner = 4000000000\n", &cfg);
@@ -759,37 +759,37 @@ START_TEST(config_good_bounds)
 	ck_assert_uint_eq(cfg.taps[1].mtu, 65535);
 	/* a numeric owner need not exist in the user database */
 	ck_assert_uint_eq(cfg.taps[1].owner_uid, 4000000000u);
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_limits)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 
 	parse_ok("[daemon]\n", &cfg);
-	ck_assert_uint_eq(cfg.handshake_timeout, CFG_DEFAULT_HANDSHAKE_TIMEOUT);
-	ck_assert_uint_eq(cfg.boot_timeout, CFG_DEFAULT_BOOT_TIMEOUT);
-	ck_assert_uint_eq(cfg.message_timeout, CFG_DEFAULT_MESSAGE_TIMEOUT);
-	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
-	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_ON);
-	cfg_free(&cfg);
+	ck_assert_uint_eq(cfg.handshake_timeout, CONFIG_DEFAULT_HANDSHAKE_TIMEOUT);
+	ck_assert_uint_eq(cfg.boot_timeout, CONFIG_DEFAULT_BOOT_TIMEOUT);
+	ck_assert_uint_eq(cfg.message_timeout, CONFIG_DEFAULT_MESSAGE_TIMEOUT);
+	ck_assert_uint_eq(cfg.control_per_uid, CONFIG_DEFAULT_CONTROL_PER_UID);
+	ck_assert_int_eq(cfg.seccomp, CONFIG_SECCOMP_ON);
+	config_free(&cfg);
 	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
 		 "control-clients-per-uid = 15\nseccomp = log\n", &cfg);
 	ck_assert_uint_eq(cfg.handshake_timeout, 2);
 	ck_assert_uint_eq(cfg.boot_timeout, 86400);
 	ck_assert_uint_eq(cfg.message_timeout, 1);
 	ck_assert_uint_eq(cfg.control_per_uid, 15);
-	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_LOG);
-	ck_assert_str_eq(cfg_seccomp_name(cfg.seccomp), "log");
-	cfg_free(&cfg);
+	ck_assert_int_eq(cfg.seccomp, CONFIG_SECCOMP_LOG);
+	ck_assert_str_eq(config_seccomp_name(cfg.seccomp), "log");
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_ports)
 {
-	struct vnd_config cfg;
-	const struct cfg_port *p;
+	struct config cfg;
+	const struct config_port *p;
 
 	parse_ok("[port vm1]\ntap = t0\ntype = vhost-user\nlisten = /run/vm1.sock\n"
 		 "socket-mode = 0600\nsocket-owner = daemon\nsocket-group = root\n"
@@ -798,37 +798,37 @@ START_TEST(config_good_ports)
 		 "[port vm4]\ntap = t3\ntype = ringfd\nlisten = /run/r.sock\n"
 		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n", &cfg);
 	ck_assert_uint_eq(cfg.nports, 4);
-	p = cfg_find_port(&cfg, "vm1");
+	p = config_find_port(&cfg, "vm1");
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(p->type, CFG_PORT_VHOST_USER);
+	ck_assert_int_eq(p->type, CONFIG_PORT_VHOST_USER);
 	ck_assert_str_eq(p->listen, "/run/vm1.sock");
 	ck_assert_str_eq(p->connect, "");
 	ck_assert_uint_eq(p->socket_mode, 0600);
 	ck_assert_uint_eq(p->socket_uid, 1);
 	ck_assert_uint_eq(p->socket_gid, 0);
 	ck_assert_uint_eq(p->line, 1);
-	p = cfg_find_port(&cfg, "vm2");
-	ck_assert_int_eq(p->type, CFG_PORT_STREAM);
+	p = config_find_port(&cfg, "vm2");
+	ck_assert_int_eq(p->type, CONFIG_PORT_STREAM);
 	ck_assert_str_eq(p->connect, "/run/qemu.sock");
 	ck_assert_uint_eq(p->reconnect, 3600);
 	ck_assert_uint_eq(p->socket_mode, 0660);
 	ck_assert_uint_eq(p->socket_uid, (uid_t)-1);
-	p = cfg_find_port(&cfg, "vm3");
-	ck_assert_int_eq(p->type, CFG_PORT_DGRAM);
+	p = config_find_port(&cfg, "vm3");
+	ck_assert_int_eq(p->type, CONFIG_PORT_DGRAM);
 	ck_assert_str_eq(p->peer, "/run/q.sock");
 	ck_assert_uint_eq(p->reconnect, 1);
-	p = cfg_find_port(&cfg, "vm4");
-	ck_assert_int_eq(p->type, CFG_PORT_RINGFD);
-	ck_assert_ptr_null(cfg_find_port(&cfg, "vm9"));
-	ck_assert_ptr_eq(cfg_find_tap(&cfg, "t2"), &cfg.taps[2]);
-	ck_assert_ptr_null(cfg_find_tap(&cfg, "t9"));
-	cfg_free(&cfg);
+	p = config_find_port(&cfg, "vm4");
+	ck_assert_int_eq(p->type, CONFIG_PORT_RINGFD);
+	ck_assert_ptr_null(config_find_port(&cfg, "vm9"));
+	ck_assert_ptr_eq(config_find_tap(&cfg, "t2"), &cfg.taps[2]);
+	ck_assert_ptr_null(config_find_tap(&cfg, "t9"));
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_syntax)
 {
-	struct vnd_config cfg;
+	struct config cfg;
 
 	/* comments, blanks, CRLF, tabs, '#' inside a value, blanks in a header */
 	parse_ok("# leading comment\r\n"
@@ -840,19 +840,19 @@ START_TEST(config_good_syntax)
 		 "[tap   t0]\n"
 		 "   # indented comment\n"
 		 "mtu = 1500", &cfg);
-	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
-	ck_assert_int_eq(cfg.log_level, CFG_LOG_WARNING);
+	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_WARNING);
 	ck_assert_str_eq(cfg.control_socket, "/run/a#b.sock");
 	ck_assert_uint_eq(cfg.taps[0].mtu, 1500);
 	ck_assert_str_eq(cfg.taps[0].name, "t0");
-	cfg_free(&cfg);
+	config_free(&cfg);
 }
 END_TEST
 
 START_TEST(config_good_comment_needs_blank)
 {
-	struct vnd_config cfg;
-	char err[CFG_ERR_MAX];
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
 
 	/* without a blank before it, '#' is part of the value */
 	ck_assert_int_eq(parse("[daemon]\nengine = user#x\n", &cfg, err), -EINVAL);
@@ -862,26 +862,26 @@ END_TEST
 
 START_TEST(config_good_reparse_after_error)
 {
-	struct vnd_config cfg;
-	char err[CFG_ERR_MAX];
+	struct config cfg;
+	char err[CONFIG_ERR_MAX];
 
 	ck_assert_int_eq(parse("[tap t0]\n[tap t1]\nmtu = 1\n", &cfg, err), -EINVAL);
-	cfg_free(&cfg);	/* harmless after an error */
+	config_free(&cfg);	/* harmless after an error */
 	parse_ok("[tap t0]\n", &cfg);
 	ck_assert_uint_eq(cfg.ntaps, 1);
-	cfg_free(&cfg);
-	cfg_free(&cfg);	/* and twice */
+	config_free(&cfg);
+	config_free(&cfg);	/* and twice */
 	ck_assert_ptr_null(cfg.taps);
 }
 END_TEST
 
-START_TEST(config_default_mac)
+START_TEST(config_default_mac_stable)
 {
 	uint8_t a[6], b[6], c[6];
 
-	cfg_default_mac("vnet0", a);
-	cfg_default_mac("vnet0", b);
-	cfg_default_mac("vnet1", c);
+	config_default_mac("vnet0", a);
+	config_default_mac("vnet0", b);
+	config_default_mac("vnet1", c);
 	ck_assert_mem_eq(a, b, 6);			/* stable */
 	ck_assert(memcmp(a, c, 6) != 0);		/* differs by name */
 	ck_assert_uint_eq(a[0], 0x02);			/* locally administered unicast */
@@ -891,18 +891,18 @@ END_TEST
 
 START_TEST(config_names)
 {
-	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_AUTO), "auto");
-	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_KERNEL), "kernel");
-	ck_assert_str_eq(cfg_engine_name(CFG_ENGINE_USER), "user");
-	ck_assert_str_eq(cfg_engine_name((enum cfg_engine)42), "?");
-	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_VHOST_USER), "vhost-user");
-	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_STREAM), "stream");
-	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_DGRAM), "dgram");
-	ck_assert_str_eq(cfg_port_type_name(CFG_PORT_RINGFD), "ringfd");
-	ck_assert_str_eq(cfg_port_type_name((enum cfg_port_type)42), "?");
-	ck_assert_str_eq(cfg_log_level_name(CFG_LOG_ERR), "err");
-	ck_assert_str_eq(cfg_log_level_name(CFG_LOG_DEBUG), "debug");
-	ck_assert_str_eq(cfg_log_level_name((enum cfg_log_level)42), "?");
+	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_AUTO), "auto");
+	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_KERNEL), "kernel");
+	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_USER), "user");
+	ck_assert_str_eq(config_engine_name((enum config_engine)42), "?");
+	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_VHOST_USER), "vhost-user");
+	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_STREAM), "stream");
+	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_DGRAM), "dgram");
+	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_RINGFD), "ringfd");
+	ck_assert_str_eq(config_port_type_name((enum config_port_type)42), "?");
+	ck_assert_str_eq(config_log_level_name(CONFIG_LOG_ERR), "err");
+	ck_assert_str_eq(config_log_level_name(CONFIG_LOG_DEBUG), "debug");
+	ck_assert_str_eq(config_log_level_name((enum config_log_level)42), "?");
 }
 END_TEST
 
@@ -956,7 +956,7 @@ Suite *config_suite(void)
 	RUNNER_ADD_TEST(s, config_good_comment_needs_blank);
 	RUNNER_ADD_TEST(s, config_good_reparse_after_error);
 	RUNNER_ADD_TEST(s, config_good_limits);
-	RUNNER_ADD_TEST(s, config_default_mac);
+	RUNNER_ADD_TEST(s, config_default_mac_stable);
 	RUNNER_ADD_TEST(s, config_names);
 	RUNNER_ADD_TEST(s, config_file_example);
 

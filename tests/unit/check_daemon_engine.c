@@ -67,8 +67,8 @@ static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
  */
 static void ut_setup_tap(void)
 {
-	struct cfg_tap ct;
-	char err[CFG_ERR_MAX];
+	struct config_tap ct;
+	char err[CONFIG_ERR_MAX];
 	struct nlk *nl;
 	int fd;
 
@@ -109,7 +109,7 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 {
 	size_t sz = vringfd_ring_size(UT_NUM, 4096);
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 
 	ut_setup_tap();
 	ck_assert(posix_memalign(&ut_txmem, 4096, sz) == 0);
@@ -479,7 +479,7 @@ START_TEST(test_user_mem_table)
 	struct eng_mem_region r;
 	struct eng_queue_config qc;
 	struct eng_stats tx;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 	int efd;
 	uint64_t n = 0;
 
@@ -532,7 +532,7 @@ START_TEST(test_user_dirty_log)
 	struct eng_mem_region r = { .guest_addr = 0x100000, .size = sizeof(gm), .uaddr = gm };
 	struct iovec in = { (void *)0x108000, 2048 };
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 	struct dlog log;
 	uint8_t bits[64];
 	uint32_t len = 0;
@@ -585,7 +585,7 @@ END_TEST
 START_TEST(test_user_open_refuses)
 {
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX] = "";
+	char err[CONFIG_ERR_MAX] = "";
 	static uint8_t mem[8192] __attribute__((aligned(4096)));
 	struct vringfd_ring r;
 
@@ -613,10 +613,10 @@ START_TEST(test_engine_select)
 {
 	char err[256] = "";
 
-	ck_assert_ptr_eq(eng_select(CFG_ENGINE_USER, err, sizeof(err)), &eng_user_ops);
+	ck_assert_ptr_eq(eng_select(CONFIG_ENGINE_USER, err, sizeof(err)), &eng_user_ops);
 	setenv("VRINGFD_DEVICE", "/nonexistent/vringfd", 1);
-	ck_assert_ptr_eq(eng_select(CFG_ENGINE_AUTO, err, sizeof(err)), &eng_user_ops);
-	ck_assert_ptr_null(eng_select(CFG_ENGINE_KERNEL, err, sizeof(err)));
+	ck_assert_ptr_eq(eng_select(CONFIG_ENGINE_AUTO, err, sizeof(err)), &eng_user_ops);
+	ck_assert_ptr_null(eng_select(CONFIG_ENGINE_KERNEL, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
 	ck_assert(!eng_kernel_probe(err, sizeof(err)));
@@ -719,7 +719,7 @@ START_TEST(test_kernel_rx_preposted)
 	static uint8_t buf[2048];
 	struct iovec in = { buf, sizeof(buf) };
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 	struct pollfd p;
 	bool starved = true;
 	uint32_t len = 0;
@@ -761,7 +761,7 @@ END_TEST
 START_TEST(test_kernel_refuses_no_header)
 {
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX] = "";
+	char err[CONFIG_ERR_MAX] = "";
 
 	memset(&qc, 0, sizeof(qc));
 	qc.vnet_hdr_len = 0;
@@ -773,7 +773,7 @@ END_TEST
 START_TEST(test_kernel_refuses_dirty_log)
 {
 	struct eng_queue_config qc;
-	char err[CFG_ERR_MAX] = "";
+	char err[CONFIG_ERR_MAX] = "";
 	struct dlog log;
 
 	dlog_init(&log);

@@ -18,7 +18,7 @@ static const char base[] =
 	"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n"
 	"[port p1]\ntap = t1\ntype = stream\nconnect = /run/q1.sock\n";
 
-static struct vnd_config old_cfg, new_cfg;
+static struct config old_cfg, new_cfg;
 static struct rl_diff diff;
 
 /**
@@ -28,11 +28,11 @@ static struct rl_diff diff;
  */
 static void diff_of(const char *a, const char *b)
 {
-	char err[CFG_ERR_MAX];
+	char err[CONFIG_ERR_MAX];
 
-	ck_assert_msg(!cfg_parse_buffer("old.conf", a, strlen(a), &old_cfg, err, sizeof(err)),
+	ck_assert_msg(!config_parse_buffer("old.conf", a, strlen(a), &old_cfg, err, sizeof(err)),
 		      "%s", err);
-	ck_assert_msg(!cfg_parse_buffer("new.conf", b, strlen(b), &new_cfg, err, sizeof(err)),
+	ck_assert_msg(!config_parse_buffer("new.conf", b, strlen(b), &new_cfg, err, sizeof(err)),
 		      "%s", err);
 	ck_assert_int_eq(rl_diff(&old_cfg, &new_cfg, &diff), 0);
 }
@@ -41,8 +41,8 @@ static void diff_of(const char *a, const char *b)
 static void diff_teardown(void)
 {
 	rl_diff_free(&diff);
-	cfg_free(&old_cfg);
-	cfg_free(&new_cfg);
+	config_free(&old_cfg);
+	config_free(&new_cfg);
 }
 
 /**
@@ -239,7 +239,7 @@ START_TEST(reload_default_mac_is_stable)
 		uint8_t m[6];
 		char text[64];
 
-		cfg_default_mac("t1", m);
+		config_default_mac("t1", m);
 		snprintf(text, sizeof(text), "[tap t1]\nmac = %02x:%02x:%02x:%02x:%02x:%02x\n",
 			 m[0], m[1], m[2], m[3], m[4], m[5]);
 		diff_of("[tap t1]\n", text);

@@ -16,7 +16,7 @@
 #include "port.h"
 
 /**
- * struct ctrl_client - one connection
+ * struct control_client - one connection
  * @ref: its loop ref (fd = the connection), LOOP_REF_CONTROL_CLIENT
  * @c: the server
  * @in_use: slot taken
@@ -28,9 +28,9 @@
  *	one closed, so a burst is never split by a second boundary)
  * @count: requests in @window
  */
-struct ctrl_client {
+struct control_client {
 	struct loop_ref ref;
-	struct ctrl *c;
+	struct control *c;
 	bool in_use;
 	unsigned int id;
 	uid_t uid;
@@ -40,7 +40,7 @@ struct ctrl_client {
 };
 
 /**
- * struct ctrl - the server
+ * struct control - the server
  * @loop: the event loop
  * @ref: the listening socket's ref
  * @idle: timer: the next time a client may have been idle too long
@@ -55,15 +55,15 @@ struct ctrl_client {
  * @rl: rate limit of the lines clients cause (drops, refusals)
  * @reply: one reply buffer shared by all clients (replies are sent at once)
  */
-struct ctrl {
+struct control {
 	struct loop *loop;
 	struct loop_ref ref;
 	struct loop_ref idle;
 	bool idle_armed;
 	char path[CONFIG_PATH_MAX];
-	ctrl_serve_fn serve;
+	control_serve_fn serve;
 	void *opaque;
-	struct ctrl_client clients[CTRL_MAX_CLIENTS];
+	struct control_client clients[CONTROL_MAX_CLIENTS];
 	unsigned int nclients;
 	unsigned int next_id;
 	unsigned int per_uid;
@@ -72,11 +72,11 @@ struct ctrl {
 };
 
 /**
- * ctrl_now() - monotonic seconds
+ * control_now() - monotonic seconds
  *
  * Return: the time.
  */
-static time_t ctrl_now(void)
+static time_t control_now(void)
 {
 	struct timespec ts;
 
@@ -85,11 +85,11 @@ static time_t ctrl_now(void)
 }
 
 /**
- * ctrl_now_ns() - monotonic nanoseconds
+ * control_now_ns() - monotonic nanoseconds
  *
  * Return: the time.
  */
-static uint64_t ctrl_now_ns(void)
+static uint64_t control_now_ns(void)
 {
 	struct timespec ts;
 
@@ -98,13 +98,13 @@ static uint64_t ctrl_now_ns(void)
 }
 
 /**
- * ctrl_drop() - close one client
+ * control_drop() - close one client
  * @cl: the client
  * @why: logged (NULL: a normal hang-up, logged at debug level)
  */
-static void ctrl_drop(struct ctrl_client *cl, const char *why)
+static void control_drop(struct control_client *cl, const char *why)
 {
-	struct ctrl *c = cl->c;
+	struct control *c = cl->c;
 
 	if (why)
 		log_rl(&c->rl, LOG_WARNING, "control: client %u dropped: %s", cl->id, why);
@@ -117,40 +117,40 @@ static void ctrl_drop(struct ctrl_client *cl, const char *why)
 }
 
 /**
- * ctrl_send() - send a reply without ever waiting
+ * control_send() - send a reply without ever waiting
  * @cl: the client
  * @len: bytes of c->reply
  *
  * Return: 0, or -1 when the client was dropped.
  */
-static int ctrl_send(struct ctrl_client *cl, int len)
+static int control_send(struct control_client *cl, int len)
 {
 	ssize_t n = send(cl->ref.fd, cl->c->reply, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 	if (n == len)
 		return 0;
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		ctrl_drop(cl, "not reading its replies");
+		control_drop(cl, "not reading its replies");
 	else if (n < 0 && errno != EPIPE && errno != ECONNRESET)
-		ctrl_drop(cl, strerror(errno));
+		control_drop(cl, strerror(errno));
 	else
-		ctrl_drop(cl, NULL);
+		control_drop(cl, NULL);
 	return -1;
 }
 
 /**
- * ctrl_client_ready() - serve what a client sent
+ * control_client_ready() - serve what a client sent
  * @loop: the loop
  * @ref: the client's ref
  * @events: epoll events
  *
- * At most CTRL_PER_WAKEUP requests per call (the loop is level-triggered:
+ * At most CONTROL_PER_WAKEUP requests per call (the loop is level-triggered:
  * the rest waits for the next round, after every other ready fd).
  */
-static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void control_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct ctrl_client *cl = container_of(ref, struct ctrl_client, ref);
-	struct ctrl *c = cl->c;
+	struct control_client *cl = container_of(ref, struct control_client, ref);
+	struct control *c = cl->c;
 	char buf[CTL_REQUEST_MAX];
 	char err[CTL_ERROR_MAX];
 	struct ctl_request req;
@@ -160,30 +160,30 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 	ssize_t n;
 	int len;
 
-	for (i = 0; i < CTRL_PER_WAKEUP; i++) {
+	for (i = 0; i < CONTROL_PER_WAKEUP; i++) {
 		n = recv(ref->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return;
-			ctrl_drop(cl, strerror(errno));
+			control_drop(cl, strerror(errno));
 			return;
 		}
 		if (n == 0) {	/* orderly hang-up (an empty message reads the same) */
-			ctrl_drop(cl, NULL);
+			control_drop(cl, NULL);
 			return;
 		}
-		cl->last = ctrl_now();
-		now_ns = ctrl_now_ns();
+		cl->last = control_now();
+		now_ns = control_now_ns();
 		if (!cl->count || now_ns - cl->window >= 1000000000ULL) {
 			cl->window = now_ns;
 			cl->count = 0;
 		}
-		if (++cl->count > CTRL_MAX_RATE) {
+		if (++cl->count > CONTROL_MAX_RATE) {
 			char why[64];
 
 			snprintf(why, sizeof(why), "more than %d requests in a second",
-				 CTRL_MAX_RATE);
-			ctrl_drop(cl, why);
+				 CONTROL_MAX_RATE);
+			control_drop(cl, why);
 			return;
 		}
 		if ((size_t)n > sizeof(buf)) {
@@ -202,36 +202,36 @@ static void ctrl_client_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 		if (len <= 0)
 			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTL_E_INTERNAL,
 						   "no reply");
-		if (ctrl_send(cl, len) < 0)
+		if (control_send(cl, len) < 0)
 			return;
 	}
 }
 
 /**
- * ctrl_idle_arm() - count down to the first moment a client can be idle
- *		     for more than CTRL_IDLE_SEC (its last request then)
+ * control_idle_arm() - count down to the first moment a client can be idle
+ *		     for more than CONTROL_IDLE_SEC (its last request then)
  * @c: the server
- * @now: ctrl_now()
+ * @now: control_now()
  *
  * Nothing is armed without clients: an idle daemon has no timer running.
  * A client that sends a request later is checked again when the timer
  * fires.
  */
-static void ctrl_idle_arm(struct ctrl *c, time_t now)
+static void control_idle_arm(struct control *c, time_t now)
 {
 	bool any = false;
 	time_t first = 0;
 	unsigned int i;
 
-	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		if (c->clients[i].in_use && (!any || c->clients[i].last < first)) {
 			first = c->clients[i].last;
 			any = true;
 		}
 	if (!any)
 		return;
-	/* idle too long: now - last > CTRL_IDLE_SEC, i.e. now >= last + IDLE + 1 */
-	first += CTRL_IDLE_SEC + 1;
+	/* idle too long: now - last > CONTROL_IDLE_SEC, i.e. now >= last + IDLE + 1 */
+	first += CONTROL_IDLE_SEC + 1;
 	if (loop_timer_set(&c->idle, (uint64_t)(first > now ? first - now : 1) * 1000000000ULL,
 			   0) < 0)
 		log_warn("control: idle timer: %s", strerror(errno));
@@ -240,49 +240,49 @@ static void ctrl_idle_arm(struct ctrl *c, time_t now)
 }
 
 /**
- * ctrl_idle_fired() - drop the clients idle for more than CTRL_IDLE_SEC
+ * control_idle_fired() - drop the clients idle for more than CONTROL_IDLE_SEC
  * @loop: the loop
  * @ref: the server's idle timer
  * @events: EPOLLIN
  */
-static void ctrl_idle_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void control_idle_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct ctrl *c = container_of(ref, struct ctrl, idle);
-	time_t now = ctrl_now();
+	struct control *c = container_of(ref, struct control, idle);
+	time_t now = control_now();
 	unsigned int i;
 
 	loop_timer_ack(ref);
 	c->idle_armed = false;
-	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
-		if (c->clients[i].in_use && now - c->clients[i].last > CTRL_IDLE_SEC)
-			ctrl_drop(&c->clients[i], "idle");
-	ctrl_idle_arm(c, now);
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		if (c->clients[i].in_use && now - c->clients[i].last > CONTROL_IDLE_SEC)
+			control_drop(&c->clients[i], "idle");
+	control_idle_arm(c, now);
 }
 
 /**
- * ctrl_admit() - whether a new client of @uid gets a slot
+ * control_admit() - whether a new client of @uid gets a slot
  * @c: the server
  * @uid: its uid
  * @why: the reason when not
  * @whylen: its size
  *
  * Root may take every slot; another uid at most c->per_uid of them, and all
- * other uids together leave CTRL_ROOT_SLOTS free: clients of one uid that
+ * other uids together leave CONTROL_ROOT_SLOTS free: clients of one uid that
  * connect and stall cannot lock root's vringnetctl out.
  *
  * Return: true to serve it.
  */
-static bool ctrl_admit(const struct ctrl *c, uid_t uid, char *why, size_t whylen)
+static bool control_admit(const struct control *c, uid_t uid, char *why, size_t whylen)
 {
 	unsigned int i, same = 0, others = 0;
 
-	if (c->nclients >= CTRL_MAX_CLIENTS) {
-		snprintf(why, whylen, "%d clients connected already", CTRL_MAX_CLIENTS);
+	if (c->nclients >= CONTROL_MAX_CLIENTS) {
+		snprintf(why, whylen, "%d clients connected already", CONTROL_MAX_CLIENTS);
 		return false;
 	}
 	if (uid == 0)
 		return true;
-	for (i = 0; i < CTRL_MAX_CLIENTS; i++) {
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++) {
 		if (!c->clients[i].in_use || c->clients[i].uid == 0)
 			continue;
 		others++;
@@ -294,33 +294,33 @@ static bool ctrl_admit(const struct ctrl *c, uid_t uid, char *why, size_t whylen
 			 "(control-clients-per-uid)", (unsigned long)uid, same);
 		return false;
 	}
-	if (others >= CTRL_MAX_CLIENTS - CTRL_ROOT_SLOTS) {
-		snprintf(why, whylen, "the last %d slot%s kept for root", CTRL_ROOT_SLOTS,
-			 CTRL_ROOT_SLOTS > 1 ? "s are" : " is");
+	if (others >= CONTROL_MAX_CLIENTS - CONTROL_ROOT_SLOTS) {
+		snprintf(why, whylen, "the last %d slot%s kept for root", CONTROL_ROOT_SLOTS,
+			 CONTROL_ROOT_SLOTS > 1 ? "s are" : " is");
 		return false;
 	}
 	return true;
 }
 
 /**
- * ctrl_listen_ready() - accept new clients
+ * control_listen_ready() - accept new clients
  * @loop: the loop
  * @ref: the listening socket's ref
  * @events: epoll events
  *
- * A client ctrl_admit() refuses is closed at once (logged, rate-limited:
+ * A client control_admit() refuses is closed at once (logged, rate-limited:
  * a refused client may reconnect in a loop).
  */
-static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void control_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct ctrl *c = container_of(ref, struct ctrl, ref);
+	struct control *c = container_of(ref, struct control, ref);
 	struct ucred cred;
 	unsigned int i, k;
 	socklen_t len;
 	char why[128];
 	int fd;
 
-	for (k = 0; k < CTRL_MAX_CLIENTS; k++) {
+	for (k = 0; k < CONTROL_MAX_CLIENTS; k++) {
 		fd = accept4(ref->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
@@ -334,7 +334,7 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 			close(fd);
 			continue;
 		}
-		if (!ctrl_admit(c, cred.uid, why, sizeof(why))) {
+		if (!control_admit(c, cred.uid, why, sizeof(why))) {
 			log_rl(&c->rl, LOG_WARNING, "control: client of uid %lu (pid %ld) refused: %s",
 			       (unsigned long)cred.uid, (long)cred.pid, why);
 			close(fd);
@@ -346,11 +346,11 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 		c->clients[i].uid = cred.uid;
 		c->clients[i].in_use = true;
 		c->clients[i].id = ++c->next_id;
-		c->clients[i].last = ctrl_now();
+		c->clients[i].last = control_now();
 		c->clients[i].window = 0;
 		c->clients[i].count = 0;
 		loop_ref_init(&c->clients[i].ref, LOOP_REF_CONTROL_CLIENT, fd,
-			      ctrl_client_ready);
+			      control_client_ready);
 		if (loop_add(c->loop, &c->clients[i].ref, EPOLLIN) < 0) {
 			log_warn("control: epoll: %s", strerror(errno));
 			close(fd);
@@ -360,12 +360,12 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 		c->nclients++;
 		log_debug("control: client %u connected", c->clients[i].id);
 		if (!c->idle_armed)
-			ctrl_idle_arm(c, c->clients[i].last);
+			control_idle_arm(c, c->clients[i].last);
 	}
 }
 
 /**
- * ctrl_open() - start the control server
+ * control_open() - start the control server
  * @loop: the event loop
  * @listen_fd: a listening socket from socket activation, or -1 to bind @path
  * @path: the socket path
@@ -378,11 +378,11 @@ static void ctrl_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
  *
  * Return: the server, or NULL with @err filled.
  */
-struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
-		       mode_t mode, gid_t gid, ctrl_serve_fn serve, void *opaque,
+struct control *control_open(struct loop *loop, int listen_fd, const char *path,
+		       mode_t mode, gid_t gid, control_serve_fn serve, void *opaque,
 		       char *err, size_t errlen)
 {
-	struct ctrl *c = calloc(1, sizeof(*c));
+	struct control *c = calloc(1, sizeof(*c));
 	char why[CONFIG_ERR_MAX];
 	int fd = listen_fd;
 
@@ -410,8 +410,8 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 	log_ratelimit_init(&c->rl, "control");
 	c->serve = serve;
 	c->opaque = opaque;
-	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, ctrl_listen_ready);
-	if (loop_timer_init(loop, &c->idle, ctrl_idle_fired) < 0 ||
+	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, control_listen_ready);
+	if (loop_timer_init(loop, &c->idle, control_idle_fired) < 0 ||
 	    loop_add(loop, &c->ref, EPOLLIN) < 0) {
 		snprintf(err, errlen, "control socket: event loop: %s", strerror(errno));
 		loop_timer_fini(loop, &c->idle);
@@ -427,42 +427,42 @@ struct ctrl *ctrl_open(struct loop *loop, int listen_fd, const char *path,
 }
 
 /**
- * ctrl_set_per_uid() - the configured control-clients-per-uid
+ * control_set_per_uid() - the configured control-clients-per-uid
  * @c: the server
  * @n: clients one uid other than root may have (clients over it that are
  *	connected already stay)
  */
-void ctrl_set_per_uid(struct ctrl *c, unsigned int n)
+void control_set_per_uid(struct control *c, unsigned int n)
 {
 	if (n)
 		c->per_uid = n;
 }
 
 /**
- * ctrl_clients() - clients connected now
+ * control_clients() - clients connected now
  * @c: the server
  *
  * Return: the count.
  */
-unsigned int ctrl_clients(const struct ctrl *c)
+unsigned int control_clients(const struct control *c)
 {
 	return c->nclients;
 }
 
 /**
- * ctrl_close() - stop the server, drop every client, remove the socket
+ * control_close() - stop the server, drop every client, remove the socket
  *		  (unless socket-activated: systemd owns that one)
  * @c: the server or NULL
  */
-void ctrl_close(struct ctrl *c)
+void control_close(struct control *c)
 {
 	unsigned int i;
 
 	if (!c)
 		return;
-	for (i = 0; i < CTRL_MAX_CLIENTS; i++)
+	for (i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		if (c->clients[i].in_use)
-			ctrl_drop(&c->clients[i], NULL);
+			control_drop(&c->clients[i], NULL);
 	log_ratelimit_flush(&c->rl);
 	loop_timer_fini(c->loop, &c->idle);
 	loop_del(c->loop, &c->ref);

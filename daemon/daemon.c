@@ -74,7 +74,7 @@ struct dmn {
 	unsigned int ntaps;
 	struct port *ports[CONFIG_MAX_PORTS];
 	unsigned int nports;
-	struct ctrl *ctrl;
+	struct control *ctrl;
 	struct loop_ref watchdog;
 	time_t started;
 	char caps[256];
@@ -251,7 +251,7 @@ static void dmn_teardown(struct dmn *d)
 {
 	while (d->nports)
 		dmn_port_down(d, d->nports - 1);
-	ctrl_close(d->ctrl);
+	control_close(d->ctrl);
 	d->ctrl = NULL;
 	while (d->ntaps)
 		dmn_tap_down(d, d->ntaps - 1);
@@ -475,11 +475,11 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "socket activation: unusable file descriptors passed");
 		goto fail;
 	}
-	d->ctrl = ctrl_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
+	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
 			    d->cfg.control_gid, dmn_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
-	ctrl_set_per_uid(d->ctrl, d->cfg.control_per_uid);
+	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, dmn_needs_chown(&d->cfg),
 		       err, errlen) < 0)
 		goto fail;
@@ -678,7 +678,7 @@ int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t er
 		log_warn("reload: control socket settings take effect at the next start");
 	log_set_level(nc.log_level);
 	deadline_set_limits(nc.handshake_timeout, nc.boot_timeout, nc.message_timeout);
-	ctrl_set_per_uid(d->ctrl, nc.control_per_uid);
+	control_set_per_uid(d->ctrl, nc.control_per_uid);
 
 	/* 1. Ports removed, or changed so that they must be re-created. */
 	for (i = 0; i < diff.nports; i++) {

@@ -51,7 +51,7 @@ struct ctl_opts {
 	char sockbuf[CONFIG_PATH_MAX];
 	bool json;
 	double timeout;
-	struct ctl_request req;
+	struct ctlproto_request req;
 };
 
 /**
@@ -148,7 +148,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	o->json = false;
 	o->timeout = 5;
 	memset(&o->req, 0, sizeof(o->req));
-	o->req.version = CTL_PROTO_VERSION;
+	o->req.version = CTLPROTO_VERSION;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:c:jt:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			return EXIT_OK;
 		case 'V':
 			printf("vringnetctl %s (control protocol %d)\n", VRINGNETCTL_VERSION,
-			       CTL_PROTO_VERSION);
+			       CTLPROTO_VERSION);
 			return EXIT_OK;
 		case ':':
 			fprintf(stderr, "vringnetctl: option '%s' needs an argument\n"
@@ -205,11 +205,11 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	}
 	cmd = argv[optind++];
 	if (!strcmp(cmd, "status")) {
-		o->req.cmd = CTL_CMD_STATUS;
+		o->req.cmd = CTLPROTO_CMD_STATUS;
 	} else if (!strcmp(cmd, "list")) {
-		o->req.cmd = CTL_CMD_LIST;
+		o->req.cmd = CTLPROTO_CMD_LIST;
 	} else if (!strcmp(cmd, "stats")) {
-		o->req.cmd = CTL_CMD_STATS;
+		o->req.cmd = CTLPROTO_CMD_STATS;
 		if (optind < argc) {
 			const char *port = argv[optind++];
 
@@ -221,7 +221,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			strcpy(o->req.port, port);
 		}
 	} else if (!strcmp(cmd, "reload")) {
-		o->req.cmd = CTL_CMD_RELOAD;
+		o->req.cmd = CTLPROTO_CMD_RELOAD;
 	} else {
 		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload)\n",
 			cmd);
@@ -280,7 +280,7 @@ static int errno_exit(int err, const char **why)
 /**
  * transact() - send the request and receive the reply
  * @o: options (socket, timeout, request)
- * @buf: receive buffer, CTL_REPLY_MAX + 1 bytes
+ * @buf: receive buffer, CTLPROTO_REPLY_MAX + 1 bytes
  * @len: set to the reply's length
  *
  * Return: EXIT_OK, or the exit status after printing why.
@@ -289,7 +289,7 @@ static int transact(const struct ctl_opts *o, char *buf, size_t *len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv;
-	char req[CTL_REQUEST_MAX];
+	char req[CTLPROTO_REQUEST_MAX];
 	const char *why, *step;
 	ssize_t n;
 	int fd, rc, e;
@@ -322,7 +322,7 @@ static int transact(const struct ctl_opts *o, char *buf, size_t *len)
 		goto fail;
 	step = "receive from";
 	do {
-		n = recv(fd, buf, CTL_REPLY_MAX + 1, MSG_TRUNC);
+		n = recv(fd, buf, CTLPROTO_REPLY_MAX + 1, MSG_TRUNC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		goto fail;
@@ -332,9 +332,9 @@ static int transact(const struct ctl_opts *o, char *buf, size_t *len)
 			o->socket);
 		return EXIT_PROTOCOL;
 	}
-	if (n > CTL_REPLY_MAX) {
+	if (n > CTLPROTO_REPLY_MAX) {
 		fprintf(stderr, "vringnetctl: %s: reply of %zd bytes exceeds the limit of %d\n",
-			o->socket, n, CTL_REPLY_MAX);
+			o->socket, n, CTLPROTO_REPLY_MAX);
 		return EXIT_PROTOCOL;
 	}
 	*len = (size_t)n;
@@ -465,7 +465,7 @@ static void json_value(const char *key, const char *v)
  * @r: the record; keys tx_X and rx_X go into nested "tx" and "rx" objects
  * @indent: indentation of the object's keys
  */
-static void json_record(const struct ctl_record *r, const char *indent)
+static void json_record(const struct ctlproto_record *r, const char *indent)
 {
 	static const char *const dirs[] = { "tx", "rx" };
 	unsigned int i, d;
@@ -473,7 +473,7 @@ static void json_record(const struct ctl_record *r, const char *indent)
 
 	printf("{");
 	for (i = 0; i < r->nkv; i++) {
-		const struct ctl_kv *kv = &r->kv[i];
+		const struct ctlproto_kv *kv = &r->kv[i];
 
 		if (!strncmp(kv->key, "tx_", 3) || !strncmp(kv->key, "rx_", 3))
 			continue;
@@ -486,7 +486,7 @@ static void json_record(const struct ctl_record *r, const char *indent)
 	for (d = 0; d < 2; d++) {
 		any = false;
 		for (i = 0; i < r->nkv; i++) {
-			const struct ctl_kv *kv = &r->kv[i];
+			const struct ctlproto_kv *kv = &r->kv[i];
 
 			if (strncmp(kv->key, dirs[d], 2) || kv->key[2] != '_')
 				continue;
@@ -513,7 +513,7 @@ static void json_record(const struct ctl_record *r, const char *indent)
  * @name: member name
  * @first: whether it is the first member of the enclosing object
  */
-static void json_list(const struct ctl_reply *rep, const char *type, const char *name,
+static void json_list(const struct ctlproto_reply *rep, const char *type, const char *name,
 		      bool first)
 {
 	unsigned int i;
@@ -536,7 +536,7 @@ static void json_list(const struct ctl_reply *rep, const char *type, const char 
  * @type: record type (also the member name)
  * @first: whether it is the first member of the enclosing object
  */
-static void json_single(const struct ctl_reply *rep, const char *type, bool first)
+static void json_single(const struct ctlproto_reply *rep, const char *type, bool first)
 {
 	unsigned int i;
 
@@ -555,24 +555,24 @@ static void json_single(const struct ctl_reply *rep, const char *type, bool firs
  * @cmd: the command it answers
  * @rep: the reply
  */
-static void print_json(enum ctl_cmd cmd, const struct ctl_reply *rep)
+static void print_json(enum ctlproto_cmd cmd, const struct ctlproto_reply *rep)
 {
 	printf("{");
 	switch (cmd) {
-	case CTL_CMD_STATUS:
+	case CTLPROTO_CMD_STATUS:
 		json_single(rep, "daemon", true);
 		json_list(rep, "tap", "taps", false);
 		json_list(rep, "port", "ports", false);
 		json_list(rep, "stats", "stats", false);
 		break;
-	case CTL_CMD_LIST:
+	case CTLPROTO_CMD_LIST:
 		json_list(rep, "tap", "taps", true);
 		json_list(rep, "port", "ports", false);
 		break;
-	case CTL_CMD_STATS:
+	case CTLPROTO_CMD_STATS:
 		json_list(rep, "stats", "stats", true);
 		break;
-	case CTL_CMD_RELOAD:
+	case CTLPROTO_CMD_RELOAD:
 		json_single(rep, "reload", true);
 		break;
 	}
@@ -689,7 +689,7 @@ static void table_print(struct table *t)
  * @ncols: number of columns
  * @none: what to print when there is no such record
  */
-static void print_records(const struct ctl_reply *rep, const char *type,
+static void print_records(const struct ctlproto_reply *rep, const char *type,
 			  const char *const *heads, const char *const *keys,
 			  unsigned int ncols, const char *none)
 {
@@ -717,7 +717,7 @@ static void print_records(const struct ctl_reply *rep, const char *type,
  * print_taps_ports() - the tap and port tables of status and list
  * @rep: the reply
  */
-static void print_taps_ports(const struct ctl_reply *rep)
+static void print_taps_ports(const struct ctlproto_reply *rep)
 {
 	static const char *const th[] = { "TAP", "IFINDEX", "MTU", "STATE", "QUEUES", "PERSIST" };
 	static const char *const tk[] = { "name", "ifindex", "mtu", "state", "queues", "persist" };
@@ -755,16 +755,16 @@ static void format_uptime(const char *s, char *buf, size_t len)
 		snprintf(buf, len, "%llus", t);
 }
 
-static void print_stats(const struct ctl_reply *rep);
+static void print_stats(const struct ctlproto_reply *rep);
 
 /**
  * print_status() - human output of a status reply (with counters if the
  * daemon sent "stats" records too)
  * @rep: the reply
  */
-static void print_status(const struct ctl_reply *rep)
+static void print_status(const struct ctlproto_reply *rep)
 {
-	const struct ctl_record *d = NULL;
+	const struct ctlproto_record *d = NULL;
 	char up[64];
 	unsigned int i;
 
@@ -804,7 +804,7 @@ static void print_status(const struct ctl_reply *rep)
  * print_stats() - human output of a stats reply: two rows (tx, rx) per record
  * @rep: the reply
  */
-static void print_stats(const struct ctl_reply *rep)
+static void print_stats(const struct ctlproto_reply *rep)
 {
 	static const char *const heads[] = {
 		"NAME", "OF", "DIR", "FRAMES", "BYTES", "BATCHES", "SYSCALLS", "BAD_CHAIN",
@@ -816,12 +816,12 @@ static void print_stats(const struct ctl_reply *rep)
 	};
 	struct table t = { .ncols = 14 };
 	const char *vals[14];
-	char key[CTL_TOKEN_MAX];
+	char key[CTLPROTO_TOKEN_MAX];
 	unsigned int i, d, f;
 
 	table_row(&t, heads);
 	for (i = 0; i < rep->nrecords; i++) {
-		const struct ctl_record *r = &rep->records[i];
+		const struct ctlproto_record *r = &rep->records[i];
 
 		if (strcmp(r->type, "stats"))
 			continue;
@@ -848,9 +848,9 @@ static void print_stats(const struct ctl_reply *rep)
  * print_reload() - human output of a reload reply
  * @rep: the reply
  */
-static void print_reload(const struct ctl_reply *rep)
+static void print_reload(const struct ctlproto_reply *rep)
 {
-	const struct ctl_record *r = NULL;
+	const struct ctlproto_record *r = NULL;
 	unsigned int i;
 
 	for (i = 0; i < rep->nrecords && !r; i++)
@@ -877,8 +877,8 @@ static void print_reload(const struct ctl_reply *rep)
 int main(int argc, char **argv)
 {
 	struct ctl_opts o;
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX + 64];
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX + 64];
 	char *buf;
 	size_t len = 0;
 	int rc;
@@ -886,7 +886,7 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	buf = malloc(CTL_REPLY_MAX + 1);
+	buf = malloc(CTLPROTO_REPLY_MAX + 1);
 	if (!buf) {
 		fprintf(stderr, "vringnetctl: out of memory\n");
 		return EXIT_SYSTEM;
@@ -903,7 +903,7 @@ int main(int argc, char **argv)
 			o.socket, err);
 		return EXIT_PROTOCOL;
 	}
-	if (rep.status != CTL_OK) {
+	if (rep.status != CTLPROTO_OK) {
 		char *text = printable(rep.error);
 
 		fprintf(stderr, "vringnetctl: %s failed: %s: %s\n",
@@ -923,16 +923,16 @@ int main(int argc, char **argv)
 		print_json(o.req.cmd, &rep);
 	} else {
 		switch (o.req.cmd) {
-		case CTL_CMD_STATUS:
+		case CTLPROTO_CMD_STATUS:
 			print_status(&rep);
 			break;
-		case CTL_CMD_LIST:
+		case CTLPROTO_CMD_LIST:
 			print_taps_ports(&rep);
 			break;
-		case CTL_CMD_STATS:
+		case CTLPROTO_CMD_STATS:
 			print_stats(&rep);
 			break;
-		case CTL_CMD_RELOAD:
+		case CTLPROTO_CMD_RELOAD:
 			print_reload(&rep);
 			break;
 		}

@@ -68,7 +68,7 @@ struct control {
 	unsigned int next_id;
 	unsigned int per_uid;
 	struct log_ratelimit rl;
-	char reply[CTL_REPLY_MAX];
+	char reply[CTLPROTO_REPLY_MAX];
 };
 
 /**
@@ -151,10 +151,10 @@ static void control_client_ready(struct loop *loop, struct loop_ref *ref, uint32
 {
 	struct control_client *cl = container_of(ref, struct control_client, ref);
 	struct control *c = cl->c;
-	char buf[CTL_REQUEST_MAX];
-	char err[CTL_ERROR_MAX];
-	struct ctl_request req;
-	enum ctl_status st;
+	char buf[CTLPROTO_REQUEST_MAX];
+	char err[CTLPROTO_ERROR_MAX];
+	struct ctlproto_request req;
+	enum ctlproto_status st;
 	uint64_t now_ns;
 	unsigned int i;
 	ssize_t n;
@@ -187,20 +187,20 @@ static void control_client_ready(struct loop *loop, struct loop_ref *ref, uint32
 			return;
 		}
 		if ((size_t)n > sizeof(buf)) {
-			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTL_E_TOO_BIG,
+			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTLPROTO_E_TOO_BIG,
 						   "request of %zd bytes, at most %d", n,
-						   CTL_REQUEST_MAX);
+						   CTLPROTO_REQUEST_MAX);
 		} else {
 			err[0] = '\0';
 			st = ctlproto_decode_request(buf, (size_t)n, &req, err, sizeof(err));
-			if (st != CTL_OK)
+			if (st != CTLPROTO_OK)
 				len = ctlproto_reply_error(c->reply, sizeof(c->reply), st,
 							   "%s", err[0] ? err : "malformed request");
 			else
 				len = c->serve(c->opaque, &req, c->reply, sizeof(c->reply));
 		}
 		if (len <= 0)
-			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTL_E_INTERNAL,
+			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTLPROTO_E_INTERNAL,
 						   "no reply");
 		if (control_send(cl, len) < 0)
 			return;

@@ -30,11 +30,11 @@
  * @opaque: control_open()'s @opaque
  * @req: the request
  * @buf: reply buffer
- * @len: its size (CTL_REPLY_MAX)
+ * @len: its size (CTLPROTO_REPLY_MAX)
  *
  * Return: reply length in @buf (ctlproto_reply_finish()/_error()).
  */
-typedef int (*control_serve_fn)(void *opaque, const struct ctl_request *req,
+typedef int (*control_serve_fn)(void *opaque, const struct ctlproto_request *req,
 			     char *buf, size_t len);
 
 struct control;

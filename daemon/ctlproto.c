@@ -15,30 +15,30 @@
 
 #include "ctlproto.h"
 
-static const char *const ctl_cmd_names[] = {
-	[CTL_CMD_STATUS] = "status",
-	[CTL_CMD_LIST] = "list",
-	[CTL_CMD_STATS] = "stats",
-	[CTL_CMD_RELOAD] = "reload",
+static const char *const ctlproto_cmd_names[] = {
+	[CTLPROTO_CMD_STATUS] = "status",
+	[CTLPROTO_CMD_LIST] = "list",
+	[CTLPROTO_CMD_STATS] = "stats",
+	[CTLPROTO_CMD_RELOAD] = "reload",
 };
 
-static const char *const ctl_status_names[CTL_STATUS_COUNT] = {
-	[CTL_OK] = "ok",
-	[CTL_E_BAD_REQUEST] = "bad-request",
-	[CTL_E_VERSION] = "bad-version",
-	[CTL_E_TOO_BIG] = "too-big",
-	[CTL_E_UNKNOWN_COMMAND] = "unknown-command",
-	[CTL_E_NO_SUCH_PORT] = "no-such-port",
-	[CTL_E_RELOAD_FAILED] = "reload-failed",
-	[CTL_E_BUSY] = "busy",
-	[CTL_E_INTERNAL] = "internal",
+static const char *const ctlproto_status_names[CTLPROTO_STATUS_COUNT] = {
+	[CTLPROTO_OK] = "ok",
+	[CTLPROTO_E_BAD_REQUEST] = "bad-request",
+	[CTLPROTO_E_VERSION] = "bad-version",
+	[CTLPROTO_E_TOO_BIG] = "too-big",
+	[CTLPROTO_E_UNKNOWN_COMMAND] = "unknown-command",
+	[CTLPROTO_E_NO_SUCH_PORT] = "no-such-port",
+	[CTLPROTO_E_RELOAD_FAILED] = "reload-failed",
+	[CTLPROTO_E_BUSY] = "busy",
+	[CTLPROTO_E_INTERNAL] = "internal",
 };
 
 /* Data record types of a reply and the key each must carry ("" = none). */
 static const struct {
 	const char *type;
 	const char *required;
-} ctl_record_types[] = {
+} ctlproto_record_types[] = {
 	{ "daemon", "pid" },
 	{ "tap", "name" },
 	{ "port", "name" },
@@ -52,11 +52,11 @@ static const struct {
  *
  * Return: "status", "list", "stats", "reload", or "?" for a bad value.
  */
-const char *ctlproto_cmd_name(enum ctl_cmd cmd)
+const char *ctlproto_cmd_name(enum ctlproto_cmd cmd)
 {
-	if ((unsigned int)cmd >= sizeof(ctl_cmd_names) / sizeof(ctl_cmd_names[0]))
+	if ((unsigned int)cmd >= sizeof(ctlproto_cmd_names) / sizeof(ctlproto_cmd_names[0]))
 		return "?";
-	return ctl_cmd_names[cmd];
+	return ctlproto_cmd_names[cmd];
 }
 
 /**
@@ -65,27 +65,27 @@ const char *ctlproto_cmd_name(enum ctl_cmd cmd)
  *
  * Return: e.g. "ok", "bad-request"; "internal" for a bad value.
  */
-const char *ctlproto_status_name(enum ctl_status st)
+const char *ctlproto_status_name(enum ctlproto_status st)
 {
-	if ((unsigned int)st >= CTL_STATUS_COUNT)
-		return ctl_status_names[CTL_E_INTERNAL];
-	return ctl_status_names[st];
+	if ((unsigned int)st >= CTLPROTO_STATUS_COUNT)
+		return ctlproto_status_names[CTLPROTO_E_INTERNAL];
+	return ctlproto_status_names[st];
 }
 
 /**
- * ctl_token_ok() - whether a string is a valid TYPE or KEY
+ * ctlproto_token_ok() - whether a string is a valid TYPE or KEY
  * @s: the string
  *
- * Return: true for 1..CTL_TOKEN_MAX-1 bytes of [a-z0-9_] starting with a-z.
+ * Return: true for 1..CTLPROTO_TOKEN_MAX-1 bytes of [a-z0-9_] starting with a-z.
  */
-static bool ctl_token_ok(const char *s)
+static bool ctlproto_token_ok(const char *s)
 {
 	size_t i;
 
 	if (!s || s[0] < 'a' || s[0] > 'z')
 		return false;
 	for (i = 0; s[i]; i++) {
-		if (i >= CTL_TOKEN_MAX - 1)
+		if (i >= CTLPROTO_TOKEN_MAX - 1)
 			return false;
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
 		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
@@ -95,22 +95,22 @@ static bool ctl_token_ok(const char *s)
 }
 
 /**
- * ctl_plain() - whether a byte stands for itself in a value
+ * ctlproto_plain() - whether a byte stands for itself in a value
  * @c: the byte
  *
  * Return: true for 0x21..0x7e except '%'.
  */
-static bool ctl_plain(unsigned char c)
+static bool ctlproto_plain(unsigned char c)
 {
 	return c >= 0x21 && c <= 0x7e && c != '%';
 }
 
-static const char ctl_hex[] = "0123456789ABCDEF";
+static const char ctlproto_hex[] = "0123456789ABCDEF";
 
 /* ---------------------------------------------------------------- writer */
 
 /**
- * ctl_put() - append bytes to a writer
+ * ctlproto_put() - append bytes to a writer
  * @w: the writer
  * @s: bytes
  * @n: how many
@@ -118,7 +118,7 @@ static const char ctl_hex[] = "0123456789ABCDEF";
  * Sets @w->overflow instead of writing past the end (the buffer is never
  * filled to its last byte).
  */
-static void ctl_put(struct ctl_writer *w, const char *s, size_t n)
+static void ctlproto_put(struct ctlproto_writer *w, const char *s, size_t n)
 {
 	if (w->overflow)
 		return;
@@ -131,28 +131,28 @@ static void ctl_put(struct ctl_writer *w, const char *s, size_t n)
 }
 
 /**
- * ctl_put_value() - append an escaped value
+ * ctlproto_put_value() - append an escaped value
  * @w: the writer
  * @v: the value (NULL means "")
  */
-static void ctl_put_value(struct ctl_writer *w, const char *v)
+static void ctlproto_put_value(struct ctlproto_writer *w, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)(v ? v : "");
 	char esc[3];
 
-	if (strlen((const char *)p) > CTL_VALUE_MAX) {
+	if (strlen((const char *)p) > CTLPROTO_VALUE_MAX) {
 		w->overflow = true;
 		return;
 	}
 	for (; *p && !w->overflow; p++) {
-		if (ctl_plain(*p)) {
-			ctl_put(w, (const char *)p, 1);
+		if (ctlproto_plain(*p)) {
+			ctlproto_put(w, (const char *)p, 1);
 			continue;
 		}
 		esc[0] = '%';
-		esc[1] = ctl_hex[*p >> 4];
-		esc[2] = ctl_hex[*p & 15];
-		ctl_put(w, esc, 3);
+		esc[1] = ctlproto_hex[*p >> 4];
+		esc[2] = ctlproto_hex[*p & 15];
+		ctlproto_put(w, esc, 3);
 	}
 }
 
@@ -160,21 +160,21 @@ static void ctl_put_value(struct ctl_writer *w, const char *v)
  * ctlproto_reply_init() - start a successful reply
  * @w: the writer to set up
  * @buf: output buffer
- * @len: its size; at most CTL_REPLY_MAX bytes of it are used
+ * @len: its size; at most CTLPROTO_REPLY_MAX bytes of it are used
  *
  * Writes the header "reply version=1 status=ok error=".
  */
-void ctlproto_reply_init(struct ctl_writer *w, char *buf, size_t len)
+void ctlproto_reply_init(struct ctlproto_writer *w, char *buf, size_t len)
 {
 	static const char head[] = "reply version=1 status=ok error=";
 
 	w->buf = buf;
-	w->len = len > CTL_REPLY_MAX ? CTL_REPLY_MAX : len;
+	w->len = len > CTLPROTO_REPLY_MAX ? CTLPROTO_REPLY_MAX : len;
 	w->pos = 0;
 	w->overflow = !buf || w->len < 128;
 	w->in_record = true;
 	w->nkeys = 3;
-	ctl_put(w, head, sizeof(head) - 1);
+	ctlproto_put(w, head, sizeof(head) - 1);
 }
 
 /**
@@ -184,15 +184,15 @@ void ctlproto_reply_init(struct ctl_writer *w, char *buf, size_t len)
  *
  * Closes the record before.  An invalid @type makes the reply fail.
  */
-void ctlproto_reply_record(struct ctl_writer *w, const char *type)
+void ctlproto_reply_record(struct ctlproto_writer *w, const char *type)
 {
-	if (!ctl_token_ok(type)) {
+	if (!ctlproto_token_ok(type)) {
 		w->overflow = true;
 		return;
 	}
 	if (w->in_record)
-		ctl_put(w, "\n", 1);
-	ctl_put(w, type, strlen(type));
+		ctlproto_put(w, "\n", 1);
+	ctlproto_put(w, type, strlen(type));
 	w->in_record = true;
 	w->nkeys = 0;
 }
@@ -203,17 +203,17 @@ void ctlproto_reply_record(struct ctl_writer *w, const char *type)
  * @key: the key ([a-z][a-z0-9_]*, at most 31 bytes)
  * @value: the value, any bytes but NUL (escaped as needed); NULL = ""
  */
-void ctlproto_reply_str(struct ctl_writer *w, const char *key, const char *value)
+void ctlproto_reply_str(struct ctlproto_writer *w, const char *key, const char *value)
 {
-	if (!ctl_token_ok(key) || !w->in_record ||
-	    w->nkeys >= CTL_RECORD_KEYS_MAX) {
+	if (!ctlproto_token_ok(key) || !w->in_record ||
+	    w->nkeys >= CTLPROTO_RECORD_KEYS_MAX) {
 		w->overflow = true;
 		return;
 	}
-	ctl_put(w, " ", 1);
-	ctl_put(w, key, strlen(key));
-	ctl_put(w, "=", 1);
-	ctl_put_value(w, value);
+	ctlproto_put(w, " ", 1);
+	ctlproto_put(w, key, strlen(key));
+	ctlproto_put(w, "=", 1);
+	ctlproto_put_value(w, value);
 	w->nkeys++;
 }
 
@@ -223,7 +223,7 @@ void ctlproto_reply_str(struct ctl_writer *w, const char *key, const char *value
  * @key: the key
  * @value: the number
  */
-void ctlproto_reply_u64(struct ctl_writer *w, const char *key, uint64_t value)
+void ctlproto_reply_u64(struct ctlproto_writer *w, const char *key, uint64_t value)
 {
 	char num[24];
 
@@ -236,7 +236,7 @@ void ctlproto_reply_u64(struct ctl_writer *w, const char *key, uint64_t value)
  * @w: the writer
  * @d: what to say
  */
-void ctlproto_reply_daemon(struct ctl_writer *w, const struct ctl_daemon_info *d)
+void ctlproto_reply_daemon(struct ctlproto_writer *w, const struct ctlproto_daemon_info *d)
 {
 	ctlproto_reply_record(w, "daemon");
 	ctlproto_reply_u64(w, "pid", (uint64_t)d->pid);
@@ -255,7 +255,7 @@ void ctlproto_reply_daemon(struct ctl_writer *w, const struct ctl_daemon_info *d
  * @w: the writer
  * @t: the tap
  */
-void ctlproto_reply_tap(struct ctl_writer *w, const struct ctl_tap_info *t)
+void ctlproto_reply_tap(struct ctlproto_writer *w, const struct ctlproto_tap_info *t)
 {
 	ctlproto_reply_record(w, "tap");
 	ctlproto_reply_str(w, "name", t->name);
@@ -271,7 +271,7 @@ void ctlproto_reply_tap(struct ctl_writer *w, const struct ctl_tap_info *t)
  * @w: the writer
  * @p: the port
  */
-void ctlproto_reply_port(struct ctl_writer *w, const struct ctl_port_info *p)
+void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_info *p)
 {
 	ctlproto_reply_record(w, "port");
 	ctlproto_reply_str(w, "name", p->name);
@@ -283,12 +283,12 @@ void ctlproto_reply_port(struct ctl_writer *w, const struct ctl_port_info *p)
 }
 
 /**
- * ctl_put_stats() - add the counters of one direction with a prefix
+ * ctlproto_put_stats() - add the counters of one direction with a prefix
  * @w: the writer
  * @dir: "tx" or "rx"
  * @s: the counters (NULL: all zero)
  */
-static void ctl_put_stats(struct ctl_writer *w, const char *dir,
+static void ctlproto_put_stats(struct ctlproto_writer *w, const char *dir,
 			  const struct eng_stats *s)
 {
 	static const struct eng_stats zero;
@@ -307,7 +307,7 @@ static void ctl_put_stats(struct ctl_writer *w, const char *dir,
 		{ "drop_tap", (s ? s : &zero)->drop_tap },
 		{ "notifies", (s ? s : &zero)->notifies },
 	};
-	char key[CTL_TOKEN_MAX];
+	char key[CTLPROTO_TOKEN_MAX];
 
 	for (f = fields; f < fields + sizeof(fields) / sizeof(fields[0]); f++) {
 		snprintf(key, sizeof(key), "%s_%s", dir, f->name);
@@ -327,14 +327,14 @@ static void ctl_put_stats(struct ctl_writer *w, const char *dir,
  * struct eng_stats.  More keys (e.g. "tap") may follow with
  * ctlproto_reply_str() before the next record starts.
  */
-void ctlproto_reply_stats(struct ctl_writer *w, const char *of, const char *name,
+void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char *name,
 			  const struct eng_stats *tx, const struct eng_stats *rx)
 {
 	ctlproto_reply_record(w, "stats");
 	ctlproto_reply_str(w, "of", of);
 	ctlproto_reply_str(w, "name", name);
-	ctl_put_stats(w, "tx", tx);
-	ctl_put_stats(w, "rx", rx);
+	ctlproto_put_stats(w, "tx", tx);
+	ctlproto_put_stats(w, "rx", rx);
 }
 
 /**
@@ -342,7 +342,7 @@ void ctlproto_reply_stats(struct ctl_writer *w, const char *of, const char *name
  * @w: the writer
  * @r: what the reload did
  */
-void ctlproto_reply_reload(struct ctl_writer *w, const struct ctl_reload_info *r)
+void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_reload_info *r)
 {
 	ctlproto_reply_record(w, "reload");
 	ctlproto_reply_u64(w, "taps_added", r->taps_added);
@@ -362,15 +362,15 @@ void ctlproto_reply_reload(struct ctl_writer *w, const struct ctl_reload_info *r
  *
  * Return: the number of bytes to send, or -ENOSPC if @w has no usable buffer.
  */
-int ctlproto_reply_finish(struct ctl_writer *w)
+int ctlproto_reply_finish(struct ctlproto_writer *w)
 {
 	if (!w->buf || w->len < 128)
 		return -ENOSPC;
 	if (w->in_record)
-		ctl_put(w, "\n", 1);
+		ctlproto_put(w, "\n", 1);
 	w->in_record = false;
 	if (w->overflow)
-		return ctlproto_reply_error(w->buf, w->len, CTL_E_INTERNAL,
+		return ctlproto_reply_error(w->buf, w->len, CTLPROTO_E_INTERNAL,
 					    "reply too large (over %u bytes) or malformed",
 					    (unsigned int)w->len);
 	return (int)w->pos;
@@ -380,42 +380,42 @@ int ctlproto_reply_finish(struct ctl_writer *w)
  * ctlproto_reply_error() - write an error reply
  * @buf: output buffer (at least 128 bytes)
  * @len: its size
- * @st: the status (CTL_OK gives an empty successful reply)
- * @fmt: printf format of the error text (truncated to CTL_ERROR_MAX - 1)
+ * @st: the status (CTLPROTO_OK gives an empty successful reply)
+ * @fmt: printf format of the error text (truncated to CTLPROTO_ERROR_MAX - 1)
  *
  * Return: bytes to send, or -ENOSPC if @len is under 128.
  */
-int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
+int ctlproto_reply_error(char *buf, size_t len, enum ctlproto_status st,
 			 const char *fmt, ...)
 {
-	char text[CTL_ERROR_MAX];
-	struct ctl_writer w;
+	char text[CTLPROTO_ERROR_MAX];
+	struct ctlproto_writer w;
 	const unsigned char *p;
 	va_list ap;
 	int n;
 
 	if (!buf || len < 128)
 		return -ENOSPC;
-	if (len > CTL_REPLY_MAX)
-		len = CTL_REPLY_MAX;
+	if (len > CTLPROTO_REPLY_MAX)
+		len = CTLPROTO_REPLY_MAX;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if ((unsigned int)st >= CTL_STATUS_COUNT)
-		st = CTL_E_INTERNAL;
+	if ((unsigned int)st >= CTLPROTO_STATUS_COUNT)
+		st = CTLPROTO_E_INTERNAL;
 	n = snprintf(buf, len, "reply version=%d status=%s error=",
-		     CTL_PROTO_VERSION, ctlproto_status_name(st));
+		     CTLPROTO_VERSION, ctlproto_status_name(st));
 	w.buf = buf;
 	w.len = len;
 	w.pos = (size_t)n;
 	w.overflow = false;
 	/* Escape what fits, never splitting an escape; keep room for LF. */
 	for (p = (const unsigned char *)text; *p; p++) {
-		size_t need = ctl_plain(*p) ? 1 : 3;
+		size_t need = ctlproto_plain(*p) ? 1 : 3;
 
 		if (w.pos + need + 1 > len)
 			break;
-		ctl_put_value(&w, (const char[]){ (char)*p, 0 });
+		ctlproto_put_value(&w, (const char[]){ (char)*p, 0 });
 	}
 	buf[w.pos++] = '\n';
 	return (int)w.pos;
@@ -424,7 +424,7 @@ int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
 /* ---------------------------------------------------------------- parser */
 
 /**
- * struct ctl_store - where the generic parser puts what it decodes
+ * struct ctlproto_store - where the generic parser puts what it decodes
  * @recs: record array, @maxrecs entries
  * @maxrecs: size of @recs
  * @kvs: pair array, @maxkvs entries
@@ -435,10 +435,10 @@ int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
  * @nkvs: pairs used
  * @nchars: bytes used
  */
-struct ctl_store {
-	struct ctl_record *recs;
+struct ctlproto_store {
+	struct ctlproto_record *recs;
 	unsigned int maxrecs;
-	struct ctl_kv *kvs;
+	struct ctlproto_kv *kvs;
 	unsigned int maxkvs;
 	char *chars;
 	size_t maxchars;
@@ -448,12 +448,12 @@ struct ctl_store {
 };
 
 /**
- * ctl_hexval() - value of an upper-case hex digit
+ * ctlproto_hexval() - value of an upper-case hex digit
  * @c: the byte
  *
  * Return: 0..15, or -1 if @c is not 0-9 or A-F.
  */
-static int ctl_hexval(unsigned char c)
+static int ctlproto_hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -463,7 +463,7 @@ static int ctl_hexval(unsigned char c)
 }
 
 /**
- * ctl_parse_token() - parse a TYPE or KEY
+ * ctlproto_parse_token() - parse a TYPE or KEY
  * @p: cursor into the message (advanced past the token)
  * @end: end of the message
  * @st: where the token's text goes
@@ -474,8 +474,8 @@ static int ctl_hexval(unsigned char c)
  *
  * Return: the stored NUL-terminated token, or NULL with @err set.
  */
-static const char *ctl_parse_token(const unsigned char **p, const unsigned char *end,
-				   struct ctl_store *st, const char *what,
+static const char *ctlproto_parse_token(const unsigned char **p, const unsigned char *end,
+				   struct ctlproto_store *st, const char *what,
 				   unsigned int line, char *err, size_t errlen)
 {
 	const unsigned char *s = *p;
@@ -489,9 +489,9 @@ static const char *ctl_parse_token(const unsigned char **p, const unsigned char 
 		snprintf(err, errlen, "line %u: invalid %s", line, what);
 		return NULL;
 	}
-	if (n >= CTL_TOKEN_MAX) {
+	if (n >= CTLPROTO_TOKEN_MAX) {
 		snprintf(err, errlen, "line %u: %s longer than %d bytes", line,
-			 what, CTL_TOKEN_MAX - 1);
+			 what, CTLPROTO_TOKEN_MAX - 1);
 		return NULL;
 	}
 	if (st->nchars + n + 1 > st->maxchars) {
@@ -507,7 +507,7 @@ static const char *ctl_parse_token(const unsigned char **p, const unsigned char 
 }
 
 /**
- * ctl_parse_value() - parse and unescape a VALUE
+ * ctlproto_parse_value() - parse and unescape a VALUE
  * @p: cursor (advanced to the space or LF after the value)
  * @end: end of the message
  * @st: where the decoded value goes
@@ -518,8 +518,8 @@ static const char *ctl_parse_token(const unsigned char **p, const unsigned char 
  *
  * Return: the stored NUL-terminated value, or NULL with @err set.
  */
-static const char *ctl_parse_value(const unsigned char **p, const unsigned char *end,
-				   struct ctl_store *st, const char *key,
+static const char *ctlproto_parse_value(const unsigned char **p, const unsigned char *end,
+				   struct ctlproto_store *st, const char *key,
 				   unsigned int line, char *err, size_t errlen)
 {
 	const unsigned char *s = *p;
@@ -532,8 +532,8 @@ static const char *ctl_parse_value(const unsigned char **p, const unsigned char 
 		if (c == '%') {
 			int hi, lo;
 
-			if (end - s < 3 || (hi = ctl_hexval(s[1])) < 0 ||
-			    (lo = ctl_hexval(s[2])) < 0) {
+			if (end - s < 3 || (hi = ctlproto_hexval(s[1])) < 0 ||
+			    (lo = ctlproto_hexval(s[2])) < 0) {
 				snprintf(err, errlen, "line %u: bad %%-escape in value of '%s'",
 					 line, key);
 				return NULL;
@@ -544,22 +544,22 @@ static const char *ctl_parse_value(const unsigned char **p, const unsigned char 
 					 line, key);
 				return NULL;
 			}
-			if (ctl_plain(c)) {
+			if (ctlproto_plain(c)) {
 				snprintf(err, errlen, "line %u: needless escape %%%c%c in value of '%s'",
 					 line, s[1], s[2], key);
 				return NULL;
 			}
 			s += 3;
-		} else if (ctl_plain(c)) {
+		} else if (ctlproto_plain(c)) {
 			s++;
 		} else {
 			snprintf(err, errlen, "line %u: invalid byte 0x%02x in value of '%s'",
 				 line, c, key);
 			return NULL;
 		}
-		if (n >= CTL_VALUE_MAX) {
+		if (n >= CTLPROTO_VALUE_MAX) {
 			snprintf(err, errlen, "line %u: value of '%s' longer than %d bytes",
-				 line, key, CTL_VALUE_MAX);
+				 line, key, CTLPROTO_VALUE_MAX);
 			return NULL;
 		}
 		if (st->nchars + n + 2 > st->maxchars) {
@@ -575,7 +575,7 @@ static const char *ctl_parse_value(const unsigned char **p, const unsigned char 
 }
 
 /**
- * ctl_parse() - parse a whole message into records
+ * ctlproto_parse() - parse a whole message into records
  * @buf: the message
  * @len: its length
  * @st: storage (counters reset here)
@@ -584,7 +584,7 @@ static const char *ctl_parse_value(const unsigned char **p, const unsigned char 
  *
  * Return: 0, or -EPROTO with @err set ("line N: why").
  */
-static int ctl_parse(const void *buf, size_t len, struct ctl_store *st,
+static int ctlproto_parse(const void *buf, size_t len, struct ctlproto_store *st,
 		     char *err, size_t errlen)
 {
 	const unsigned char *p = buf, *end = p + len;
@@ -601,7 +601,7 @@ static int ctl_parse(const void *buf, size_t len, struct ctl_store *st,
 		return -EPROTO;
 	}
 	while (p < end) {
-		struct ctl_record *r;
+		struct ctlproto_record *r;
 		unsigned int i;
 
 		line++;
@@ -610,21 +610,21 @@ static int ctl_parse(const void *buf, size_t len, struct ctl_store *st,
 			return -EPROTO;
 		}
 		r = &st->recs[st->nrecs];
-		r->type = ctl_parse_token(&p, end, st, "record type", line, err, errlen);
+		r->type = ctlproto_parse_token(&p, end, st, "record type", line, err, errlen);
 		if (!r->type)
 			return -EPROTO;
 		r->kv = st->kvs + st->nkvs;
 		r->nkv = 0;
 		while (*p == ' ') {
-			struct ctl_kv *kv;
+			struct ctlproto_kv *kv;
 
 			p++;
-			if (r->nkv >= CTL_RECORD_KEYS_MAX || st->nkvs >= st->maxkvs) {
+			if (r->nkv >= CTLPROTO_RECORD_KEYS_MAX || st->nkvs >= st->maxkvs) {
 				snprintf(err, errlen, "line %u: too many keys", line);
 				return -EPROTO;
 			}
 			kv = &st->kvs[st->nkvs];
-			kv->key = ctl_parse_token(&p, end, st, "key", line, err, errlen);
+			kv->key = ctlproto_parse_token(&p, end, st, "key", line, err, errlen);
 			if (!kv->key)
 				return -EPROTO;
 			if (*p != '=') {
@@ -640,7 +640,7 @@ static int ctl_parse(const void *buf, size_t len, struct ctl_store *st,
 					return -EPROTO;
 				}
 			}
-			kv->value = ctl_parse_value(&p, end, st, kv->key, line, err, errlen);
+			kv->value = ctlproto_parse_value(&p, end, st, kv->key, line, err, errlen);
 			if (!kv->value)
 				return -EPROTO;
 			r->nkv++;
@@ -663,7 +663,7 @@ static int ctl_parse(const void *buf, size_t len, struct ctl_store *st,
  *
  * Return: the value, or NULL if the record lacks @key.
  */
-const char *ctlproto_record_get(const struct ctl_record *r, const char *key)
+const char *ctlproto_record_get(const struct ctlproto_record *r, const char *key)
 {
 	unsigned int i;
 
@@ -674,12 +674,12 @@ const char *ctlproto_record_get(const struct ctl_record *r, const char *key)
 }
 
 /**
- * ctl_parse_version() - parse a version value
+ * ctlproto_parse_version() - parse a version value
  * @s: the text
  *
  * Return: 1..999999, or 0 if @s is not a canonical decimal in that range.
  */
-static unsigned int ctl_parse_version(const char *s)
+static unsigned int ctlproto_parse_version(const char *s)
 {
 	unsigned int v = 0;
 	size_t i;
@@ -697,12 +697,12 @@ static unsigned int ctl_parse_version(const char *s)
 /* ---------------------------------------------------------------- requests */
 
 /**
- * ctl_port_name_ok() - whether a stats port argument is a valid name
+ * ctlproto_port_name_ok() - whether a stats port argument is a valid name
  * @s: the name
  *
  * Return: true for 1..CONFIG_NAME_MAX-1 bytes of 0x21..0x7e, no '/' or ':'.
  */
-static bool ctl_port_name_ok(const char *s)
+static bool ctlproto_port_name_ok(const char *s)
 {
 	size_t i;
 
@@ -714,23 +714,23 @@ static bool ctl_port_name_ok(const char *s)
 
 /**
  * ctlproto_encode_request() - encode a request
- * @req: the request (@req->version 0 means CTL_PROTO_VERSION)
+ * @req: the request (@req->version 0 means CTLPROTO_VERSION)
  * @buf: output buffer
- * @len: its size (CTL_REQUEST_MAX is always enough)
+ * @len: its size (CTLPROTO_REQUEST_MAX is always enough)
  *
  * Return: bytes to send, -EINVAL for an invalid command or port name,
  * -ENOSPC if @buf is too small.
  */
-int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len)
+int ctlproto_encode_request(const struct ctlproto_request *req, char *buf, size_t len)
 {
-	unsigned int version = req->version ? req->version : CTL_PROTO_VERSION;
+	unsigned int version = req->version ? req->version : CTLPROTO_VERSION;
 	int n;
 
-	if ((unsigned int)req->cmd >= sizeof(ctl_cmd_names) / sizeof(ctl_cmd_names[0]))
+	if ((unsigned int)req->cmd >= sizeof(ctlproto_cmd_names) / sizeof(ctlproto_cmd_names[0]))
 		return -EINVAL;
-	if (req->cmd == CTL_CMD_STATS && req->port[0]) {
+	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0]) {
 		if (memchr(req->port, '\0', sizeof(req->port)) == NULL ||
-		    !ctl_port_name_ok(req->port))
+		    !ctlproto_port_name_ok(req->port))
 			return -EINVAL;
 		char port[3 * CONFIG_NAME_MAX];
 		size_t i, o = 0;
@@ -746,9 +746,9 @@ int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len
 		}
 		port[o] = '\0';
 		n = snprintf(buf, len, "%s version=%u port=%s\n",
-			     ctl_cmd_names[req->cmd], version, port);
+			     ctlproto_cmd_names[req->cmd], version, port);
 	} else {
-		n = snprintf(buf, len, "%s version=%u\n", ctl_cmd_names[req->cmd],
+		n = snprintf(buf, len, "%s version=%u\n", ctlproto_cmd_names[req->cmd],
 			     version);
 	}
 	if (n < 0 || (size_t)n >= len)
@@ -759,87 +759,87 @@ int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len
 /**
  * ctlproto_decode_request() - decode and validate a request
  * @buf: the message as received
- * @len: its length (may exceed CTL_REQUEST_MAX: that is an error)
+ * @len: its length (may exceed CTLPROTO_REQUEST_MAX: that is an error)
  * @req: the result
  * @err: why it was refused (the text of the error reply)
  * @errlen: size of @err
  *
  * The checks, in order: size, syntax (one record), the "version" key first
- * and equal to CTL_PROTO_VERSION, a known command, the allowed keys.
+ * and equal to CTLPROTO_VERSION, a known command, the allowed keys.
  *
- * Return: CTL_OK, or the status of the error reply to send (@err set).
+ * Return: CTLPROTO_OK, or the status of the error reply to send (@err set).
  */
-enum ctl_status ctlproto_decode_request(const void *buf, size_t len,
-					struct ctl_request *req,
+enum ctlproto_status ctlproto_decode_request(const void *buf, size_t len,
+					struct ctlproto_request *req,
 					char *err, size_t errlen)
 {
-	struct ctl_record recs[2];
-	struct ctl_kv kvs[CTL_REQUEST_MAX / 2];
-	char chars[CTL_REQUEST_MAX + 1];
-	struct ctl_store st = {
+	struct ctlproto_record recs[2];
+	struct ctlproto_kv kvs[CTLPROTO_REQUEST_MAX / 2];
+	char chars[CTLPROTO_REQUEST_MAX + 1];
+	struct ctlproto_store st = {
 		.recs = recs, .maxrecs = 2,
-		.kvs = kvs, .maxkvs = CTL_REQUEST_MAX / 2,
+		.kvs = kvs, .maxkvs = CTLPROTO_REQUEST_MAX / 2,
 		.chars = chars, .maxchars = sizeof(chars),
 	};
-	char why[CTL_ERROR_MAX - 32];
-	const struct ctl_record *r;
+	char why[CTLPROTO_ERROR_MAX - 32];
+	const struct ctlproto_record *r;
 	unsigned int i, v;
 	int cmd = -1;
 
 	memset(req, 0, sizeof(*req));
-	if (len > CTL_REQUEST_MAX) {
+	if (len > CTLPROTO_REQUEST_MAX) {
 		snprintf(err, errlen, "request of %zu bytes exceeds the limit of %d",
-			 len, CTL_REQUEST_MAX);
-		return CTL_E_TOO_BIG;
+			 len, CTLPROTO_REQUEST_MAX);
+		return CTLPROTO_E_TOO_BIG;
 	}
-	if (ctl_parse(buf, len, &st, why, sizeof(why))) {
+	if (ctlproto_parse(buf, len, &st, why, sizeof(why))) {
 		snprintf(err, errlen, "malformed request: %s", why);
-		return CTL_E_BAD_REQUEST;
+		return CTLPROTO_E_BAD_REQUEST;
 	}
 	if (st.nrecs != 1) {
 		snprintf(err, errlen, "a request is exactly one line, got %u", st.nrecs);
-		return CTL_E_BAD_REQUEST;
+		return CTLPROTO_E_BAD_REQUEST;
 	}
 	r = &recs[0];
 	if (r->nkv == 0 || strcmp(r->kv[0].key, "version")) {
 		snprintf(err, errlen, "the first key of a request must be 'version'");
-		return CTL_E_BAD_REQUEST;
+		return CTLPROTO_E_BAD_REQUEST;
 	}
-	v = ctl_parse_version(r->kv[0].value);
+	v = ctlproto_parse_version(r->kv[0].value);
 	if (v == 0) {
 		snprintf(err, errlen, "invalid version '%.32s'", r->kv[0].value);
-		return CTL_E_BAD_REQUEST;
+		return CTLPROTO_E_BAD_REQUEST;
 	}
-	if (v != CTL_PROTO_VERSION) {
+	if (v != CTLPROTO_VERSION) {
 		snprintf(err, errlen, "protocol version %u is not supported (this daemon speaks %d)",
-			 v, CTL_PROTO_VERSION);
-		return CTL_E_VERSION;
+			 v, CTLPROTO_VERSION);
+		return CTLPROTO_E_VERSION;
 	}
-	for (i = 0; i < sizeof(ctl_cmd_names) / sizeof(ctl_cmd_names[0]); i++)
-		if (!strcmp(r->type, ctl_cmd_names[i]))
+	for (i = 0; i < sizeof(ctlproto_cmd_names) / sizeof(ctlproto_cmd_names[0]); i++)
+		if (!strcmp(r->type, ctlproto_cmd_names[i]))
 			cmd = (int)i;
 	if (cmd < 0) {
 		snprintf(err, errlen, "unknown command '%s'", r->type);
-		return CTL_E_UNKNOWN_COMMAND;
+		return CTLPROTO_E_UNKNOWN_COMMAND;
 	}
 	req->version = v;
-	req->cmd = (enum ctl_cmd)cmd;
+	req->cmd = (enum ctlproto_cmd)cmd;
 	for (i = 1; i < r->nkv; i++) {
-		const struct ctl_kv *kv = &r->kv[i];
+		const struct ctlproto_kv *kv = &r->kv[i];
 
-		if (req->cmd == CTL_CMD_STATS && !strcmp(kv->key, "port")) {
-			if (!ctl_port_name_ok(kv->value)) {
+		if (req->cmd == CTLPROTO_CMD_STATS && !strcmp(kv->key, "port")) {
+			if (!ctlproto_port_name_ok(kv->value)) {
 				snprintf(err, errlen, "invalid port name");
-				return CTL_E_BAD_REQUEST;
+				return CTLPROTO_E_BAD_REQUEST;
 			}
 			strcpy(req->port, kv->value);
 			continue;
 		}
 		snprintf(err, errlen, "unknown key '%s' for command '%s'", kv->key,
 			 r->type);
-		return CTL_E_BAD_REQUEST;
+		return CTLPROTO_E_BAD_REQUEST;
 	}
-	return CTL_OK;
+	return CTLPROTO_OK;
 }
 
 /* ---------------------------------------------------------------- replies */
@@ -848,7 +848,7 @@ enum ctl_status ctlproto_decode_request(const void *buf, size_t len,
  * ctlproto_reply_free() - release what ctlproto_decode_reply() allocated
  * @rep: the reply (may be zeroed or already freed)
  */
-void ctlproto_reply_free(struct ctl_reply *rep)
+void ctlproto_reply_free(struct ctlproto_reply *rep)
 {
 	free(rep->store);
 	rep->store = NULL;
@@ -857,7 +857,7 @@ void ctlproto_reply_free(struct ctl_reply *rep)
 }
 
 /**
- * ctl_check_reply() - the semantic checks of a parsed reply
+ * ctlproto_check_reply() - the semantic checks of a parsed reply
  * @st: the parsed records
  * @rep: filled with version, status, error
  * @err: error text buffer
@@ -865,10 +865,10 @@ void ctlproto_reply_free(struct ctl_reply *rep)
  *
  * Return: 0, or -EPROTO with @err set.
  */
-static int ctl_check_reply(const struct ctl_store *st, struct ctl_reply *rep,
+static int ctlproto_check_reply(const struct ctlproto_store *st, struct ctlproto_reply *rep,
 			   char *err, size_t errlen)
 {
-	const struct ctl_record *h = &st->recs[0];
+	const struct ctlproto_record *h = &st->recs[0];
 	const char *version, *status, *error;
 	unsigned int i, j;
 	int found = -1;
@@ -885,54 +885,54 @@ static int ctl_check_reply(const struct ctl_store *st, struct ctl_reply *rep,
 			 !version ? "version" : !status ? "status" : "error");
 		return -EPROTO;
 	}
-	rep->version = ctl_parse_version(version);
-	if (rep->version != CTL_PROTO_VERSION) {
+	rep->version = ctlproto_parse_version(version);
+	if (rep->version != CTLPROTO_VERSION) {
 		snprintf(err, errlen, "line 1: unsupported protocol version '%.16s'",
 			 version);
 		return -EPROTO;
 	}
-	for (i = 0; i < CTL_STATUS_COUNT; i++)
-		if (!strcmp(status, ctl_status_names[i]))
+	for (i = 0; i < CTLPROTO_STATUS_COUNT; i++)
+		if (!strcmp(status, ctlproto_status_names[i]))
 			found = (int)i;
 	if (found < 0) {
 		snprintf(err, errlen, "line 1: unknown status '%.32s'", status);
 		return -EPROTO;
 	}
-	rep->status = (enum ctl_status)found;
-	if (strlen(error) >= CTL_ERROR_MAX) {
+	rep->status = (enum ctlproto_status)found;
+	if (strlen(error) >= CTLPROTO_ERROR_MAX) {
 		snprintf(err, errlen, "line 1: error text longer than %d bytes",
-			 CTL_ERROR_MAX - 1);
+			 CTLPROTO_ERROR_MAX - 1);
 		return -EPROTO;
 	}
 	strcpy(rep->error, error);
-	if (rep->status != CTL_OK && st->nrecs > 1) {
+	if (rep->status != CTLPROTO_OK && st->nrecs > 1) {
 		snprintf(err, errlen, "line 2: data after an error status");
 		return -EPROTO;
 	}
-	if (rep->status == CTL_OK && error[0]) {
+	if (rep->status == CTLPROTO_OK && error[0]) {
 		snprintf(err, errlen, "line 1: error text with status ok");
 		return -EPROTO;
 	}
-	if (rep->status != CTL_OK && !error[0]) {
+	if (rep->status != CTLPROTO_OK && !error[0]) {
 		snprintf(err, errlen, "line 1: error status without error text");
 		return -EPROTO;
 	}
 	for (i = 1; i < st->nrecs; i++) {
-		const struct ctl_record *r = &st->recs[i];
+		const struct ctlproto_record *r = &st->recs[i];
 
 		found = -1;
-		for (j = 0; j < sizeof(ctl_record_types) / sizeof(ctl_record_types[0]); j++)
-			if (!strcmp(r->type, ctl_record_types[j].type))
+		for (j = 0; j < sizeof(ctlproto_record_types) / sizeof(ctlproto_record_types[0]); j++)
+			if (!strcmp(r->type, ctlproto_record_types[j].type))
 				found = (int)j;
 		if (found < 0) {
 			snprintf(err, errlen, "line %u: unknown record type '%s'",
 				 i + 1, r->type);
 			return -EPROTO;
 		}
-		if (ctl_record_types[found].required[0] &&
-		    !ctlproto_record_get(r, ctl_record_types[found].required)) {
+		if (ctlproto_record_types[found].required[0] &&
+		    !ctlproto_record_get(r, ctlproto_record_types[found].required)) {
 			snprintf(err, errlen, "line %u: '%s' record lacks '%s'", i + 1,
-				 r->type, ctl_record_types[found].required);
+				 r->type, ctlproto_record_types[found].required);
 			return -EPROTO;
 		}
 	}
@@ -948,21 +948,21 @@ static int ctl_check_reply(const struct ctl_store *st, struct ctl_reply *rep,
  * @errlen: size of @err
  *
  * Return: 0, -EPROTO for an invalid reply (@err set, nothing to free),
- * -EMSGSIZE for one over CTL_REPLY_MAX, -ENOMEM.
+ * -EMSGSIZE for one over CTLPROTO_REPLY_MAX, -ENOMEM.
  */
-int ctlproto_decode_reply(const void *buf, size_t len, struct ctl_reply *rep,
+int ctlproto_decode_reply(const void *buf, size_t len, struct ctlproto_reply *rep,
 			  char *err, size_t errlen)
 {
-	struct ctl_store st;
+	struct ctlproto_store st;
 	const unsigned char *p = buf;
 	size_t i, lines = 0, spaces = 0;
 	char *mem;
 	int ret;
 
 	memset(rep, 0, sizeof(*rep));
-	if (len > CTL_REPLY_MAX) {
+	if (len > CTLPROTO_REPLY_MAX) {
 		snprintf(err, errlen, "reply of %zu bytes exceeds the limit of %d",
-			 len, CTL_REPLY_MAX);
+			 len, CTLPROTO_REPLY_MAX);
 		return -EMSGSIZE;
 	}
 	for (i = 0; i < len; i++) {
@@ -971,21 +971,21 @@ int ctlproto_decode_reply(const void *buf, size_t len, struct ctl_reply *rep,
 	}
 	if (lines == 0)
 		lines = 1;
-	mem = malloc(lines * sizeof(struct ctl_record) +
-		     (spaces + 1) * sizeof(struct ctl_kv) + len + 1);
+	mem = malloc(lines * sizeof(struct ctlproto_record) +
+		     (spaces + 1) * sizeof(struct ctlproto_kv) + len + 1);
 	if (!mem) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	st.recs = (struct ctl_record *)mem;
+	st.recs = (struct ctlproto_record *)mem;
 	st.maxrecs = (unsigned int)lines;
-	st.kvs = (struct ctl_kv *)(mem + lines * sizeof(struct ctl_record));
+	st.kvs = (struct ctlproto_kv *)(mem + lines * sizeof(struct ctlproto_record));
 	st.maxkvs = (unsigned int)spaces + 1;
 	st.chars = (char *)(st.kvs + spaces + 1);
 	st.maxchars = len + 1;
-	ret = ctl_parse(buf, len, &st, err, errlen);
+	ret = ctlproto_parse(buf, len, &st, err, errlen);
 	if (!ret)
-		ret = ctl_check_reply(&st, rep, err, errlen);
+		ret = ctlproto_check_reply(&st, rep, err, errlen);
 	if (ret) {
 		free(mem);
 		memset(rep, 0, sizeof(*rep));

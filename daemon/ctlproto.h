@@ -3,8 +3,8 @@
  * ctlproto.h - the control socket protocol of vringnetd (vringnetd-control(7)).
  *
  * Transport: a SOCK_SEQPACKET unix socket; one request per message, exactly
- * one reply per request, in order.  A request is at most CTL_REQUEST_MAX
- * bytes, a reply at most CTL_REPLY_MAX bytes.  A connection's SO_SNDBUF
+ * one reply per request, in order.  A request is at most CTLPROTO_REQUEST_MAX
+ * bytes, a reply at most CTLPROTO_REPLY_MAX bytes.  A connection's SO_SNDBUF
  * must allow such a message: Linux's default (net.core.wmem_default,
  * 208 KiB) does; where it is lower, the server raises SO_SNDBUF.  A full
  * "stats" of 256 ports fits.
@@ -15,7 +15,7 @@
  *	TYPE KEY=VALUE KEY=VALUE ...\n
  *
  *   TYPE, KEY  1..31 bytes of [a-z0-9_], starting with a letter
- *   VALUE      0..CTL_VALUE_MAX bytes; bytes 0x21..0x7e except '%' stand
+ *   VALUE      0..CTLPROTO_VALUE_MAX bytes; bytes 0x21..0x7e except '%' stand
  *              for themselves, every other byte is %XX (two upper-case hex
  *              digits).  So a value never contains a space, '=' is allowed.
  *   one space between fields; no leading, trailing or double spaces; no
@@ -27,7 +27,7 @@
  *	stats version=1\n            (every port)
  *	stats version=1 port=vm1\n   (one port)
  *	reload version=1\n
- * version comes first and must be CTL_PROTO_VERSION; no other keys.
+ * version comes first and must be CTLPROTO_VERSION; no other keys.
  *
  * Reply: a first record "reply", then data records:
  *	reply version=1 status=ok error=\n
@@ -58,79 +58,79 @@
 #include "config.h"
 #include "engine.h"
 
-#define CTL_PROTO_VERSION	1
-#define CTL_REQUEST_MAX		512		/* bytes of a request message */
-#define CTL_REPLY_MAX		196608		/* bytes of a reply message */
-#define CTL_TOKEN_MAX		32		/* TYPE/KEY, includes the NUL */
-#define CTL_VALUE_MAX		4096		/* decoded bytes of one value */
-#define CTL_ERROR_MAX		256		/* error text, includes the NUL */
-#define CTL_RECORD_KEYS_MAX	64		/* keys in one record */
+#define CTLPROTO_VERSION	1
+#define CTLPROTO_REQUEST_MAX		512		/* bytes of a request message */
+#define CTLPROTO_REPLY_MAX		196608		/* bytes of a reply message */
+#define CTLPROTO_TOKEN_MAX		32		/* TYPE/KEY, includes the NUL */
+#define CTLPROTO_VALUE_MAX		4096		/* decoded bytes of one value */
+#define CTLPROTO_ERROR_MAX		256		/* error text, includes the NUL */
+#define CTLPROTO_RECORD_KEYS_MAX	64		/* keys in one record */
 
 /**
- * enum ctl_cmd - the requests
- * @CTL_CMD_STATUS: daemon, taps and ports
- * @CTL_CMD_LIST: taps and ports only
- * @CTL_CMD_STATS: counters of every port, or of one (struct ctl_request.port)
- * @CTL_CMD_RELOAD: re-read the configuration file and apply the difference
+ * enum ctlproto_cmd - the requests
+ * @CTLPROTO_CMD_STATUS: daemon, taps and ports
+ * @CTLPROTO_CMD_LIST: taps and ports only
+ * @CTLPROTO_CMD_STATS: counters of every port, or of one (struct ctlproto_request.port)
+ * @CTLPROTO_CMD_RELOAD: re-read the configuration file and apply the difference
  */
-enum ctl_cmd {
-	CTL_CMD_STATUS,
-	CTL_CMD_LIST,
-	CTL_CMD_STATS,
-	CTL_CMD_RELOAD,
+enum ctlproto_cmd {
+	CTLPROTO_CMD_STATUS,
+	CTLPROTO_CMD_LIST,
+	CTLPROTO_CMD_STATS,
+	CTLPROTO_CMD_RELOAD,
 };
 
 /**
- * enum ctl_status - the status of a reply (wire names in brackets)
- * @CTL_OK: done [ok]
- * @CTL_E_BAD_REQUEST: the request is malformed [bad-request]
- * @CTL_E_VERSION: unsupported protocol version [bad-version]
- * @CTL_E_TOO_BIG: the request exceeds CTL_REQUEST_MAX [too-big]
- * @CTL_E_UNKNOWN_COMMAND: no such command [unknown-command]
- * @CTL_E_NO_SUCH_PORT: stats PORT names no port [no-such-port]
- * @CTL_E_RELOAD_FAILED: the new file is invalid or could not be applied;
+ * enum ctlproto_status - the status of a reply (wire names in brackets)
+ * @CTLPROTO_OK: done [ok]
+ * @CTLPROTO_E_BAD_REQUEST: the request is malformed [bad-request]
+ * @CTLPROTO_E_VERSION: unsupported protocol version [bad-version]
+ * @CTLPROTO_E_TOO_BIG: the request exceeds CTLPROTO_REQUEST_MAX [too-big]
+ * @CTLPROTO_E_UNKNOWN_COMMAND: no such command [unknown-command]
+ * @CTLPROTO_E_NO_SUCH_PORT: stats PORT names no port [no-such-port]
+ * @CTLPROTO_E_RELOAD_FAILED: the new file is invalid or could not be applied;
  *	the error text has the reason, e.g. "FILE:LINE: message" [reload-failed]
- * @CTL_E_BUSY: the daemon cannot serve this now, retry [busy]
- * @CTL_E_INTERNAL: the reply did not fit, or another daemon fault [internal]
+ * @CTLPROTO_E_BUSY: the daemon cannot serve this now, retry [busy]
+ * @CTLPROTO_E_INTERNAL: the reply did not fit, or another daemon fault [internal]
  */
-enum ctl_status {
-	CTL_OK,
-	CTL_E_BAD_REQUEST,
-	CTL_E_VERSION,
-	CTL_E_TOO_BIG,
-	CTL_E_UNKNOWN_COMMAND,
-	CTL_E_NO_SUCH_PORT,
-	CTL_E_RELOAD_FAILED,
-	CTL_E_BUSY,
-	CTL_E_INTERNAL,
-	CTL_STATUS_COUNT
+enum ctlproto_status {
+	CTLPROTO_OK,
+	CTLPROTO_E_BAD_REQUEST,
+	CTLPROTO_E_VERSION,
+	CTLPROTO_E_TOO_BIG,
+	CTLPROTO_E_UNKNOWN_COMMAND,
+	CTLPROTO_E_NO_SUCH_PORT,
+	CTLPROTO_E_RELOAD_FAILED,
+	CTLPROTO_E_BUSY,
+	CTLPROTO_E_INTERNAL,
+	CTLPROTO_STATUS_COUNT
 };
 
 /**
- * struct ctl_request - a decoded request
- * @version: protocol version (CTL_PROTO_VERSION)
+ * struct ctlproto_request - a decoded request
+ * @version: protocol version (CTLPROTO_VERSION)
  * @cmd: the command
  * @port: stats only: the port's name, "" for every port
  */
-struct ctl_request {
+struct ctlproto_request {
 	unsigned int version;
-	enum ctl_cmd cmd;
+	enum ctlproto_cmd cmd;
 	char port[CONFIG_NAME_MAX];
 };
 
-const char *ctlproto_cmd_name(enum ctl_cmd cmd);
-const char *ctlproto_status_name(enum ctl_status st);
+const char *ctlproto_cmd_name(enum ctlproto_cmd cmd);
+const char *ctlproto_status_name(enum ctlproto_status st);
 
-int ctlproto_encode_request(const struct ctl_request *req, char *buf, size_t len);
-enum ctl_status ctlproto_decode_request(const void *buf, size_t len,
-					struct ctl_request *req,
+int ctlproto_encode_request(const struct ctlproto_request *req, char *buf, size_t len);
+enum ctlproto_status ctlproto_decode_request(const void *buf, size_t len,
+					struct ctlproto_request *req,
 					char *err, size_t errlen);
 
 /*
  * Building a reply (server side).  Usage:
  *
- *	char buf[CTL_REPLY_MAX];
- *	struct ctl_writer w;
+ *	char buf[CTLPROTO_REPLY_MAX];
+ *	struct ctlproto_writer w;
  *	ctlproto_reply_init(&w, buf, sizeof(buf));
  *	ctlproto_reply_daemon(&w, &info);
  *	for each tap: ctlproto_reply_tap(&w, &tap);
@@ -143,15 +143,15 @@ enum ctl_status ctlproto_decode_request(const void *buf, size_t len,
  */
 
 /**
- * struct ctl_writer - a reply being built
+ * struct ctlproto_writer - a reply being built
  * @buf: the output buffer
- * @len: its size (at least 128 bytes, at most CTL_REPLY_MAX are used)
+ * @len: its size (at least 128 bytes, at most CTLPROTO_REPLY_MAX are used)
  * @pos: bytes written
  * @overflow: something did not fit (or a key/type was invalid)
  * @in_record: a record line is open
  * @nkeys: keys in the open record
  */
-struct ctl_writer {
+struct ctlproto_writer {
 	char *buf;
 	size_t len;
 	size_t pos;
@@ -161,7 +161,7 @@ struct ctl_writer {
 };
 
 /**
- * struct ctl_daemon_info - the "daemon" record of a status reply
+ * struct ctlproto_daemon_info - the "daemon" record of a status reply
  * @pid: the daemon's pid
  * @version: its version string
  * @engine: engine in use ("kernel" or "user")
@@ -172,7 +172,7 @@ struct ctl_writer {
  * @ntaps: taps configured
  * @nports: ports configured
  */
-struct ctl_daemon_info {
+struct ctlproto_daemon_info {
 	pid_t pid;
 	const char *version;
 	const char *engine;
@@ -185,7 +185,7 @@ struct ctl_daemon_info {
 };
 
 /**
- * struct ctl_tap_info - a "tap" record
+ * struct ctlproto_tap_info - a "tap" record
  * @name: interface name
  * @ifindex: interface index, 0 if it does not exist
  * @mtu: current MTU
@@ -193,7 +193,7 @@ struct ctl_daemon_info {
  * @queues: queues opened
  * @persist: configured persistent
  */
-struct ctl_tap_info {
+struct ctlproto_tap_info {
 	const char *name;
 	int ifindex;
 	unsigned int mtu;
@@ -203,7 +203,7 @@ struct ctl_tap_info {
 };
 
 /**
- * struct ctl_port_info - a "port" record
+ * struct ctlproto_port_info - a "port" record
  * @name: port name
  * @type: "vhost-user", "stream", "dgram", "ringfd"
  * @tap: tap it serves
@@ -211,7 +211,7 @@ struct ctl_tap_info {
  * @state: "listening", "connected", "connecting", ...
  * @connections: connected peers now
  */
-struct ctl_port_info {
+struct ctlproto_port_info {
 	const char *name;
 	const char *type;
 	const char *tap;
@@ -221,7 +221,7 @@ struct ctl_port_info {
 };
 
 /**
- * struct ctl_reload_info - the "reload" record of a reload reply
+ * struct ctlproto_reload_info - the "reload" record of a reload reply
  * @taps_added: taps created
  * @taps_removed: taps torn down
  * @taps_changed: taps reconfigured (or re-created)
@@ -229,23 +229,23 @@ struct ctl_port_info {
  * @ports_removed: ports torn down
  * @ports_changed: ports re-created
  */
-struct ctl_reload_info {
+struct ctlproto_reload_info {
 	unsigned int taps_added, taps_removed, taps_changed;
 	unsigned int ports_added, ports_removed, ports_changed;
 };
 
-void ctlproto_reply_init(struct ctl_writer *w, char *buf, size_t len);
-void ctlproto_reply_record(struct ctl_writer *w, const char *type);
-void ctlproto_reply_str(struct ctl_writer *w, const char *key, const char *value);
-void ctlproto_reply_u64(struct ctl_writer *w, const char *key, uint64_t value);
-void ctlproto_reply_daemon(struct ctl_writer *w, const struct ctl_daemon_info *d);
-void ctlproto_reply_tap(struct ctl_writer *w, const struct ctl_tap_info *t);
-void ctlproto_reply_port(struct ctl_writer *w, const struct ctl_port_info *p);
-void ctlproto_reply_stats(struct ctl_writer *w, const char *of, const char *name,
+void ctlproto_reply_init(struct ctlproto_writer *w, char *buf, size_t len);
+void ctlproto_reply_record(struct ctlproto_writer *w, const char *type);
+void ctlproto_reply_str(struct ctlproto_writer *w, const char *key, const char *value);
+void ctlproto_reply_u64(struct ctlproto_writer *w, const char *key, uint64_t value);
+void ctlproto_reply_daemon(struct ctlproto_writer *w, const struct ctlproto_daemon_info *d);
+void ctlproto_reply_tap(struct ctlproto_writer *w, const struct ctlproto_tap_info *t);
+void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_info *p);
+void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char *name,
 			  const struct eng_stats *tx, const struct eng_stats *rx);
-void ctlproto_reply_reload(struct ctl_writer *w, const struct ctl_reload_info *r);
-int ctlproto_reply_finish(struct ctl_writer *w);
-int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
+void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_reload_info *r);
+int ctlproto_reply_finish(struct ctlproto_writer *w);
+int ctlproto_reply_error(char *buf, size_t len, enum ctlproto_status st,
 			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
@@ -256,29 +256,29 @@ int ctlproto_reply_error(char *buf, size_t len, enum ctl_status st,
  */
 
 /**
- * struct ctl_kv - one KEY=VALUE of a decoded record
+ * struct ctlproto_kv - one KEY=VALUE of a decoded record
  * @key: the key (NUL-terminated)
  * @value: the decoded value (NUL-terminated; a %00 escape is refused)
  */
-struct ctl_kv {
+struct ctlproto_kv {
 	const char *key;
 	const char *value;
 };
 
 /**
- * struct ctl_record - one decoded record
+ * struct ctlproto_record - one decoded record
  * @type: its TYPE
  * @kv: @nkv pairs in wire order
  * @nkv: number of pairs
  */
-struct ctl_record {
+struct ctlproto_record {
 	const char *type;
-	struct ctl_kv *kv;
+	struct ctlproto_kv *kv;
 	unsigned int nkv;
 };
 
 /**
- * struct ctl_reply - a decoded reply
+ * struct ctlproto_reply - a decoded reply
  * @version: the header's version
  * @status: the header's status
  * @error: the header's error text ("" on success)
@@ -286,18 +286,18 @@ struct ctl_record {
  * @nrecords: number of data records
  * @store: owned storage for the strings and arrays above
  */
-struct ctl_reply {
+struct ctlproto_reply {
 	unsigned int version;
-	enum ctl_status status;
-	char error[CTL_ERROR_MAX];
-	struct ctl_record *records;
+	enum ctlproto_status status;
+	char error[CTLPROTO_ERROR_MAX];
+	struct ctlproto_record *records;
 	unsigned int nrecords;
 	void *store;
 };
 
-int ctlproto_decode_reply(const void *buf, size_t len, struct ctl_reply *rep,
+int ctlproto_decode_reply(const void *buf, size_t len, struct ctlproto_reply *rep,
 			  char *err, size_t errlen);
-void ctlproto_reply_free(struct ctl_reply *rep);
-const char *ctlproto_record_get(const struct ctl_record *r, const char *key);
+void ctlproto_reply_free(struct ctlproto_reply *rep);
+const char *ctlproto_record_get(const struct ctlproto_record *r, const char *key);
 
 #endif /* VRINGNET_CTLPROTO_H */

@@ -266,30 +266,30 @@ static void dmn_teardown(struct dmn *d)
  *
  * Return: reply length.
  */
-static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, size_t len)
+static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf, size_t len)
 {
 	struct dmn *d = opaque;
-	struct ctl_writer w;
-	struct ctl_reload_info ri;
+	struct ctlproto_writer w;
+	struct ctlproto_reload_info ri;
 	struct nlk_link_info li;
 	struct eng_stats tx, rx;
 	char err[CONFIG_ERR_MAX], user[64];
 	unsigned int i;
 
-	if (req->cmd == CTL_CMD_RELOAD) {
+	if (req->cmd == CTLPROTO_CMD_RELOAD) {
 		if (dmn_reload(d, &ri, err, sizeof(err)) < 0)
-			return ctlproto_reply_error(buf, len, CTL_E_RELOAD_FAILED, "%s", err);
+			return ctlproto_reply_error(buf, len, CTLPROTO_E_RELOAD_FAILED, "%s", err);
 		ctlproto_reply_init(&w, buf, len);
 		ctlproto_reply_reload(&w, &ri);
 		return ctlproto_reply_finish(&w);
 	}
-	if (req->cmd == CTL_CMD_STATS && req->port[0] && dmn_find_port(d, req->port) < 0)
-		return ctlproto_reply_error(buf, len, CTL_E_NO_SUCH_PORT, "no port named %s",
+	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && dmn_find_port(d, req->port) < 0)
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_NO_SUCH_PORT, "no port named %s",
 					    req->port);
 	ctlproto_reply_init(&w, buf, len);
 	switch (req->cmd) {
-	case CTL_CMD_STATUS: {
-		struct ctl_daemon_info di = {
+	case CTLPROTO_CMD_STATUS: {
+		struct ctlproto_daemon_info di = {
 			.pid = getpid(), .version = VRINGNETD_VERSION,
 			.engine = d->eng->name, .config = d->cfg.path,
 			.uptime = (uint64_t)(dmn_now() - d->started), .caps = d->caps,
@@ -304,10 +304,10 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 		ctlproto_reply_daemon(&w, &di);
 	}
 		/* fall through */
-	case CTL_CMD_LIST:
+	case CTLPROTO_CMD_LIST:
 		for (i = 0; i < d->ntaps; i++) {
 			struct dmn_tap *t = d->taps[i];
-			struct ctl_tap_info ti = {
+			struct ctlproto_tap_info ti = {
 				.name = t->cfg.name, .queues = t->dev.nqueues,
 				.persist = t->cfg.persist,
 			};
@@ -323,7 +323,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 		}
 		for (i = 0; i < d->nports; i++) {
 			struct port *p = d->ports[i];
-			struct ctl_port_info pi = {
+			struct ctlproto_port_info pi = {
 				.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
 				.tap = p->cfg.tap,
 				.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
@@ -333,7 +333,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 			ctlproto_reply_port(&w, &pi);
 		}
 		break;
-	case CTL_CMD_STATS:
+	case CTLPROTO_CMD_STATS:
 		for (i = 0; i < d->nports; i++) {
 			struct port *p = d->ports[i];
 			int ti;
@@ -362,7 +362,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 			}
 		}
 		break;
-	case CTL_CMD_RELOAD:
+	case CTLPROTO_CMD_RELOAD:
 		break;
 	}
 	return ctlproto_reply_finish(&w);
@@ -377,7 +377,7 @@ static int dmn_serve(void *opaque, const struct ctl_request *req, char *buf, siz
 static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
 {
 	struct dmn *d = opaque;
-	struct ctl_reload_info ri;
+	struct ctlproto_reload_info ri;
 	char err[CONFIG_ERR_MAX];
 
 	if (signo == SIGHUP) {
@@ -637,7 +637,7 @@ static int dmn_port_resocket(struct port *p, const struct config_port *np,
  *
  * Return: 0, or -1 with @err filled.
  */
-int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen)
+int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size_t errlen)
 {
 	struct config nc, rc;
 	struct rl_diff diff;

@@ -27,7 +27,7 @@ struct dmn;
 
 struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen);
 int dmn_run(struct dmn *d);
-int dmn_reload(struct dmn *d, struct ctl_reload_info *info, char *err, size_t errlen);
+int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size_t errlen);
 void dmn_stop(struct dmn *d);
 
 #endif /* VRINGNET_DAEMON_H */

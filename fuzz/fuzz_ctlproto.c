@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char fz_buf[CTL_REPLY_MAX];
+static char fz_buf[CTLPROTO_REPLY_MAX];
 
 /**
  * fz_same_records() - whether two decoded replies carry the same records
@@ -24,7 +24,7 @@ static char fz_buf[CTL_REPLY_MAX];
  *
  * Return: true if equal.
  */
-static bool fz_same_records(const struct ctl_reply *a, const struct ctl_reply *b)
+static bool fz_same_records(const struct ctlproto_reply *a, const struct ctlproto_reply *b)
 {
 	unsigned int i, j;
 
@@ -32,7 +32,7 @@ static bool fz_same_records(const struct ctl_reply *a, const struct ctl_reply *b
 	    a->nrecords != b->nrecords)
 		return false;
 	for (i = 0; i < a->nrecords; i++) {
-		const struct ctl_record *x = &a->records[i], *y = &b->records[i];
+		const struct ctlproto_record *x = &a->records[i], *y = &b->records[i];
 
 		if (strcmp(x->type, y->type) || x->nkv != y->nkv)
 			return false;
@@ -53,17 +53,17 @@ static bool fz_same_records(const struct ctl_reply *a, const struct ctl_reply *b
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ctl_request req, req2;
-	struct ctl_reply rep, rep2;
-	char err[CTL_ERROR_MAX];
-	enum ctl_status st;
+	struct ctlproto_request req, req2;
+	struct ctlproto_reply rep, rep2;
+	char err[CTLPROTO_ERROR_MAX];
+	enum ctlproto_status st;
 	int n;
 
 	st = ctlproto_decode_request(data, size, &req, err, sizeof(err));
-	if (st == CTL_OK) {
-		n = ctlproto_encode_request(&req, fz_buf, CTL_REQUEST_MAX);
+	if (st == CTLPROTO_OK) {
+		n = ctlproto_encode_request(&req, fz_buf, CTLPROTO_REQUEST_MAX);
 		if (n <= 0 || ctlproto_decode_request(fz_buf, (size_t)n, &req2, err,
-						      sizeof(err)) != CTL_OK ||
+						      sizeof(err)) != CTLPROTO_OK ||
 		    memcmp(&req, &req2, sizeof(req)))
 			abort();
 	} else {
@@ -78,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ctlproto_decode_reply(data, size, &rep, err, sizeof(err)))
 		return 0;
-	if (rep.status == CTL_OK) {
-		struct ctl_writer w;
+	if (rep.status == CTLPROTO_OK) {
+		struct ctlproto_writer w;
 		unsigned int i, j;
 
 		ctlproto_reply_init(&w, fz_buf, sizeof(fz_buf));

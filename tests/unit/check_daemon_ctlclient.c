@@ -32,7 +32,7 @@
 
 static char dir[64], sock_path[128];
 static pid_t server_pid;
-static char out[CTL_REPLY_MAX], errout[4096];
+static char out[CTLPROTO_REPLY_MAX], errout[4096];
 
 /**
  * ctl_binary() - path of the vringnetctl under test
@@ -111,10 +111,10 @@ static void fake_server(enum fake_action action, const void *reply, size_t len)
 	server_pid = fork();
 	ck_assert_int_ge(server_pid, 0);
 	if (server_pid == 0) {
-		char req[CTL_REQUEST_MAX + 1], path[160];
+		char req[CTLPROTO_REQUEST_MAX + 1], path[160];
 		int c = accept(lfd, NULL, NULL), f;
 		ssize_t n;
-		int sz = CTL_REPLY_MAX + 4096;
+		int sz = CTLPROTO_REPLY_MAX + 4096;
 
 		if (c < 0)
 			_exit(1);
@@ -302,7 +302,7 @@ END_TEST
 
 START_TEST(ctl_reply_too_big)
 {
-	static char huge[CTL_REPLY_MAX + 1];
+	static char huge[CTLPROTO_REPLY_MAX + 1];
 
 	memset(huge, 'x', sizeof(huge));
 	fake_server(FAKE_REPLY, huge, sizeof(huge));
@@ -351,7 +351,7 @@ END_TEST
 START_TEST(ctl_error_reply)
 {
 	char reply[512];
-	int n = ctlproto_reply_error(reply, sizeof(reply), CTL_E_RELOAD_FAILED,
+	int n = ctlproto_reply_error(reply, sizeof(reply), CTLPROTO_E_RELOAD_FAILED,
 				     "/etc/v.conf:3: mtu: '1' is out of range 68..65535");
 
 	fake_server(FAKE_REPLY, reply, (size_t)n);
@@ -367,7 +367,7 @@ END_TEST
 START_TEST(ctl_error_reply_json)
 {
 	char reply[512];
-	int n = ctlproto_reply_error(reply, sizeof(reply), CTL_E_NO_SUCH_PORT,
+	int n = ctlproto_reply_error(reply, sizeof(reply), CTLPROTO_E_NO_SUCH_PORT,
 				     "no port \"vm9\"");
 
 	fake_server(FAKE_REPLY, reply, (size_t)n);
@@ -523,8 +523,8 @@ END_TEST
 START_TEST(ctl_stats_human)
 {
 	struct eng_stats tx = { .frames = 3, .bytes = 180, .drop_tap = 2 };
-	struct ctl_writer w;
-	static char reply[CTL_REPLY_MAX];
+	struct ctlproto_writer w;
+	static char reply[CTLPROTO_REPLY_MAX];
 	int n;
 
 	ctlproto_reply_init(&w, reply, sizeof(reply));
@@ -578,8 +578,8 @@ END_TEST
 
 START_TEST(ctl_reload_human)
 {
-	struct ctl_reload_info r = { .taps_added = 1, .taps_changed = 2, .ports_removed = 3 };
-	struct ctl_writer w;
+	struct ctlproto_reload_info r = { .taps_added = 1, .taps_changed = 2, .ports_removed = 3 };
+	struct ctlproto_writer w;
 	char reply[1024];
 	int n;
 

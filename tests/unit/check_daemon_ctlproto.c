@@ -28,76 +28,76 @@ static const struct bad_request {
 	const char *name;
 	const char *msg;
 	size_t len;
-	enum ctl_status status;
+	enum ctlproto_status status;
 	const char *error;
 } bad_requests[] = {
-	{ "req_empty", "", 0, CTL_E_BAD_REQUEST, "malformed request: empty message" },
-	{ "req_no_newline", "status version=1", 0, CTL_E_BAD_REQUEST,
+	{ "req_empty", "", 0, CTLPROTO_E_BAD_REQUEST, "malformed request: empty message" },
+	{ "req_no_newline", "status version=1", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: message does not end with a newline" },
-	{ "req_two_lines", "status version=1\nlist version=1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_two_lines", "status version=1\nlist version=1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "a request is exactly one line, got 2" },
-	{ "req_empty_line", "\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_empty_line", "\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid record type" },
-	{ "req_no_version", "status\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_no_version", "status\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "the first key of a request must be 'version'" },
-	{ "req_version_not_first", "stats port=a version=1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_version_not_first", "stats port=a version=1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "the first key of a request must be 'version'" },
-	{ "req_version_leading_zero", "status version=01\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_version_leading_zero", "status version=01\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "invalid version '01'" },
-	{ "req_version_junk", "status version=1x\n", 0, CTL_E_BAD_REQUEST, "invalid version '1x'" },
-	{ "req_version_empty", "status version=\n", 0, CTL_E_BAD_REQUEST, "invalid version ''" },
-	{ "req_version_2", "status version=2\n", 0, CTL_E_VERSION,
+	{ "req_version_junk", "status version=1x\n", 0, CTLPROTO_E_BAD_REQUEST, "invalid version '1x'" },
+	{ "req_version_empty", "status version=\n", 0, CTLPROTO_E_BAD_REQUEST, "invalid version ''" },
+	{ "req_version_2", "status version=2\n", 0, CTLPROTO_E_VERSION,
 	  "protocol version 2 is not supported (this daemon speaks 1)" },
-	{ "req_unknown_command", "shutdown version=1\n", 0, CTL_E_UNKNOWN_COMMAND,
+	{ "req_unknown_command", "shutdown version=1\n", 0, CTLPROTO_E_UNKNOWN_COMMAND,
 	  "unknown command 'shutdown'" },
-	{ "req_upper_case", "STATUS version=1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_upper_case", "STATUS version=1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid record type" },
-	{ "req_unknown_key", "status version=1 verbose=yes\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_unknown_key", "status version=1 verbose=yes\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "unknown key 'verbose' for command 'status'" },
-	{ "req_port_on_list", "list version=1 port=vm1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_port_on_list", "list version=1 port=vm1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "unknown key 'port' for command 'list'" },
-	{ "req_port_with_slash", "stats version=1 port=a/b\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_port_with_slash", "stats version=1 port=a/b\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "invalid port name" },
-	{ "req_port_with_space", "stats version=1 port=a%20b\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_port_with_space", "stats version=1 port=a%20b\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "invalid port name" },
-	{ "req_port_empty", "stats version=1 port=\n", 0, CTL_E_BAD_REQUEST, "invalid port name" },
-	{ "req_port_too_long", "stats version=1 port=abcdefghijklmnop\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_port_empty", "stats version=1 port=\n", 0, CTLPROTO_E_BAD_REQUEST, "invalid port name" },
+	{ "req_port_too_long", "stats version=1 port=abcdefghijklmnop\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "invalid port name" },
-	{ "req_port_dotdot", "stats version=1 port=..\n", 0, CTL_E_BAD_REQUEST, "invalid port name" },
-	{ "req_duplicate_key", "stats version=1 port=a port=b\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_port_dotdot", "stats version=1 port=..\n", 0, CTLPROTO_E_BAD_REQUEST, "invalid port name" },
+	{ "req_duplicate_key", "stats version=1 port=a port=b\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: duplicate key 'port'" },
-	{ "req_double_space", "status  version=1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_double_space", "status  version=1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid key" },
-	{ "req_trailing_space", "status version=1 \n", 0, CTL_E_BAD_REQUEST,
+	{ "req_trailing_space", "status version=1 \n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid key" },
-	{ "req_leading_space", " status version=1\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_leading_space", " status version=1\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid record type" },
-	{ "req_no_equals", "status version\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_no_equals", "status version\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: expected '=' after key 'version'" },
-	{ "req_bad_escape", "stats version=1 port=a%zz\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_bad_escape", "stats version=1 port=a%zz\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: bad %-escape in value of 'port'" },
-	{ "req_lower_hex_escape", "stats version=1 port=a%2f\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_lower_hex_escape", "stats version=1 port=a%2f\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: bad %-escape in value of 'port'" },
-	{ "req_truncated_escape", "stats version=1 port=a%2\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_truncated_escape", "stats version=1 port=a%2\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: bad %-escape in value of 'port'" },
-	{ "req_nul_escape", "stats version=1 port=a%00\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_nul_escape", "stats version=1 port=a%00\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: NUL (%00) in value of 'port'" },
-	{ "req_needless_escape", "stats version=1 port=%61\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_needless_escape", "stats version=1 port=%61\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: needless escape %61 in value of 'port'" },
-	{ "req_raw_nul", "status\0version=1\n", 17, CTL_E_BAD_REQUEST,
+	{ "req_raw_nul", "status\0version=1\n", 17, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: unexpected byte 0x00" },
-	{ "req_raw_tab", "stats version=1 port=a\tb\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_raw_tab", "stats version=1 port=a\tb\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid byte 0x09 in value of 'port'" },
-	{ "req_crlf", "status version=1\r\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_crlf", "status version=1\r\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid byte 0x0d in value of 'version'" },
-	{ "req_high_byte", "stats version=1 port=\xff\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_high_byte", "stats version=1 port=\xff\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid byte 0xff in value of 'port'" },
-	{ "req_binary", "\x01\x02\x03\n", 0, CTL_E_BAD_REQUEST,
+	{ "req_binary", "\x01\x02\x03\n", 0, CTLPROTO_E_BAD_REQUEST,
 	  "malformed request: line 1: invalid record type" },
 	{ "req_key_too_long", "status version=1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1\n", 0,
-	  CTL_E_BAD_REQUEST, "malformed request: line 1: key longer than 31 bytes" },
+	  CTLPROTO_E_BAD_REQUEST, "malformed request: line 1: key longer than 31 bytes" },
 	{ "req_type_too_long", "statusstatusstatusstatusstatusstatus version=1\n", 0,
-	  CTL_E_BAD_REQUEST, "malformed request: line 1: record type longer than 31 bytes" },
+	  CTLPROTO_E_BAD_REQUEST, "malformed request: line 1: record type longer than 31 bytes" },
 };
 
 #define N_BAD_REQ (sizeof(bad_requests) / sizeof(bad_requests[0]))
@@ -105,9 +105,9 @@ static const struct bad_request {
 START_TEST(ctl_bad_request)
 {
 	const struct bad_request *c = &bad_requests[_i];
-	struct ctl_request req;
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX], buf[1024], derr[CTL_ERROR_MAX];
+	struct ctlproto_request req;
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX], buf[1024], derr[CTLPROTO_ERROR_MAX];
 	size_t len = c->len ? c->len : strlen(c->msg);
 	int n;
 
@@ -126,30 +126,30 @@ END_TEST
 
 START_TEST(ctl_request_too_big)
 {
-	char msg[CTL_REQUEST_MAX + 2], err[CTL_ERROR_MAX];
-	struct ctl_request req;
+	char msg[CTLPROTO_REQUEST_MAX + 2], err[CTLPROTO_ERROR_MAX];
+	struct ctlproto_request req;
 
 	memset(msg, 'a', sizeof(msg));
-	ck_assert_int_eq(ctlproto_decode_request(msg, CTL_REQUEST_MAX + 1, &req, err, sizeof(err)),
-			 CTL_E_TOO_BIG);
+	ck_assert_int_eq(ctlproto_decode_request(msg, CTLPROTO_REQUEST_MAX + 1, &req, err, sizeof(err)),
+			 CTLPROTO_E_TOO_BIG);
 	ck_assert_str_eq(err, "request of 513 bytes exceeds the limit of 512");
 	/* a huge length must not be read */
 	ck_assert_int_eq(ctlproto_decode_request(msg, SIZE_MAX, &req, err, sizeof(err)),
-			 CTL_E_TOO_BIG);
+			 CTLPROTO_E_TOO_BIG);
 }
 END_TEST
 
 START_TEST(ctl_request_max_size)
 {
-	char msg[CTL_REQUEST_MAX + 1], err[CTL_ERROR_MAX];
-	struct ctl_request req;
+	char msg[CTLPROTO_REQUEST_MAX + 1], err[CTLPROTO_ERROR_MAX];
+	struct ctlproto_request req;
 
 	/* exactly 512 bytes is read (and refused for its content only) */
-	memset(msg, 'a', CTL_REQUEST_MAX);
+	memset(msg, 'a', CTLPROTO_REQUEST_MAX);
 	memcpy(msg, "status version=1 x=", 19);
-	msg[CTL_REQUEST_MAX - 1] = '\n';
-	ck_assert_int_eq(ctlproto_decode_request(msg, CTL_REQUEST_MAX, &req, err, sizeof(err)),
-			 CTL_E_BAD_REQUEST);
+	msg[CTLPROTO_REQUEST_MAX - 1] = '\n';
+	ck_assert_int_eq(ctlproto_decode_request(msg, CTLPROTO_REQUEST_MAX, &req, err, sizeof(err)),
+			 CTLPROTO_E_BAD_REQUEST);
 	ck_assert_str_eq(err, "unknown key 'x' for command 'status'");
 }
 END_TEST
@@ -158,14 +158,14 @@ END_TEST
 
 START_TEST(ctl_request_roundtrip)
 {
-	static const enum ctl_cmd cmds[] = {
-		CTL_CMD_STATUS, CTL_CMD_LIST, CTL_CMD_STATS, CTL_CMD_RELOAD,
+	static const enum ctlproto_cmd cmds[] = {
+		CTLPROTO_CMD_STATUS, CTLPROTO_CMD_LIST, CTLPROTO_CMD_STATS, CTLPROTO_CMD_RELOAD,
 	};
 	static const char *const wire[] = {
 		"status version=1\n", "list version=1\n", "stats version=1\n", "reload version=1\n",
 	};
-	struct ctl_request req, out;
-	char buf[CTL_REQUEST_MAX], err[CTL_ERROR_MAX];
+	struct ctlproto_request req, out;
+	char buf[CTLPROTO_REQUEST_MAX], err[CTLPROTO_ERROR_MAX];
 	unsigned int i;
 	int n;
 
@@ -175,9 +175,9 @@ START_TEST(ctl_request_roundtrip)
 		n = ctlproto_encode_request(&req, buf, sizeof(buf));
 		ck_assert_int_eq(n, (int)strlen(wire[i]));
 		ck_assert_mem_eq(buf, wire[i], (size_t)n);
-		ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTL_OK);
+		ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTLPROTO_OK);
 		ck_assert_int_eq(out.cmd, cmds[i]);
-		ck_assert_uint_eq(out.version, CTL_PROTO_VERSION);
+		ck_assert_uint_eq(out.version, CTLPROTO_VERSION);
 		ck_assert_str_eq(out.port, "");
 		/* the wire's first word is the command's name */
 		ck_assert_int_eq(strncmp(wire[i], ctlproto_cmd_name(cmds[i]),
@@ -185,33 +185,33 @@ START_TEST(ctl_request_roundtrip)
 		ck_assert_int_eq(wire[i][strlen(ctlproto_cmd_name(cmds[i]))], ' ');
 	}
 	memset(&req, 0, sizeof(req));
-	req.cmd = CTL_CMD_STATS;
+	req.cmd = CTLPROTO_CMD_STATS;
 	strcpy(req.port, "abcdefghijklmno");
 	n = ctlproto_encode_request(&req, buf, sizeof(buf));
 	ck_assert_int_eq(n, (int)strlen("stats version=1 port=abcdefghijklmno\n"));
 	ck_assert_mem_eq(buf, "stats version=1 port=abcdefghijklmno\n", (size_t)n);
-	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTL_OK);
+	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTLPROTO_OK);
 	ck_assert_str_eq(out.port, "abcdefghijklmno");
 
 	/* '%' is legal in a port name and must survive the round trip. */
 	memset(&req, 0, sizeof(req));
-	req.cmd = CTL_CMD_STATS;
+	req.cmd = CTLPROTO_CMD_STATS;
 	strcpy(req.port, "vm1^r.%b");
 	n = ctlproto_encode_request(&req, buf, sizeof(buf));
 	ck_assert_int_eq(n, (int)strlen("stats version=1 port=vm1^r.%25b\n"));
 	ck_assert_mem_eq(buf, "stats version=1 port=vm1^r.%25b\n", (size_t)n);
-	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTL_OK);
+	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTLPROTO_OK);
 	ck_assert_str_eq(out.port, "vm1^r.%b");
 }
 END_TEST
 
 START_TEST(ctl_request_encode_errors)
 {
-	struct ctl_request req = { .cmd = (enum ctl_cmd)99 };
-	char buf[CTL_REQUEST_MAX];
+	struct ctlproto_request req = { .cmd = (enum ctlproto_cmd)99 };
+	char buf[CTLPROTO_REQUEST_MAX];
 
 	ck_assert_int_eq(ctlproto_encode_request(&req, buf, sizeof(buf)), -EINVAL);
-	req.cmd = CTL_CMD_STATS;
+	req.cmd = CTLPROTO_CMD_STATS;
 	strcpy(req.port, "a/b");
 	ck_assert_int_eq(ctlproto_encode_request(&req, buf, sizeof(buf)), -EINVAL);
 	strcpy(req.port, "a b");
@@ -219,51 +219,51 @@ START_TEST(ctl_request_encode_errors)
 	strcpy(req.port, "vm1");
 	ck_assert_int_eq(ctlproto_encode_request(&req, buf, 10), -ENOSPC);
 	/* port is ignored for commands other than stats */
-	req.cmd = CTL_CMD_LIST;
+	req.cmd = CTLPROTO_CMD_LIST;
 	ck_assert_int_eq(ctlproto_encode_request(&req, buf, sizeof(buf)), 15);
 }
 END_TEST
 
 START_TEST(ctl_names)
 {
-	ck_assert_str_eq(ctlproto_cmd_name(CTL_CMD_STATUS), "status");
-	ck_assert_str_eq(ctlproto_cmd_name(CTL_CMD_RELOAD), "reload");
-	ck_assert_str_eq(ctlproto_cmd_name((enum ctl_cmd)99), "?");
-	ck_assert_str_eq(ctlproto_status_name(CTL_OK), "ok");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_BAD_REQUEST), "bad-request");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_VERSION), "bad-version");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_TOO_BIG), "too-big");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_UNKNOWN_COMMAND), "unknown-command");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_NO_SUCH_PORT), "no-such-port");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_RELOAD_FAILED), "reload-failed");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_BUSY), "busy");
-	ck_assert_str_eq(ctlproto_status_name(CTL_E_INTERNAL), "internal");
-	ck_assert_str_eq(ctlproto_status_name((enum ctl_status)99), "internal");
+	ck_assert_str_eq(ctlproto_cmd_name(CTLPROTO_CMD_STATUS), "status");
+	ck_assert_str_eq(ctlproto_cmd_name(CTLPROTO_CMD_RELOAD), "reload");
+	ck_assert_str_eq(ctlproto_cmd_name((enum ctlproto_cmd)99), "?");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_OK), "ok");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_BAD_REQUEST), "bad-request");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_VERSION), "bad-version");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_TOO_BIG), "too-big");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_UNKNOWN_COMMAND), "unknown-command");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_NO_SUCH_PORT), "no-such-port");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_RELOAD_FAILED), "reload-failed");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_BUSY), "busy");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_INTERNAL), "internal");
+	ck_assert_str_eq(ctlproto_status_name((enum ctlproto_status)99), "internal");
 }
 END_TEST
 
 /* ------------------------------------------------------------ replies */
 
-static char big[CTL_REPLY_MAX + 16];
+static char big[CTLPROTO_REPLY_MAX + 16];
 
 START_TEST(ctl_reply_status_roundtrip)
 {
-	struct ctl_daemon_info d = {
+	struct ctlproto_daemon_info d = {
 		.pid = 812, .version = "0.1", .engine = "user",
 		.config = "/etc/vring net/%a=b\xc3\xa9.conf", .uptime = 3725,
 		.caps = "cap_net_admin", .user = "root", .ntaps = 1, .nports = 1,
 	};
-	struct ctl_tap_info t = {
+	struct ctlproto_tap_info t = {
 		.name = "vnet0", .ifindex = 7, .mtu = 1500, .state = "up", .queues = 2, .persist = true,
 	};
-	struct ctl_port_info p = {
+	struct ctlproto_port_info p = {
 		.name = "vm1", .type = "vhost-user", .tap = "vnet0",
 		.socket = "/run/vringnetd/vm1.sock", .state = "listening", .connections = 1,
 	};
-	struct ctl_writer w;
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX];
-	const struct ctl_record *r;
+	struct ctlproto_writer w;
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX];
+	const struct ctlproto_record *r;
 	int n;
 
 	ctlproto_reply_init(&w, big, sizeof(big));
@@ -276,7 +276,7 @@ START_TEST(ctl_reply_status_roundtrip)
 			 "daemon pid=812 version=0.1 engine=user config=/etc/vring%20net/%25a=b%C3%A9.conf ",
 			 108);
 	ck_assert_msg(!ctlproto_decode_reply(big, (size_t)n, &rep, err, sizeof(err)), "%s", err);
-	ck_assert_int_eq(rep.status, CTL_OK);
+	ck_assert_int_eq(rep.status, CTLPROTO_OK);
 	ck_assert_str_eq(rep.error, "");
 	ck_assert_uint_eq(rep.nrecords, 3);
 	r = &rep.records[0];
@@ -304,11 +304,11 @@ START_TEST(ctl_reply_stats_and_reload)
 {
 	struct eng_stats tx = { .frames = UINT64_MAX, .bytes = 2, .drop_bad_chain = 3,
 				.drop_tap = 4, .notifies = 5 };
-	struct ctl_reload_info rl = { .taps_added = 1, .ports_changed = 2 };
-	struct ctl_writer w;
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX];
-	const struct ctl_record *r;
+	struct ctlproto_reload_info rl = { .taps_added = 1, .ports_changed = 2 };
+	struct ctlproto_writer w;
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX];
+	const struct ctlproto_record *r;
 	int n;
 
 	ctlproto_reply_init(&w, big, sizeof(big));
@@ -341,20 +341,20 @@ START_TEST(ctl_reply_full_stats_fit)
 	/* stats of the most ports a configuration may have, every counter at
 	 * its largest, fit in one reply */
 	struct eng_stats s;
-	struct ctl_writer w;
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX], name[CONFIG_NAME_MAX];
+	struct ctlproto_writer w;
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX], name[CONFIG_NAME_MAX];
 	int i, n;
 
 	memset(&s, 0xff, sizeof(s));
-	ctlproto_reply_init(&w, big, CTL_REPLY_MAX);
+	ctlproto_reply_init(&w, big, CTLPROTO_REPLY_MAX);
 	for (i = 0; i < CONFIG_MAX_PORTS; i++) {
 		snprintf(name, sizeof(name), "port%011d", i);
 		ctlproto_reply_stats(&w, "port", name, &s, &s);
 	}
 	n = ctlproto_reply_finish(&w);
 	ck_assert_msg(!ctlproto_decode_reply(big, (size_t)n, &rep, err, sizeof(err)), "%s", err);
-	ck_assert_int_eq(rep.status, CTL_OK);
+	ck_assert_int_eq(rep.status, CTLPROTO_OK);
 	ck_assert_uint_eq(rep.nrecords, CONFIG_MAX_PORTS);
 	ctlproto_reply_free(&rep);
 }
@@ -362,10 +362,10 @@ END_TEST
 
 START_TEST(ctl_reply_overflow_becomes_error)
 {
-	struct ctl_tap_info t = { .name = "vnet0", .state = "up" };
-	struct ctl_writer w;
-	struct ctl_reply rep;
-	char buf[4096], err[CTL_ERROR_MAX];
+	struct ctlproto_tap_info t = { .name = "vnet0", .state = "up" };
+	struct ctlproto_writer w;
+	struct ctlproto_reply rep;
+	char buf[4096], err[CTLPROTO_ERROR_MAX];
 	int i, n;
 
 	ctlproto_reply_init(&w, buf, sizeof(buf));
@@ -375,7 +375,7 @@ START_TEST(ctl_reply_overflow_becomes_error)
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_lt(n, (int)sizeof(buf));
 	ck_assert_msg(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)), "%s", err);
-	ck_assert_int_eq(rep.status, CTL_E_INTERNAL);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_INTERNAL);
 	ck_assert_str_eq(rep.error, "reply too large (over 4096 bytes) or malformed");
 	ck_assert_uint_eq(rep.nrecords, 0);
 	ctlproto_reply_free(&rep);
@@ -384,9 +384,9 @@ END_TEST
 
 START_TEST(ctl_reply_writer_misuse)
 {
-	struct ctl_writer w;
-	struct ctl_reply rep;
-	char buf[4096], err[CTL_ERROR_MAX], longv[CTL_VALUE_MAX + 2];
+	struct ctlproto_writer w;
+	struct ctlproto_reply rep;
+	char buf[4096], err[CTLPROTO_ERROR_MAX], longv[CTLPROTO_VALUE_MAX + 2];
 	int n;
 
 	/* invalid record type */
@@ -394,7 +394,7 @@ START_TEST(ctl_reply_writer_misuse)
 	ctlproto_reply_record(&w, "Bad Type");
 	n = ctlproto_reply_finish(&w);
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_int_eq(rep.status, CTL_E_INTERNAL);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_INTERNAL);
 	ctlproto_reply_free(&rep);
 	/* invalid key */
 	ctlproto_reply_init(&w, buf, sizeof(buf));
@@ -402,9 +402,9 @@ START_TEST(ctl_reply_writer_misuse)
 	ctlproto_reply_str(&w, "na me", "x");
 	n = ctlproto_reply_finish(&w);
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_int_eq(rep.status, CTL_E_INTERNAL);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_INTERNAL);
 	ctlproto_reply_free(&rep);
-	/* value over CTL_VALUE_MAX */
+	/* value over CTLPROTO_VALUE_MAX */
 	memset(longv, 'v', sizeof(longv) - 1);
 	longv[sizeof(longv) - 1] = '\0';
 	ctlproto_reply_init(&w, big, sizeof(big));
@@ -412,22 +412,22 @@ START_TEST(ctl_reply_writer_misuse)
 	ctlproto_reply_str(&w, "name", longv);
 	n = ctlproto_reply_finish(&w);
 	ck_assert(!ctlproto_decode_reply(big, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_int_eq(rep.status, CTL_E_INTERNAL);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_INTERNAL);
 	ctlproto_reply_free(&rep);
 	/* a buffer too small for anything */
 	ctlproto_reply_init(&w, buf, 100);
 	ck_assert_int_eq(ctlproto_reply_finish(&w), -ENOSPC);
-	ck_assert_int_eq(ctlproto_reply_error(buf, 127, CTL_E_BUSY, "x"), -ENOSPC);
+	ck_assert_int_eq(ctlproto_reply_error(buf, 127, CTLPROTO_E_BUSY, "x"), -ENOSPC);
 }
 END_TEST
 
 START_TEST(ctl_reply_error_text)
 {
-	struct ctl_reply rep;
-	char buf[CTL_REPLY_MAX], err[CTL_ERROR_MAX], text[1000];
+	struct ctlproto_reply rep;
+	char buf[CTLPROTO_REPLY_MAX], err[CTLPROTO_ERROR_MAX], text[1000];
 	int n;
 
-	n = ctlproto_reply_error(buf, sizeof(buf), CTL_E_RELOAD_FAILED,
+	n = ctlproto_reply_error(buf, sizeof(buf), CTLPROTO_E_RELOAD_FAILED,
 				 "%s:%d: mtu: '%s' is out of range", "/etc/v.conf", 3, "1\n");
 	{
 		static const char want[] = "reply version=1 status=reload-failed "
@@ -439,24 +439,24 @@ START_TEST(ctl_reply_error_text)
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
 	ck_assert_str_eq(rep.error, "/etc/v.conf:3: mtu: '1\n' is out of range");
 	ctlproto_reply_free(&rep);
-	/* long text is cut to CTL_ERROR_MAX - 1 bytes */
+	/* long text is cut to CTLPROTO_ERROR_MAX - 1 bytes */
 	memset(text, 'e', sizeof(text) - 1);
 	text[sizeof(text) - 1] = '\0';
-	n = ctlproto_reply_error(buf, sizeof(buf), CTL_E_BUSY, "%s", text);
+	n = ctlproto_reply_error(buf, sizeof(buf), CTLPROTO_E_BUSY, "%s", text);
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_uint_eq(strlen(rep.error), CTL_ERROR_MAX - 1);
+	ck_assert_uint_eq(strlen(rep.error), CTLPROTO_ERROR_MAX - 1);
 	ctlproto_reply_free(&rep);
 	/* a 128-byte buffer still gives a valid, shortened reply */
 	memset(text, ' ', sizeof(text) - 1);
-	n = ctlproto_reply_error(buf, 128, CTL_E_BUSY, "%s", text);
+	n = ctlproto_reply_error(buf, 128, CTLPROTO_E_BUSY, "%s", text);
 	ck_assert_int_le(n, 128);
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_int_eq(rep.status, CTL_E_BUSY);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_BUSY);
 	ctlproto_reply_free(&rep);
 	/* an invalid status becomes internal */
-	n = ctlproto_reply_error(buf, sizeof(buf), (enum ctl_status)77, "x");
+	n = ctlproto_reply_error(buf, sizeof(buf), (enum ctlproto_status)77, "x");
 	ck_assert(!ctlproto_decode_reply(buf, (size_t)n, &rep, err, sizeof(err)));
-	ck_assert_int_eq(rep.status, CTL_E_INTERNAL);
+	ck_assert_int_eq(rep.status, CTLPROTO_E_INTERNAL);
 	ctlproto_reply_free(&rep);
 }
 END_TEST
@@ -512,8 +512,8 @@ static const struct bad_reply {
 START_TEST(ctl_bad_reply)
 {
 	const struct bad_reply *c = &bad_replies[_i];
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX];
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX];
 
 	ck_assert_int_eq(ctlproto_decode_reply(c->msg, strlen(c->msg), &rep, err, sizeof(err)),
 			 -EPROTO);
@@ -525,33 +525,33 @@ END_TEST
 
 START_TEST(ctl_bad_reply_sizes)
 {
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX];
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX];
 	size_t pos;
 	int i;
 
-	/* over CTL_REPLY_MAX */
+	/* over CTLPROTO_REPLY_MAX */
 	memset(big, 'a', sizeof(big));
-	ck_assert_int_eq(ctlproto_decode_reply(big, CTL_REPLY_MAX + 1, &rep, err, sizeof(err)),
+	ck_assert_int_eq(ctlproto_decode_reply(big, CTLPROTO_REPLY_MAX + 1, &rep, err, sizeof(err)),
 			 -EMSGSIZE);
 	ck_assert_str_eq(err, "reply of 196609 bytes exceeds the limit of 196608");
-	/* error text over CTL_ERROR_MAX - 1 */
+	/* error text over CTLPROTO_ERROR_MAX - 1 */
 	pos = (size_t)sprintf(big, "reply version=1 status=busy error=");
-	memset(big + pos, 'e', CTL_ERROR_MAX);
-	big[pos + CTL_ERROR_MAX] = '\n';
-	ck_assert_int_eq(ctlproto_decode_reply(big, pos + CTL_ERROR_MAX + 1, &rep, err, sizeof(err)),
+	memset(big + pos, 'e', CTLPROTO_ERROR_MAX);
+	big[pos + CTLPROTO_ERROR_MAX] = '\n';
+	ck_assert_int_eq(ctlproto_decode_reply(big, pos + CTLPROTO_ERROR_MAX + 1, &rep, err, sizeof(err)),
 			 -EPROTO);
 	ck_assert_str_eq(err, "line 1: error text longer than 255 bytes");
-	/* a value over CTL_VALUE_MAX */
+	/* a value over CTLPROTO_VALUE_MAX */
 	pos = (size_t)sprintf(big, "reply version=1 status=ok error=\ntap name=");
-	memset(big + pos, 'n', CTL_VALUE_MAX + 1);
-	big[pos + CTL_VALUE_MAX + 1] = '\n';
-	ck_assert_int_eq(ctlproto_decode_reply(big, pos + CTL_VALUE_MAX + 2, &rep, err, sizeof(err)),
+	memset(big + pos, 'n', CTLPROTO_VALUE_MAX + 1);
+	big[pos + CTLPROTO_VALUE_MAX + 1] = '\n';
+	ck_assert_int_eq(ctlproto_decode_reply(big, pos + CTLPROTO_VALUE_MAX + 2, &rep, err, sizeof(err)),
 			 -EPROTO);
 	ck_assert_str_eq(err, "line 2: value of 'name' longer than 4096 bytes");
-	/* more than CTL_RECORD_KEYS_MAX keys */
+	/* more than CTLPROTO_RECORD_KEYS_MAX keys */
 	pos = (size_t)sprintf(big, "reply version=1 status=ok error=\ntap name=a");
-	for (i = 0; i < CTL_RECORD_KEYS_MAX; i++)
+	for (i = 0; i < CTLPROTO_RECORD_KEYS_MAX; i++)
 		pos += (size_t)sprintf(big + pos, " k%d=1", i);
 	big[pos++] = '\n';
 	ck_assert_int_eq(ctlproto_decode_reply(big, pos, &rep, err, sizeof(err)), -EPROTO);
@@ -563,8 +563,8 @@ START_TEST(ctl_reply_unknown_keys_ignored)
 {
 	static const char msg[] = "reply version=1 status=ok error= extra=1\n"
 				  "tap name=a future_key=x\n";
-	struct ctl_reply rep;
-	char err[CTL_ERROR_MAX];
+	struct ctlproto_reply rep;
+	char err[CTLPROTO_ERROR_MAX];
 
 	ck_assert_msg(!ctlproto_decode_reply(msg, sizeof(msg) - 1, &rep, err, sizeof(err)), "%s", err);
 	ck_assert_uint_eq(rep.nrecords, 1);

@@ -41,17 +41,17 @@
 #include "tap.h"
 
 /**
- * struct dmn_tap - a running tap
+ * struct daemon_tap - a running tap
  * @cfg: the section it runs with
  * @dev: the device
  */
-struct dmn_tap {
+struct daemon_tap {
 	struct config_tap cfg;
 	struct tap_dev dev;
 };
 
 /**
- * struct dmn - the daemon
+ * struct daemon - the daemon
  * @cfg: the configuration it was started or last reloaded with
  * @loop: event loop
  * @nl: rtnetlink socket
@@ -65,12 +65,12 @@ struct dmn_tap {
  * @started: CLOCK_MONOTONIC seconds at start
  * @caps: effective capabilities after the drop, as text
  */
-struct dmn {
+struct daemon {
 	struct config cfg;
 	struct loop *loop;
 	struct nlk *nl;
 	const struct eng_ops *eng;
-	struct dmn_tap *taps[CONFIG_MAX_TAPS];
+	struct daemon_tap *taps[CONFIG_MAX_TAPS];
 	unsigned int ntaps;
 	struct port *ports[CONFIG_MAX_PORTS];
 	unsigned int nports;
@@ -81,11 +81,11 @@ struct dmn {
 };
 
 /**
- * dmn_now() - monotonic seconds
+ * daemon_now() - monotonic seconds
  *
  * Return: the time.
  */
-static time_t dmn_now(void)
+static time_t daemon_now(void)
 {
 	struct timespec ts;
 
@@ -94,13 +94,13 @@ static time_t dmn_now(void)
 }
 
 /**
- * dmn_find_tap() - a running tap by name
+ * daemon_find_tap() - a running tap by name
  * @d: daemon
  * @name: tap name
  *
  * Return: its index in d->taps, or -1.
  */
-static int dmn_find_tap(struct dmn *d, const char *name)
+static int daemon_find_tap(struct daemon *d, const char *name)
 {
 	unsigned int i;
 
@@ -111,13 +111,13 @@ static int dmn_find_tap(struct dmn *d, const char *name)
 }
 
 /**
- * dmn_find_port() - a running port by name
+ * daemon_find_port() - a running port by name
  * @d: daemon
  * @name: port name
  *
  * Return: its index in d->ports, or -1.
  */
-static int dmn_find_port(struct dmn *d, const char *name)
+static int daemon_find_port(struct daemon *d, const char *name)
 {
 	unsigned int i;
 
@@ -128,14 +128,14 @@ static int dmn_find_port(struct dmn *d, const char *name)
 }
 
 /**
- * dmn_status_text() - one line for STATUS=
+ * daemon_status_text() - one line for STATUS=
  * @d: daemon
  * @buf: output
  * @len: its size
  *
  * Return: @buf.
  */
-static const char *dmn_status_text(struct dmn *d, char *buf, size_t len)
+static const char *daemon_status_text(struct daemon *d, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u tap%s, %u port%s, engine %s", d->ntaps,
 		 d->ntaps == 1 ? "" : "s", d->nports, d->nports == 1 ? "" : "s",
@@ -144,7 +144,7 @@ static const char *dmn_status_text(struct dmn *d, char *buf, size_t len)
 }
 
 /**
- * dmn_tap_up() - create a tap and configure its link
+ * daemon_tap_up() - create a tap and configure its link
  * @d: daemon
  * @cfg: its section
  * @err: message buffer
@@ -152,9 +152,9 @@ static const char *dmn_status_text(struct dmn *d, char *buf, size_t len)
  *
  * Return: 0 (added to d->taps), or -1 with @err filled and nothing left.
  */
-static int dmn_tap_up(struct dmn *d, const struct config_tap *cfg, char *err, size_t errlen)
+static int daemon_tap_up(struct daemon *d, const struct config_tap *cfg, char *err, size_t errlen)
 {
-	struct dmn_tap *t;
+	struct daemon_tap *t;
 
 	if (d->ntaps >= CONFIG_MAX_TAPS) {
 		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CONFIG_MAX_TAPS);
@@ -183,13 +183,13 @@ static int dmn_tap_up(struct dmn *d, const struct config_tap *cfg, char *err, si
 }
 
 /**
- * dmn_tap_down() - close a running tap (deleted unless persistent)
+ * daemon_tap_down() - close a running tap (deleted unless persistent)
  * @d: daemon
  * @i: its index; the array is compacted
  */
-static void dmn_tap_down(struct dmn *d, unsigned int i)
+static void daemon_tap_down(struct daemon *d, unsigned int i)
 {
-	struct dmn_tap *t = d->taps[i];
+	struct daemon_tap *t = d->taps[i];
 
 	if (t->dev.persist)
 		log_info("tap %s: closed, kept (persistent)", t->cfg.name);
@@ -202,7 +202,7 @@ static void dmn_tap_down(struct dmn *d, unsigned int i)
 }
 
 /**
- * dmn_port_up() - create a port for a section
+ * daemon_port_up() - create a port for a section
  * @d: daemon
  * @cfg: its section
  * @err: message buffer
@@ -210,9 +210,9 @@ static void dmn_tap_down(struct dmn *d, unsigned int i)
  *
  * Return: 0 (added to d->ports), or -1 with @err filled.
  */
-static int dmn_port_up(struct dmn *d, const struct config_port *cfg, char *err, size_t errlen)
+static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char *err, size_t errlen)
 {
-	int ti = dmn_find_tap(d, cfg->tap);
+	int ti = daemon_find_tap(d, cfg->tap);
 	struct port *p;
 
 	if (ti < 0) {
@@ -231,11 +231,11 @@ static int dmn_port_up(struct dmn *d, const struct config_port *cfg, char *err, 
 }
 
 /**
- * dmn_port_down() - tear down a running port
+ * daemon_port_down() - tear down a running port
  * @d: daemon
  * @i: its index; the array is compacted
  */
-static void dmn_port_down(struct dmn *d, unsigned int i)
+static void daemon_port_down(struct daemon *d, unsigned int i)
 {
 	log_info("port %s: closed", d->ports[i]->cfg.name);
 	port_close(d->ports[i]);
@@ -244,21 +244,21 @@ static void dmn_port_down(struct dmn *d, unsigned int i)
 }
 
 /**
- * dmn_teardown() - close every port, the control socket and every tap
+ * daemon_teardown() - close every port, the control socket and every tap
  * @d: daemon
  */
-static void dmn_teardown(struct dmn *d)
+static void daemon_teardown(struct daemon *d)
 {
 	while (d->nports)
-		dmn_port_down(d, d->nports - 1);
+		daemon_port_down(d, d->nports - 1);
 	control_close(d->ctrl);
 	d->ctrl = NULL;
 	while (d->ntaps)
-		dmn_tap_down(d, d->ntaps - 1);
+		daemon_tap_down(d, d->ntaps - 1);
 }
 
 /**
- * dmn_serve() - answer a control request
+ * daemon_serve() - answer a control request
  * @opaque: the daemon
  * @req: the request
  * @buf: reply buffer
@@ -266,9 +266,9 @@ static void dmn_teardown(struct dmn *d)
  *
  * Return: reply length.
  */
-static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf, size_t len)
+static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *buf, size_t len)
 {
-	struct dmn *d = opaque;
+	struct daemon *d = opaque;
 	struct ctlproto_writer w;
 	struct ctlproto_reload_info ri;
 	struct nlk_link_info li;
@@ -277,13 +277,13 @@ static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf
 	unsigned int i;
 
 	if (req->cmd == CTLPROTO_CMD_RELOAD) {
-		if (dmn_reload(d, &ri, err, sizeof(err)) < 0)
+		if (daemon_reload(d, &ri, err, sizeof(err)) < 0)
 			return ctlproto_reply_error(buf, len, CTLPROTO_E_RELOAD_FAILED, "%s", err);
 		ctlproto_reply_init(&w, buf, len);
 		ctlproto_reply_reload(&w, &ri);
 		return ctlproto_reply_finish(&w);
 	}
-	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && dmn_find_port(d, req->port) < 0)
+	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && daemon_find_port(d, req->port) < 0)
 		return ctlproto_reply_error(buf, len, CTLPROTO_E_NO_SUCH_PORT, "no port named %s",
 					    req->port);
 	ctlproto_reply_init(&w, buf, len);
@@ -292,7 +292,7 @@ static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf
 		struct ctlproto_daemon_info di = {
 			.pid = getpid(), .version = VRINGNETD_VERSION,
 			.engine = d->eng->name, .config = d->cfg.path,
-			.uptime = (uint64_t)(dmn_now() - d->started), .caps = d->caps,
+			.uptime = (uint64_t)(daemon_now() - d->started), .caps = d->caps,
 			.user = user, .ntaps = d->ntaps, .nports = d->nports,
 		};
 		struct passwd *pw = getpwuid(geteuid());
@@ -306,7 +306,7 @@ static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf
 		/* fall through */
 	case CTLPROTO_CMD_LIST:
 		for (i = 0; i < d->ntaps; i++) {
-			struct dmn_tap *t = d->taps[i];
+			struct daemon_tap *t = d->taps[i];
 			struct ctlproto_tap_info ti = {
 				.name = t->cfg.name, .queues = t->dev.nqueues,
 				.persist = t->cfg.persist,
@@ -348,7 +348,7 @@ static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf
 			ctlproto_reply_str(&w, "tap", p->cfg.tap);
 			/* The tap's own counters: ring -> tap is what the tap
 			 * received from its fds, tap -> ring what it sent. */
-			ti = dmn_find_tap(d, p->cfg.tap);
+			ti = daemon_find_tap(d, p->cfg.tap);
 			if (ti >= 0 && nlk_link_info(d->nl, p->cfg.tap, &li) == 0) {
 				memset(&tx, 0, sizeof(tx));
 				memset(&rx, 0, sizeof(rx));
@@ -369,20 +369,20 @@ static int dmn_serve(void *opaque, const struct ctlproto_request *req, char *buf
 }
 
 /**
- * dmn_on_signal() - SIGHUP reloads, SIGTERM/SIGINT stop
+ * daemon_on_signal() - SIGHUP reloads, SIGTERM/SIGINT stop
  * @loop: the loop
  * @signo: the signal
  * @opaque: the daemon
  */
-static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
+static void daemon_on_signal(struct loop *loop, int signo, void *opaque)
 {
-	struct dmn *d = opaque;
+	struct daemon *d = opaque;
 	struct ctlproto_reload_info ri;
 	char err[CONFIG_ERR_MAX];
 
 	if (signo == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->cfg.path);
-		dmn_reload(d, &ri, err, sizeof(err));
+		daemon_reload(d, &ri, err, sizeof(err));
 		return;
 	}
 	log_info("%s: stopping", strsignal(signo));
@@ -390,25 +390,25 @@ static void dmn_on_signal(struct loop *loop, int signo, void *opaque)
 }
 
 /**
- * dmn_watchdog_fired() - WATCHDOG=1
+ * daemon_watchdog_fired() - WATCHDOG=1
  * @loop: the loop
  * @ref: the watchdog timer
  * @events: unused
  */
-static void dmn_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void daemon_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	loop_timer_ack(ref);
 	sdn_watchdog();
 }
 
 /**
- * dmn_needs_chown() - whether a socket is given to another owner or group
+ * daemon_needs_chown() - whether a socket is given to another owner or group
  * @cfg: the configuration the daemon starts with
  *
  * Return: true when a port has socket-owner/socket-group or the control
  * socket has control-group: CAP_CHOWN is then kept after the drop.
  */
-static bool dmn_needs_chown(const struct config *cfg)
+static bool daemon_needs_chown(const struct config *cfg)
 {
 	unsigned int i;
 
@@ -422,7 +422,7 @@ static bool dmn_needs_chown(const struct config *cfg)
 }
 
 /**
- * dmn_start() - bring up everything a configuration describes
+ * daemon_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
  * @err: message buffer
  * @errlen: its size
@@ -432,9 +432,9 @@ static bool dmn_needs_chown(const struct config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
+struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 {
-	struct dmn *d = calloc(1, sizeof(*d));
+	struct daemon *d = calloc(1, sizeof(*d));
 	char status[256];
 	uint64_t wd;
 	unsigned int i;
@@ -447,7 +447,7 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 	}
 	d->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
-	d->started = dmn_now();
+	d->started = daemon_now();
 	d->watchdog.fd = -1;
 	log_set_level(d->cfg.log_level);
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
@@ -458,17 +458,17 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 	/* Front-end memory can fault under us: guard.c catches that. */
 	if (guard_init(err, errlen) < 0)
 		goto fail;
-	d->loop = loop_new(dmn_on_signal, d, err, errlen);
+	d->loop = loop_new(daemon_on_signal, d, err, errlen);
 	if (!d->loop)
 		goto fail;
 	d->nl = nlk_open(err, errlen);
 	if (!d->nl)
 		goto fail;
 	for (i = 0; i < d->cfg.ntaps; i++)
-		if (dmn_tap_up(d, &d->cfg.taps[i], err, errlen) < 0)
+		if (daemon_tap_up(d, &d->cfg.taps[i], err, errlen) < 0)
 			goto fail;
 	for (i = 0; i < d->cfg.nports; i++)
-		if (dmn_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
+		if (daemon_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
 			goto fail;
 	lfd = sdn_listen_fd(d->cfg.control_socket);
 	if (lfd == -2) {
@@ -476,11 +476,11 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 		goto fail;
 	}
 	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
-			    d->cfg.control_gid, dmn_serve, d, err, errlen);
+			    d->cfg.control_gid, daemon_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
 	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
-	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, dmn_needs_chown(&d->cfg),
+	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, daemon_needs_chown(&d->cfg),
 		       err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
@@ -488,7 +488,7 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 		 d->cfg.user);
 	wd = sdn_watchdog_interval_ns();
 	if (wd) {
-		if (loop_timer_init(d->loop, &d->watchdog, dmn_watchdog_fired) < 0 ||
+		if (loop_timer_init(d->loop, &d->watchdog, daemon_watchdog_fired) < 0 ||
 		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
 			snprintf(err, errlen, "watchdog timerfd: %s", strerror(errno));
 			goto fail;
@@ -501,7 +501,7 @@ struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen)
 #ifdef VRINGNETD_TEST
 	sbx_test_forbidden();
 #endif
-	dmn_status_text(d, status, sizeof(status));
+	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
 	sdn_ready(status);
 	return d;
@@ -510,12 +510,12 @@ fail:
 	for (i = 0; i < d->ntaps; i++)
 		if (!d->taps[i]->dev.adopted)
 			tap_destroy(&d->taps[i]->dev);
-	dmn_stop(d);
+	daemon_stop(d);
 	return NULL;
 }
 
 /**
- * dmn_tap_reconfigure() - bring a running tap to a changed section
+ * daemon_tap_reconfigure() - bring a running tap to a changed section
  * @d: daemon
  * @i: the tap's index
  * @nc: its new section
@@ -525,10 +525,10 @@ fail:
  * Return: 0, or -1 with @err filled (the tap keeps running as it was as
  * far as the failed step goes).
  */
-static int dmn_tap_reconfigure(struct dmn *d, unsigned int i, const struct config_tap *nc,
+static int daemon_tap_reconfigure(struct daemon *d, unsigned int i, const struct config_tap *nc,
 			       char *err, size_t errlen)
 {
-	struct dmn_tap *t = d->taps[i];
+	struct daemon_tap *t = d->taps[i];
 	const struct config_tap *oc = &t->cfg;
 
 	if (oc->persist != nc->persist &&
@@ -545,12 +545,12 @@ static int dmn_tap_reconfigure(struct dmn *d, unsigned int i, const struct confi
 }
 
 /**
- * dmn_note() - remember the first error of a reload, log every one
+ * daemon_note() - remember the first error of a reload, log every one
  * @first: the first error so far ("" if none)
  * @len: its size
  * @msg: this error
  */
-static void dmn_note(char *first, size_t len, const char *msg)
+static void daemon_note(char *first, size_t len, const char *msg)
 {
 	log_err("reload: %s", msg);
 	if (!first[0])
@@ -558,7 +558,7 @@ static void dmn_note(char *first, size_t len, const char *msg)
 }
 
 /**
- * dmn_running_config() - a configuration holding what runs now
+ * daemon_running_config() - a configuration holding what runs now
  * @d: daemon
  * @rc: filled; its arrays are allocated (free them with config_free())
  *
@@ -568,7 +568,7 @@ static void dmn_note(char *first, size_t len, const char *msg)
  *
  * Return: 0, or -1 when out of memory.
  */
-static int dmn_running_config(struct dmn *d, struct config *rc)
+static int daemon_running_config(struct daemon *d, struct config *rc)
 {
 	unsigned int i;
 
@@ -591,7 +591,7 @@ static int dmn_running_config(struct dmn *d, struct config *rc)
 }
 
 /**
- * dmn_port_resocket() - change mode/owner of a running port's socket
+ * daemon_port_resocket() - change mode/owner of a running port's socket
  * @p: the port
  * @np: its new section (only socket mode/owner/reconnect differ)
  * @err: message buffer
@@ -599,7 +599,7 @@ static int dmn_running_config(struct dmn *d, struct config *rc)
  *
  * Return: 0, or -1 with @err filled.
  */
-static int dmn_port_resocket(struct port *p, const struct config_port *np,
+static int daemon_port_resocket(struct port *p, const struct config_port *np,
 			     char *err, size_t errlen)
 {
 	if (np->listen[0] && np->socket_mode != p->cfg.socket_mode &&
@@ -622,7 +622,7 @@ static int dmn_port_resocket(struct port *p, const struct config_port *np,
 }
 
 /**
- * dmn_reload() - re-read the configuration file and apply the difference
+ * daemon_reload() - re-read the configuration file and apply the difference
  * @d: daemon
  * @info: out: what was done
  * @err: message buffer
@@ -637,7 +637,7 @@ static int dmn_port_resocket(struct port *p, const struct config_port *np,
  *
  * Return: 0, or -1 with @err filled.
  */
-int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size_t errlen)
+int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen)
 {
 	struct config nc, rc;
 	struct rl_diff diff;
@@ -653,16 +653,16 @@ int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size
 		snprintf(err, errlen, "%s", msg);
 		log_err("reload: %s; keeping the running configuration", msg);
 		config_free(&nc);
-		sdn_ready(dmn_status_text(d, status, sizeof(status)));
+		sdn_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
-	if (dmn_running_config(d, &rc) < 0 || (ret = rl_diff(&rc, &nc, &diff)) < 0) {
+	if (daemon_running_config(d, &rc) < 0 || (ret = rl_diff(&rc, &nc, &diff)) < 0) {
 		snprintf(err, errlen, "reload: out of memory; keeping the running configuration");
 		log_err("%s", err);
 		free(rc.taps);
 		free(rc.ports);
 		config_free(&nc);
-		sdn_ready(dmn_status_text(d, status, sizeof(status)));
+		sdn_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
 	if (diff.daemon_attrs & RL_DAEMON_ENGINE)
@@ -684,27 +684,27 @@ int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size
 	for (i = 0; i < diff.nports; i++) {
 		const struct rl_port_diff *pd = &diff.ports[i];
 
-		k = dmn_find_port(d, pd->name);
+		k = daemon_find_port(d, pd->name);
 		if (k < 0)
 			continue;
 		if (pd->change == RL_REMOVED ||
 		    (pd->change == RL_CHANGED && (pd->attrs & RL_PORT_RECREATE)))
-			dmn_port_down(d, (unsigned int)k);
+			daemon_port_down(d, (unsigned int)k);
 		else if (pd->change == RL_CHANGED &&
-			 dmn_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
-			dmn_note(err, errlen, msg);
+			 daemon_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
+			daemon_note(err, errlen, msg);
 	}
 	/* 2. Taps removed, re-created, reconfigured; 3. taps added. */
 	for (i = 0; i < diff.ntaps; i++) {
 		const struct rl_tap_diff *td = &diff.taps[i];
 
-		k = dmn_find_tap(d, td->name);
+		k = daemon_find_tap(d, td->name);
 		switch (td->change) {
 		case RL_UNCHANGED:
 			break;
 		case RL_REMOVED:
 			if (k >= 0)
-				dmn_tap_down(d, (unsigned int)k);
+				daemon_tap_down(d, (unsigned int)k);
 			break;
 		case RL_CHANGED:
 			if (k >= 0 && (td->attrs & RL_TAP_RECREATE)) {
@@ -715,26 +715,26 @@ int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size
 				memmove(&d->taps[k], &d->taps[k + 1],
 					(d->ntaps - k - 1) * sizeof(d->taps[0]));
 				d->ntaps--;
-				if (dmn_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
-					dmn_note(err, errlen, msg);
+				if (daemon_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
+					daemon_note(err, errlen, msg);
 			} else if (k >= 0 &&
-				   dmn_tap_reconfigure(d, (unsigned int)k, td->new_tap,
+				   daemon_tap_reconfigure(d, (unsigned int)k, td->new_tap,
 						       msg, sizeof(msg)) < 0) {
-				dmn_note(err, errlen, msg);
+				daemon_note(err, errlen, msg);
 			}
 			break;
 		case RL_ADDED:
-			if (dmn_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
-				dmn_note(err, errlen, msg);
+			if (daemon_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
+				daemon_note(err, errlen, msg);
 			break;
 		}
 	}
 	/* 4. Ports added or re-created (every new-file port not running). */
 	for (i = 0; i < nc.nports; i++) {
-		if (dmn_find_port(d, nc.ports[i].name) >= 0)
+		if (daemon_find_port(d, nc.ports[i].name) >= 0)
 			continue;
-		if (dmn_port_up(d, &nc.ports[i], msg, sizeof(msg)) < 0)
-			dmn_note(err, errlen, msg);
+		if (daemon_port_up(d, &nc.ports[i], msg, sizeof(msg)) < 0)
+			daemon_note(err, errlen, msg);
 	}
 	info->taps_added = diff.taps_added;
 	info->taps_removed = diff.taps_removed;
@@ -759,31 +759,31 @@ int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size
 	log_info("reload: taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed%s",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,
 		 info->ports_removed, info->ports_changed, err[0] ? " (with errors)" : "");
-	sdn_ready(dmn_status_text(d, status, sizeof(status)));
+	sdn_ready(daemon_status_text(d, status, sizeof(status)));
 	return err[0] ? -1 : 0;
 }
 
 /**
- * dmn_run() - the event loop
+ * daemon_run() - the event loop
  * @d: daemon
  *
  * Return: 0 after SIGTERM/SIGINT, -1 when the loop failed.
  */
-int dmn_run(struct dmn *d)
+int daemon_run(struct daemon *d)
 {
 	return loop_run(d->loop);
 }
 
 /**
- * dmn_stop() - STOPPING=1 and tear everything down
+ * daemon_stop() - STOPPING=1 and tear everything down
  * @d: daemon or NULL
  */
-void dmn_stop(struct dmn *d)
+void daemon_stop(struct daemon *d)
 {
 	if (!d)
 		return;
 	sdn_stopping();
-	dmn_teardown(d);
+	daemon_teardown(d);
 	if (d->loop) {
 		loop_timer_fini(d->loop, &d->watchdog);
 	}

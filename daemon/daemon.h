@@ -2,11 +2,11 @@
 /*
  * daemon.h - vringnetd's running state: taps, ports, control socket
  *
- * dmn_start() applies a configuration from nothing (taps created and
+ * daemon_start() applies a configuration from nothing (taps created and
  * configured, ports' sockets bound, control socket up, capabilities
- * dropped, READY=1); dmn_run() runs the event loop until SIGTERM/SIGINT;
- * dmn_reload() (SIGHUP, "vringnetctl reload") validates the file again and
- * applies only the difference to what is running; dmn_stop() tears down
+ * dropped, READY=1); daemon_run() runs the event loop until SIGTERM/SIGINT;
+ * daemon_reload() (SIGHUP, "vringnetctl reload") validates the file again and
+ * applies only the difference to what is running; daemon_stop() tears down
  * (non-persistent taps deleted, persistent ones kept).
  */
 #ifndef VRINGNET_DAEMON_H
@@ -23,11 +23,11 @@
 #endif
 #define VRINGNETD_VERSION	VRINGNET_VERSION
 
-struct dmn;
+struct daemon;
 
-struct dmn *dmn_start(struct config *cfg, char *err, size_t errlen);
-int dmn_run(struct dmn *d);
-int dmn_reload(struct dmn *d, struct ctlproto_reload_info *info, char *err, size_t errlen);
-void dmn_stop(struct dmn *d);
+struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen);
+int daemon_run(struct daemon *d);
+int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen);
+void daemon_stop(struct daemon *d);
 
 #endif /* VRINGNET_DAEMON_H */

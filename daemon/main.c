@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	char err[CONFIG_ERR_MAX];
 	struct config cfg;
 	bool check_only = false;
-	struct dmn *d;
+	struct daemon *d;
 	int c, ret;
 
 	log_init("vringnetd");
@@ -125,13 +125,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
-	d = dmn_start(&cfg, err, sizeof(err));
+	d = daemon_start(&cfg, err, sizeof(err));
 	if (!d) {
 		log_err("cannot start: %s", err);
 		return 1;
 	}
-	ret = dmn_run(d);
-	dmn_stop(d);
+	ret = daemon_run(d);
+	daemon_stop(d);
 	log_info("stopped");
 	return ret < 0 ? 1 : 0;
 }

@@ -2,9 +2,9 @@
 /*
  * dirty_log.c - the dirty-page log of a migrating guest (see dirty_log.h)
  *
- * Bad input and the answer (dlog_map() returns the errno with @err filled;
+ * Bad input and the answer (dirty_log_map() returns the errno with @err filled;
  * vhost_user.c closes the connection):
- *   size 0, or more than DLOG_MAX_SIZE bytes          -EINVAL
+ *   size 0, or more than DIRTY_LOG_MAX_SIZE bytes          -EINVAL
  *   offset + size wraps                               -EINVAL
  *   fd not a regular file or memfd                    -EINVAL
  *   offset + size beyond the fd's size (fstat)        -EFAULT
@@ -27,16 +27,16 @@
 #include "guard.h"
 
 /**
- * dlog_init() - a log with nothing mapped
+ * dirty_log_init() - a log with nothing mapped
  * @l: the log
  */
-void dlog_init(struct dlog *l)
+void dirty_log_init(struct dirty_log *l)
 {
 	memset(l, 0, sizeof(*l));
 }
 
 /**
- * dlog_map() - map the bitmap a front-end shares (SET_LOG_BASE)
+ * dirty_log_map() - map the bitmap a front-end shares (SET_LOG_BASE)
  * @l: the log; a log mapped before is replaced only when the new one maps
  * @fd: the front-end's log file (not consumed)
  * @size: bytes of bitmap
@@ -48,7 +48,7 @@ void dlog_init(struct dlog *l)
  *
  * Return: 0, or a negative errno with @err filled (@l unchanged).
  */
-int dlog_map(struct dlog *l, int fd, uint64_t size, uint64_t offset, const void *owner,
+int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset, const void *owner,
 	     unsigned int guard_index, char *err, size_t errlen)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -57,9 +57,9 @@ int dlog_map(struct dlog *l, int fd, uint64_t size, uint64_t offset, const void 
 	void *p;
 	int ret;
 
-	if (size == 0 || size > DLOG_MAX_SIZE) {
+	if (size == 0 || size > DIRTY_LOG_MAX_SIZE) {
 		snprintf(err, errlen, "log of 0x%llx bytes (1..0x%llx)", (unsigned long long)size,
-			 (unsigned long long)DLOG_MAX_SIZE);
+			 (unsigned long long)DIRTY_LOG_MAX_SIZE);
 		return -EINVAL;
 	}
 	if (offset + size < offset) {
@@ -98,7 +98,7 @@ int dlog_map(struct dlog *l, int fd, uint64_t size, uint64_t offset, const void 
 		snprintf(err, errlen, "log: guard: %s", strerror(-ret));
 		return ret;
 	}
-	dlog_unmap(l);
+	dirty_log_unmap(l);
 	l->map = p;
 	l->map_len = (size_t)len;
 	l->bits = (uint8_t *)p + delta;
@@ -107,12 +107,12 @@ int dlog_map(struct dlog *l, int fd, uint64_t size, uint64_t offset, const void 
 }
 
 /**
- * dlog_unmap() - release the mapping (nothing is marked afterwards)
+ * dirty_log_unmap() - release the mapping (nothing is marked afterwards)
  * @l: the log (mapped or not)
  *
  * The counters stay.
  */
-void dlog_unmap(struct dlog *l)
+void dirty_log_unmap(struct dirty_log *l)
 {
 	if (!l->bits)
 		return;
@@ -125,7 +125,7 @@ void dlog_unmap(struct dlog *l)
 }
 
 /**
- * dlog_mark() - mark the pages of a guest-physical range dirty
+ * dirty_log_mark() - mark the pages of a guest-physical range dirty
  * @l: the log (nothing happens when none is mapped)
  * @gpa: first byte written
  * @len: bytes written (0: nothing)
@@ -133,14 +133,14 @@ void dlog_unmap(struct dlog *l)
  * Call after the write, inside the guard scope of the log's owner.  Pages
  * beyond the bitmap are counted in @l->beyond and otherwise ignored.
  */
-void dlog_mark(struct dlog *l, uint64_t gpa, uint64_t len)
+void dirty_log_mark(struct dirty_log *l, uint64_t gpa, uint64_t len)
 {
 	uint64_t first, last, pg;
 
 	if (!l->bits || !len)
 		return;
-	first = gpa >> DLOG_PAGE_SHIFT;
-	last = (gpa + len - 1 < gpa ? UINT64_MAX : gpa + len - 1) >> DLOG_PAGE_SHIFT;
+	first = gpa >> DIRTY_LOG_PAGE_SHIFT;
+	last = (gpa + len - 1 < gpa ? UINT64_MAX : gpa + len - 1) >> DIRTY_LOG_PAGE_SHIFT;
 	for (pg = first; pg <= last; pg++) {
 		if (pg / 8 >= l->size) {
 			l->beyond += last - pg + 1;
@@ -152,7 +152,7 @@ void dlog_mark(struct dlog *l, uint64_t gpa, uint64_t len)
 }
 
 /**
- * dlog_mark_iov() - mark the guest pages behind the first bytes of buffers
+ * dirty_log_mark_iov() - mark the guest pages behind the first bytes of buffers
  * @l: the log
  * @regions: the memory table the buffers were translated through
  * @nregions: its entries
@@ -162,7 +162,7 @@ void dlog_mark(struct dlog *l, uint64_t gpa, uint64_t len)
  *
  * A buffer outside every region (not guest memory) is skipped.
  */
-void dlog_mark_iov(struct dlog *l, const struct eng_mem_region *regions,
+void dirty_log_mark_iov(struct dirty_log *l, const struct eng_mem_region *regions,
 		   unsigned int nregions, const struct iovec *iov, unsigned int niov,
 		   uint64_t len)
 {
@@ -178,7 +178,7 @@ void dlog_mark_iov(struct dlog *l, const struct eng_mem_region *regions,
 			uintptr_t base = (uintptr_t)regions[j].uaddr;
 
 			if (p >= base && p - base < regions[j].size) {
-				dlog_mark(l, regions[j].guest_addr + (p - base), k);
+				dirty_log_mark(l, regions[j].guest_addr + (p - base), k);
 				break;
 			}
 		}

@@ -7,7 +7,7 @@
  * guest's CPU writes it tracks itself; pages the back-end writes (used
  * rings, received frames) the back-end marks in a bitmap the front-end
  * shares with it (SET_LOG_BASE with an fd): bit N of the bitmap (byte N/8,
- * bit N%8) stands for guest-physical page N of DLOG_PAGE bytes.  The
+ * bit N%8) stands for guest-physical page N of DIRTY_LOG_PAGE bytes.  The
  * front-end takes the bits with an atomic exchange, so each bit is set
  * with an atomic OR, after the write it stands for.
  *
@@ -25,12 +25,12 @@
 
 #include "engine.h"
 
-#define DLOG_PAGE_SHIFT	12
-#define DLOG_PAGE	(1ULL << DLOG_PAGE_SHIFT)	/* VHOST_LOG_PAGE */
-#define DLOG_MAX_SIZE	(1ULL << 30)	/* bytes of bitmap: 32 TiB of guest memory */
+#define DIRTY_LOG_PAGE_SHIFT	12
+#define DIRTY_LOG_PAGE	(1ULL << DIRTY_LOG_PAGE_SHIFT)	/* VHOST_LOG_PAGE */
+#define DIRTY_LOG_MAX_SIZE	(1ULL << 30)	/* bytes of bitmap: 32 TiB of guest memory */
 
 /**
- * struct dlog - one mapped dirty log
+ * struct dirty_log - one mapped dirty log
  * @bits: the bitmap (inside @map), NULL while none is mapped
  * @size: bytes of bitmap
  * @map: what mmap() returned
@@ -39,7 +39,7 @@
  * @beyond: pages marked outside the bitmap (ignored; a front-end whose
  *	log does not cover its memory)
  */
-struct dlog {
+struct dirty_log {
 	uint8_t *bits;
 	uint64_t size;
 	void *map;
@@ -48,22 +48,22 @@ struct dlog {
 	uint64_t beyond;
 };
 
-void dlog_init(struct dlog *l);
-int dlog_map(struct dlog *l, int fd, uint64_t size, uint64_t offset, const void *owner,
+void dirty_log_init(struct dirty_log *l);
+int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset, const void *owner,
 	     unsigned int guard_index, char *err, size_t errlen);
-void dlog_unmap(struct dlog *l);
-void dlog_mark(struct dlog *l, uint64_t gpa, uint64_t len);
-void dlog_mark_iov(struct dlog *l, const struct eng_mem_region *regions,
+void dirty_log_unmap(struct dirty_log *l);
+void dirty_log_mark(struct dirty_log *l, uint64_t gpa, uint64_t len);
+void dirty_log_mark_iov(struct dirty_log *l, const struct eng_mem_region *regions,
 		   unsigned int nregions, const struct iovec *iov, unsigned int niov,
 		   uint64_t len);
 
 /**
- * dlog_mapped() - whether a log is mapped
+ * dirty_log_mapped() - whether a log is mapped
  * @l: the log
  *
- * Return: true when dlog_mark() marks anything.
+ * Return: true when dirty_log_mark() marks anything.
  */
-static inline bool dlog_mapped(const struct dlog *l)
+static inline bool dirty_log_mapped(const struct dirty_log *l)
 {
 	return l->bits != NULL;
 }

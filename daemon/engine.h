@@ -21,7 +21,7 @@
 
 #include "config.h"
 
-struct dlog;
+struct dirty_log;
 
 /**
  * struct eng_ring - a split ring mapped in this process
@@ -87,7 +87,7 @@ struct eng_queue_config {
 	struct eng_ring rx;
 	int tx_call_fd;
 	int rx_call_fd;
-	struct dlog *log;
+	struct dirty_log *log;
 };
 
 /**

@@ -74,7 +74,7 @@ struct eng_queue {
 	int rx_call_fd;
 	struct eng_stats stx;
 	struct eng_stats srx;
-	struct dlog *log;
+	struct dirty_log *log;
 	bool log_tx;
 	bool log_rx;
 	uint64_t used_gpa[2];
@@ -122,7 +122,7 @@ static void ueng_log_used(struct eng_queue *q, enum eng_dir dir)
 	const struct vringfd_dev *dev = dir == ENG_TX ? &q->tx : &q->rx;
 
 	if (q->log && (dir == ENG_TX ? q->log_tx : q->log_rx))
-		dlog_mark(q->log, q->used_gpa[dir], 6 + 8 * (uint64_t)dev->num);
+		dirty_log_mark(q->log, q->used_gpa[dir], 6 + 8 * (uint64_t)dev->num);
 }
 
 /**
@@ -573,7 +573,7 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
 		if (q->log)	/* what readv() wrote into guest buffers */
-			dlog_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
+			dirty_log_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
 				      got < f.space ? got : f.space);
 		if ((uint64_t)r < q->tap_hdr_len || got > f.space) {
 			q->srx.drop_too_big++;

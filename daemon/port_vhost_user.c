@@ -293,7 +293,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		 d.cfg.mrg_rxbuf ? "on" : "off",
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",
 		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "",
-		 !d.cfg.log ? "" : dlog_mapped(d.cfg.log) ?
+		 !d.cfg.log ? "" : dirty_log_mapped(d.cfg.log) ?
 		 ", migrating: dirty pages logged" : ", migrating: dirty logging on, no log yet");
 	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */

@@ -164,7 +164,7 @@ void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
 	dev->features_offered = VU_FEATURES_BASE | (1ULL << VU_NET_F_MQ);
 	for (i = 0; i < VU_MAX_VRINGS; i++)
 		vu_vring_init(&dev->vrings[i]);
-	dlog_init(&dev->log);
+	dirty_log_init(&dev->log);
 	dev->log_fd = -1;
 	vum_rx_init(&dev->rx);
 }
@@ -216,7 +216,7 @@ static void vu_unmap_all(struct vu_dev *dev)
  */
 static void vu_log_release(struct vu_dev *dev)
 {
-	dlog_unmap(&dev->log);
+	dirty_log_unmap(&dev->log);
 	if (dev->log_fd >= 0)
 		close(dev->log_fd);
 	dev->log_fd = -1;
@@ -684,7 +684,7 @@ static int vu_set_log_base(struct vu_dev *dev, struct vum_msg *msg)
 		return vu_fail(dev, -EINVAL,
 			       "SET_LOG_BASE: LOG_SHMFD was not negotiated (no log the back-end can map)");
 	fd = vum_take_fd(msg, 0);
-	ret = dlog_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VU_GUARD_LOG,
+	ret = dirty_log_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VU_GUARD_LOG,
 		       why, sizeof(why));
 	close(fd);
 	if (ret < 0)

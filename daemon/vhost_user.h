@@ -194,7 +194,7 @@ struct vu_dev {
 	struct eng_mem_region eng_regions[VUM_MAX_REGIONS];
 	struct vu_vring vrings[VU_MAX_VRINGS];
 	bool active[VU_MAX_QUEUE_PAIRS];
-	struct dlog log;
+	struct dirty_log log;
 	int log_fd;
 	struct vum_rx rx;
 	uint64_t messages;

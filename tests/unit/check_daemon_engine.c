@@ -533,7 +533,7 @@ START_TEST(test_user_dirty_log)
 	struct iovec in = { (void *)0x108000, 2048 };
 	struct eng_queue_config qc;
 	char err[CONFIG_ERR_MAX];
-	struct dlog log;
+	struct dirty_log log;
 	uint8_t bits[64];
 	uint32_t len = 0;
 	bool starved;
@@ -544,8 +544,8 @@ START_TEST(test_user_dirty_log)
 	lfd = memfd_create("log", MFD_CLOEXEC);
 	ck_assert_int_ge(lfd, 0);
 	ck_assert_int_eq(ftruncate(lfd, 4096), 0);
-	dlog_init(&log);
-	ck_assert_msg(dlog_map(&log, lfd, 4096, 0, &log, 0, err, sizeof(err)) == 0, "%s", err);
+	dirty_log_init(&log);
+	ck_assert_msg(dirty_log_map(&log, lfd, 4096, 0, &log, 0, err, sizeof(err)) == 0, "%s", err);
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = 12;
@@ -577,7 +577,7 @@ START_TEST(test_user_dirty_log)
 	ck_assert_uint_eq(bits[32], 0);		/* pages 0x100..0x107: only read */
 	ck_assert_uint_eq(log.pages, 3);
 	eng_user_ops.close(ut_q, NULL);
-	dlog_unmap(&log);
+	dirty_log_unmap(&log);
 	close(lfd);
 }
 END_TEST
@@ -774,9 +774,9 @@ START_TEST(test_kernel_refuses_dirty_log)
 {
 	struct eng_queue_config qc;
 	char err[CONFIG_ERR_MAX] = "";
-	struct dlog log;
+	struct dirty_log log;
 
-	dlog_init(&log);
+	dirty_log_init(&log);
 	memset(&qc, 0, sizeof(qc));
 	qc.vnet_hdr_len = 12;
 	qc.log = &log;

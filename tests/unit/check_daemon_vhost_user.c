@@ -928,27 +928,27 @@ START_TEST(log_base_maps_marks_replaces)
 	prelude(P_MEM);
 	base = count_fds();
 	log_base_ok(a, LOG_SIZE, 0);
-	ck_assert(dlog_mapped(&dev.log));
+	ck_assert(dirty_log_mapped(&dev.log));
 	ck_assert_uint_eq(dev.log.size, LOG_SIZE);
 	/* guest page 5 and pages 8..9 (a range across a page boundary) */
-	dlog_mark(&dev.log, 5 * 4096 + 100, 1);
-	dlog_mark(&dev.log, 8 * 4096 + 4000, 200);
+	dirty_log_mark(&dev.log, 5 * 4096 + 100, 1);
+	dirty_log_mark(&dev.log, 8 * 4096 + 4000, 200);
 	ck_assert_uint_eq(log_byte(a, 0), 1u << 5);
 	ck_assert_uint_eq(log_byte(a, 1), 3u);
 	/* beyond the bitmap: counted, nothing written */
-	dlog_mark(&dev.log, (uint64_t)LOG_SIZE * 8 * 4096, 4096);
+	dirty_log_mark(&dev.log, (uint64_t)LOG_SIZE * 8 * 4096, 4096);
 	ck_assert_uint_eq(dev.log.beyond, 1);
 	/* a new log (at an offset) replaces it: the old file sees nothing more */
 	log_base_ok(b, 2 * LOG_SIZE, 4096);
 	ck_assert_uint_eq(dev.log.size, 2 * LOG_SIZE);
-	dlog_mark(&dev.log, 0, 1);
+	dirty_log_mark(&dev.log, 0, 1);
 	ck_assert_uint_eq(log_byte(b, 4096), 1u);
 	ck_assert_uint_eq(log_byte(a, 0), 1u << 5);
 	/* the fds sent were the back-end's copies: only the mapping holds them */
 	ck_assert_int_eq(count_fds(), base);
 	/* RESET_OWNER unmaps it */
 	req_ok(VUM_RESET_OWNER, NULL, 0, NULL, 0);
-	ck_assert(!dlog_mapped(&dev.log));
+	ck_assert(!dirty_log_mapped(&dev.log));
 	close(a);
 	close(b);
 }
@@ -995,7 +995,7 @@ START_TEST(log_all_restarts_pair_with_log)
 	ck_assert_int_eq(seen.starts[0], 4);
 	ck_assert_ptr_null(seen.cfg.log);
 	vu_dev_reset(&dev);
-	ck_assert(!dlog_mapped(&dev.log));
+	ck_assert(!dirty_log_mapped(&dev.log));
 	close(lfd);
 }
 END_TEST
@@ -1031,7 +1031,7 @@ static void bad_log_base(uint64_t size, uint64_t offset, const int *fds, unsigne
 	struct vum_log lg = { .mmap_size = size, .mmap_offset = offset };
 
 	bad_msg(P_PROTO, VUM_SET_LOG_BASE, &lg, sizeof(lg), fds, nfds, want, substr);
-	ck_assert(!dlog_mapped(&dev.log));
+	ck_assert(!dirty_log_mapped(&dev.log));
 }
 
 START_TEST(bad_log_base_no_fd)
@@ -1067,7 +1067,7 @@ START_TEST(bad_log_base_too_big)
 	int f = log_memfd(LOG_SIZE);
 
 	setup();
-	bad_log_base(DLOG_MAX_SIZE + 1, 0, &f, 1, -EINVAL, "SET_LOG_BASE: log of 0x40000001 bytes");
+	bad_log_base(DIRTY_LOG_MAX_SIZE + 1, 0, &f, 1, -EINVAL, "SET_LOG_BASE: log of 0x40000001 bytes");
 	close(f);
 }
 END_TEST
@@ -1177,9 +1177,9 @@ static int log_truncated_case(void)
 			return 22;
 		/* the owner closes the connection: everything is released */
 		vu_dev_reset(&dev);
-		return dlog_mapped(&dev.log) ? 23 : 0;
+		return dirty_log_mapped(&dev.log) ? 23 : 0;
 	}
-	dlog_mark(&dev.log, 4096 * 9, 1);
+	dirty_log_mark(&dev.log, 4096 * 9, 1);
 	guard_leave(&gs);
 	return 30;
 }

@@ -289,9 +289,9 @@ void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_i
  * @s: the counters (NULL: all zero)
  */
 static void ctlproto_put_stats(struct ctlproto_writer *w, const char *dir,
-			  const struct eng_stats *s)
+			  const struct engine_stats *s)
 {
-	static const struct eng_stats zero;
+	static const struct engine_stats zero;
 	const struct {
 		const char *name;
 		uint64_t v;
@@ -324,11 +324,11 @@ static void ctlproto_put_stats(struct ctlproto_writer *w, const char *dir,
  * @rx: rx-direction counters (tap -> ring), NULL = zeros
  *
  * Keys: of, name, then tx_<field> and rx_<field> for every field of
- * struct eng_stats.  More keys (e.g. "tap") may follow with
+ * struct engine_stats.  More keys (e.g. "tap") may follow with
  * ctlproto_reply_str() before the next record starts.
  */
 void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char *name,
-			  const struct eng_stats *tx, const struct eng_stats *rx)
+			  const struct engine_stats *tx, const struct engine_stats *rx)
 {
 	ctlproto_reply_record(w, "stats");
 	ctlproto_reply_str(w, "of", of);

@@ -242,7 +242,7 @@ void ctlproto_reply_daemon(struct ctlproto_writer *w, const struct ctlproto_daem
 void ctlproto_reply_tap(struct ctlproto_writer *w, const struct ctlproto_tap_info *t);
 void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_info *p);
 void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char *name,
-			  const struct eng_stats *tx, const struct eng_stats *rx);
+			  const struct engine_stats *tx, const struct engine_stats *rx);
 void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_reload_info *r);
 int ctlproto_reply_finish(struct ctlproto_writer *w);
 int ctlproto_reply_error(char *buf, size_t len, enum ctlproto_status st,

@@ -69,7 +69,7 @@ struct daemon {
 	struct config cfg;
 	struct loop *loop;
 	struct nlk *nl;
-	const struct eng_ops *eng;
+	const struct engine_ops *eng;
 	struct daemon_tap *taps[CONFIG_MAX_TAPS];
 	unsigned int ntaps;
 	struct port *ports[CONFIG_MAX_PORTS];
@@ -272,7 +272,7 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 	struct ctlproto_writer w;
 	struct ctlproto_reload_info ri;
 	struct nlk_link_info li;
-	struct eng_stats tx, rx;
+	struct engine_stats tx, rx;
 	char err[CONFIG_ERR_MAX], user[64];
 	unsigned int i;
 
@@ -452,7 +452,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	log_set_level(d->cfg.log_level);
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
 			    d->cfg.message_timeout);
-	d->eng = eng_select(d->cfg.engine, err, errlen);
+	d->eng = engine_select(d->cfg.engine, err, errlen);
 	if (!d->eng)
 		goto fail;
 	/* Front-end memory can fault under us: guard.c catches that. */

@@ -162,7 +162,7 @@ void dirty_log_mark(struct dirty_log *l, uint64_t gpa, uint64_t len)
  *
  * A buffer outside every region (not guest memory) is skipped.
  */
-void dirty_log_mark_iov(struct dirty_log *l, const struct eng_mem_region *regions,
+void dirty_log_mark_iov(struct dirty_log *l, const struct engine_mem_region *regions,
 		   unsigned int nregions, const struct iovec *iov, unsigned int niov,
 		   uint64_t len)
 {

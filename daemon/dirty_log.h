@@ -53,7 +53,7 @@ int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset, c
 	     unsigned int guard_index, char *err, size_t errlen);
 void dirty_log_unmap(struct dirty_log *l);
 void dirty_log_mark(struct dirty_log *l, uint64_t gpa, uint64_t len);
-void dirty_log_mark_iov(struct dirty_log *l, const struct eng_mem_region *regions,
+void dirty_log_mark_iov(struct dirty_log *l, const struct engine_mem_region *regions,
 		   unsigned int nregions, const struct iovec *iov, unsigned int niov,
 		   uint64_t len);
 

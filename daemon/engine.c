@@ -11,13 +11,13 @@
 #include "vringfd.h"
 
 /**
- * eng_kernel_probe() - whether vringfd.ko is loaded and can attach taps
+ * engine_probe_kernel() - whether vringfd.ko is loaded and can attach taps
  * @why: on false, why not
  * @whylen: its size
  *
  * Return: true when /dev/vringfd opens and reports VRINGFD_CAP_TAP.
  */
-bool eng_kernel_probe(char *why, size_t whylen)
+bool engine_probe_kernel(char *why, size_t whylen)
 {
 	struct vringfd_version ver;
 
@@ -43,7 +43,7 @@ bool eng_kernel_probe(char *why, size_t whylen)
 }
 
 /**
- * eng_select() - the engine to run with
+ * engine_select() - the engine to run with
  * @want: the configuration's engine key
  * @err: message buffer
  * @errlen: its size
@@ -54,28 +54,28 @@ bool eng_kernel_probe(char *why, size_t whylen)
  *
  * Return: the engine, or NULL with @err filled.
  */
-const struct eng_ops *eng_select(enum config_engine want, char *err, size_t errlen)
+const struct engine_ops *engine_select(enum config_engine want, char *err, size_t errlen)
 {
 	char why[256];
 
 	switch (want) {
 	case CONFIG_ENGINE_USER:
 		log_info("engine: user (configured)");
-		return &eng_user_ops;
+		return &engine_user_ops;
 	case CONFIG_ENGINE_KERNEL:
-		if (!eng_kernel_probe(why, sizeof(why))) {
+		if (!engine_probe_kernel(why, sizeof(why))) {
 			snprintf(err, errlen, "engine = kernel, but %s", why);
 			return NULL;
 		}
 		log_info("engine: kernel (configured)");
-		return &eng_kernel_ops;
+		return &engine_kernel_ops;
 	case CONFIG_ENGINE_AUTO:
-		if (eng_kernel_probe(why, sizeof(why))) {
+		if (engine_probe_kernel(why, sizeof(why))) {
 			log_info("engine: kernel (auto: vringfd.ko with tap attachment found)");
-			return &eng_kernel_ops;
+			return &engine_kernel_ops;
 		}
 		log_info("engine: user (auto: %s)", why);
-		return &eng_user_ops;
+		return &engine_user_ops;
 	}
 	snprintf(err, errlen, "engine: unknown value %d", (int)want);
 	return NULL;

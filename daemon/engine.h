@@ -4,8 +4,8 @@
  *
  * A queue binds two split rings to one queue of a tap:
  *   tx ring: the driver (a guest, or the daemon for frame-socket ports) posts
- *            readable chains; eng_ops.tx() sends each as one frame to the tap;
- *   rx ring: the driver posts writable chains; eng_ops.rx() fills them with
+ *            readable chains; engine_ops.tx() sends each as one frame to the tap;
+ *   rx ring: the driver posts writable chains; engine_ops.rx() fills them with
  *            frames read from the tap.
  * The engine plays the virtio *device* for both rings.  Two implementations:
  *   kernel  vringfd.ko walks the rings (one write()/read() per batch)
@@ -24,18 +24,18 @@
 struct dirty_log;
 
 /**
- * struct eng_ring - a split ring mapped in this process
+ * struct engine_ring - a split ring mapped in this process
  * @num: entries (power of two, 1..32768)
  * @desc: descriptor table
  * @avail: avail ring
  * @used: used ring
  * @last_avail: where the device starts reading avail (vhost-user
  *	SET_VRING_BASE; 0 for a fresh ring)
- * @log_used: with eng_queue_config.log: mark the used ring's pages in the
+ * @log_used: with engine_queue_config.log: mark the used ring's pages in the
  *	dirty log after writing it (vhost-user VHOST_VRING_F_LOG)
  * @used_gpa: guest-physical address of the used ring (log_guest_addr)
  */
-struct eng_ring {
+struct engine_ring {
 	unsigned int num;
 	void *desc;
 	void *avail;
@@ -46,19 +46,19 @@ struct eng_ring {
 };
 
 /**
- * struct eng_mem_region - guest memory mapped in this process
+ * struct engine_mem_region - guest memory mapped in this process
  * @guest_addr: guest-physical address of the first byte
  * @size: bytes
  * @uaddr: where it is mapped here
  */
-struct eng_mem_region {
+struct engine_mem_region {
 	uint64_t guest_addr;
 	uint64_t size;
 	void *uaddr;
 };
 
 /**
- * struct eng_queue_config - what eng_ops.open() needs
+ * struct engine_queue_config - what engine_ops.open() needs
  * @tap_fd: a queue of the tap (IFF_TAP|IFF_NO_PI|IFF_VNET_HDR); not owned
  * @vnet_hdr_len: 0, 10 or 12: size of the virtio-net header before each
  *	frame in the rings (the tap's TUNSETVNETHDRSZ is set to match)
@@ -76,22 +76,22 @@ struct eng_mem_region {
  *	logs; the kernel engine refuses a queue with a log).  The log may be
  *	mapped, replaced or unmapped while the queue runs
  */
-struct eng_queue_config {
+struct engine_queue_config {
 	int tap_fd;
 	unsigned int vnet_hdr_len;
 	bool mrg_rxbuf;
 	uint64_t ring_features;
-	const struct eng_mem_region *regions;
+	const struct engine_mem_region *regions;
 	unsigned int nregions;
-	struct eng_ring tx;
-	struct eng_ring rx;
+	struct engine_ring tx;
+	struct engine_ring rx;
 	int tx_call_fd;
 	int rx_call_fd;
 	struct dirty_log *log;
 };
 
 /**
- * struct eng_stats - counters of one direction of a queue
+ * struct engine_stats - counters of one direction of a queue
  * @frames: frames moved
  * @bytes: bytes moved (headers excluded)
  * @batches: tx()/rx() calls that moved at least one frame
@@ -104,7 +104,7 @@ struct eng_queue_config {
  * @notifies: call eventfd signals
  * @drop_peer: frames from a sender that is not the port's peer (dgram)
  */
-struct eng_stats {
+struct engine_stats {
 	uint64_t frames;
 	uint64_t bytes;
 	uint64_t batches;
@@ -118,20 +118,20 @@ struct eng_stats {
 	uint64_t drop_peer;
 };
 
-struct eng_queue;
+struct engine_queue;
 
 /**
- * enum eng_dir - one ring of a queue
- * @ENG_TX: the ring whose chains go to the tap
- * @ENG_RX: the ring filled from the tap
+ * enum engine_dir - one ring of a queue
+ * @ENGINE_TX: the ring whose chains go to the tap
+ * @ENGINE_RX: the ring filled from the tap
  */
-enum eng_dir {
-	ENG_TX,
-	ENG_RX,
+enum engine_dir {
+	ENGINE_TX,
+	ENGINE_RX,
 };
 
 /**
- * struct eng_ops - one engine
+ * struct engine_ops - one engine
  * @name: "kernel" or "user"
  * @open: bind a ring pair to a tap queue; NULL with @err filled on failure
  * @tx: send available tx chains (bounded: at most one ring's worth, less
@@ -149,26 +149,26 @@ enum eng_dir {
  * @rx_fd: fd that becomes readable (EPOLLIN) when rx() has work
  * @get_stats: counters of both directions
  * @close: unbind and free; the tap fd and the rings stay.  Stores where
- *	the device stopped in each avail ring in @last_avail[ENG_TX/ENG_RX]
+ *	the device stopped in each avail ring in @last_avail[ENGINE_TX/ENGINE_RX]
  *	(vhost-user GET_VRING_BASE) when not NULL
  */
-struct eng_ops {
+struct engine_ops {
 	const char *name;
-	struct eng_queue *(*open)(const struct eng_queue_config *cfg,
+	struct engine_queue *(*open)(const struct engine_queue_config *cfg,
 				  char *err, size_t errlen);
-	int (*tx)(struct eng_queue *q);
-	int (*rx)(struct eng_queue *q, bool *starved);
-	bool (*enable_notify)(struct eng_queue *q, enum eng_dir dir);
-	int (*rx_fd)(struct eng_queue *q);
-	void (*get_stats)(struct eng_queue *q, struct eng_stats *tx,
-			  struct eng_stats *rx);
-	void (*close)(struct eng_queue *q, uint16_t last_avail[2]);
+	int (*tx)(struct engine_queue *q);
+	int (*rx)(struct engine_queue *q, bool *starved);
+	bool (*enable_notify)(struct engine_queue *q, enum engine_dir dir);
+	int (*rx_fd)(struct engine_queue *q);
+	void (*get_stats)(struct engine_queue *q, struct engine_stats *tx,
+			  struct engine_stats *rx);
+	void (*close)(struct engine_queue *q, uint16_t last_avail[2]);
 };
 
-extern const struct eng_ops eng_user_ops;
-extern const struct eng_ops eng_kernel_ops;
+extern const struct engine_ops engine_user_ops;
+extern const struct engine_ops engine_kernel_ops;
 
-bool eng_kernel_probe(char *why, size_t whylen);
-const struct eng_ops *eng_select(enum config_engine want, char *err, size_t errlen);
+bool engine_probe_kernel(char *why, size_t whylen);
+const struct engine_ops *engine_select(enum config_engine want, char *err, size_t errlen);
 
 #endif /* VRINGNET_ENGINE_H */

@@ -28,7 +28,7 @@
 #include "vringfd.h"
 
 /**
- * struct eng_queue - a ring pair bound to a tap queue (kernel engine)
+ * struct engine_queue - a ring pair bound to a tap queue (kernel engine)
  * @tx_fd: vring fd of the tx ring
  * @rx_fd: vring fd of the rx ring
  * @tx_avail: the tx ring's avail ring (read for avail->idx only)
@@ -36,7 +36,7 @@
  *	the chains every write() reported
  * @tx_last: what the last write() consumed
  */
-struct eng_queue {
+struct engine_queue {
 	int tx_fd;
 	int rx_fd;
 	const struct vring_avail *tx_avail;
@@ -63,7 +63,7 @@ struct eng_queue {
  *
  * Return: the vring fd, or -1 with errno.
  */
-static int keng_create(const struct eng_ring *ring, uint64_t features, bool base_ok, const char *what)
+static int keng_create(const struct engine_ring *ring, uint64_t features, bool base_ok, const char *what)
 {
 	struct vringfd_create c;
 	uint16_t idx;
@@ -100,7 +100,7 @@ static int keng_create(const struct eng_ring *ring, uint64_t features, bool base
  *
  * Return: the vring fd, or -1 with @err filled.
  */
-static int keng_ring(const struct eng_queue_config *cfg, const struct eng_ring *ring,
+static int keng_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
 		     bool base_ok, char *err, size_t errlen)
 {
@@ -165,11 +165,11 @@ fail:
  *
  * Return: the queue, or NULL with @err filled.
  */
-static struct eng_queue *keng_open(const struct eng_queue_config *cfg,
+static struct engine_queue *keng_open(const struct engine_queue_config *cfg,
 				   char *err, size_t errlen)
 {
 	struct vringfd_version ver;
-	struct eng_queue *q;
+	struct engine_queue *q;
 	bool base_ok;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
@@ -220,7 +220,7 @@ fail:
  *
  * Return: chains consumed, or -errno.
  */
-static int keng_tx(struct eng_queue *q)
+static int keng_tx(struct engine_queue *q)
 {
 	char dummy = 0;
 	ssize_t n;
@@ -245,11 +245,11 @@ static int keng_tx(struct eng_queue *q)
  * (the rx fd is polled level-triggered; the module's poll() pulls).
  * Return: true when tx() should be called again.
  */
-static bool keng_enable_notify(struct eng_queue *q, enum eng_dir dir)
+static bool keng_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
 	uint16_t idx;
 
-	if (dir != ENG_TX || q->tx_last <= 0)
+	if (dir != ENGINE_TX || q->tx_last <= 0)
 		return false;
 	idx = le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	return idx != q->tx_taken;
@@ -262,7 +262,7 @@ static bool keng_enable_notify(struct eng_queue *q, enum eng_dir dir)
  *
  * Return: buffers filled, or -errno (-EAGAIN counts as 0).
  */
-static int keng_rx(struct eng_queue *q, bool *starved)
+static int keng_rx(struct engine_queue *q, bool *starved)
 {
 	char dummy;
 	ssize_t n;
@@ -280,7 +280,7 @@ static int keng_rx(struct eng_queue *q, bool *starved)
  *
  * Return: the fd.
  */
-static int keng_rx_fd(struct eng_queue *q)
+static int keng_rx_fd(struct engine_queue *q)
 {
 	return q->rx_fd;
 }
@@ -290,7 +290,7 @@ static int keng_rx_fd(struct eng_queue *q)
  * @fd: a vring fd
  * @st: output
  */
-static void keng_copy_stats(int fd, struct eng_stats *st)
+static void keng_copy_stats(int fd, struct engine_stats *st)
 {
 	struct vringfd_stats ks;
 
@@ -315,8 +315,8 @@ static void keng_copy_stats(int fd, struct eng_stats *st)
  * @tx: tx counters out (may be NULL)
  * @rx: rx counters out (may be NULL)
  */
-static void keng_get_stats(struct eng_queue *q, struct eng_stats *tx,
-			   struct eng_stats *rx)
+static void keng_get_stats(struct engine_queue *q, struct engine_stats *tx,
+			   struct engine_stats *rx)
 {
 	if (tx)
 		keng_copy_stats(q->tx_fd, tx);
@@ -329,22 +329,22 @@ static void keng_get_stats(struct eng_queue *q, struct eng_stats *tx,
  * @q: the queue or NULL
  * @last_avail: where the module stopped in each avail ring (out; may be NULL)
  */
-static void keng_close(struct eng_queue *q, uint16_t last_avail[2])
+static void keng_close(struct engine_queue *q, uint16_t last_avail[2])
 {
 	struct vringfd_state st;
 
 	if (!q)
 		return;
 	if (last_avail) {
-		last_avail[ENG_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
-		last_avail[ENG_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
+		last_avail[ENGINE_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
+		last_avail[ENGINE_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
 	}
 	close(q->tx_fd);
 	close(q->rx_fd);
 	free(q);
 }
 
-const struct eng_ops eng_kernel_ops = {
+const struct engine_ops engine_kernel_ops = {
 	.name = "kernel",
 	.open = keng_open,
 	.tx = keng_tx,

@@ -37,7 +37,7 @@
 #define UENG_MRG_WANT		(UENG_MAX_FRAME + 12)
 
 /**
- * struct eng_queue - a ring pair bound to a tap queue (user engine)
+ * struct engine_queue - a ring pair bound to a tap queue (user engine)
  * @tap_fd: the tap queue (not owned)
  * @hdr_len: virtio-net header bytes in front of each frame in the rings
  * @tap_hdr_len: the tap's header size (@hdr_len, or 12 when @hdr_len is 0)
@@ -51,9 +51,9 @@
  * @stx: tx counters
  * @srx: rx counters
  * @log: dirty log of a migrating guest, or NULL (ueng_log_used(), ueng_rx())
- * @log_tx: log the tx used ring (its eng_ring.log_used)
+ * @log_tx: log the tx used ring (its engine_ring.log_used)
  * @log_rx: log the rx used ring
- * @used_gpa: guest-physical address of each used ring, [ENG_TX], [ENG_RX]
+ * @used_gpa: guest-physical address of each used ring, [ENGINE_TX], [ENGINE_RX]
  * @iov: scratch segments for one frame (slot 0 for a prepended header,
  *	then the chains, then @overflow)
  * @overflow: catches the part of a frame longer than the posted buffers:
@@ -61,19 +61,19 @@
  *	newer ones only what was copied; with this last segment both say
  *	"longer than the buffers" the same way
  */
-struct eng_queue {
+struct engine_queue {
 	int tap_fd;
 	unsigned int hdr_len;
 	unsigned int tap_hdr_len;
 	bool mrg_rxbuf;
 	struct vringfd_dev tx;
 	struct vringfd_dev rx;
-	struct eng_mem_region *regions;
+	struct engine_mem_region *regions;
 	unsigned int nregions;
 	int tx_call_fd;
 	int rx_call_fd;
-	struct eng_stats stx;
-	struct eng_stats srx;
+	struct engine_stats stx;
+	struct engine_stats srx;
 	struct dirty_log *log;
 	bool log_tx;
 	bool log_rx;
@@ -92,11 +92,11 @@ struct eng_queue {
  */
 static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
 {
-	struct eng_queue *q = opaque;
+	struct engine_queue *q = opaque;
 	unsigned int i;
 
 	for (i = 0; i < q->nregions; i++) {
-		const struct eng_mem_region *r = &q->regions[i];
+		const struct engine_mem_region *r = &q->regions[i];
 		uint64_t off;
 
 		if (addr < r->guest_addr || addr - r->guest_addr >= r->size)
@@ -117,11 +117,11 @@ static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
  * The whole used ring (flags, idx, elements, avail_event) after the
  * device wrote any of it: at most 65 pages, usually one.
  */
-static void ueng_log_used(struct eng_queue *q, enum eng_dir dir)
+static void ueng_log_used(struct engine_queue *q, enum engine_dir dir)
 {
-	const struct vringfd_dev *dev = dir == ENG_TX ? &q->tx : &q->rx;
+	const struct vringfd_dev *dev = dir == ENGINE_TX ? &q->tx : &q->rx;
 
-	if (q->log && (dir == ENG_TX ? q->log_tx : q->log_rx))
+	if (q->log && (dir == ENGINE_TX ? q->log_tx : q->log_rx))
 		dirty_log_mark(q->log, q->used_gpa[dir], 6 + 8 * (uint64_t)dev->num);
 }
 
@@ -131,7 +131,7 @@ static void ueng_log_used(struct eng_queue *q, enum eng_dir dir)
  * @fd: eventfd or -1
  * @st: counters of that direction
  */
-static void ueng_notify(struct vringfd_dev *dev, int fd, struct eng_stats *st)
+static void ueng_notify(struct vringfd_dev *dev, int fd, struct engine_stats *st)
 {
 	vringfd_dev_publish_used(dev);
 	if (fd < 0 || !vringfd_dev_need_notify(dev))
@@ -197,7 +197,7 @@ static void ueng_scatter(const struct iovec *iov, unsigned int n, size_t off,
  * @ret: vringfd_dev_get_chain()'s error (-EFAULT: address outside memory,
  *	-E2BIG: more segments than one writev()/readv() takes)
  */
-static void ueng_count_walk_drop(struct eng_stats *st, int ret)
+static void ueng_count_walk_drop(struct engine_stats *st, int ret)
 {
 	if (ret == -EFAULT)
 		st->drop_bad_addr++;
@@ -235,10 +235,10 @@ static bool ueng_hdr_valid(const void *h, unsigned int hdr_len, uint64_t frame_l
  *
  * Return: the queue, or NULL with @err filled.
  */
-static struct eng_queue *ueng_open(const struct eng_queue_config *cfg,
+static struct engine_queue *ueng_open(const struct engine_queue_config *cfg,
 				   char *err, size_t errlen)
 {
-	struct eng_queue *q;
+	struct engine_queue *q;
 	int ret, sz;
 
 	if (cfg->vnet_hdr_len != 0 && cfg->vnet_hdr_len != 10 && cfg->vnet_hdr_len != 12) {
@@ -268,8 +268,8 @@ static struct eng_queue *ueng_open(const struct eng_queue_config *cfg,
 	q->log = cfg->log;
 	q->log_tx = cfg->tx.log_used;
 	q->log_rx = cfg->rx.log_used;
-	q->used_gpa[ENG_TX] = cfg->tx.used_gpa;
-	q->used_gpa[ENG_RX] = cfg->rx.used_gpa;
+	q->used_gpa[ENGINE_TX] = cfg->tx.used_gpa;
+	q->used_gpa[ENGINE_RX] = cfg->rx.used_gpa;
 	if (cfg->nregions) {
 		q->regions = calloc(cfg->nregions, sizeof(*q->regions));
 		if (!q->regions) {
@@ -323,7 +323,7 @@ fail:
  *
  * Return: chains consumed, or -EIO when the ring is broken.
  */
-static int ueng_tx(struct eng_queue *q)
+static int ueng_tx(struct engine_queue *q)
 {
 	static const uint8_t zero_hdr[12];
 	struct vringfd_chain ch;
@@ -390,7 +390,7 @@ done:
 	if (n) {
 		q->stx.batches++;
 		ueng_notify(&q->tx, q->tx_call_fd, &q->stx);
-		ueng_log_used(q, ENG_TX);
+		ueng_log_used(q, ENGINE_TX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -426,7 +426,7 @@ struct ueng_rx_frame {
  * are given back for the next frame.
  * Return: 0, or -EIO when the ring is broken.
  */
-static int ueng_rx_take(struct eng_queue *q, struct ueng_rx_frame *f, unsigned int *filled)
+static int ueng_rx_take(struct engine_queue *q, struct ueng_rx_frame *f, unsigned int *filled)
 {
 	unsigned int max_heads = q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u;
 	struct vringfd_chain ch;
@@ -478,7 +478,7 @@ static int ueng_rx_take(struct eng_queue *q, struct ueng_rx_frame *f, unsigned i
  * Return: what readv() returned (the tap's header included, also when the
  * ring has none), or -errno from the tap (-EAGAIN: no frame).
  */
-static ssize_t ueng_rx_read(struct eng_queue *q, const struct ueng_rx_frame *f)
+static ssize_t ueng_rx_read(struct engine_queue *q, const struct ueng_rx_frame *f)
 {
 	uint8_t scratch[12];
 	ssize_t r;
@@ -505,7 +505,7 @@ static ssize_t ueng_rx_read(struct eng_queue *q, const struct ueng_rx_frame *f)
  * Writes num_buffers (12-byte header).
  * Return: chains used.
  */
-static unsigned int ueng_rx_complete(struct eng_queue *q, const struct ueng_rx_frame *f,
+static unsigned int ueng_rx_complete(struct engine_queue *q, const struct ueng_rx_frame *f,
 				     uint64_t got)
 {
 	uint64_t left = got;
@@ -539,7 +539,7 @@ static unsigned int ueng_rx_complete(struct eng_queue *q, const struct ueng_rx_f
  *
  * Return: buffers (heads) filled, or -EIO when the ring is broken.
  */
-static int ueng_rx(struct eng_queue *q, bool *starved)
+static int ueng_rx(struct engine_queue *q, bool *starved)
 {
 	struct ueng_rx_frame f;
 	unsigned int filled = 0, frames = 0, k;
@@ -589,7 +589,7 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
 	if (filled) {
 		q->srx.batches++;
 		ueng_notify(&q->rx, q->rx_call_fd, &q->srx);
-		ueng_log_used(q, ENG_RX);
+		ueng_log_used(q, ENGINE_RX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -603,9 +603,9 @@ static int ueng_rx(struct eng_queue *q, bool *starved)
  *
  * Return: true when chains arrived meanwhile (walk again).
  */
-static bool ueng_enable_notify(struct eng_queue *q, enum eng_dir dir)
+static bool ueng_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
-	bool more = vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
+	bool more = vringfd_dev_enable_notify(dir == ENGINE_TX ? &q->tx : &q->rx);
 
 	ueng_log_used(q, dir);	/* avail_event or the used flags */
 	return more;
@@ -617,7 +617,7 @@ static bool ueng_enable_notify(struct eng_queue *q, enum eng_dir dir)
  *
  * Return: the tap fd (readable when a frame waits).
  */
-static int ueng_rx_fd(struct eng_queue *q)
+static int ueng_rx_fd(struct engine_queue *q)
 {
 	return q->tap_fd;
 }
@@ -628,8 +628,8 @@ static int ueng_rx_fd(struct eng_queue *q)
  * @tx: tx counters out (may be NULL)
  * @rx: rx counters out (may be NULL)
  */
-static void ueng_get_stats(struct eng_queue *q, struct eng_stats *tx,
-			   struct eng_stats *rx)
+static void ueng_get_stats(struct engine_queue *q, struct engine_stats *tx,
+			   struct engine_stats *rx)
 {
 	if (tx)
 		*tx = q->stx;
@@ -642,19 +642,19 @@ static void ueng_get_stats(struct eng_queue *q, struct eng_stats *tx,
  * @q: the queue or NULL
  * @last_avail: where the walks stopped in each avail ring (out; may be NULL)
  */
-static void ueng_close(struct eng_queue *q, uint16_t last_avail[2])
+static void ueng_close(struct engine_queue *q, uint16_t last_avail[2])
 {
 	if (!q)
 		return;
 	if (last_avail) {
-		last_avail[ENG_TX] = q->tx.last_avail;
-		last_avail[ENG_RX] = q->rx.last_avail;
+		last_avail[ENGINE_TX] = q->tx.last_avail;
+		last_avail[ENGINE_RX] = q->rx.last_avail;
 	}
 	free(q->regions);
 	free(q);
 }
 
-const struct eng_ops eng_user_ops = {
+const struct engine_ops engine_user_ops = {
 	.name = "user",
 	.open = ueng_open,
 	.tx = ueng_tx,

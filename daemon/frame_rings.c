@@ -69,10 +69,10 @@ static int fr_post_rx(struct fr_pair *fp, unsigned int i)
  *
  * Return: 0, or -1 with @err filled.
  */
-int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
+int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 	    char *err, size_t errlen)
 {
-	struct eng_queue_config cfg;
+	struct engine_queue_config cfg;
 	size_t bufs = (size_t)FR_NUM * FR_STRIDE;
 	char why[200];
 	unsigned int i;
@@ -295,7 +295,7 @@ int fr_tx_flush(struct fr_pair *fp)
 		if (n < 0)
 			break;
 		sum += n;
-	} while (++rounds < FR_NUM && fp->eng->enable_notify(fp->eq, ENG_TX));
+	} while (++rounds < FR_NUM && fp->eng->enable_notify(fp->eq, ENGINE_TX));
 	if (n >= 0)
 		n = sum;
 	fp->tx_pending = 0;
@@ -360,7 +360,7 @@ int fr_rx_fd(struct fr_pair *fp)
  * @tx: out
  * @rx: out
  */
-void fr_get_stats(struct fr_pair *fp, struct eng_stats *tx, struct eng_stats *rx)
+void fr_get_stats(struct fr_pair *fp, struct engine_stats *tx, struct engine_stats *rx)
 {
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));

@@ -52,8 +52,8 @@ typedef void (*fr_deliver_fn)(void *opaque, const uint8_t *frame, size_t len);
  * @tx_pending: chains added since the last flush
  */
 struct fr_pair {
-	const struct eng_ops *eng;
-	struct eng_queue *eq;
+	const struct engine_ops *eng;
+	struct engine_queue *eq;
 	struct vringfd_ring tx;
 	struct vringfd_ring rx;
 	void *ring_mem;
@@ -66,7 +66,7 @@ struct fr_pair {
 	unsigned int tx_pending;
 };
 
-int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
+int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 	    char *err, size_t errlen);
 void fr_close(struct fr_pair *fp);
 uint8_t *fr_tx_buf(struct fr_pair *fp);
@@ -77,6 +77,6 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens);
 int fr_tx_flush(struct fr_pair *fp);
 int fr_rx(struct fr_pair *fp, fr_deliver_fn deliver, void *opaque);
 int fr_rx_fd(struct fr_pair *fp);
-void fr_get_stats(struct fr_pair *fp, struct eng_stats *tx, struct eng_stats *rx);
+void fr_get_stats(struct fr_pair *fp, struct engine_stats *tx, struct engine_stats *rx);
 
 #endif /* VRINGNET_FRAME_RINGS_H */

@@ -210,7 +210,7 @@ static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
  * Return: the port, or NULL with @err filled ("port NAME: ...").
  */
 struct port *port_open(const struct config_port *cfg, struct loop *loop,
-		       struct tap_dev *tap, const struct eng_ops *eng,
+		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen)
 {
 	struct port *p = calloc(1, sizeof(*p));
@@ -296,7 +296,7 @@ void port_close(struct port *p)
  * @tx: out: guest -> tap
  * @rx: out: tap -> guest
  */
-void port_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+void port_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
@@ -320,7 +320,7 @@ unsigned int port_connections(struct port *p)
  * @to: accumulator
  * @from: counters to add
  */
-void port_stats_add(struct eng_stats *to, const struct eng_stats *from)
+void port_stats_add(struct engine_stats *to, const struct engine_stats *from)
 {
 	to->frames += from->frames;
 	to->bytes += from->bytes;

@@ -59,7 +59,7 @@ struct port_ops {
 	void (*readable)(struct port *p);
 	int (*connect)(struct port *p, char *err, size_t errlen);
 	void (*teardown)(struct port *p);
-	void (*get_stats)(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+	void (*get_stats)(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
 	unsigned int (*connections)(struct port *p);
 };
 
@@ -81,7 +81,7 @@ struct port {
 	const struct port_ops *ops;
 	struct loop *loop;
 	struct tap_dev *tap;
-	const struct eng_ops *eng;
+	const struct engine_ops *eng;
 	int listen_fd;
 	struct loop_ref listen_ref;
 	const char *state;
@@ -96,12 +96,12 @@ extern const struct port_ops port_ringfd_ops;
 
 const struct port_ops *port_ops_of(enum config_port_type type);
 struct port *port_open(const struct config_port *cfg, struct loop *loop,
-		       struct tap_dev *tap, const struct eng_ops *eng,
+		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen);
 void port_close(struct port *p);
-void port_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+void port_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);
-void port_stats_add(struct eng_stats *to, const struct eng_stats *from);
+void port_stats_add(struct engine_stats *to, const struct engine_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);
 void port_unix_unlink(const char *path, int fd);

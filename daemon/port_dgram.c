@@ -56,8 +56,8 @@ struct pdg_port {
 	struct sockaddr_un peer;
 	socklen_t peer_len;
 	bool locked;
-	struct eng_stats tx;
-	struct eng_stats rx;
+	struct engine_stats tx;
+	struct engine_stats rx;
 	struct mmsghdr msgs[PDG_BATCH];
 	struct iovec iov[PDG_BATCH];
 	struct sockaddr_un from[PDG_BATCH];
@@ -258,10 +258,10 @@ static void pdg_teardown(struct port *p)
  * @tx: out
  * @rx: out
  */
-static void pdg_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+static void pdg_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
 	struct pdg_port *pp = p->priv;
-	struct eng_stats t, r;
+	struct engine_stats t, r;
 
 	if (!pp)
 		return;

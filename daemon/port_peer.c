@@ -226,7 +226,7 @@ void port_peer_teardown(struct port *p)
  * @tx: out: accumulated (peer -> tap)
  * @rx: out: accumulated (tap -> peer)
  */
-void port_peer_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+void port_peer_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
 	struct port_peer *pp = p->priv;
 	unsigned int i;

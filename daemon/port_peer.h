@@ -38,8 +38,8 @@
 struct port_peer_ops {
 	void (*attach)(struct port *p, int fd);
 	void (*close)(void *conn, const char *why);
-	void (*conn_stats)(struct port *p, void *conn, struct eng_stats *tx,
-			   struct eng_stats *rx);
+	void (*conn_stats)(struct port *p, void *conn, struct engine_stats *tx,
+			   struct engine_stats *rx);
 	unsigned int max_peers;
 };
 
@@ -63,8 +63,8 @@ struct port_peer {
 	const struct port_peer_ops *ops;
 	void *conns[PORT_PEER_MAX];
 	unsigned int nconns;
-	struct eng_stats tx;
-	struct eng_stats rx;
+	struct engine_stats tx;
+	struct engine_stats rx;
 	unsigned long accepted;
 	unsigned long refused;
 	struct loop_ref timer;
@@ -77,7 +77,7 @@ void port_peer_served(struct port *p, void *conn);
 void port_peer_closed(struct port *p, const void *conn);
 int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen);
 void port_peer_teardown(struct port *p);
-void port_peer_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx);
+void port_peer_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_peer_connections(struct port *p);
 
 #endif /* VRINGNET_PORT_PEER_H */

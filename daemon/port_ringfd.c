@@ -75,7 +75,7 @@ struct prf_conn {
 	unsigned int nfds;
 	void *mem;
 	size_t mem_size;
-	struct eng_mem_region region;
+	struct engine_mem_region region;
 	struct rfp_setup setup;
 	struct vq q[VRINGNET_RFD_MAX_QP];
 };
@@ -93,8 +93,8 @@ struct prf_port {
 	struct prf_conn *conns;
 	unsigned int npending;
 	struct prf_conn *active;
-	struct eng_stats tx;
-	struct eng_stats rx;
+	struct engine_stats tx;
+	struct engine_stats rx;
 	unsigned long refused;
 };
 
@@ -212,9 +212,9 @@ static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_
 	d.cfg.ring_features = c->setup.features;
 	d.cfg.regions = &c->region;
 	d.cfg.nregions = 1;
-	d.cfg.tx = (struct eng_ring){ .num = r->tx.num, .desc = m + r->tx.desc,
+	d.cfg.tx = (struct engine_ring){ .num = r->tx.num, .desc = m + r->tx.desc,
 				      .avail = m + r->tx.avail, .used = m + r->tx.used };
-	d.cfg.rx = (struct eng_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
+	d.cfg.rx = (struct engine_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
 				      .avail = m + r->rx.avail, .used = m + r->rx.used };
 	d.cfg.tx_call_fd = c->fds[1 + 4 * qp + 1];
 	d.cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
@@ -283,7 +283,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 		prf_refuse(c, ret, why);
 		return;
 	}
-	c->region = (struct eng_mem_region){ 0, size, c->mem };
+	c->region = (struct engine_mem_region){ 0, size, c->mem };
 	c->active = true;
 	deadline_stop(&c->dl);
 	pp->active = c;
@@ -451,10 +451,10 @@ static void prf_teardown(struct port *p)
  * @tx: out
  * @rx: out
  */
-static void prf_get_stats(struct port *p, struct eng_stats *tx, struct eng_stats *rx)
+static void prf_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
 	struct prf_port *pp = p->priv;
-	struct eng_stats t, r;
+	struct engine_stats t, r;
 	unsigned int i;
 
 	if (!pp)

@@ -82,7 +82,7 @@ static void pst_close(struct pst_conn *c, const char *why)
 {
 	struct port *p = c->port;
 	struct port_peer *pp = p->priv;
-	struct eng_stats tx, rx;
+	struct engine_stats tx, rx;
 
 	if (why)
 		log_rl(&p->rl, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
@@ -293,11 +293,11 @@ static void pst_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
  * @tx: accumulator (peer -> tap)
  * @rx: accumulator (tap -> peer)
  */
-static void pst_conn_stats(struct port *p, void *conn, struct eng_stats *tx,
-			   struct eng_stats *rx)
+static void pst_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
+			   struct engine_stats *rx)
 {
 	struct pst_conn *c = conn;
-	struct eng_stats t, r;
+	struct engine_stats t, r;
 
 	fr_get_stats(&c->fp, &t, &r);
 	port_stats_add(tx, &t);

@@ -218,16 +218,16 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 	if (!vq_running(&c->q[qp]))
 		return;
 	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
-	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENG_TX]);
-	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENG_RX]);
+	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENGINE_TX]);
+	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENGINE_RX]);
 	if (vu_dev_logging(&c->dev))
 		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u; migrating: %llu dirty page marks so far, %llu beyond the log)",
-		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX],
+		       c->port->cfg.name, qp, la[ENGINE_TX], la[ENGINE_RX],
 		       (unsigned long long)c->dev.log.pages,
 		       (unsigned long long)c->dev.log.beyond);
 	else
 		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u)",
-		       c->port->cfg.name, qp, la[ENG_TX], la[ENG_RX]);
+		       c->port->cfg.name, qp, la[ENGINE_TX], la[ENGINE_RX]);
 }
 
 /**
@@ -280,7 +280,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 		return -EBUSY;
 	}
 	vu_dev_queue_config(&c->dev, qp, &d.cfg);
-	d.eng = vu_dev_logging(&c->dev) ? &eng_user_ops : p->eng;
+	d.eng = vu_dev_logging(&c->dev) ? &engine_user_ops : p->eng;
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
@@ -475,14 +475,14 @@ static void pvu_attach(struct port *p, int fd)
  * @tx: accumulator (guest -> tap)
  * @rx: accumulator (tap -> guest)
  */
-static void pvu_conn_stats(struct port *p, void *conn, struct eng_stats *tx,
-			   struct eng_stats *rx)
+static void pvu_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
+			   struct engine_stats *rx)
 {
 	struct pvu_conn *c = conn;
 	unsigned int qp;
 
 	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
-		struct eng_stats t, r;
+		struct engine_stats t, r;
 
 		if (!vq_running(&c->q[qp]))
 			continue;

@@ -1030,13 +1030,13 @@ unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev)
 }
 
 /**
- * vu_dev_queue_config() - describe a ready queue pair for eng_ops.open()
+ * vu_dev_queue_config() - describe a ready queue pair for engine_ops.open()
  * @dev: the connection
  * @qp: queue pair (ready)
  * @cfg: filled in; @cfg->tap_fd is set to -1 for the caller to fill
  */
 void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
-			 struct eng_queue_config *cfg)
+			 struct engine_queue_config *cfg)
 {
 	const struct vu_vring *rx = &dev->vrings[2 * qp];
 	const struct vu_vring *tx = &dev->vrings[2 * qp + 1];

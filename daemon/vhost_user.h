@@ -191,7 +191,7 @@ struct vu_dev {
 	bool owner;
 	struct vu_region regions[VUM_MAX_REGIONS];
 	unsigned int nregions;
-	struct eng_mem_region eng_regions[VUM_MAX_REGIONS];
+	struct engine_mem_region eng_regions[VUM_MAX_REGIONS];
 	struct vu_vring vrings[VU_MAX_VRINGS];
 	bool active[VU_MAX_QUEUE_PAIRS];
 	struct dirty_log log;
@@ -209,7 +209,7 @@ int vu_dev_handle(struct vu_dev *dev);
 int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg);
 unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev);
 void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
-			 struct eng_queue_config *cfg);
+			 struct engine_queue_config *cfg);
 void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail);
 
 /**

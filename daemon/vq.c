@@ -25,14 +25,14 @@
  * An EFAULT (the kernel engine meeting front-end memory it cannot fault
  * in) gets the owner's description of what is gone, when it has one.
  */
-static void vq_engine_broken(struct vq *vq, enum eng_dir dir, int n)
+static void vq_engine_broken(struct vq *vq, enum engine_dir dir, int n)
 {
 	char where[200] = "", why[400];
 
 	if (n == -EFAULT && vq->ops->efault_where)
 		vq->ops->efault_where(vq, where, sizeof(where));
 	snprintf(why, sizeof(why), "queue pair %u: %s ring broken (%s engine: %s)%s%s",
-		 vq->qp, dir == ENG_TX ? "tx" : "rx", vq->eng->name, strerror(-n),
+		 vq->qp, dir == ENGINE_TX ? "tx" : "rx", vq->eng->name, strerror(-n),
 		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
 		 where);
 	vq->ops->broken(vq, why);
@@ -46,17 +46,17 @@ static void vq_engine_broken(struct vq *vq, enum eng_dir dir, int n)
  */
 static int vq_tx_walk(struct vq *vq)
 {
-	const struct eng_ops *eng = vq->eng;
+	const struct engine_ops *eng = vq->eng;
 	unsigned int round;
 	int n;
 
 	for (round = 0; round < VQ_TX_ROUNDS; round++) {
 		n = eng->tx(vq->eq);
 		if (n < 0) {
-			vq_engine_broken(vq, ENG_TX, n);
+			vq_engine_broken(vq, ENGINE_TX, n);
 			return -EIO;
 		}
-		if (!eng->enable_notify(vq->eq, ENG_TX))
+		if (!eng->enable_notify(vq->eq, ENGINE_TX))
 			return 0;
 	}
 	/* Still more: come back through the loop instead of starving others
@@ -76,19 +76,19 @@ static int vq_tx_walk(struct vq *vq)
  */
 static int vq_rx_walk(struct vq *vq)
 {
-	const struct eng_ops *eng = vq->eng;
+	const struct engine_ops *eng = vq->eng;
 	bool starved;
 	int n;
 
 	for (;;) {
 		n = eng->rx(vq->eq, &starved);
 		if (n < 0) {
-			vq_engine_broken(vq, ENG_RX, n);
+			vq_engine_broken(vq, ENGINE_RX, n);
 			return -EIO;
 		}
 		if (!starved)
 			break;
-		if (eng->enable_notify(vq->eq, ENG_RX))
+		if (eng->enable_notify(vq->eq, ENGINE_RX))
 			continue;	/* buffers arrived meanwhile */
 		if (vq->rx_polled) {
 			loop_del(vq->port->loop, &vq->rx);
@@ -264,7 +264,7 @@ int vq_kick(struct vq *vq)
  * @tx: out (zeroed when not running)
  * @rx: out (zeroed when not running)
  */
-void vq_get_stats(const struct vq *vq, struct eng_stats *tx, struct eng_stats *rx)
+void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx)
 {
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
@@ -282,10 +282,10 @@ void vq_get_stats(const struct vq *vq, struct eng_stats *tx, struct eng_stats *r
  *
  * The kick and call fds stay open: they are the owner's.
  */
-void vq_stop(struct vq *vq, struct eng_stats *tx_total, struct eng_stats *rx_total,
+void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2])
 {
-	struct eng_stats tx, rx;
+	struct engine_stats tx, rx;
 	struct loop *loop;
 
 	if (!vq->eq)

@@ -67,8 +67,8 @@ struct vq_ops {
  *	guest that migrates runs on the user engine while it logs)
  */
 struct vq_desc {
-	struct eng_queue_config cfg;
-	const struct eng_ops *eng;
+	struct engine_queue_config cfg;
+	const struct engine_ops *eng;
 	int tx_kick_fd;
 	int rx_kick_fd;
 };
@@ -92,8 +92,8 @@ struct vq {
 	unsigned int qp;
 	const struct vq_ops *ops;
 	void *owner;
-	const struct eng_ops *eng;
-	struct eng_queue *eq;
+	const struct engine_ops *eng;
+	struct engine_queue *eq;
 	struct loop_ref tx_kick;
 	struct loop_ref rx_kick;
 	struct loop_ref rx;
@@ -107,9 +107,9 @@ struct vq {
 int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,
 	     const struct vq_ops *ops, void *owner, char *err, size_t errlen);
 int vq_kick(struct vq *vq);
-void vq_stop(struct vq *vq, struct eng_stats *tx_total, struct eng_stats *rx_total,
+void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2]);
-void vq_get_stats(const struct vq *vq, struct eng_stats *tx, struct eng_stats *rx);
+void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);
 
 /**
  * vq_running() - whether the pair has an engine queue

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * fz_touch_ring() - read and write every byte of a ring the engine would
  * @r: the ring
  */
-static void fz_touch_ring(const struct eng_ring *r)
+static void fz_touch_ring(const struct engine_ring *r)
 {
 	volatile uint8_t *p;
 	size_t i;
@@ -58,7 +58,7 @@ static void fz_touch_ring(const struct eng_ring *r)
  */
 static int fz_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
 {
-	struct eng_queue_config cfg;
+	struct engine_queue_config cfg;
 
 	if (!ready) {
 		vu_dev_set_last_avail(dev, 2 * qp, 1);

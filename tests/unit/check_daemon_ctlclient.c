@@ -522,7 +522,7 @@ END_TEST
 
 START_TEST(ctl_stats_human)
 {
-	struct eng_stats tx = { .frames = 3, .bytes = 180, .drop_tap = 2 };
+	struct engine_stats tx = { .frames = 3, .bytes = 180, .drop_tap = 2 };
 	struct ctlproto_writer w;
 	static char reply[CTLPROTO_REPLY_MAX];
 	int n;

@@ -302,7 +302,7 @@ END_TEST
 
 START_TEST(ctl_reply_stats_and_reload)
 {
-	struct eng_stats tx = { .frames = UINT64_MAX, .bytes = 2, .drop_bad_chain = 3,
+	struct engine_stats tx = { .frames = UINT64_MAX, .bytes = 2, .drop_bad_chain = 3,
 				.drop_tap = 4, .notifies = 5 };
 	struct ctlproto_reload_info rl = { .taps_added = 1, .ports_changed = 2 };
 	struct ctlproto_writer w;
@@ -340,7 +340,7 @@ START_TEST(ctl_reply_full_stats_fit)
 {
 	/* stats of the most ports a configuration may have, every counter at
 	 * its largest, fit in one reply */
-	struct eng_stats s;
+	struct engine_stats s;
 	struct ctlproto_writer w;
 	struct ctlproto_reply rep;
 	char err[CTLPROTO_ERROR_MAX], name[CONFIG_NAME_MAX];

@@ -6,9 +6,9 @@
  * Each test unshares a network namespace (Check forks every test), creates
  * the tap "ut0" with tap.c and configures it with netlink.c (10.99.0.1/24,
  * IPv6 off so that the kernel sends nothing unasked), builds a tx and an rx
- * ring with libvringfd's driver side, and drives eng_user_ops.  Without the
+ * ring with libvringfd's driver side, and drives engine_user_ops.  Without the
  * permission for that, every test is a SKIP.  The test_kernel_* cases run
- * the same through eng_kernel_ops when vringfd.ko is loaded (the VM rig,
+ * the same through engine_kernel_ops when vringfd.ko is loaded (the VM rig,
  * tests/suites/61-vm-engine-kernel), and SKIP elsewhere.
  *
  * Bad input and the expected answer:
@@ -55,8 +55,8 @@
 static struct tap_dev ut_tap;
 static struct vringfd_ring ut_tx, ut_rx;
 static void *ut_txmem, *ut_rxmem;
-static struct eng_queue *ut_q;
-static const struct eng_ops *ut_ops = &eng_user_ops;
+static struct engine_queue *ut_q;
+static const struct engine_ops *ut_ops = &engine_user_ops;
 static uint8_t ut_tapmac[6];
 static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
 
@@ -108,7 +108,7 @@ static void ut_setup_tap(void)
 static void ut_setup(unsigned int hdr_len, bool mrg)
 {
 	size_t sz = vringfd_ring_size(UT_NUM, 4096);
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX];
 
 	ut_setup_tap();
@@ -122,8 +122,8 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = hdr_len;
 	qc.mrg_rxbuf = mrg;
-	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
-	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
+	qc.tx = (struct engine_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct engine_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
@@ -183,7 +183,7 @@ static bool ut_wait_tap(void)
 static void ut_send_arp(unsigned int hdr_len)
 {
 	static uint8_t hdr[12], frame[42];
-	struct eng_stats t0, tx;
+	struct engine_stats t0, tx;
 	uint32_t len = 99;
 
 	ut_ops->get_stats(ut_q, &t0, NULL);
@@ -202,7 +202,7 @@ START_TEST(test_user_arp_roundtrip)
 {
 	static uint8_t buf[2048];
 	struct iovec in = { buf, sizeof(buf) };
-	struct eng_stats rx;
+	struct engine_stats rx;
 	bool starved = true;
 	uint32_t len = 0;
 
@@ -211,7 +211,7 @@ START_TEST(test_user_arp_roundtrip)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
 	ck_assert(!starved);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 12 + 42);
@@ -219,10 +219,10 @@ START_TEST(test_user_arp_roundtrip)
 	ck_assert_mem_eq(buf + 12, ut_mac, 6);			/* to us */
 	ck_assert_mem_eq(buf + 12 + 6, ut_tapmac, 6);		/* from the tap */
 	ck_assert_uint_eq(buf[12 + 21], 2);			/* ARP reply */
-	eng_user_ops.get_stats(ut_q, NULL, &rx);
+	engine_user_ops.get_stats(ut_q, NULL, &rx);
 	ck_assert_uint_eq(rx.frames, 1);
 	ck_assert_uint_eq(rx.bytes, 42);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -238,11 +238,11 @@ START_TEST(test_user_no_header)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 42);				/* header stripped */
 	ck_assert_mem_eq(buf, ut_mac, 6);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -251,25 +251,25 @@ START_TEST(test_user_rx_starved_and_small)
 	static uint8_t small[12 + 20], bad[64], big[2048];
 	struct iovec in = { small, sizeof(small) }, out = { bad, sizeof(bad) };
 	struct iovec in2 = { big, sizeof(big) };
-	struct eng_stats rx;
+	struct engine_stats rx;
 	bool starved = false;
 	uint32_t len = 99;
 
 	ut_setup(12, false);
 	ut_send_arp(12);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 0);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 0);
 	ck_assert(starved);
 	/* a readable chain on the rx ring, then a too small buffer */
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, &out, 1, NULL, 0, bad), 0);
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, small), 0);
 	vringfd_ring_publish(&ut_rx);
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 2);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), bad);
 	ck_assert_uint_eq(len, 0);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), small);
 	ck_assert_uint_eq(len, 0);
-	eng_user_ops.get_stats(ut_q, NULL, &rx);
+	engine_user_ops.get_stats(ut_q, NULL, &rx);
 	ck_assert_uint_eq(rx.drop_bad_chain, 1);
 	ck_assert_uint_eq(rx.drop_too_big, 1);
 	ck_assert_uint_eq(rx.frames, 0);
@@ -278,10 +278,10 @@ START_TEST(test_user_rx_starved_and_small)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in2, 1, big), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), big);
 	ck_assert_uint_eq(len, 12 + 42);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -300,14 +300,14 @@ START_TEST(test_user_mrg_rxbuf)
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
 	/* 54 bytes over two 32-byte heads; the third is given back */
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 2);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[0]);
 	ck_assert_uint_eq(len, 32);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[1]);
 	ck_assert_uint_eq(len, 22);
 	ck_assert_ptr_null(vringfd_ring_get_used(&ut_rx, &len));
 	ck_assert_uint_eq(b[0][10] | b[0][11] << 8, 2);	/* num_buffers */
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
@@ -317,7 +317,7 @@ START_TEST(test_user_tx_bad_chains)
 	static uint8_t frame[42], shortf[10], wbuf[64];
 	static uint8_t *huge;
 	struct iovec w = { wbuf, sizeof(wbuf) };
-	struct eng_stats tx;
+	struct engine_stats tx;
 	uint32_t len = 99;
 	void *tok;
 	int n = 0;
@@ -332,18 +332,18 @@ START_TEST(test_user_tx_bad_chains)
 	ut_post_tx(badgso, 12, frame, 42, badgso);			/* bad GSO type */
 	ut_post_tx(hdr, 12, huge, 70000, huge);				/* too big */
 	ut_post_tx(hdr, 12, frame, 42, frame);				/* fine */
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), 6);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q), 6);
 	while ((tok = vringfd_ring_get_used(&ut_tx, &len))) {
 		ck_assert_uint_eq(len, 0);
 		n++;
 	}
 	ck_assert_int_eq(n, 6);
-	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	engine_user_ops.get_stats(ut_q, &tx, NULL);
 	ck_assert_uint_eq(tx.drop_bad_chain, 2);
 	ck_assert_uint_eq(tx.drop_bad_hdr, 2);
 	ck_assert_uint_eq(tx.drop_too_big, 1);
 	ck_assert_uint_eq(tx.frames, 1);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 	free(huge);
 }
 END_TEST
@@ -395,7 +395,7 @@ static bool ut_hdr_case(const struct vhc_case *c, unsigned int hdr_size, unsigne
 	enum vringfd_vnet_hdr_verdict v = vringfd_vnet_hdr_check(buf, hdr_size, c->len);
 	bool pass = c->want == VRINGFD_VNET_HDR_OK;
 	uint64_t rx0, rx1;
-	struct eng_stats t0, t1;
+	struct engine_stats t0, t1;
 	uint32_t len = 99;
 	int r;
 
@@ -464,27 +464,27 @@ START_TEST(test_user_broken_ring)
 	ut_setup(12, false);
 	/* avail->idx jumps past num: the ring is broken for good */
 	ut_tx.vr.avail->idx = UT_NUM + 1;
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), -EIO);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q), -EIO);
 	ut_tx.vr.avail->idx = 0;
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), -EIO);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q), -EIO);
 	ut_rx.vr.avail->idx = 0xffff;
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), -EIO);
-	eng_user_ops.close(ut_q, NULL);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), -EIO);
+	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
 
 START_TEST(test_user_mem_table)
 {
 	static uint8_t hdr[12], frame[42];
-	struct eng_mem_region r;
-	struct eng_queue_config qc;
-	struct eng_stats tx;
+	struct engine_mem_region r;
+	struct engine_queue_config qc;
+	struct engine_stats tx;
 	char err[CONFIG_ERR_MAX];
 	int efd;
 	uint64_t n = 0;
 
 	ut_setup(12, false);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 	/* guest memory: hdr at guest 0x1000, frame at guest 0x2000 */
 	ut_arp_request(frame);
 	r.guest_addr = 0x1000;
@@ -504,23 +504,23 @@ START_TEST(test_user_mem_table)
 	qc.vnet_hdr_len = 12;
 	qc.regions = &r;
 	qc.nregions = 1;
-	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
-	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
+	qc.tx = (struct engine_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct engine_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = efd;
 	qc.rx_call_fd = -1;
-	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ut_q = engine_user_ops.open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
 	/* chain 1: inside the table; chain 2: frame outside it */
 	ut_post_tx((void *)0x1000, 12, (void *)0x2000, 42, frame);
 	ut_post_tx((void *)0x1000, 12, (void *)0x9000, 42, hdr);
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), 2);
-	eng_user_ops.get_stats(ut_q, &tx, NULL);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q), 2);
+	engine_user_ops.get_stats(ut_q, &tx, NULL);
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(tx.drop_bad_addr, 1);
 	ck_assert_uint_ge(tx.notifies, 1);
 	ck_assert_int_eq(read(efd, &n, sizeof(n)), (int)sizeof(n));
 	ck_assert_uint_ge(n, 1);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 	close(efd);
 }
 END_TEST
@@ -529,9 +529,9 @@ START_TEST(test_user_dirty_log)
 {
 	static uint8_t gm[0x10000] __attribute__((aligned(4096)));
 	uint8_t *hdr = gm, *frame = gm + 0x1000, *buf = gm + 0x8000;
-	struct eng_mem_region r = { .guest_addr = 0x100000, .size = sizeof(gm), .uaddr = gm };
+	struct engine_mem_region r = { .guest_addr = 0x100000, .size = sizeof(gm), .uaddr = gm };
 	struct iovec in = { (void *)0x108000, 2048 };
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX];
 	struct dirty_log log;
 	uint8_t bits[64];
@@ -540,7 +540,7 @@ START_TEST(test_user_dirty_log)
 	int lfd;
 
 	ut_setup(12, false);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 	lfd = memfd_create("log", MFD_CLOEXEC);
 	ck_assert_int_ge(lfd, 0);
 	ck_assert_int_eq(ftruncate(lfd, 4096), 0);
@@ -551,23 +551,23 @@ START_TEST(test_user_dirty_log)
 	qc.vnet_hdr_len = 12;
 	qc.regions = &r;
 	qc.nregions = 1;
-	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail,
+	qc.tx = (struct engine_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail,
 				   .used = ut_tx.vr.used, .log_used = true, .used_gpa = 0x10c000 };
-	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail,
+	qc.rx = (struct engine_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail,
 				   .used = ut_rx.vr.used, .log_used = true, .used_gpa = 0x10d000 };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	qc.log = &log;
-	ut_q = eng_user_ops.open(&qc, err, sizeof(err));
+	ut_q = engine_user_ops.open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
 	/* tx from guest pages 0x100 and 0x101 (read only), rx into page 0x108 */
 	memset(hdr, 0, 12);
 	ut_arp_request(frame);
 	ut_post_tx((void *)0x100000, 12, (void *)0x101000, 42, frame);
-	ck_assert_int_eq(eng_user_ops.tx(ut_q), 1);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q), 1);
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
-	ck_assert_int_eq(eng_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 12 + 42);
 	ck_assert_uint_eq(buf[12 + 21], 2);	/* the ARP reply landed in guest memory */
@@ -576,7 +576,7 @@ START_TEST(test_user_dirty_log)
 	ck_assert_uint_eq(bits[33], 0x31);
 	ck_assert_uint_eq(bits[32], 0);		/* pages 0x100..0x107: only read */
 	ck_assert_uint_eq(log.pages, 3);
-	eng_user_ops.close(ut_q, NULL);
+	engine_user_ops.close(ut_q, NULL);
 	dirty_log_unmap(&log);
 	close(lfd);
 }
@@ -584,7 +584,7 @@ END_TEST
 
 START_TEST(test_user_open_refuses)
 {
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX] = "";
 	static uint8_t mem[8192] __attribute__((aligned(4096)));
 	struct vringfd_ring r;
@@ -592,18 +592,18 @@ START_TEST(test_user_open_refuses)
 	ck_assert_int_eq(vringfd_ring_init(&r, mem, 8, 4096, 0), 0);
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = -1;
-	qc.tx = (struct eng_ring){ .num = 8, .desc = r.vr.desc, .avail = r.vr.avail, .used = r.vr.used };
+	qc.tx = (struct engine_ring){ .num = 8, .desc = r.vr.desc, .avail = r.vr.avail, .used = r.vr.used };
 	qc.rx = qc.tx;
 	qc.vnet_hdr_len = 7;
-	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_ptr_null(engine_user_ops.open(&qc, err, sizeof(err)));
 	ck_assert_str_eq(err, "user engine: virtio-net header of 7 bytes (0, 10 or 12)");
 	qc.vnet_hdr_len = 10;
 	qc.mrg_rxbuf = true;
-	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_ptr_null(engine_user_ops.open(&qc, err, sizeof(err)));
 	ck_assert_str_eq(err, "user engine: mergeable rx buffers need the 12-byte header");
 	qc.mrg_rxbuf = false;
 	qc.tx.num = 6;
-	ck_assert_ptr_null(eng_user_ops.open(&qc, err, sizeof(err)));
+	ck_assert_ptr_null(engine_user_ops.open(&qc, err, sizeof(err)));
 	ck_assert_str_eq(err, "user engine: tx ring of 6: Invalid argument");
 	vringfd_ring_fini(&r);
 }
@@ -613,13 +613,13 @@ START_TEST(test_engine_select)
 {
 	char err[256] = "";
 
-	ck_assert_ptr_eq(eng_select(CONFIG_ENGINE_USER, err, sizeof(err)), &eng_user_ops);
+	ck_assert_ptr_eq(engine_select(CONFIG_ENGINE_USER, err, sizeof(err)), &engine_user_ops);
 	setenv("VRINGFD_DEVICE", "/nonexistent/vringfd", 1);
-	ck_assert_ptr_eq(eng_select(CONFIG_ENGINE_AUTO, err, sizeof(err)), &eng_user_ops);
-	ck_assert_ptr_null(eng_select(CONFIG_ENGINE_KERNEL, err, sizeof(err)));
+	ck_assert_ptr_eq(engine_select(CONFIG_ENGINE_AUTO, err, sizeof(err)), &engine_user_ops);
+	ck_assert_ptr_null(engine_select(CONFIG_ENGINE_KERNEL, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
-	ck_assert(!eng_kernel_probe(err, sizeof(err)));
+	ck_assert(!engine_probe_kernel(err, sizeof(err)));
 }
 END_TEST
 
@@ -630,16 +630,16 @@ static void ut_kernel(void)
 {
 	char why[256];
 
-	if (!eng_kernel_probe(why, sizeof(why)))
+	if (!engine_probe_kernel(why, sizeof(why)))
 		runner_skip("vringfd.ko with tap attachment is not loaded (run in the VM rig)");
-	ut_ops = &eng_kernel_ops;
+	ut_ops = &engine_kernel_ops;
 }
 
 START_TEST(test_kernel_arp_roundtrip)
 {
 	static uint8_t buf[2048];
 	struct iovec in = { buf, sizeof(buf) };
-	struct eng_stats tx, rx;
+	struct engine_stats tx, rx;
 	bool starved = true;
 	uint32_t len = 0;
 	int i, n = 0;
@@ -665,7 +665,7 @@ START_TEST(test_kernel_arp_roundtrip)
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(rx.frames, 1);
 	ut_ops->close(ut_q, NULL);
-	ut_ops = &eng_user_ops;
+	ut_ops = &engine_user_ops;
 }
 END_TEST
 
@@ -673,7 +673,7 @@ START_TEST(test_kernel_tx_bad_chains)
 {
 	static uint8_t hdr[12], badflags[12] = { 0x80 }, frame[42], shortf[10], wbuf[64];
 	struct iovec w = { wbuf, sizeof(wbuf) };
-	struct eng_stats tx;
+	struct engine_stats tx;
 	uint32_t len = 99;
 	int n = 0;
 
@@ -694,7 +694,7 @@ START_TEST(test_kernel_tx_bad_chains)
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(tx.drop_bad_chain + tx.drop_bad_hdr, 3);
 	ut_ops->close(ut_q, NULL);
-	ut_ops = &eng_user_ops;
+	ut_ops = &engine_user_ops;
 }
 END_TEST
 
@@ -702,7 +702,7 @@ START_TEST(test_kernel_hdr_policy_12)
 {
 	ut_kernel();
 	ut_hdr_policy(12);
-	ut_ops = &eng_user_ops;
+	ut_ops = &engine_user_ops;
 }
 END_TEST
 
@@ -710,7 +710,7 @@ START_TEST(test_kernel_hdr_policy_10)
 {
 	ut_kernel();
 	ut_hdr_policy(10);
-	ut_ops = &eng_user_ops;
+	ut_ops = &engine_user_ops;
 }
 END_TEST
 
@@ -718,7 +718,7 @@ START_TEST(test_kernel_rx_preposted)
 {
 	static uint8_t buf[2048];
 	struct iovec in = { buf, sizeof(buf) };
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX];
 	struct pollfd p;
 	bool starved = true;
@@ -736,8 +736,8 @@ START_TEST(test_kernel_rx_preposted)
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = ut_tap.fds[0];
 	qc.vnet_hdr_len = 12;
-	qc.tx = (struct eng_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
-	qc.rx = (struct eng_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
+	qc.tx = (struct engine_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };
+	qc.rx = (struct engine_ring){ .num = UT_NUM, .desc = ut_rx.vr.desc, .avail = ut_rx.vr.avail, .used = ut_rx.vr.used };
 	qc.tx_call_fd = qc.rx_call_fd = -1;
 	ut_q = ut_ops->open(&qc, err, sizeof(err));
 	ck_assert_msg(ut_q, "%s", err);
@@ -754,25 +754,25 @@ START_TEST(test_kernel_rx_preposted)
 	p = (struct pollfd){ .fd = ut_ops->rx_fd(ut_q), .events = POLLIN };
 	ck_assert_int_eq(poll(&p, 1, 0), 0);
 	ut_ops->close(ut_q, NULL);
-	ut_ops = &eng_user_ops;
+	ut_ops = &engine_user_ops;
 }
 END_TEST
 
 START_TEST(test_kernel_refuses_no_header)
 {
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX] = "";
 
 	memset(&qc, 0, sizeof(qc));
 	qc.vnet_hdr_len = 0;
-	ck_assert_ptr_null(eng_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_ptr_null(engine_kernel_ops.open(&qc, err, sizeof(err)));
 	ck_assert_str_eq(err, "kernel engine: rings need a 10- or 12-byte virtio-net header on an IFF_VNET_HDR tap (got 0)");
 }
 END_TEST
 
 START_TEST(test_kernel_refuses_dirty_log)
 {
-	struct eng_queue_config qc;
+	struct engine_queue_config qc;
 	char err[CONFIG_ERR_MAX] = "";
 	struct dirty_log log;
 
@@ -780,7 +780,7 @@ START_TEST(test_kernel_refuses_dirty_log)
 	memset(&qc, 0, sizeof(qc));
 	qc.vnet_hdr_len = 12;
 	qc.log = &log;
-	ck_assert_ptr_null(eng_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_ptr_null(engine_kernel_ops.open(&qc, err, sizeof(err)));
 	ck_assert_str_eq(err, "kernel engine: cannot log dirty pages (a migrating guest runs on the user engine)");
 }
 END_TEST

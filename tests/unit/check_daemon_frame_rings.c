@@ -17,11 +17,11 @@
 Suite *frame_rings_suite(void);
 
 /**
- * struct eng_queue - the fake engine's queue
+ * struct engine_queue - the fake engine's queue
  * @tx: device view of the tx ring
  * @rx: device view of the rx ring
  */
-struct eng_queue {
+struct engine_queue {
 	struct vringfd_dev tx;
 	struct vringfd_dev rx;
 };
@@ -37,16 +37,16 @@ static struct {
 } fk;
 
 /**
- * fk_open() - fake eng_ops.open
+ * fk_open() - fake engine_ops.open
  * @cfg: queue config
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the queue or NULL.
  */
-static struct eng_queue *fk_open(const struct eng_queue_config *cfg, char *err, size_t errlen)
+static struct engine_queue *fk_open(const struct engine_queue_config *cfg, char *err, size_t errlen)
 {
-	struct eng_queue *q;
+	struct engine_queue *q;
 
 	if (fk.fail_open) {
 		snprintf(err, errlen, "fake engine refuses");
@@ -63,12 +63,12 @@ static struct eng_queue *fk_open(const struct eng_queue_config *cfg, char *err, 
 }
 
 /**
- * fk_tx() - fake eng_ops.tx: take every chain as one frame
+ * fk_tx() - fake engine_ops.tx: take every chain as one frame
  * @q: queue
  *
  * Return: chains consumed.
  */
-static int fk_tx(struct eng_queue *q)
+static int fk_tx(struct engine_queue *q)
 {
 	struct vringfd_chain ch;
 	struct iovec iov[4];
@@ -93,13 +93,13 @@ static int fk_tx(struct eng_queue *q)
 }
 
 /**
- * fk_rx() - fake eng_ops.rx: one 100-byte frame per posted buffer
+ * fk_rx() - fake engine_ops.rx: one 100-byte frame per posted buffer
  * @q: queue
  * @starved: set when frames wait but no buffer is posted
  *
  * Return: buffers filled.
  */
-static int fk_rx(struct eng_queue *q, bool *starved)
+static int fk_rx(struct engine_queue *q, bool *starved)
 {
 	struct vringfd_chain ch;
 	struct iovec iov[4];
@@ -124,49 +124,49 @@ static int fk_rx(struct eng_queue *q, bool *starved)
 }
 
 /**
- * fk_rx_fd() - fake eng_ops.rx_fd
+ * fk_rx_fd() - fake engine_ops.rx_fd
  * @q: queue
  *
  * Return: -1.
  */
-static int fk_rx_fd(struct eng_queue *q)
+static int fk_rx_fd(struct engine_queue *q)
 {
 	return -1;
 }
 
 /**
- * fk_get_stats() - fake eng_ops.get_stats
+ * fk_get_stats() - fake engine_ops.get_stats
  * @q: queue
  * @tx: out
  * @rx: out
  */
-static void fk_get_stats(struct eng_queue *q, struct eng_stats *tx, struct eng_stats *rx)
+static void fk_get_stats(struct engine_queue *q, struct engine_stats *tx, struct engine_stats *rx)
 {
 	tx->frames = fk.frames;
 }
 
 /**
- * fk_close() - fake eng_ops.close
+ * fk_close() - fake engine_ops.close
  * @q: queue
  */
-static void fk_close(struct eng_queue *q, uint16_t last_avail[2])
+static void fk_close(struct engine_queue *q, uint16_t last_avail[2])
 {
 	free(q);
 }
 
 /**
- * fk_enable_notify() - fake eng_ops.enable_notify: chains left in the ring
+ * fk_enable_notify() - fake engine_ops.enable_notify: chains left in the ring
  * @q: queue
  * @dir: ring
  *
  * Return: true when the driver's ring has chains not taken.
  */
-static bool fk_enable_notify(struct eng_queue *q, enum eng_dir dir)
+static bool fk_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
-	return vringfd_dev_enable_notify(dir == ENG_TX ? &q->tx : &q->rx);
+	return vringfd_dev_enable_notify(dir == ENGINE_TX ? &q->tx : &q->rx);
 }
 
-static const struct eng_ops fk_ops = {
+static const struct engine_ops fk_ops = {
 	.name = "fake",
 	.open = fk_open,
 	.tx = fk_tx,

@@ -66,7 +66,7 @@ static void pp_close(void *conn, const char *why)
  * @tx: accumulator
  * @rx: accumulator
  */
-static void pp_conn_stats(struct port *p, void *conn, struct eng_stats *tx, struct eng_stats *rx)
+static void pp_conn_stats(struct port *p, void *conn, struct engine_stats *tx, struct engine_stats *rx)
 {
 	tx->frames += 5;
 	rx->frames += 7;
@@ -143,7 +143,7 @@ START_TEST(pp_second_peer_refused)
 	ck_assert_uint_eq(pp->nconns, 1);
 	/* counters: the port's totals plus the live peer's */
 	{
-		struct eng_stats tx = { 0 }, rx = { 0 };
+		struct engine_stats tx = { 0 }, rx = { 0 };
 
 		pp->tx.frames = 100;
 		pp->rx.drop_tap = 3;
@@ -174,7 +174,7 @@ START_TEST(pp_two_peers_third_refused)
 {
 	char err[128];
 	struct loop *l = loop_new(NULL, NULL, err, sizeof(err));
-	struct eng_stats tx = { 0 }, rx = { 0 };
+	struct engine_stats tx = { 0 }, rx = { 0 };
 	static int src, dst;
 	struct port_peer *pp;
 	struct port p;

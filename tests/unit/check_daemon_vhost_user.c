@@ -45,7 +45,7 @@ static struct {
 	int fail_start;
 	int tap_mtu;		/* what t_tap_mtu() answers (0: 1500) */
 	int tap_mtu_calls;
-	struct eng_queue_config cfg;
+	struct engine_queue_config cfg;
 } seen;
 
 static struct vu_dev dev;
@@ -550,7 +550,7 @@ END_TEST
 START_TEST(legacy_header_is_10_bytes)
 {
 	uint64_t v = 1ULL << VU_NET_F_CSUM;
-	struct eng_queue_config cfg;
+	struct engine_queue_config cfg;
 
 	setup();
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);

@@ -17,7 +17,7 @@
 # from tests/host/frame_evil stream-send:
 #   ports-kernel-stream-tx          the tap received exactly 5000 frames
 # The kernel engine creates its vring fds with VRINGFD_CREATE_F_AVAIL_BASE
-# at SET_VRING_BASE's index (eng_ring.last_avail, 0 here): rx buffers the
+# at SET_VRING_BASE's index (engine_ring.last_avail, 0 here): rx buffers the
 # front-end posted before its queue started are served (without the flag
 # the module would start at avail->idx and skip them).
 set -u

@@ -45,7 +45,7 @@ struct engine_queue {
 };
 
 /**
- * keng_create() - VRINGFD_CREATE for one ring, starting at its avail base
+ * engine_kernel_create() - VRINGFD_CREATE for one ring, starting at its avail base
  * @ring: the ring (@ring->last_avail: where the device starts reading avail)
  * @features: ring features
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
@@ -63,7 +63,7 @@ struct engine_queue {
  *
  * Return: the vring fd, or -1 with errno.
  */
-static int keng_create(const struct engine_ring *ring, uint64_t features, bool base_ok, const char *what)
+static int engine_kernel_create(const struct engine_ring *ring, uint64_t features, bool base_ok, const char *what)
 {
 	struct vringfd_create c;
 	uint16_t idx;
@@ -89,7 +89,7 @@ static int keng_create(const struct engine_ring *ring, uint64_t features, bool b
 }
 
 /**
- * keng_ring() - create and attach one vring fd
+ * engine_kernel_ring() - create and attach one vring fd
  * @cfg: the queue's configuration
  * @ring: which ring
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
@@ -100,7 +100,7 @@ static int keng_create(const struct engine_ring *ring, uint64_t features, bool b
  *
  * Return: the vring fd, or -1 with @err filled.
  */
-static int keng_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
+static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
 		     bool base_ok, char *err, size_t errlen)
 {
@@ -115,7 +115,7 @@ static int keng_ring(const struct engine_queue_config *cfg, const struct engine_
 	unsigned int i;
 	int fd;
 
-	fd = keng_create(ring, cfg->ring_features, base_ok, what);
+	fd = engine_kernel_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
 		snprintf(err, errlen, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE: %s",
 			 what, ring->num, ring->last_avail, strerror(errno));
@@ -158,14 +158,14 @@ fail:
 }
 
 /**
- * keng_open() - create both vring fds and attach them to the tap queue
+ * engine_kernel_open() - create both vring fds and attach them to the tap queue
  * @cfg: rings, tap, header length, memory table, call fds
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the queue, or NULL with @err filled.
  */
-static struct engine_queue *keng_open(const struct engine_queue_config *cfg,
+static struct engine_queue *engine_kernel_open(const struct engine_queue_config *cfg,
 				   char *err, size_t errlen)
 {
 	struct vringfd_version ver;
@@ -198,11 +198,11 @@ static struct engine_queue *keng_open(const struct engine_queue_config *cfg,
 	q->tx_avail = cfg->tx.avail;
 	q->tx_taken = base_ok ? cfg->tx.last_avail :
 		      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
-	q->tx_fd = keng_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
+	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
 			     cfg->tx_call_fd, base_ok, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
-	q->rx_fd = keng_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
+	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
 			     cfg->rx_call_fd, base_ok, err, errlen);
 	if (q->rx_fd < 0) {
 		close(q->tx_fd);
@@ -215,12 +215,12 @@ fail:
 }
 
 /**
- * keng_tx() - one write() on the tx ring fd
+ * engine_kernel_tx() - one write() on the tx ring fd
  * @q: the queue
  *
  * Return: chains consumed, or -errno.
  */
-static int keng_tx(struct engine_queue *q)
+static int engine_kernel_tx(struct engine_queue *q)
 {
 	char dummy = 0;
 	ssize_t n;
@@ -233,7 +233,7 @@ static int keng_tx(struct engine_queue *q)
 }
 
 /**
- * keng_enable_notify() - whether write() stopped with chains left
+ * engine_kernel_enable_notify() - whether write() stopped with chains left
  * @q: the queue
  * @dir: which ring
  *
@@ -245,7 +245,7 @@ static int keng_tx(struct engine_queue *q)
  * (the rx fd is polled level-triggered; the module's poll() pulls).
  * Return: true when tx() should be called again.
  */
-static bool keng_enable_notify(struct engine_queue *q, enum engine_dir dir)
+static bool engine_kernel_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
 	uint16_t idx;
 
@@ -256,13 +256,13 @@ static bool keng_enable_notify(struct engine_queue *q, enum engine_dir dir)
 }
 
 /**
- * keng_rx() - one read() on the rx ring fd
+ * engine_kernel_rx() - one read() on the rx ring fd
  * @q: the queue
  * @starved: always false: the module waits for buffers itself
  *
  * Return: buffers filled, or -errno (-EAGAIN counts as 0).
  */
-static int keng_rx(struct engine_queue *q, bool *starved)
+static int engine_kernel_rx(struct engine_queue *q, bool *starved)
 {
 	char dummy;
 	ssize_t n;
@@ -275,22 +275,22 @@ static int keng_rx(struct engine_queue *q, bool *starved)
 }
 
 /**
- * keng_rx_fd() - the rx ring fd (readable when the module filled buffers)
+ * engine_kernel_rx_fd() - the rx ring fd (readable when the module filled buffers)
  * @q: the queue
  *
  * Return: the fd.
  */
-static int keng_rx_fd(struct engine_queue *q)
+static int engine_kernel_rx_fd(struct engine_queue *q)
 {
 	return q->rx_fd;
 }
 
 /**
- * keng_copy_stats() - module counters to engine counters
+ * engine_kernel_copy_stats() - module counters to engine counters
  * @fd: a vring fd
  * @st: output
  */
-static void keng_copy_stats(int fd, struct engine_stats *st)
+static void engine_kernel_copy_stats(int fd, struct engine_stats *st)
 {
 	struct vringfd_stats ks;
 
@@ -310,26 +310,26 @@ static void keng_copy_stats(int fd, struct engine_stats *st)
 }
 
 /**
- * keng_get_stats() - the module's counters of both rings
+ * engine_kernel_get_stats() - the module's counters of both rings
  * @q: the queue
  * @tx: tx counters out (may be NULL)
  * @rx: rx counters out (may be NULL)
  */
-static void keng_get_stats(struct engine_queue *q, struct engine_stats *tx,
+static void engine_kernel_get_stats(struct engine_queue *q, struct engine_stats *tx,
 			   struct engine_stats *rx)
 {
 	if (tx)
-		keng_copy_stats(q->tx_fd, tx);
+		engine_kernel_copy_stats(q->tx_fd, tx);
 	if (rx)
-		keng_copy_stats(q->rx_fd, rx);
+		engine_kernel_copy_stats(q->rx_fd, rx);
 }
 
 /**
- * keng_close() - close both vring fds (the module detaches them)
+ * engine_kernel_close() - close both vring fds (the module detaches them)
  * @q: the queue or NULL
  * @last_avail: where the module stopped in each avail ring (out; may be NULL)
  */
-static void keng_close(struct engine_queue *q, uint16_t last_avail[2])
+static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 {
 	struct vringfd_state st;
 
@@ -346,11 +346,11 @@ static void keng_close(struct engine_queue *q, uint16_t last_avail[2])
 
 const struct engine_ops engine_kernel_ops = {
 	.name = "kernel",
-	.open = keng_open,
-	.tx = keng_tx,
-	.rx = keng_rx,
-	.enable_notify = keng_enable_notify,
-	.rx_fd = keng_rx_fd,
-	.get_stats = keng_get_stats,
-	.close = keng_close,
+	.open = engine_kernel_open,
+	.tx = engine_kernel_tx,
+	.rx = engine_kernel_rx,
+	.enable_notify = engine_kernel_enable_notify,
+	.rx_fd = engine_kernel_rx_fd,
+	.get_stats = engine_kernel_get_stats,
+	.close = engine_kernel_close,
 };

@@ -31,10 +31,10 @@
 #include "log.h"
 #include "vringfd.h"
 
-#define UENG_MAX_IOV		1024	/* UIO_MAXIOV: one writev()/readv() */
-#define UENG_MAX_FRAME		65535	/* largest frame without its header */
-#define UENG_MRG_MAX_HEADS	64	/* heads one received frame may span */
-#define UENG_MRG_WANT		(UENG_MAX_FRAME + 12)
+#define ENGINE_USER_MAX_IOV		1024	/* UIO_MAXIOV: one writev()/readv() */
+#define ENGINE_USER_MAX_FRAME		65535	/* largest frame without its header */
+#define ENGINE_USER_MRG_MAX_HEADS	64	/* heads one received frame may span */
+#define ENGINE_USER_MRG_WANT		(ENGINE_USER_MAX_FRAME + 12)
 
 /**
  * struct engine_queue - a ring pair bound to a tap queue (user engine)
@@ -50,7 +50,7 @@
  * @rx_call_fd: eventfd for rx interrupts, or -1
  * @stx: tx counters
  * @srx: rx counters
- * @log: dirty log of a migrating guest, or NULL (ueng_log_used(), ueng_rx())
+ * @log: dirty log of a migrating guest, or NULL (engine_user_log_used(), engine_user_rx())
  * @log_tx: log the tx used ring (its engine_ring.log_used)
  * @log_rx: log the rx used ring
  * @used_gpa: guest-physical address of each used ring, [ENGINE_TX], [ENGINE_RX]
@@ -78,19 +78,19 @@ struct engine_queue {
 	bool log_tx;
 	bool log_rx;
 	uint64_t used_gpa[2];
-	struct iovec iov[UENG_MAX_IOV + 1];
-	uint8_t overflow[UENG_MAX_FRAME + 64];
+	struct iovec iov[ENGINE_USER_MAX_IOV + 1];
+	uint8_t overflow[ENGINE_USER_MAX_FRAME + 64];
 };
 
 /**
- * ueng_xlate() - guest-physical address to a pointer in this process
+ * engine_user_xlate() - guest-physical address to a pointer in this process
  * @opaque: the queue
  * @addr: descriptor address
  * @len: wanted length; on return, contiguous length at the result
  *
  * Return: the pointer, or NULL when @addr is in no region.
  */
-static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
+static void *engine_user_xlate(void *opaque, uint64_t addr, uint64_t *len)
 {
 	struct engine_queue *q = opaque;
 	unsigned int i;
@@ -110,14 +110,14 @@ static void *ueng_xlate(void *opaque, uint64_t addr, uint64_t *len)
 }
 
 /**
- * ueng_log_used() - mark a used ring's pages dirty (migration)
+ * engine_user_log_used() - mark a used ring's pages dirty (migration)
  * @q: the queue
  * @dir: which ring
  *
  * The whole used ring (flags, idx, elements, avail_event) after the
  * device wrote any of it: at most 65 pages, usually one.
  */
-static void ueng_log_used(struct engine_queue *q, enum engine_dir dir)
+static void engine_user_log_used(struct engine_queue *q, enum engine_dir dir)
 {
 	const struct vringfd_dev *dev = dir == ENGINE_TX ? &q->tx : &q->rx;
 
@@ -126,12 +126,12 @@ static void ueng_log_used(struct engine_queue *q, enum engine_dir dir)
 }
 
 /**
- * ueng_notify() - signal a call eventfd if virtio's rules ask for it
+ * engine_user_notify() - signal a call eventfd if virtio's rules ask for it
  * @dev: the ring
  * @fd: eventfd or -1
  * @st: counters of that direction
  */
-static void ueng_notify(struct vringfd_dev *dev, int fd, struct engine_stats *st)
+static void engine_user_notify(struct vringfd_dev *dev, int fd, struct engine_stats *st)
 {
 	vringfd_dev_publish_used(dev);
 	if (fd < 0 || !vringfd_dev_need_notify(dev))
@@ -142,13 +142,13 @@ static void ueng_notify(struct vringfd_dev *dev, int fd, struct engine_stats *st
 }
 
 /**
- * ueng_gather() - copy the first bytes of a segment list
+ * engine_user_gather() - copy the first bytes of a segment list
  * @iov: segments
  * @n: number of segments
  * @dst: output
  * @len: bytes wanted (the segments hold at least that many)
  */
-static void ueng_gather(const struct iovec *iov, unsigned int n, void *dst, size_t len)
+static void engine_user_gather(const struct iovec *iov, unsigned int n, void *dst, size_t len)
 {
 	char *d = dst;
 	unsigned int i;
@@ -163,14 +163,14 @@ static void ueng_gather(const struct iovec *iov, unsigned int n, void *dst, size
 }
 
 /**
- * ueng_scatter() - write bytes at an offset of a segment list
+ * engine_user_scatter() - write bytes at an offset of a segment list
  * @iov: segments
  * @n: number of segments
  * @off: offset in the list
  * @src: bytes
  * @len: how many
  */
-static void ueng_scatter(const struct iovec *iov, unsigned int n, size_t off,
+static void engine_user_scatter(const struct iovec *iov, unsigned int n, size_t off,
 			 const void *src, size_t len)
 {
 	const char *s = src;
@@ -192,12 +192,12 @@ static void ueng_scatter(const struct iovec *iov, unsigned int n, size_t off,
 }
 
 /**
- * ueng_count_walk_drop() - count a chain the ring walker refused
+ * engine_user_count_walk_drop() - count a chain the ring walker refused
  * @st: counters
  * @ret: vringfd_dev_get_chain()'s error (-EFAULT: address outside memory,
  *	-E2BIG: more segments than one writev()/readv() takes)
  */
-static void ueng_count_walk_drop(struct engine_stats *st, int ret)
+static void engine_user_count_walk_drop(struct engine_stats *st, int ret)
 {
 	if (ret == -EFAULT)
 		st->drop_bad_addr++;
@@ -208,7 +208,7 @@ static void ueng_count_walk_drop(struct engine_stats *st, int ret)
 }
 
 /**
- * ueng_hdr_valid() - check a virtio-net header from the driver
+ * engine_user_hdr_valid() - check a virtio-net header from the driver
  * @h: the header (@hdr_len bytes)
  * @hdr_len: 10 or 12
  * @frame_len: bytes of frame after it
@@ -217,7 +217,7 @@ static void ueng_count_walk_drop(struct engine_stats *st, int ret)
  * both engines count the same frames in drop_bad_hdr.
  * Return: true when the frame may go to the tap.
  */
-static bool ueng_hdr_valid(const void *h, unsigned int hdr_len, uint64_t frame_len)
+static bool engine_user_hdr_valid(const void *h, unsigned int hdr_len, uint64_t frame_len)
 {
 	enum vringfd_vnet_hdr_verdict v;
 
@@ -228,14 +228,14 @@ static bool ueng_hdr_valid(const void *h, unsigned int hdr_len, uint64_t frame_l
 }
 
 /**
- * ueng_open() - bind a ring pair to a tap queue
+ * engine_user_open() - bind a ring pair to a tap queue
  * @cfg: rings, tap, header length, memory table
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the queue, or NULL with @err filled.
  */
-static struct engine_queue *ueng_open(const struct engine_queue_config *cfg,
+static struct engine_queue *engine_user_open(const struct engine_queue_config *cfg,
 				   char *err, size_t errlen)
 {
 	struct engine_queue *q;
@@ -297,7 +297,7 @@ static struct engine_queue *ueng_open(const struct engine_queue_config *cfg,
 	vringfd_dev_set_base(&q->tx, cfg->tx.last_avail, cfg->tx.last_avail);
 	vringfd_dev_set_base(&q->rx, cfg->rx.last_avail, cfg->rx.last_avail);
 	if (q->nregions) {
-		q->tx.xlate = q->rx.xlate = ueng_xlate;
+		q->tx.xlate = q->rx.xlate = engine_user_xlate;
 		q->tx.xlate_opaque = q->rx.xlate_opaque = q;
 	}
 	sz = (int)q->tap_hdr_len;
@@ -314,7 +314,7 @@ fail:
 }
 
 /**
- * ueng_tx() - send every available tx chain to the tap, one writev() each
+ * engine_user_tx() - send every available tx chain to the tap, one writev() each
  * @q: the queue
  *
  * Chains with writable segments, shorter than header + Ethernet header,
@@ -323,7 +323,7 @@ fail:
  *
  * Return: chains consumed, or -EIO when the ring is broken.
  */
-static int ueng_tx(struct engine_queue *q)
+static int engine_user_tx(struct engine_queue *q)
 {
 	static const uint8_t zero_hdr[12];
 	struct vringfd_chain ch;
@@ -335,12 +335,12 @@ static int ueng_tx(struct engine_queue *q)
 		uint64_t frame_len;
 		ssize_t w;
 
-		ret = vringfd_dev_get_chain(&q->tx, &ch, q->iov + 1, UENG_MAX_IOV - 1);
+		ret = vringfd_dev_get_chain(&q->tx, &ch, q->iov + 1, ENGINE_USER_MAX_IOV - 1);
 		if (ret == 0 || ret == -EIO)
 			break;
 		n++;
 		if (ret < 0) {	/* dropped by the walker: complete with 0 */
-			ueng_count_walk_drop(&q->stx, ret);
+			engine_user_count_walk_drop(&q->stx, ret);
 			ret = 0;
 			goto done;
 		}
@@ -349,7 +349,7 @@ static int ueng_tx(struct engine_queue *q)
 			goto done;
 		}
 		frame_len = ch.out_len - q->hdr_len;
-		if (frame_len > UENG_MAX_FRAME) {
+		if (frame_len > ENGINE_USER_MAX_FRAME) {
 			q->stx.drop_too_big++;
 			goto done;
 		}
@@ -357,8 +357,8 @@ static int ueng_tx(struct engine_queue *q)
 			struct iovec *seg = ch.out;
 			size_t skip = q->hdr_len;
 
-			ueng_gather(ch.out, ch.nout, &h, sizeof(h));
-			if (!ueng_hdr_valid(&h, q->hdr_len, frame_len)) {
+			engine_user_gather(ch.out, ch.nout, &h, sizeof(h));
+			if (!engine_user_hdr_valid(&h, q->hdr_len, frame_len)) {
 				q->stx.drop_bad_hdr++;
 				goto done;
 			}
@@ -389,8 +389,8 @@ done:
 	}
 	if (n) {
 		q->stx.batches++;
-		ueng_notify(&q->tx, q->tx_call_fd, &q->stx);
-		ueng_log_used(q, ENGINE_TX);
+		engine_user_notify(&q->tx, q->tx_call_fd, &q->stx);
+		engine_user_log_used(q, ENGINE_TX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -398,49 +398,49 @@ done:
 }
 
 /**
- * struct ueng_rx_frame - the chains taken for one received frame
+ * struct engine_user_rx_frame - the chains taken for one received frame
  * @heads: head of each chain
  * @lens: writable bytes of each
  * @nheads: chains taken
  * @niov: segments in q->iov from slot 1 on (the frame's buffers)
  * @space: writable bytes of all chains
  */
-struct ueng_rx_frame {
-	uint16_t heads[UENG_MRG_MAX_HEADS];
-	uint64_t lens[UENG_MRG_MAX_HEADS];
+struct engine_user_rx_frame {
+	uint16_t heads[ENGINE_USER_MRG_MAX_HEADS];
+	uint64_t lens[ENGINE_USER_MRG_MAX_HEADS];
 	unsigned int nheads;
 	unsigned int niov;
 	uint64_t space;
 };
 
 /**
- * ueng_rx_take() - take posted chains for one frame
+ * engine_user_rx_take() - take posted chains for one frame
  * @q: the queue
  * @f: the frame's chains (out)
  * @filled: incremented per unusable chain completed empty on the way
  *
  * One chain, or with mergeable rx buffers as many as make 64 KiB (up to
- * UENG_MRG_MAX_HEADS).  Unusable chains (readable segments, shorter than
+ * ENGINE_USER_MRG_MAX_HEADS).  Unusable chains (readable segments, shorter than
  * header + Ethernet header, refused by the walker) met before the first
  * good one are completed with length 0 and counted; met after it, they
  * are given back for the next frame.
  * Return: 0, or -EIO when the ring is broken.
  */
-static int ueng_rx_take(struct engine_queue *q, struct ueng_rx_frame *f, unsigned int *filled)
+static int engine_user_rx_take(struct engine_queue *q, struct engine_user_rx_frame *f, unsigned int *filled)
 {
-	unsigned int max_heads = q->mrg_rxbuf ? UENG_MRG_MAX_HEADS : 1u;
+	unsigned int max_heads = q->mrg_rxbuf ? ENGINE_USER_MRG_MAX_HEADS : 1u;
 	struct vringfd_chain ch;
 	int ret;
 
 	f->nheads = 0;
 	f->niov = 1;
 	f->space = 0;
-	while (f->nheads < max_heads && f->space < UENG_MRG_WANT &&
-	       f->niov < UENG_MAX_IOV - 1) {
+	while (f->nheads < max_heads && f->space < ENGINE_USER_MRG_WANT &&
+	       f->niov < ENGINE_USER_MAX_IOV - 1) {
 		if (!vringfd_dev_pending(&q->rx))
 			break;
 		ret = vringfd_dev_get_chain(&q->rx, &ch, q->iov + f->niov,
-					    UENG_MAX_IOV - 1 - f->niov);
+					    ENGINE_USER_MAX_IOV - 1 - f->niov);
 		if (ret == 0)
 			break;
 		if (ret == -EIO)
@@ -456,7 +456,7 @@ static int ueng_rx_take(struct engine_queue *q, struct ueng_rx_frame *f, unsigne
 			if (ret == -EINVAL)
 				q->srx.drop_bad_chain++;
 			else
-				ueng_count_walk_drop(&q->srx, ret);
+				engine_user_count_walk_drop(&q->srx, ret);
 			vringfd_dev_put_used(&q->rx, ch.head, 0);
 			(*filled)++;
 			continue;
@@ -471,14 +471,14 @@ static int ueng_rx_take(struct engine_queue *q, struct ueng_rx_frame *f, unsigne
 }
 
 /**
- * ueng_rx_read() - one readv() of a frame from the tap into taken chains
+ * engine_user_rx_read() - one readv() of a frame from the tap into taken chains
  * @q: the queue
  * @f: the chains
  *
  * Return: what readv() returned (the tap's header included, also when the
  * ring has none), or -errno from the tap (-EAGAIN: no frame).
  */
-static ssize_t ueng_rx_read(struct engine_queue *q, const struct ueng_rx_frame *f)
+static ssize_t engine_user_rx_read(struct engine_queue *q, const struct engine_user_rx_frame *f)
 {
 	uint8_t scratch[12];
 	ssize_t r;
@@ -497,15 +497,15 @@ static ssize_t ueng_rx_read(struct engine_queue *q, const struct ueng_rx_frame *
 }
 
 /**
- * ueng_rx_complete() - complete the chains a frame used, give back the rest
+ * engine_user_rx_complete() - complete the chains a frame used, give back the rest
  * @q: the queue
  * @f: the chains
- * @got: the frame's bytes (ueng_rx_read()), <= @f->space
+ * @got: the frame's bytes (engine_user_rx_read()), <= @f->space
  *
  * Writes num_buffers (12-byte header).
  * Return: chains used.
  */
-static unsigned int ueng_rx_complete(struct engine_queue *q, const struct ueng_rx_frame *f,
+static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct engine_user_rx_frame *f,
 				     uint64_t got)
 {
 	uint64_t left = got;
@@ -522,26 +522,26 @@ static unsigned int ueng_rx_complete(struct engine_queue *q, const struct ueng_r
 		uint16_t nb = (uint16_t)k;	/* num_buffers, little-endian */
 		uint8_t le[2] = { nb & 0xff, nb >> 8 };
 
-		ueng_scatter(q->iov + 1, f->niov - 1, 10, le, 2);
+		engine_user_scatter(q->iov + 1, f->niov - 1, 10, le, 2);
 	}
 	return k;
 }
 
 /**
- * ueng_rx() - fill posted rx buffers with frames from the tap
+ * engine_user_rx() - fill posted rx buffers with frames from the tap
  * @q: the queue
  * @starved: set when the tap may have frames but no buffer is posted
  *
- * Per frame: take chains (ueng_rx_take()), one readv() into them
- * (ueng_rx_read()), complete what it used (ueng_rx_complete()).  A frame
+ * Per frame: take chains (engine_user_rx_take()), one readv() into them
+ * (engine_user_rx_read()), complete what it used (engine_user_rx_complete()).  A frame
  * longer than its buffers is dropped (drop_too_big), its chains completed
  * with 0.
  *
  * Return: buffers (heads) filled, or -EIO when the ring is broken.
  */
-static int ueng_rx(struct engine_queue *q, bool *starved)
+static int engine_user_rx(struct engine_queue *q, bool *starved)
 {
-	struct ueng_rx_frame f;
+	struct engine_user_rx_frame f;
 	unsigned int filled = 0, frames = 0, k;
 	int ret = 0;
 
@@ -550,7 +550,7 @@ static int ueng_rx(struct engine_queue *q, bool *starved)
 		ssize_t r;
 		uint64_t got;
 
-		ret = ueng_rx_take(q, &f, &filled);
+		ret = engine_user_rx_take(q, &f, &filled);
 		if (ret < 0)
 			break;
 		if (!f.nheads) {
@@ -561,7 +561,7 @@ static int ueng_rx(struct engine_queue *q, bool *starved)
 			*starved = poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
 			break;
 		}
-		r = ueng_rx_read(q, &f);
+		r = engine_user_rx_read(q, &f);
 		if (r < 0) {
 			vringfd_dev_discard(&q->rx, f.nheads);	/* give the chains back */
 			if (r != -EAGAIN && r != -EWOULDBLOCK) {
@@ -582,14 +582,14 @@ static int ueng_rx(struct engine_queue *q, bool *starved)
 			filled += f.nheads;
 			continue;
 		}
-		filled += ueng_rx_complete(q, &f, got);
+		filled += engine_user_rx_complete(q, &f, got);
 		q->srx.frames++;
 		q->srx.bytes += got - q->hdr_len;
 	}
 	if (filled) {
 		q->srx.batches++;
-		ueng_notify(&q->rx, q->rx_call_fd, &q->srx);
-		ueng_log_used(q, ENGINE_RX);
+		engine_user_notify(&q->rx, q->rx_call_fd, &q->srx);
+		engine_user_log_used(q, ENGINE_RX);
 	}
 	if (ret < 0)
 		return -EIO;
@@ -597,38 +597,38 @@ static int ueng_rx(struct engine_queue *q, bool *starved)
 }
 
 /**
- * ueng_enable_notify() - ask the driver for a kick, then look again
+ * engine_user_enable_notify() - ask the driver for a kick, then look again
  * @q: the queue
  * @dir: which ring
  *
  * Return: true when chains arrived meanwhile (walk again).
  */
-static bool ueng_enable_notify(struct engine_queue *q, enum engine_dir dir)
+static bool engine_user_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
 	bool more = vringfd_dev_enable_notify(dir == ENGINE_TX ? &q->tx : &q->rx);
 
-	ueng_log_used(q, dir);	/* avail_event or the used flags */
+	engine_user_log_used(q, dir);	/* avail_event or the used flags */
 	return more;
 }
 
 /**
- * ueng_rx_fd() - what to poll for rx work
+ * engine_user_rx_fd() - what to poll for rx work
  * @q: the queue
  *
  * Return: the tap fd (readable when a frame waits).
  */
-static int ueng_rx_fd(struct engine_queue *q)
+static int engine_user_rx_fd(struct engine_queue *q)
 {
 	return q->tap_fd;
 }
 
 /**
- * ueng_get_stats() - the counters
+ * engine_user_get_stats() - the counters
  * @q: the queue
  * @tx: tx counters out (may be NULL)
  * @rx: rx counters out (may be NULL)
  */
-static void ueng_get_stats(struct engine_queue *q, struct engine_stats *tx,
+static void engine_user_get_stats(struct engine_queue *q, struct engine_stats *tx,
 			   struct engine_stats *rx)
 {
 	if (tx)
@@ -638,11 +638,11 @@ static void ueng_get_stats(struct engine_queue *q, struct engine_stats *tx,
 }
 
 /**
- * ueng_close() - free the queue (the tap fd and the rings stay)
+ * engine_user_close() - free the queue (the tap fd and the rings stay)
  * @q: the queue or NULL
  * @last_avail: where the walks stopped in each avail ring (out; may be NULL)
  */
-static void ueng_close(struct engine_queue *q, uint16_t last_avail[2])
+static void engine_user_close(struct engine_queue *q, uint16_t last_avail[2])
 {
 	if (!q)
 		return;
@@ -656,11 +656,11 @@ static void ueng_close(struct engine_queue *q, uint16_t last_avail[2])
 
 const struct engine_ops engine_user_ops = {
 	.name = "user",
-	.open = ueng_open,
-	.tx = ueng_tx,
-	.rx = ueng_rx,
-	.enable_notify = ueng_enable_notify,
-	.rx_fd = ueng_rx_fd,
-	.get_stats = ueng_get_stats,
-	.close = ueng_close,
+	.open = engine_user_open,
+	.tx = engine_user_tx,
+	.rx = engine_user_rx,
+	.enable_notify = engine_user_enable_notify,
+	.rx_fd = engine_user_rx_fd,
+	.get_stats = engine_user_get_stats,
+	.close = engine_user_close,
 };

@@ -2,8 +2,8 @@
 /*
  * frame_rings.c - the daemon as virtio driver of its own ring pair
  *
- * See frame_rings.h.  Buffer i of a direction is FR_STRIDE bytes at
- * i * FR_STRIDE: the header at its start, the frame right after it.  The
+ * See frame_rings.h.  Buffer i of a direction is FRAME_RINGS_STRIDE bytes at
+ * i * FRAME_RINGS_STRIDE: the header at its start, the frame right after it.  The
  * engine's tx() consumes every chain it is given
  * before it returns (each is one frame to the tap), so after a flush every
  * tx buffer is free again; rx buffers are reposted as soon as their frame
@@ -18,49 +18,49 @@
 
 #include "frame_rings.h"
 
-#define FR_ALIGN	4096u
-#define FR_COLLECT	64u	/* used entries collected per vringfd_ring_get_used_many() */
+#define FRAME_RINGS_ALIGN	4096u
+#define FRAME_RINGS_COLLECT	64u	/* used entries collected per vringfd_ring_get_used_many() */
 
 /**
- * fr_token() - the token of buffer @i (never NULL)
+ * frame_rings_token() - the token of buffer @i (never NULL)
  * @i: buffer index
  *
  * Return: the token.
  */
-static void *fr_token(unsigned int i)
+static void *frame_rings_token(unsigned int i)
 {
 	return (void *)(uintptr_t)(i + 1);
 }
 
 /**
- * fr_index() - buffer index of a token
+ * frame_rings_index() - buffer index of a token
  * @tok: token from vringfd_ring_get_used()
  *
  * Return: the index.
  */
-static unsigned int fr_index(void *tok)
+static unsigned int frame_rings_index(void *tok)
 {
 	return (unsigned int)((uintptr_t)tok - 1);
 }
 
 /**
- * fr_post_rx() - post rx buffer @i
+ * frame_rings_post_rx() - post rx buffer @i
  * @fp: the pair
  * @i: buffer index
  *
  * Return: 0 or a negative errno.
  */
-static int fr_post_rx(struct fr_pair *fp, unsigned int i)
+static int frame_rings_post_rx(struct frame_rings_pair *fp, unsigned int i)
 {
-	struct iovec in = { .iov_base = fp->rx_bufs + (size_t)i * FR_STRIDE,
-			    .iov_len = FR_HDR + FR_BUF_SIZE - 1 };
-	int ret = vringfd_ring_add(&fp->rx, NULL, 0, &in, 1, fr_token(i));
+	struct iovec in = { .iov_base = fp->rx_bufs + (size_t)i * FRAME_RINGS_STRIDE,
+			    .iov_len = FRAME_RINGS_HDR + FRAME_RINGS_BUF_SIZE - 1 };
+	int ret = vringfd_ring_add(&fp->rx, NULL, 0, &in, 1, frame_rings_token(i));
 
 	return ret < 0 ? ret : 0;
 }
 
 /**
- * fr_open() - make the rings and buffers and open them on the engine
+ * frame_rings_open() - make the rings and buffers and open them on the engine
  * @fp: the pair (filled in)
  * @eng: the engine
  * @tap_fd: the tap queue
@@ -69,11 +69,11 @@ static int fr_post_rx(struct fr_pair *fp, unsigned int i)
  *
  * Return: 0, or -1 with @err filled.
  */
-int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
+int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, int tap_fd,
 	    char *err, size_t errlen)
 {
 	struct engine_queue_config cfg;
-	size_t bufs = (size_t)FR_NUM * FR_STRIDE;
+	size_t bufs = (size_t)FRAME_RINGS_NUM * FRAME_RINGS_STRIDE;
 	char why[200];
 	unsigned int i;
 	int ret;
@@ -81,9 +81,9 @@ int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 	memset(fp, 0, sizeof(*fp));
 	fp->eng = eng;
 	fp->cur = -1;
-	fp->ring_bytes = vringfd_ring_size(FR_NUM, FR_ALIGN);
-	fp->ring_bytes = (fp->ring_bytes + FR_ALIGN - 1) & ~(size_t)(FR_ALIGN - 1);
-	fp->ring_mem = aligned_alloc(FR_ALIGN, 2 * fp->ring_bytes);
+	fp->ring_bytes = vringfd_ring_size(FRAME_RINGS_NUM, FRAME_RINGS_ALIGN);
+	fp->ring_bytes = (fp->ring_bytes + FRAME_RINGS_ALIGN - 1) & ~(size_t)(FRAME_RINGS_ALIGN - 1);
+	fp->ring_mem = aligned_alloc(FRAME_RINGS_ALIGN, 2 * fp->ring_bytes);
 	/* Buffers are touched only as far as frames fill them. */
 	fp->tx_bufs = mmap(NULL, 2 * bufs, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -93,19 +93,19 @@ int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 		goto fail;
 	}
 	fp->rx_bufs = fp->tx_bufs + bufs;
-	ret = vringfd_ring_init(&fp->tx, fp->ring_mem, FR_NUM, FR_ALIGN, 0);
+	ret = vringfd_ring_init(&fp->tx, fp->ring_mem, FRAME_RINGS_NUM, FRAME_RINGS_ALIGN, 0);
 	if (ret == 0)
 		ret = vringfd_ring_init(&fp->rx, (uint8_t *)fp->ring_mem + fp->ring_bytes,
-					FR_NUM, FR_ALIGN, 0);
+					FRAME_RINGS_NUM, FRAME_RINGS_ALIGN, 0);
 	if (ret < 0) {
 		snprintf(err, errlen, "ring init: %s", strerror(-ret));
 		goto fail;
 	}
-	for (i = 0; i < FR_NUM; i++)
-		fp->tx_free[i] = (uint16_t)(FR_NUM - 1 - i);
-	fp->tx_nfree = FR_NUM;
-	for (i = 0; i < FR_NUM; i++) {
-		ret = fr_post_rx(fp, i);
+	for (i = 0; i < FRAME_RINGS_NUM; i++)
+		fp->tx_free[i] = (uint16_t)(FRAME_RINGS_NUM - 1 - i);
+	fp->tx_nfree = FRAME_RINGS_NUM;
+	for (i = 0; i < FRAME_RINGS_NUM; i++) {
+		ret = frame_rings_post_rx(fp, i);
 		if (ret < 0) {
 			snprintf(err, errlen, "posting rx buffer %u: %s", i, strerror(-ret));
 			goto fail;
@@ -115,12 +115,12 @@ int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tap_fd = tap_fd;
-	cfg.vnet_hdr_len = FR_HDR;
-	cfg.tx.num = FR_NUM;
+	cfg.vnet_hdr_len = FRAME_RINGS_HDR;
+	cfg.tx.num = FRAME_RINGS_NUM;
 	cfg.tx.desc = fp->tx.vr.desc;
 	cfg.tx.avail = fp->tx.vr.avail;
 	cfg.tx.used = fp->tx.vr.used;
-	cfg.rx.num = FR_NUM;
+	cfg.rx.num = FRAME_RINGS_NUM;
 	cfg.rx.desc = fp->rx.vr.desc;
 	cfg.rx.avail = fp->rx.vr.avail;
 	cfg.rx.used = fp->rx.vr.used;
@@ -133,15 +133,15 @@ int fr_open(struct fr_pair *fp, const struct engine_ops *eng, int tap_fd,
 	}
 	return 0;
 fail:
-	fr_close(fp);
+	frame_rings_close(fp);
 	return -1;
 }
 
 /**
- * fr_close() - close the engine queue, free rings and buffers
+ * frame_rings_close() - close the engine queue, free rings and buffers
  * @fp: the pair (may be partly set up)
  */
-void fr_close(struct fr_pair *fp)
+void frame_rings_close(struct frame_rings_pair *fp)
 {
 	if (fp->eq)
 		fp->eng->close(fp->eq, NULL);
@@ -153,51 +153,51 @@ void fr_close(struct fr_pair *fp)
 	memset(&fp->tx, 0, sizeof(fp->tx));
 	memset(&fp->rx, 0, sizeof(fp->rx));
 	if (fp->tx_bufs)
-		munmap(fp->tx_bufs, 2 * (size_t)FR_NUM * FR_STRIDE);
+		munmap(fp->tx_bufs, 2 * (size_t)FRAME_RINGS_NUM * FRAME_RINGS_STRIDE);
 	fp->tx_bufs = fp->rx_bufs = NULL;
 	free(fp->ring_mem);
 	fp->ring_mem = NULL;
 }
 
 /**
- * fr_tx_buf() - where the next frame goes
+ * frame_rings_tx_buf() - where the next frame goes
  * @fp: the pair
  *
- * The same buffer is returned until fr_tx_commit().
+ * The same buffer is returned until frame_rings_tx_commit().
  *
- * Return: FR_BUF_SIZE - 1 bytes of frame room, or NULL when every buffer
+ * Return: FRAME_RINGS_BUF_SIZE - 1 bytes of frame room, or NULL when every buffer
  * is posted (flush).
  */
-uint8_t *fr_tx_buf(struct fr_pair *fp)
+uint8_t *frame_rings_tx_buf(struct frame_rings_pair *fp)
 {
 	if (fp->cur < 0) {
 		if (!fp->tx_nfree)
 			return NULL;
 		fp->cur = fp->tx_free[--fp->tx_nfree];
 	}
-	return fp->tx_bufs + (size_t)fp->cur * FR_STRIDE + FR_HDR;
+	return fp->tx_bufs + (size_t)fp->cur * FRAME_RINGS_STRIDE + FRAME_RINGS_HDR;
 }
 
 /**
- * fr_tx_commit() - post the frame in the current buffer
+ * frame_rings_tx_commit() - post the frame in the current buffer
  * @fp: the pair
- * @len: its length (1..FR_BUF_SIZE - 1)
+ * @len: its length (1..FRAME_RINGS_BUF_SIZE - 1)
  *
  * The buffer's header is zeroed (no offload requested).
  *
  * Return: 0, or a negative errno (the buffer stays current).
  */
-int fr_tx_commit(struct fr_pair *fp, size_t len)
+int frame_rings_tx_commit(struct frame_rings_pair *fp, size_t len)
 {
 	struct iovec out;
 	int ret;
 
-	if (fp->cur < 0 || len == 0 || len >= FR_BUF_SIZE)
+	if (fp->cur < 0 || len == 0 || len >= FRAME_RINGS_BUF_SIZE)
 		return -EINVAL;
-	out.iov_base = fp->tx_bufs + (size_t)fp->cur * FR_STRIDE;
-	out.iov_len = FR_HDR + len;
-	memset(out.iov_base, 0, FR_HDR);
-	ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, fr_token((unsigned int)fp->cur));
+	out.iov_base = fp->tx_bufs + (size_t)fp->cur * FRAME_RINGS_STRIDE;
+	out.iov_len = FRAME_RINGS_HDR + len;
+	memset(out.iov_base, 0, FRAME_RINGS_HDR);
+	ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, frame_rings_token((unsigned int)fp->cur));
 	if (ret < 0)
 		return ret;
 	fp->cur = -1;
@@ -206,42 +206,42 @@ int fr_tx_commit(struct fr_pair *fp, size_t len)
 }
 
 /**
- * fr_tx_free() - tx buffers available (for fr_tx_peek())
+ * frame_rings_tx_free() - tx buffers available (for frame_rings_tx_peek())
  * @fp: the pair
  *
- * Return: the count (the current fr_tx_buf() buffer excluded).
+ * Return: the count (the current frame_rings_tx_buf() buffer excluded).
  */
-unsigned int fr_tx_free(const struct fr_pair *fp)
+unsigned int frame_rings_tx_free(const struct frame_rings_pair *fp)
 {
 	return fp->tx_nfree;
 }
 
 /**
- * fr_tx_peek() - the @k-th next free tx buffer, for filling several at once
+ * frame_rings_tx_peek() - the @k-th next free tx buffer, for filling several at once
  * @fp: the pair
- * @k: 0..fr_tx_free() - 1
+ * @k: 0..frame_rings_tx_free() - 1
  *
- * Return: FR_BUF_SIZE - 1 bytes of frame room, or NULL when @k is out of
+ * Return: FRAME_RINGS_BUF_SIZE - 1 bytes of frame room, or NULL when @k is out of
  * range.
  */
-uint8_t *fr_tx_peek(struct fr_pair *fp, unsigned int k)
+uint8_t *frame_rings_tx_peek(struct frame_rings_pair *fp, unsigned int k)
 {
 	if (k >= fp->tx_nfree)
 		return NULL;
-	return fp->tx_bufs + (size_t)fp->tx_free[fp->tx_nfree - 1 - k] * FR_STRIDE + FR_HDR;
+	return fp->tx_bufs + (size_t)fp->tx_free[fp->tx_nfree - 1 - k] * FRAME_RINGS_STRIDE + FRAME_RINGS_HDR;
 }
 
 /**
- * fr_tx_commit_n() - post the first @n peeked buffers
+ * frame_rings_tx_commit_n() - post the first @n peeked buffers
  * @fp: the pair
  * @n: how many were peeked and filled
  * @lens: frame length of each; 0 = nothing to send (the buffer stays free)
  *
  * Return: chains posted, or a negative errno.
  */
-int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
+int frame_rings_tx_commit_n(struct frame_rings_pair *fp, unsigned int n, const size_t *lens)
 {
-	uint16_t keep[FR_NUM];
+	uint16_t keep[FRAME_RINGS_NUM];
 	unsigned int k, nkeep = 0, posted = 0;
 	int ret = 0;
 
@@ -249,15 +249,15 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
 		return -EINVAL;
 	for (k = 0; k < n; k++) {
 		uint16_t idx = fp->tx_free[fp->tx_nfree - 1 - k];
-		struct iovec out = { .iov_base = fp->tx_bufs + (size_t)idx * FR_STRIDE,
-				     .iov_len = FR_HDR + lens[k] };
+		struct iovec out = { .iov_base = fp->tx_bufs + (size_t)idx * FRAME_RINGS_STRIDE,
+				     .iov_len = FRAME_RINGS_HDR + lens[k] };
 
-		if (lens[k] == 0 || lens[k] >= FR_BUF_SIZE || ret < 0) {
+		if (lens[k] == 0 || lens[k] >= FRAME_RINGS_BUF_SIZE || ret < 0) {
 			keep[nkeep++] = idx;
 			continue;
 		}
-		memset(out.iov_base, 0, FR_HDR);
-		ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, fr_token(idx));
+		memset(out.iov_base, 0, FRAME_RINGS_HDR);
+		ret = vringfd_ring_add(&fp->tx, &out, 1, NULL, 0, frame_rings_token(idx));
 		if (ret < 0) {
 			keep[nkeep++] = idx;
 			continue;
@@ -272,18 +272,18 @@ int fr_tx_commit_n(struct fr_pair *fp, unsigned int n, const size_t *lens)
 }
 
 /**
- * fr_tx_flush() - hand the posted frames to the engine: one tx() per batch
+ * frame_rings_tx_flush() - hand the posted frames to the engine: one tx() per batch
  * @fp: the pair
  *
  * The engine's enable_notify() says when tx() stopped with chains left
  * (the kernel engine's weight: 512 KiB per write()); tx() is called again
  * then, so no frame waits for the next batch.  Each further call consumes
- * at least one chain: at most FR_NUM calls.
+ * at least one chain: at most FRAME_RINGS_NUM calls.
  * Return: frames the engine consumed, or -EIO when the ring broke.
  */
-int fr_tx_flush(struct fr_pair *fp)
+int frame_rings_tx_flush(struct frame_rings_pair *fp)
 {
-	void *toks[FR_COLLECT];
+	void *toks[FRAME_RINGS_COLLECT];
 	unsigned int k, got, rounds = 0;
 	int n, sum = 0;
 
@@ -295,45 +295,45 @@ int fr_tx_flush(struct fr_pair *fp)
 		if (n < 0)
 			break;
 		sum += n;
-	} while (++rounds < FR_NUM && fp->eng->enable_notify(fp->eq, ENGINE_TX));
+	} while (++rounds < FRAME_RINGS_NUM && fp->eng->enable_notify(fp->eq, ENGINE_TX));
 	if (n >= 0)
 		n = sum;
 	fp->tx_pending = 0;
-	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FR_COLLECT)))
+	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FRAME_RINGS_COLLECT)))
 		for (k = 0; k < got; k++)
-			fp->tx_free[fp->tx_nfree++] = (uint16_t)fr_index(toks[k]);
+			fp->tx_free[fp->tx_nfree++] = (uint16_t)frame_rings_index(toks[k]);
 	if (fp->tx.broken)
 		return -EIO;
 	return n < 0 ? -EIO : n;
 }
 
 /**
- * fr_rx() - let the engine fill rx buffers, deliver the frames, repost
+ * frame_rings_rx() - let the engine fill rx buffers, deliver the frames, repost
  * @fp: the pair
  * @deliver: called per frame
  * @opaque: its data
  *
  * Return: frames delivered, or -EIO when the ring broke.
  */
-int fr_rx(struct fr_pair *fp, fr_deliver_fn deliver, void *opaque)
+int frame_rings_rx(struct frame_rings_pair *fp, frame_rings_deliver_fn deliver, void *opaque)
 {
-	uint32_t lens[FR_COLLECT];
-	void *toks[FR_COLLECT];
+	uint32_t lens[FRAME_RINGS_COLLECT];
+	void *toks[FRAME_RINGS_COLLECT];
 	unsigned int k, m;
 	bool starved;
 	int n, got = 0;
 
 	n = fp->eng->rx(fp->eq, &starved);
-	/* used->idx read once per FR_COLLECT entries */
-	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FR_COLLECT))) {
+	/* used->idx read once per FRAME_RINGS_COLLECT entries */
+	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FRAME_RINGS_COLLECT))) {
 		for (k = 0; k < m; k++) {
-			unsigned int i = fr_index(toks[k]);
+			unsigned int i = frame_rings_index(toks[k]);
 
-			if (lens[k] > FR_HDR)
-				deliver(opaque, fp->rx_bufs + (size_t)i * FR_STRIDE + FR_HDR,
-					lens[k] - FR_HDR);
+			if (lens[k] > FRAME_RINGS_HDR)
+				deliver(opaque, fp->rx_bufs + (size_t)i * FRAME_RINGS_STRIDE + FRAME_RINGS_HDR,
+					lens[k] - FRAME_RINGS_HDR);
 			got++;
-			if (fr_post_rx(fp, i) < 0)
+			if (frame_rings_post_rx(fp, i) < 0)
 				return -EIO;
 		}
 	}
@@ -344,23 +344,23 @@ int fr_rx(struct fr_pair *fp, fr_deliver_fn deliver, void *opaque)
 }
 
 /**
- * fr_rx_fd() - what to poll for frames from the tap
+ * frame_rings_rx_fd() - what to poll for frames from the tap
  * @fp: the pair
  *
  * Return: the fd.
  */
-int fr_rx_fd(struct fr_pair *fp)
+int frame_rings_rx_fd(struct frame_rings_pair *fp)
 {
 	return fp->eng->rx_fd(fp->eq);
 }
 
 /**
- * fr_get_stats() - the engine's counters of this pair
+ * frame_rings_get_stats() - the engine's counters of this pair
  * @fp: the pair
  * @tx: out
  * @rx: out
  */
-void fr_get_stats(struct fr_pair *fp, struct engine_stats *tx, struct engine_stats *rx)
+void frame_rings_get_stats(struct frame_rings_pair *fp, struct engine_stats *tx, struct engine_stats *rx)
 {
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));

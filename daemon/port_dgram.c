@@ -51,7 +51,7 @@
  */
 struct pdg_port {
 	struct port *port;
-	struct fr_pair fp;
+	struct frame_rings_pair fp;
 	struct loop_ref tap;
 	struct sockaddr_un peer;
 	socklen_t peer_len;
@@ -65,7 +65,7 @@ struct pdg_port {
 };
 
 /**
- * pdg_deliver() - fr_deliver_fn: send one frame from the tap to the peer
+ * pdg_deliver() - frame_rings_deliver_fn: send one frame from the tap to the peer
  * @opaque: the port data
  * @frame: the frame
  * @len: its length
@@ -98,7 +98,7 @@ static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 {
 	struct pdg_port *pp = container_of(ref, struct pdg_port, tap);
 
-	if (fr_rx(&pp->fp, pdg_deliver, pp) < 0) {
+	if (frame_rings_rx(&pp->fp, pdg_deliver, pp) < 0) {
 		log_err("port %s: rx ring broken; frames from the tap no longer forwarded",
 			pp->port->cfg.name);
 		loop_del(loop, ref);
@@ -146,14 +146,14 @@ static void pdg_readable(struct port *p)
 	if (!pp)
 		return;
 	for (round = 0; round < PDG_ROUNDS; round++) {
-		unsigned int k, want = fr_tx_free(&pp->fp);
+		unsigned int k, want = frame_rings_tx_free(&pp->fp);
 		int n;
 
 		if (want > PDG_BATCH)
 			want = PDG_BATCH;
 		for (k = 0; k < want; k++) {
-			pp->iov[k].iov_base = fr_tx_peek(&pp->fp, k);
-			pp->iov[k].iov_len = FR_BUF_SIZE - 1;
+			pp->iov[k].iov_base = frame_rings_tx_peek(&pp->fp, k);
+			pp->iov[k].iov_len = FRAME_RINGS_BUF_SIZE - 1;
 			memset(&pp->msgs[k].msg_hdr, 0, sizeof(pp->msgs[k].msg_hdr));
 			pp->msgs[k].msg_hdr.msg_name = &pp->from[k];
 			pp->msgs[k].msg_hdr.msg_namelen = sizeof(pp->from[k]);
@@ -188,8 +188,8 @@ static void pdg_readable(struct port *p)
 				pp->tx.drop_bad_chain++;
 			}
 		}
-		if (fr_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0 ||
-		    fr_tx_flush(&pp->fp) < 0) {
+		if (frame_rings_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0 ||
+		    frame_rings_tx_flush(&pp->fp) < 0) {
 			log_err("port %s: tx ring broken", p->cfg.name);
 			break;
 		}
@@ -226,9 +226,9 @@ static int pdg_listen(struct port *p, char *err, size_t errlen)
 		pp->peer_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 					   strlen(pp->peer.sun_path) + 1);
 	}
-	if (fr_open(&pp->fp, p->eng, p->tap->fds[0], err, errlen) < 0)
+	if (frame_rings_open(&pp->fp, p->eng, p->tap->fds[0], err, errlen) < 0)
 		return -1;
-	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, fr_rx_fd(&pp->fp), pdg_tap_ready);
+	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), pdg_tap_ready);
 	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {
 		snprintf(err, errlen, "epoll on the tap: %s", strerror(errno));
 		return -1;
@@ -247,7 +247,7 @@ static void pdg_teardown(struct port *p)
 	if (!pp)
 		return;
 	loop_del(p->loop, &pp->tap);
-	fr_close(&pp->fp);
+	frame_rings_close(&pp->fp);
 	free(pp);
 	p->priv = NULL;
 }
@@ -265,7 +265,7 @@ static void pdg_get_stats(struct port *p, struct engine_stats *tx, struct engine
 
 	if (!pp)
 		return;
-	fr_get_stats(&pp->fp, &t, &r);
+	frame_rings_get_stats(&pp->fp, &t, &r);
 	*tx = t;
 	*rx = r;
 	tx->drop_too_big += pp->tx.drop_too_big;

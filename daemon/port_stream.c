@@ -63,7 +63,7 @@ struct pst_conn {
 	int fd;
 	struct loop_ref ref;
 	struct loop_ref tap;
-	struct fr_pair fp;
+	struct frame_rings_pair fp;
 	struct fs_decoder dec;
 	struct fs_encoder enc;
 	unsigned int stalled;
@@ -92,10 +92,10 @@ static void pst_close(struct pst_conn *c, const char *why)
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->tap);
 	loop_del(p->loop, &c->ref);
-	fr_get_stats(&c->fp, &tx, &rx);
+	frame_rings_get_stats(&c->fp, &tx, &rx);
 	port_stats_add(&pp->tx, &tx);
 	port_stats_add(&pp->rx, &rx);
-	fr_close(&c->fp);
+	frame_rings_close(&c->fp);
 	close(c->fd);
 	port_peer_closed(p, c);
 	free(c);
@@ -125,7 +125,7 @@ static int pst_flush_out(struct pst_conn *c)
 }
 
 /**
- * pst_deliver() - fr_deliver_fn: queue one frame from the tap for the peer
+ * pst_deliver() - frame_rings_deliver_fn: queue one frame from the tap for the peer
  * @opaque: the peer
  * @frame: the frame
  * @len: its length
@@ -151,7 +151,7 @@ static void pst_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 {
 	struct pst_conn *c = container_of(ref, struct pst_conn, tap);
 
-	if (fr_rx(&c->fp, pst_deliver, c) < 0) {
+	if (frame_rings_rx(&c->fp, pst_deliver, c) < 0) {
 		pst_close(c, "rx ring broken");
 		return;
 	}
@@ -180,10 +180,10 @@ static int pst_read(struct pst_conn *c)
 		if (n == 0) {
 			if (fs_decoder_mid_frame(&c->dec)) {
 				pp->tx.drop_bad_chain++;
-				fr_tx_flush(&c->fp);
+				frame_rings_tx_flush(&c->fp);
 				pst_close(c, "hung up in the middle of a frame (partial frame dropped)");
 			} else {
-				fr_tx_flush(&c->fp);
+				frame_rings_tx_flush(&c->fp);
 				pst_close(c, NULL);
 			}
 			return -1;
@@ -198,16 +198,16 @@ static int pst_read(struct pst_conn *c)
 			return -1;
 		}
 		while (off < (size_t)n) {
-			uint8_t *dst = fr_tx_buf(&c->fp);
+			uint8_t *dst = frame_rings_tx_buf(&c->fp);
 			size_t used;
 			int ret;
 
 			if (!dst) {
-				if (fr_tx_flush(&c->fp) < 0) {
+				if (frame_rings_tx_flush(&c->fp) < 0) {
 					pst_close(c, "tx ring broken");
 					return -1;
 				}
-				dst = fr_tx_buf(&c->fp);
+				dst = frame_rings_tx_buf(&c->fp);
 				if (!dst) {
 					pst_close(c, "no tx buffer after a flush");
 					return -1;
@@ -219,7 +219,7 @@ static int pst_read(struct pst_conn *c)
 				pp->tx.drop_bad_hdr++;
 				snprintf(why, sizeof(why), "frame length prefix %s",
 					 ret == -EBADMSG ? "0" : "above 65535");
-				fr_tx_flush(&c->fp);
+				frame_rings_tx_flush(&c->fp);
 				pst_close(c, why);
 				return -1;
 			}
@@ -227,11 +227,11 @@ static int pst_read(struct pst_conn *c)
 				c->framed = true;
 				deadline_stop(&c->hs);
 			}
-			if (ret > 0 && fr_tx_commit(&c->fp, (size_t)ret) < 0)
+			if (ret > 0 && frame_rings_tx_commit(&c->fp, (size_t)ret) < 0)
 				pp->tx.drop_bad_chain++;
 		}
 	}
-	if (fr_tx_flush(&c->fp) < 0) {
+	if (frame_rings_tx_flush(&c->fp) < 0) {
 		pst_close(c, "tx ring broken");
 		return -1;
 	}
@@ -299,7 +299,7 @@ static void pst_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
 	struct pst_conn *c = conn;
 	struct engine_stats t, r;
 
-	fr_get_stats(&c->fp, &t, &r);
+	frame_rings_get_stats(&c->fp, &t, &r);
 	port_stats_add(tx, &t);
 	port_stats_add(rx, &r);
 }
@@ -357,7 +357,7 @@ static void pst_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	if (fr_open(&c->fp, p->eng, p->tap->fds[0], err, sizeof(err)) < 0) {
+	if (frame_rings_open(&c->fp, p->eng, p->tap->fds[0], err, sizeof(err)) < 0) {
 		log_err("port %s: stream peer refused: %s", p->cfg.name, err);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
@@ -366,13 +366,13 @@ static void pst_attach(struct port *p, int fd)
 		return;
 	}
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, pst_conn_ready);
-	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, fr_rx_fd(&c->fp), pst_tap_ready);
+	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&c->fp), pst_tap_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0 || loop_add(p->loop, &c->tap, EPOLLIN) < 0) {
 		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
 		loop_del(p->loop, &c->ref);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
-		fr_close(&c->fp);
+		frame_rings_close(&c->fp);
 		close(fd);
 		free(c);
 		return;

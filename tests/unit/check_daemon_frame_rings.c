@@ -52,7 +52,7 @@ static struct engine_queue *fk_open(const struct engine_queue_config *cfg, char 
 		snprintf(err, errlen, "fake engine refuses");
 		return NULL;
 	}
-	ck_assert_uint_eq(cfg->vnet_hdr_len, FR_HDR);
+	ck_assert_uint_eq(cfg->vnet_hdr_len, FRAME_RINGS_HDR);
 	ck_assert_ptr_null(cfg->regions);
 	q = calloc(1, sizeof(*q));
 	ck_assert_int_eq(vringfd_dev_init(&q->tx, cfg->tx.num, cfg->tx.desc, cfg->tx.avail,
@@ -79,12 +79,12 @@ static int fk_tx(struct engine_queue *q)
 	       vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
 		ck_assert_uint_eq(ch.nout, 1);
 		fk.frames++;
-		ck_assert_uint_gt(ch.out_len, FR_HDR);
+		ck_assert_uint_gt(ch.out_len, FRAME_RINGS_HDR);
 		/* the header is zero, the frame follows it */
 		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[0], 0);
-		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[FR_HDR - 1], 0);
-		fk.last_len = ch.out_len - FR_HDR;
-		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[FR_HDR];
+		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[FRAME_RINGS_HDR - 1], 0);
+		fk.last_len = ch.out_len - FRAME_RINGS_HDR;
+		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[FRAME_RINGS_HDR];
 		vringfd_dev_put_used(&q->tx, ch.head, 0);
 		n++;
 	}
@@ -112,10 +112,10 @@ static int fk_rx(struct engine_queue *q, bool *starved)
 			break;
 		}
 		ck_assert_uint_eq(ch.nin, 1);
-		ck_assert_uint_ge(ch.in_len, FR_HDR + 65535);
-		memset(ch.in[0].iov_base, 0, FR_HDR);
-		memset((uint8_t *)ch.in[0].iov_base + FR_HDR, 0xab, 100);
-		vringfd_dev_put_used(&q->rx, ch.head, FR_HDR + 100);
+		ck_assert_uint_ge(ch.in_len, FRAME_RINGS_HDR + 65535);
+		memset(ch.in[0].iov_base, 0, FRAME_RINGS_HDR);
+		memset((uint8_t *)ch.in[0].iov_base + FRAME_RINGS_HDR, 0xab, 100);
+		vringfd_dev_put_used(&q->rx, ch.head, FRAME_RINGS_HDR + 100);
 		fk.rx_queued--;
 		n++;
 	}
@@ -177,7 +177,7 @@ static const struct engine_ops fk_ops = {
 	.close = fk_close,
 };
 
-static struct fr_pair fp;
+static struct frame_rings_pair fp;
 static unsigned int delivered;
 
 /**
@@ -202,7 +202,7 @@ static void open_pair(void)
 
 	memset(&fk, 0, sizeof(fk));
 	delivered = 0;
-	ck_assert_msg(fr_open(&fp, &fk_ops, -1, err, sizeof(err)) == 0, "fr_open: %s", err);
+	ck_assert_msg(frame_rings_open(&fp, &fk_ops, -1, err, sizeof(err)) == 0, "frame_rings_open: %s", err);
 }
 
 START_TEST(batch_is_one_tx_call)
@@ -212,20 +212,20 @@ START_TEST(batch_is_one_tx_call)
 
 	open_pair();
 	for (i = 0; i < 100; i++) {
-		b = fr_tx_buf(&fp);
+		b = frame_rings_tx_buf(&fp);
 		ck_assert_ptr_nonnull(b);
 		memset(b, (int)i, 60);
-		ck_assert_int_eq(fr_tx_commit(&fp, 60), 0);
+		ck_assert_int_eq(frame_rings_tx_commit(&fp, 60), 0);
 	}
-	ck_assert_int_eq(fr_tx_flush(&fp), 100);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 100);
 	ck_assert_uint_eq(fk.tx_calls, 1);
 	ck_assert_uint_eq(fk.frames, 100);
 	ck_assert_uint_eq(fk.last_first, 99);
 	/* every buffer is free again */
-	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
-	ck_assert_int_eq(fr_tx_flush(&fp), 0);
+	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 0);
 	ck_assert_uint_eq(fk.tx_calls, 1);	/* nothing pending: no call */
-	fr_close(&fp);
+	frame_rings_close(&fp);
 }
 END_TEST
 
@@ -234,67 +234,67 @@ START_TEST(ring_full_then_flush)
 	unsigned int i;
 
 	open_pair();
-	for (i = 0; i < FR_NUM; i++) {
-		ck_assert_ptr_nonnull(fr_tx_buf(&fp));
-		ck_assert_int_eq(fr_tx_commit(&fp, 64), 0);
+	for (i = 0; i < FRAME_RINGS_NUM; i++) {
+		ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+		ck_assert_int_eq(frame_rings_tx_commit(&fp, 64), 0);
 	}
-	ck_assert_ptr_null(fr_tx_buf(&fp));
-	ck_assert_int_eq(fr_tx_flush(&fp), (int)FR_NUM);
-	ck_assert_ptr_nonnull(fr_tx_buf(&fp));
-	fr_close(&fp);
+	ck_assert_ptr_null(frame_rings_tx_buf(&fp));
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), (int)FRAME_RINGS_NUM);
+	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+	frame_rings_close(&fp);
 }
 END_TEST
 
 START_TEST(bad_commit_lengths)
 {
 	open_pair();
-	ck_assert_int_eq(fr_tx_commit(&fp, 60), -EINVAL);	/* no buffer taken */
-	ck_assert_ptr_nonnull(fr_tx_buf(&fp));
-	ck_assert_int_eq(fr_tx_commit(&fp, 0), -EINVAL);
-	ck_assert_int_eq(fr_tx_commit(&fp, FR_BUF_SIZE), -EINVAL);
-	ck_assert_int_eq(fr_tx_commit(&fp, FR_BUF_SIZE - 1), 0);
-	ck_assert_int_eq(fr_tx_flush(&fp), 1);
-	ck_assert_uint_eq(fk.last_len, FR_BUF_SIZE - 1);
-	fr_close(&fp);
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, 60), -EINVAL);	/* no buffer taken */
+	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, 0), -EINVAL);
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, FRAME_RINGS_BUF_SIZE), -EINVAL);
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, FRAME_RINGS_BUF_SIZE - 1), 0);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 1);
+	ck_assert_uint_eq(fk.last_len, FRAME_RINGS_BUF_SIZE - 1);
+	frame_rings_close(&fp);
 }
 END_TEST
 
 START_TEST(commit_n_skips_empty)
 {
-	size_t lens[5] = { 60, 0, 70, FR_BUF_SIZE, 80 };
+	size_t lens[5] = { 60, 0, 70, FRAME_RINGS_BUF_SIZE, 80 };
 	unsigned int k;
 
 	open_pair();
 	for (k = 0; k < 5; k++) {
-		uint8_t *b = fr_tx_peek(&fp, k);
+		uint8_t *b = frame_rings_tx_peek(&fp, k);
 
 		ck_assert_ptr_nonnull(b);
 		b[0] = (uint8_t)(10 + k);
 	}
-	ck_assert_ptr_null(fr_tx_peek(&fp, FR_NUM));
-	ck_assert_int_eq(fr_tx_commit_n(&fp, 5, lens), 3);
-	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM - 3);
-	ck_assert_int_eq(fr_tx_flush(&fp), 3);
+	ck_assert_ptr_null(frame_rings_tx_peek(&fp, FRAME_RINGS_NUM));
+	ck_assert_int_eq(frame_rings_tx_commit_n(&fp, 5, lens), 3);
+	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM - 3);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 3);
 	ck_assert_uint_eq(fk.frames, 3);
 	ck_assert_uint_eq(fk.last_len, 80);
-	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
-	ck_assert_int_eq(fr_tx_commit_n(&fp, FR_NUM + 1, lens), -EINVAL);
-	fr_close(&fp);
+	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
+	ck_assert_int_eq(frame_rings_tx_commit_n(&fp, FRAME_RINGS_NUM + 1, lens), -EINVAL);
+	frame_rings_close(&fp);
 }
 END_TEST
 
 START_TEST(rx_delivers_and_reposts)
 {
 	open_pair();
-	fk.rx_queued = 3 * FR_NUM;	/* more than one ring's worth */
-	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
-	ck_assert_uint_eq(delivered, FR_NUM);
+	fk.rx_queued = 3 * FRAME_RINGS_NUM;	/* more than one ring's worth */
+	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
+	ck_assert_uint_eq(delivered, FRAME_RINGS_NUM);
 	/* buffers were reposted: the next calls go on */
-	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
-	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), (int)FR_NUM);
-	ck_assert_uint_eq(delivered, 3 * FR_NUM);
-	ck_assert_int_eq(fr_rx(&fp, t_deliver, NULL), 0);
-	fr_close(&fp);
+	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
+	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
+	ck_assert_uint_eq(delivered, 3 * FRAME_RINGS_NUM);
+	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), 0);
+	frame_rings_close(&fp);
 }
 END_TEST
 
@@ -304,11 +304,11 @@ START_TEST(open_failure_cleans_up)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.fail_open = 1;
-	ck_assert_int_eq(fr_open(&fp, &fk_ops, -1, err, sizeof(err)), -1);
+	ck_assert_int_eq(frame_rings_open(&fp, &fk_ops, -1, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "fake engine refuses");
 	ck_assert_ptr_null(fp.eq);
 	ck_assert_ptr_null(fp.tx_bufs);
-	fr_close(&fp);	/* twice is harmless */
+	frame_rings_close(&fp);	/* twice is harmless */
 }
 END_TEST
 
@@ -320,15 +320,15 @@ START_TEST(flush_past_engine_weight)
 	open_pair();
 	fk.tx_weight = 3;
 	for (i = 0; i < 10; i++) {
-		memset(fr_tx_buf(&fp), (int)i, 60);
-		ck_assert_int_eq(fr_tx_commit(&fp, 60), 0);
+		memset(frame_rings_tx_buf(&fp), (int)i, 60);
+		ck_assert_int_eq(frame_rings_tx_commit(&fp, 60), 0);
 	}
-	ck_assert_int_eq(fr_tx_flush(&fp), 10);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 10);
 	ck_assert_uint_eq(fk.frames, 10);
 	ck_assert_uint_eq(fk.tx_calls, 4);	/* 3 + 3 + 3 + 1 */
-	ck_assert_uint_eq(fr_tx_free(&fp), FR_NUM);
+	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
 	fk.tx_weight = 0;
-	fr_close(&fp);
+	frame_rings_close(&fp);
 }
 END_TEST
 

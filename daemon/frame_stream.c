@@ -11,29 +11,29 @@
 #include "frame_stream.h"
 
 /**
- * fs_decoder_init() - prepare a decoder for a new peer
+ * frame_stream_decoder_init() - prepare a decoder for a new peer
  * @d: decoder
  */
-void fs_decoder_init(struct fs_decoder *d)
+void frame_stream_decoder_init(struct frame_stream_decoder *d)
 {
 	memset(d, 0, sizeof(*d));
 }
 
 /**
- * fs_decoder_mid_frame() - whether a frame (or its prefix) is half received
+ * frame_stream_decoder_mid_frame() - whether a frame (or its prefix) is half received
  * @d: decoder
  *
  * Return: true when the peer would hang up in the middle of a frame.
  */
-bool fs_decoder_mid_frame(const struct fs_decoder *d)
+bool frame_stream_decoder_mid_frame(const struct frame_stream_decoder *d)
 {
 	return d->hdr_got > 0;
 }
 
 /**
- * fs_decode() - consume stream bytes until one frame is complete
+ * frame_stream_decode() - consume stream bytes until one frame is complete
  * @d: decoder
- * @dst: where the current frame's bytes go (FS_MAX_FRAME bytes); pass the
+ * @dst: where the current frame's bytes go (FRAME_STREAM_MAX_FRAME bytes); pass the
  *	same buffer until the frame is complete
  * @in: bytes read from the stream
  * @inlen: their number
@@ -41,28 +41,28 @@ bool fs_decoder_mid_frame(const struct fs_decoder *d)
  *
  * Return: the frame's length (> 0) when a frame is complete in @dst, 0 when
  * @in was used up without completing one, -EBADMSG for a zero length prefix,
- * -EMSGSIZE for one above FS_MAX_FRAME (the stream cannot be resynchronised:
+ * -EMSGSIZE for one above FRAME_STREAM_MAX_FRAME (the stream cannot be resynchronised:
  * disconnect the peer).
  */
-int fs_decode(struct fs_decoder *d, uint8_t *dst, const uint8_t *in, size_t inlen,
+int frame_stream_decode(struct frame_stream_decoder *d, uint8_t *dst, const uint8_t *in, size_t inlen,
 	      size_t *consumed)
 {
 	size_t pos = 0, n;
 
-	while (d->hdr_got < FS_HDR_SIZE) {
+	while (d->hdr_got < FRAME_STREAM_HDR_SIZE) {
 		if (pos == inlen) {
 			*consumed = pos;
 			return 0;
 		}
 		d->hdr[d->hdr_got++] = in[pos++];
-		if (d->hdr_got == FS_HDR_SIZE) {
+		if (d->hdr_got == FRAME_STREAM_HDR_SIZE) {
 			d->len = (uint32_t)d->hdr[0] << 24 | (uint32_t)d->hdr[1] << 16 |
 				 (uint32_t)d->hdr[2] << 8 | d->hdr[3];
 			d->got = 0;
 			*consumed = pos;
 			if (d->len == 0)
 				return -EBADMSG;
-			if (d->len > FS_MAX_FRAME)
+			if (d->len > FRAME_STREAM_MAX_FRAME)
 				return -EMSGSIZE;
 		}
 	}
@@ -80,11 +80,11 @@ int fs_decode(struct fs_decoder *d, uint8_t *dst, const uint8_t *in, size_t inle
 }
 
 /**
- * fs_put_hdr() - write a length prefix
+ * frame_stream_put_hdr() - write a length prefix
  * @out: 4 bytes
  * @len: frame length
  */
-void fs_put_hdr(uint8_t out[FS_HDR_SIZE], uint32_t len)
+void frame_stream_put_hdr(uint8_t out[FRAME_STREAM_HDR_SIZE], uint32_t len)
 {
 	out[0] = len >> 24;
 	out[1] = len >> 16;
@@ -93,60 +93,60 @@ void fs_put_hdr(uint8_t out[FS_HDR_SIZE], uint32_t len)
 }
 
 /**
- * fs_encoder_init() - empty an encoder
+ * frame_stream_encoder_init() - empty an encoder
  * @e: encoder
  */
-void fs_encoder_init(struct fs_encoder *e)
+void frame_stream_encoder_init(struct frame_stream_encoder *e)
 {
 	e->head = e->tail = 0;
 }
 
 /**
- * fs_encoder_queued() - bytes waiting to be written
+ * frame_stream_encoder_queued() - bytes waiting to be written
  * @e: encoder
  *
  * Return: the count.
  */
-size_t fs_encoder_queued(const struct fs_encoder *e)
+size_t frame_stream_encoder_queued(const struct frame_stream_encoder *e)
 {
 	return e->tail - e->head;
 }
 
 /**
- * fs_encoder_push() - queue one frame with its prefix
+ * frame_stream_encoder_push() - queue one frame with its prefix
  * @e: encoder
  * @frame: the frame
- * @len: its length (1..FS_MAX_FRAME)
+ * @len: its length (1..FRAME_STREAM_MAX_FRAME)
  *
  * Return: 0, -EMSGSIZE for a length the framing cannot carry, -ENOBUFS when
  * the queue has no room (the frame is not queued).
  */
-int fs_encoder_push(struct fs_encoder *e, const void *frame, size_t len)
+int frame_stream_encoder_push(struct frame_stream_encoder *e, const void *frame, size_t len)
 {
-	if (len == 0 || len > FS_MAX_FRAME)
+	if (len == 0 || len > FRAME_STREAM_MAX_FRAME)
 		return -EMSGSIZE;
-	if (FS_ENC_SIZE - e->tail < FS_HDR_SIZE + len && e->head) {
+	if (FRAME_STREAM_ENC_SIZE - e->tail < FRAME_STREAM_HDR_SIZE + len && e->head) {
 		memmove(e->buf, e->buf + e->head, e->tail - e->head);
 		e->tail -= e->head;
 		e->head = 0;
 	}
-	if (FS_ENC_SIZE - e->tail < FS_HDR_SIZE + len)
+	if (FRAME_STREAM_ENC_SIZE - e->tail < FRAME_STREAM_HDR_SIZE + len)
 		return -ENOBUFS;
-	fs_put_hdr(e->buf + e->tail, (uint32_t)len);
-	memcpy(e->buf + e->tail + FS_HDR_SIZE, frame, len);
-	e->tail += FS_HDR_SIZE + len;
+	frame_stream_put_hdr(e->buf + e->tail, (uint32_t)len);
+	memcpy(e->buf + e->tail + FRAME_STREAM_HDR_SIZE, frame, len);
+	e->tail += FRAME_STREAM_HDR_SIZE + len;
 	return 0;
 }
 
 /**
- * fs_encoder_flush() - write queued bytes to a non-blocking socket
+ * frame_stream_encoder_flush() - write queued bytes to a non-blocking socket
  * @e: encoder
  * @fd: the stream socket
  *
  * Return: bytes still queued (0: all written; > 0: wait for EPOLLOUT), or
  * a negative errno when the socket failed (peer gone).
  */
-int fs_encoder_flush(struct fs_encoder *e, int fd)
+int frame_stream_encoder_flush(struct frame_stream_encoder *e, int fd)
 {
 	while (e->head < e->tail) {
 		ssize_t n = send(fd, e->buf + e->head, e->tail - e->head,

@@ -64,8 +64,8 @@ struct pst_conn {
 	struct loop_ref ref;
 	struct loop_ref tap;
 	struct frame_rings_pair fp;
-	struct fs_decoder dec;
-	struct fs_encoder enc;
+	struct frame_stream_decoder dec;
+	struct frame_stream_encoder enc;
 	unsigned int stalled;
 	bool framed;
 	struct deadline hs;
@@ -109,8 +109,8 @@ static void pst_close(struct pst_conn *c, const char *why)
  */
 static int pst_flush_out(struct pst_conn *c)
 {
-	size_t before = fs_encoder_queued(&c->enc);
-	int left = fs_encoder_flush(&c->enc, c->fd);
+	size_t before = frame_stream_encoder_queued(&c->enc);
+	int left = frame_stream_encoder_flush(&c->enc, c->fd);
 	char why[96];
 
 	if (left < 0) {
@@ -135,7 +135,7 @@ static void pst_deliver(void *opaque, const uint8_t *frame, size_t len)
 	struct pst_conn *c = opaque;
 	struct port_peer *pp = c->port->priv;
 
-	if (fs_encoder_push(&c->enc, frame, len) < 0) {
+	if (frame_stream_encoder_push(&c->enc, frame, len) < 0) {
 		pp->rx.drop_tap++;
 		c->stalled++;
 	}
@@ -178,7 +178,7 @@ static int pst_read(struct pst_conn *c)
 		size_t off = 0;
 
 		if (n == 0) {
-			if (fs_decoder_mid_frame(&c->dec)) {
+			if (frame_stream_decoder_mid_frame(&c->dec)) {
 				pp->tx.drop_bad_chain++;
 				frame_rings_tx_flush(&c->fp);
 				pst_close(c, "hung up in the middle of a frame (partial frame dropped)");
@@ -213,7 +213,7 @@ static int pst_read(struct pst_conn *c)
 					return -1;
 				}
 			}
-			ret = fs_decode(&c->dec, dst, c->rbuf + off, (size_t)n - off, &used);
+			ret = frame_stream_decode(&c->dec, dst, c->rbuf + off, (size_t)n - off, &used);
 			off += used;
 			if (ret < 0) {
 				pp->tx.drop_bad_hdr++;
@@ -235,7 +235,7 @@ static int pst_read(struct pst_conn *c)
 		pst_close(c, "tx ring broken");
 		return -1;
 	}
-	if (c->framed && fs_decoder_mid_frame(&c->dec))
+	if (c->framed && frame_stream_decoder_mid_frame(&c->dec))
 		deadline_arm(&c->msg, deadline_message_sec());
 	else
 		deadline_stop(&c->msg);
@@ -345,8 +345,8 @@ static void pst_attach(struct port *p, int fd)
 	}
 	c->port = p;
 	c->fd = fd;
-	fs_decoder_init(&c->dec);
-	fs_encoder_init(&c->enc);
+	frame_stream_decoder_init(&c->dec);
+	frame_stream_encoder_init(&c->enc);
 	if (deadline_init(&c->hs, p->loop, pst_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, pst_msg_passed) < 0) {
 		log_err("port %s: stream peer refused: timerfd: %s", p->cfg.name,

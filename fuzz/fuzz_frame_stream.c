@@ -3,7 +3,7 @@
  * fuzz_frame_stream.c - libFuzzer target for the stream framing decoder
  *
  * The input's first byte picks a read-size pattern; the rest is the stream.
- * It is fed to fs_decode() in chunks of those sizes and the frames (or the
+ * It is fed to frame_stream_decode() in chunks of those sizes and the frames (or the
  * error) must be exactly what a one-shot reference parse of the whole
  * stream gives.  Seeds: fuzz/corpus/frame_stream/.
  */
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint8_t fz_dst[FS_MAX_FRAME];
+static uint8_t fz_dst[FRAME_STREAM_MAX_FRAME];
 
 /**
  * LLVMFuzzerTestOneInput() - decode one stream in pieces, compare
@@ -27,7 +27,7 @@ static uint8_t fz_dst[FS_MAX_FRAME];
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	const uint8_t *s;
 	size_t n, pos = 0, ref = 0;
 	unsigned int pattern;
@@ -37,14 +37,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pattern = data[0];
 	s = data + 1;
 	n = size - 1;
-	fs_decoder_init(&d);
+	frame_stream_decoder_init(&d);
 	while (pos < n) {
 		size_t chunk = 1 + ((pattern + pos) % ((pattern & 0x3f) + 1)), used;
 		int ret;
 
 		if (chunk > n - pos)
 			chunk = n - pos;
-		ret = fs_decode(&d, fz_dst, s + pos, chunk, &used);
+		ret = frame_stream_decode(&d, fz_dst, s + pos, chunk, &used);
 		if (used > chunk)
 			abort();
 		pos += used;
@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      (uint32_t)s[ref + 2] << 8 | s[ref + 3];
 			if (ret < 0) {
 				if ((len == 0 && ret != -EBADMSG) ||
-				    (len > FS_MAX_FRAME && ret != -EMSGSIZE) ||
-				    (len && len <= FS_MAX_FRAME) || pos != ref + 4)
+				    (len > FRAME_STREAM_MAX_FRAME && ret != -EMSGSIZE) ||
+				    (len && len <= FRAME_STREAM_MAX_FRAME) || pos != ref + 4)
 					abort();
 				return 0;
 			}
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* what is left is an incomplete frame, as the decoder says */
-	if (fs_decoder_mid_frame(&d) != (ref < n))
+	if (frame_stream_decoder_mid_frame(&d) != (ref < n))
 		abort();
 	return 0;
 }

@@ -13,32 +13,32 @@
 
 Suite *frame_stream_suite(void);
 
-static uint8_t dst[FS_MAX_FRAME];
+static uint8_t dst[FRAME_STREAM_MAX_FRAME];
 
 START_TEST(one_frame_one_read)
 {
 	const uint8_t in[] = { 0, 0, 0, 3, 'a', 'b', 'c' };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, sizeof(in), &used), 3);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, sizeof(in), &used), 3);
 	ck_assert_uint_eq(used, sizeof(in));
 	ck_assert_int_eq(memcmp(dst, "abc", 3), 0);
-	ck_assert(!fs_decoder_mid_frame(&d));
+	ck_assert(!frame_stream_decoder_mid_frame(&d));
 }
 END_TEST
 
 START_TEST(byte_by_byte)
 {
 	const uint8_t in[] = { 0, 0, 0, 2, 'x', 'y', 0, 0, 0, 1, 'z' };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	int frames = 0, ret;
 	size_t i, used;
 
-	fs_decoder_init(&d);
+	frame_stream_decoder_init(&d);
 	for (i = 0; i < sizeof(in); i++) {
-		ret = fs_decode(&d, dst, in + i, 1, &used);
+		ret = frame_stream_decode(&d, dst, in + i, 1, &used);
 		ck_assert_uint_eq(used, 1);
 		if (i == 5) {
 			ck_assert_int_eq(ret, 2);
@@ -50,59 +50,59 @@ START_TEST(byte_by_byte)
 			frames++;
 		} else {
 			ck_assert_int_eq(ret, 0);
-			ck_assert(fs_decoder_mid_frame(&d));
+			ck_assert(frame_stream_decoder_mid_frame(&d));
 		}
 	}
 	ck_assert_int_eq(frames, 2);
-	ck_assert(!fs_decoder_mid_frame(&d));
+	ck_assert(!frame_stream_decoder_mid_frame(&d));
 }
 END_TEST
 
 START_TEST(two_frames_one_read)
 {
 	const uint8_t in[] = { 0, 0, 0, 1, 'p', 0, 0, 0, 2, 'q', 'r', 0, 0 };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, sizeof(in), &used), 1);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, sizeof(in), &used), 1);
 	ck_assert_uint_eq(used, 5);
-	ck_assert_int_eq(fs_decode(&d, dst, in + 5, sizeof(in) - 5, &used), 2);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in + 5, sizeof(in) - 5, &used), 2);
 	ck_assert_uint_eq(used, 6);
 	ck_assert_int_eq(memcmp(dst, "qr", 2), 0);
-	ck_assert_int_eq(fs_decode(&d, dst, in + 11, 2, &used), 0);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in + 11, 2, &used), 0);
 	ck_assert_uint_eq(used, 2);
-	ck_assert(fs_decoder_mid_frame(&d));	/* a hang-up now is mid-frame */
+	ck_assert(frame_stream_decoder_mid_frame(&d));	/* a hang-up now is mid-frame */
 }
 END_TEST
 
 START_TEST(max_frame_accepted)
 {
-	static uint8_t in[FS_HDR_SIZE + FS_MAX_FRAME];
-	struct fs_decoder d;
+	static uint8_t in[FRAME_STREAM_HDR_SIZE + FRAME_STREAM_MAX_FRAME];
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_put_hdr(in, FS_MAX_FRAME);
+	frame_stream_put_hdr(in, FRAME_STREAM_MAX_FRAME);
 	ck_assert_int_eq(in[1], 0);
 	ck_assert_int_eq(in[2], 0xff);
 	ck_assert_int_eq(in[3], 0xff);
-	memset(in + FS_HDR_SIZE, 0x5a, FS_MAX_FRAME);
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, 1000, &used), 0);
-	ck_assert_int_eq(fs_decode(&d, dst, in + 1000, sizeof(in) - 1000, &used),
-			 (int)FS_MAX_FRAME);
-	ck_assert_int_eq(dst[FS_MAX_FRAME - 1], 0x5a);
+	memset(in + FRAME_STREAM_HDR_SIZE, 0x5a, FRAME_STREAM_MAX_FRAME);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, 1000, &used), 0);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in + 1000, sizeof(in) - 1000, &used),
+			 (int)FRAME_STREAM_MAX_FRAME);
+	ck_assert_int_eq(dst[FRAME_STREAM_MAX_FRAME - 1], 0x5a);
 }
 END_TEST
 
 START_TEST(bad_zero_length)
 {
 	const uint8_t in[] = { 0, 0, 0, 0, 'a' };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, sizeof(in), &used), -EBADMSG);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, sizeof(in), &used), -EBADMSG);
 	ck_assert_uint_eq(used, 4);
 }
 END_TEST
@@ -110,84 +110,84 @@ END_TEST
 START_TEST(bad_length_65536)
 {
 	const uint8_t in[] = { 0, 1, 0, 0 };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, 2, &used), 0);
-	ck_assert_int_eq(fs_decode(&d, dst, in + 2, 2, &used), -EMSGSIZE);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, 2, &used), 0);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in + 2, 2, &used), -EMSGSIZE);
 }
 END_TEST
 
 START_TEST(bad_length_huge)
 {
 	const uint8_t in[] = { 0xff, 0xff, 0xff, 0xff };
-	struct fs_decoder d;
+	struct frame_stream_decoder d;
 	size_t used;
 
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, in, 4, &used), -EMSGSIZE);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, in, 4, &used), -EMSGSIZE);
 }
 END_TEST
 
 START_TEST(encoder_roundtrip)
 {
-	static struct fs_encoder e;
-	struct fs_decoder d;
+	static struct frame_stream_encoder e;
+	struct frame_stream_decoder d;
 	uint8_t buf[64];
 	size_t used;
 	int sv[2];
 	ssize_t n;
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	fs_encoder_init(&e);
-	ck_assert_int_eq(fs_encoder_push(&e, "hello", 5), 0);
-	ck_assert_int_eq(fs_encoder_push(&e, "w", 1), 0);
-	ck_assert_uint_eq(fs_encoder_queued(&e), 14);
-	ck_assert_int_eq(fs_encoder_flush(&e, sv[0]), 0);
+	frame_stream_encoder_init(&e);
+	ck_assert_int_eq(frame_stream_encoder_push(&e, "hello", 5), 0);
+	ck_assert_int_eq(frame_stream_encoder_push(&e, "w", 1), 0);
+	ck_assert_uint_eq(frame_stream_encoder_queued(&e), 14);
+	ck_assert_int_eq(frame_stream_encoder_flush(&e, sv[0]), 0);
 	n = read(sv[1], buf, sizeof(buf));
 	ck_assert_int_eq(n, 14);
-	fs_decoder_init(&d);
-	ck_assert_int_eq(fs_decode(&d, dst, buf, n, &used), 5);
+	frame_stream_decoder_init(&d);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, buf, n, &used), 5);
 	ck_assert_int_eq(memcmp(dst, "hello", 5), 0);
-	ck_assert_int_eq(fs_decode(&d, dst, buf + used, n - used, &used), 1);
+	ck_assert_int_eq(frame_stream_decode(&d, dst, buf + used, n - used, &used), 1);
 }
 END_TEST
 
 START_TEST(encoder_bad_lengths)
 {
-	static struct fs_encoder e;
-	static uint8_t big[FS_MAX_FRAME + 1];
+	static struct frame_stream_encoder e;
+	static uint8_t big[FRAME_STREAM_MAX_FRAME + 1];
 
-	fs_encoder_init(&e);
-	ck_assert_int_eq(fs_encoder_push(&e, big, 0), -EMSGSIZE);
-	ck_assert_int_eq(fs_encoder_push(&e, big, FS_MAX_FRAME + 1), -EMSGSIZE);
-	ck_assert_uint_eq(fs_encoder_queued(&e), 0);
+	frame_stream_encoder_init(&e);
+	ck_assert_int_eq(frame_stream_encoder_push(&e, big, 0), -EMSGSIZE);
+	ck_assert_int_eq(frame_stream_encoder_push(&e, big, FRAME_STREAM_MAX_FRAME + 1), -EMSGSIZE);
+	ck_assert_uint_eq(frame_stream_encoder_queued(&e), 0);
 }
 END_TEST
 
 START_TEST(encoder_peer_not_reading)
 {
-	static struct fs_encoder e;
+	static struct frame_stream_encoder e;
 	static uint8_t frame[60000];
 	int sv[2], pushed = 0, ret, i;
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	fs_encoder_init(&e);
+	frame_stream_encoder_init(&e);
 	for (i = 0; i < 1000; i++) {
-		ret = fs_encoder_push(&e, frame, sizeof(frame));
+		ret = frame_stream_encoder_push(&e, frame, sizeof(frame));
 		if (ret == -ENOBUFS)
 			break;
 		ck_assert_int_eq(ret, 0);
 		pushed++;
-		ret = fs_encoder_flush(&e, sv[0]);
+		ret = frame_stream_encoder_flush(&e, sv[0]);
 		ck_assert_int_ge(ret, 0);
 	}
 	/* the socket and the queue fill up; the caller sees -ENOBUFS */
 	ck_assert_int_lt(i, 1000);
-	ck_assert_int_gt(fs_encoder_queued(&e), 0);
+	ck_assert_int_gt(frame_stream_encoder_queued(&e), 0);
 	close(sv[1]);
-	ck_assert_int_eq(fs_encoder_flush(&e, sv[0]), -EPIPE);
+	ck_assert_int_eq(frame_stream_encoder_flush(&e, sv[0]), -EPIPE);
 	close(sv[0]);
 	(void)pushed;
 }

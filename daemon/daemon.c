@@ -68,7 +68,7 @@ struct daemon_tap {
 struct daemon {
 	struct config cfg;
 	struct loop *loop;
-	struct nlk *nl;
+	struct netlink *nl;
 	const struct engine_ops *eng;
 	struct daemon_tap *taps[CONFIG_MAX_TAPS];
 	unsigned int ntaps;
@@ -170,7 +170,7 @@ static int daemon_tap_up(struct daemon *d, const struct config_tap *cfg, char *e
 		free(t);
 		return -1;
 	}
-	if (nlk_apply(d->nl, cfg, NULL, err, errlen) < 0) {
+	if (netlink_apply(d->nl, cfg, NULL, err, errlen) < 0) {
 		if (t->dev.adopted)
 			tap_close(&t->dev);	/* not ours to delete */
 		else
@@ -271,7 +271,7 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 	struct daemon *d = opaque;
 	struct ctlproto_writer w;
 	struct ctlproto_reload_info ri;
-	struct nlk_link_info li;
+	struct netlink_link_info li;
 	struct engine_stats tx, rx;
 	char err[CONFIG_ERR_MAX], user[64];
 	unsigned int i;
@@ -312,7 +312,7 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 				.persist = t->cfg.persist,
 			};
 
-			if (nlk_link_info(d->nl, t->cfg.name, &li) == 0) {
+			if (netlink_link_info(d->nl, t->cfg.name, &li) == 0) {
 				ti.ifindex = li.ifindex;
 				ti.mtu = li.mtu;
 				ti.state = li.up ? "up" : "down";
@@ -349,7 +349,7 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 			/* The tap's own counters: ring -> tap is what the tap
 			 * received from its fds, tap -> ring what it sent. */
 			ti = daemon_find_tap(d, p->cfg.tap);
-			if (ti >= 0 && nlk_link_info(d->nl, p->cfg.tap, &li) == 0) {
+			if (ti >= 0 && netlink_link_info(d->nl, p->cfg.tap, &li) == 0) {
 				memset(&tx, 0, sizeof(tx));
 				memset(&rx, 0, sizeof(rx));
 				tx.frames = li.rx_packets;
@@ -461,7 +461,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	d->loop = loop_new(daemon_on_signal, d, err, errlen);
 	if (!d->loop)
 		goto fail;
-	d->nl = nlk_open(err, errlen);
+	d->nl = netlink_open(err, errlen);
 	if (!d->nl)
 		goto fail;
 	for (i = 0; i < d->cfg.ntaps; i++)
@@ -537,7 +537,7 @@ static int daemon_tap_reconfigure(struct daemon *d, unsigned int i, const struct
 	if ((oc->owner_uid != nc->owner_uid || oc->group_gid != nc->group_gid) &&
 	    tap_set_owner(&t->dev, nc->owner_uid, nc->group_gid, err, errlen) < 0)
 		return -1;
-	if (nlk_apply(d->nl, nc, oc, err, errlen) < 0)
+	if (netlink_apply(d->nl, nc, oc, err, errlen) < 0)
 		return -1;
 	log_info("tap %s: reconfigured", nc->name);
 	t->cfg = *nc;
@@ -787,7 +787,7 @@ void daemon_stop(struct daemon *d)
 	if (d->loop) {
 		loop_timer_fini(d->loop, &d->watchdog);
 	}
-	nlk_close(d->nl);
+	netlink_close(d->nl);
 	loop_free(d->loop);
 	config_free(&d->cfg);
 	free(d);

@@ -17,23 +17,23 @@
 #include "netlink.h"
 
 /**
- * struct nlk - a route netlink socket
+ * struct netlink - a route netlink socket
  * @sk: libnl socket, connected to NETLINK_ROUTE
  */
-struct nlk {
+struct netlink {
 	struct nl_sock *sk;
 };
 
 /**
- * nlk_open() - open a NETLINK_ROUTE socket
+ * netlink_open() - open a NETLINK_ROUTE socket
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the handle, or NULL with @err filled.
  */
-struct nlk *nlk_open(char *err, size_t errlen)
+struct netlink *netlink_open(char *err, size_t errlen)
 {
-	struct nlk *nl = calloc(1, sizeof(*nl));
+	struct netlink *nl = calloc(1, sizeof(*nl));
 	int ret;
 
 	if (!nl) {
@@ -58,10 +58,10 @@ struct nlk *nlk_open(char *err, size_t errlen)
 }
 
 /**
- * nlk_close() - close the socket
+ * netlink_close() - close the socket
  * @nl: handle or NULL
  */
-void nlk_close(struct nlk *nl)
+void netlink_close(struct netlink *nl)
 {
 	if (!nl)
 		return;
@@ -70,7 +70,7 @@ void nlk_close(struct nlk *nl)
 }
 
 /**
- * nlk_bridge_index() - find the bridge, creating it (up) when missing
+ * netlink_bridge_index() - find the bridge, creating it (up) when missing
  * @nl: handle
  * @tap: the tap's name (for messages)
  * @bridge: the bridge's name
@@ -79,7 +79,7 @@ void nlk_close(struct nlk *nl)
  *
  * Return: the bridge's ifindex, or -1 with @err filled.
  */
-static int nlk_bridge_index(struct nlk *nl, const char *tap, const char *bridge,
+static int netlink_bridge_index(struct netlink *nl, const char *tap, const char *bridge,
 			    char *err, size_t errlen)
 {
 	struct rtnl_link *link = NULL, *up;
@@ -138,13 +138,13 @@ static int nlk_bridge_index(struct nlk *nl, const char *tap, const char *bridge,
 }
 
 /**
- * nlk_same_addr() - compare two configured addresses
+ * netlink_same_addr() - compare two configured addresses
  * @a: one
  * @b: the other
  *
  * Return: true when family, prefix and address are equal.
  */
-static bool nlk_same_addr(const struct config_address *a, const struct config_address *b)
+static bool netlink_same_addr(const struct config_address *a, const struct config_address *b)
 {
 	if (a->family != b->family || a->prefixlen != b->prefixlen)
 		return false;
@@ -154,33 +154,33 @@ static bool nlk_same_addr(const struct config_address *a, const struct config_ad
 }
 
 /**
- * nlk_has_addr() - whether a section lists an address
+ * netlink_has_addr() - whether a section lists an address
  * @cfg: the section (NULL: none)
  * @a: the address
  *
  * Return: true if listed.
  */
-static bool nlk_has_addr(const struct config_tap *cfg, const struct config_address *a)
+static bool netlink_has_addr(const struct config_tap *cfg, const struct config_address *a)
 {
 	unsigned int i;
 
 	if (!cfg)
 		return false;
 	for (i = 0; i < cfg->naddresses; i++)
-		if (nlk_same_addr(&cfg->addresses[i], a))
+		if (netlink_same_addr(&cfg->addresses[i], a))
 			return true;
 	return false;
 }
 
 /**
- * nlk_addr_text() - an address as "ADDR/PREFIX"
+ * netlink_addr_text() - an address as "ADDR/PREFIX"
  * @a: the address
  * @buf: output
  * @len: its size (INET6_ADDRSTRLEN + 5 is enough)
  *
  * Return: @buf.
  */
-static const char *nlk_addr_text(const struct config_address *a, char *buf, size_t len)
+static const char *netlink_addr_text(const struct config_address *a, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 
@@ -190,7 +190,7 @@ static const char *nlk_addr_text(const struct config_address *a, char *buf, size
 }
 
 /**
- * nlk_addr() - add or delete one address
+ * netlink_addr() - add or delete one address
  * @nl: handle
  * @tap: the tap's name
  * @ifindex: the tap's index
@@ -204,7 +204,7 @@ static const char *nlk_addr_text(const struct config_address *a, char *buf, size
  *
  * Return: 0, or -1 with @err filled.
  */
-static int nlk_addr(struct nlk *nl, const char *tap, int ifindex,
+static int netlink_addr(struct netlink *nl, const char *tap, int ifindex,
 		    const struct config_address *a, bool add, char *err, size_t errlen)
 {
 	struct rtnl_addr *ra = rtnl_addr_alloc();
@@ -240,16 +240,16 @@ static int nlk_addr(struct nlk *nl, const char *tap, int ifindex,
 	if (ret < 0) {
 		snprintf(err, errlen, "tap %s: %s address %s: %s", tap,
 			 add ? "adding" : "removing",
-			 nlk_addr_text(a, text, sizeof(text)), nl_geterror(ret));
+			 netlink_addr_text(a, text, sizeof(text)), nl_geterror(ret));
 		return -1;
 	}
-	log_info("tap %s: address %s %s", tap, nlk_addr_text(a, text, sizeof(text)),
+	log_info("tap %s: address %s %s", tap, netlink_addr_text(a, text, sizeof(text)),
 		 add ? "added" : "removed");
 	return 0;
 }
 
 /**
- * nlk_apply() - bring a tap's link to its configuration
+ * netlink_apply() - bring a tap's link to its configuration
  * @nl: handle
  * @cfg: the wanted section
  * @old: the section it had (a reload), or NULL for a new tap
@@ -258,7 +258,7 @@ static int nlk_addr(struct nlk *nl, const char *tap, int ifindex,
  *
  * Return: 0, or -1 with @err filled ("tap NAME: what: netlink error").
  */
-int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
+int netlink_apply(struct netlink *nl, const struct config_tap *cfg,
 	      const struct config_tap *old, char *err, size_t errlen)
 {
 	struct rtnl_link *link = NULL, *change = NULL;
@@ -275,7 +275,7 @@ int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
 	}
 	ifindex = rtnl_link_get_ifindex(link);
 	if (cfg->bridge[0]) {
-		master = nlk_bridge_index(nl, cfg->name, cfg->bridge, err, errlen);
+		master = netlink_bridge_index(nl, cfg->name, cfg->bridge, err, errlen);
 		if (master < 0)
 			goto fail;
 	}
@@ -310,13 +310,13 @@ int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
 	}
 	if (old)
 		for (i = 0; i < old->naddresses; i++)
-			if (!nlk_has_addr(cfg, &old->addresses[i]) &&
-			    nlk_addr(nl, cfg->name, ifindex, &old->addresses[i], false,
+			if (!netlink_has_addr(cfg, &old->addresses[i]) &&
+			    netlink_addr(nl, cfg->name, ifindex, &old->addresses[i], false,
 				     err, errlen) < 0)
 				goto fail;
 	for (i = 0; i < cfg->naddresses; i++)
-		if (!nlk_has_addr(old, &cfg->addresses[i]) &&
-		    nlk_addr(nl, cfg->name, ifindex, &cfg->addresses[i], true,
+		if (!netlink_has_addr(old, &cfg->addresses[i]) &&
+		    netlink_addr(nl, cfg->name, ifindex, &cfg->addresses[i], true,
 			     err, errlen) < 0)
 			goto fail;
 	nl_addr_put(mac);
@@ -333,7 +333,7 @@ fail:
 }
 
 /**
- * nlk_delete_link() - delete an interface by name (missing is fine)
+ * netlink_delete_link() - delete an interface by name (missing is fine)
  * @nl: handle
  * @name: interface name
  * @err: message buffer
@@ -341,7 +341,7 @@ fail:
  *
  * Return: 0, or -1 with @err filled.
  */
-int nlk_delete_link(struct nlk *nl, const char *name, char *err, size_t errlen)
+int netlink_delete_link(struct netlink *nl, const char *name, char *err, size_t errlen)
 {
 	struct rtnl_link *link = rtnl_link_alloc();
 	int ret;
@@ -361,14 +361,14 @@ int nlk_delete_link(struct nlk *nl, const char *name, char *err, size_t errlen)
 }
 
 /**
- * nlk_link_info() - current state and counters of a link
+ * netlink_link_info() - current state and counters of a link
  * @nl: handle
  * @name: interface name
  * @info: filled (zeroed when the link is missing)
  *
  * Return: 0, or -1 when the link does not exist or netlink failed.
  */
-int nlk_link_info(struct nlk *nl, const char *name, struct nlk_link_info *info)
+int netlink_link_info(struct netlink *nl, const char *name, struct netlink_link_info *info)
 {
 	struct rtnl_link *link = NULL;
 

@@ -2,7 +2,7 @@
 /*
  * netlink.h - link settings of the taps over rtnetlink (libnl-route-3)
  *
- * nlk_apply() brings a tap to what its [tap] section says: MTU, MAC,
+ * netlink_apply() brings a tap to what its [tap] section says: MTU, MAC,
  * master bridge (created when missing), addresses, link up.  Given the
  * previous section (a reload), it only changes what differs and removes
  * the addresses and the bridge membership the old section had and the new
@@ -17,14 +17,14 @@
 
 #include "config.h"
 
-struct nlk;
+struct netlink;
 
-struct nlk *nlk_open(char *err, size_t errlen);
-void nlk_close(struct nlk *nl);
-int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
+struct netlink *netlink_open(char *err, size_t errlen);
+void netlink_close(struct netlink *nl);
+int netlink_apply(struct netlink *nl, const struct config_tap *cfg,
 	      const struct config_tap *old, char *err, size_t errlen);
 /**
- * struct nlk_link_info - what the kernel says about a link now
+ * struct netlink_link_info - what the kernel says about a link now
  * @ifindex: interface index (0: the link does not exist)
  * @mtu: MTU
  * @up: IFF_UP is set
@@ -35,14 +35,14 @@ int nlk_apply(struct nlk *nl, const struct config_tap *cfg,
  * @tx_dropped: frames the link dropped on send (a tap: nobody reading)
  * @rx_dropped: frames dropped on receive
  */
-struct nlk_link_info {
+struct netlink_link_info {
 	int ifindex;
 	unsigned int mtu;
 	bool up;
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes, tx_dropped, rx_dropped;
 };
 
-int nlk_link_info(struct nlk *nl, const char *name, struct nlk_link_info *info);
-int nlk_delete_link(struct nlk *nl, const char *name, char *err, size_t errlen);
+int netlink_link_info(struct netlink *nl, const char *name, struct netlink_link_info *info);
+int netlink_delete_link(struct netlink *nl, const char *name, char *err, size_t errlen);
 
 #endif /* VRINGNET_NETLINK_H */

@@ -69,7 +69,7 @@ static void ut_setup_tap(void)
 {
 	struct config_tap ct;
 	char err[CONFIG_ERR_MAX];
-	struct nlk *nl;
+	struct netlink *nl;
 	int fd;
 
 	if (unshare(CLONE_NEWNET) < 0)
@@ -94,10 +94,10 @@ static void ut_setup_tap(void)
 	ct.addresses[0].addr.in.s_addr = htonl(0x0a630001);
 	if (tap_open(&ut_tap, &ct, err, sizeof(err)) < 0)
 		runner_skip("%s", err);
-	nl = nlk_open(err, sizeof(err));
+	nl = netlink_open(err, sizeof(err));
 	ck_assert_msg(nl, "%s", err);
-	ck_assert_msg(nlk_apply(nl, &ct, NULL, err, sizeof(err)) == 0, "%s", err);
-	nlk_close(nl);
+	ck_assert_msg(netlink_apply(nl, &ct, NULL, err, sizeof(err)) == 0, "%s", err);
+	netlink_close(nl);
 }
 
 /**

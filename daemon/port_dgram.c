@@ -9,7 +9,7 @@
  * sender (or from an unbound socket, which cannot be answered) are dropped
  * and counted (tx drop_peer), with a rate-limited log line.  Datagrams are received with recvmmsg() straight into
  * the tx buffers of the daemon's own ring pair (frame_rings.c), up to
- * PDG_BATCH per call, and sent to the tap with one eng tx() per batch.
+ * PORT_DGRAM_BATCH per call, and sent to the tap with one eng tx() per batch.
  *
  * Bad input and the answer (the port keeps serving in every case):
  *   zero-length datagram                 dropped (tx drop_bad_chain)
@@ -31,11 +31,11 @@
 #include "log.h"
 #include "port.h"
 
-#define PDG_BATCH	64
-#define PDG_ROUNDS	4	/* recvmmsg() calls per wakeup */
+#define PORT_DGRAM_BATCH	64
+#define PORT_DGRAM_ROUNDS	4	/* recvmmsg() calls per wakeup */
 
 /**
- * struct pdg_port - per-port data (port.priv)
+ * struct port_dgram - per-port data (port.priv)
  * @port: the port
  * @fp: the ring pair
  * @tap: the engine's rx_fd ref
@@ -49,7 +49,7 @@
  * @from: sender addresses
  * @lens: frame lengths of a batch
  */
-struct pdg_port {
+struct port_dgram {
 	struct port *port;
 	struct frame_rings_pair fp;
 	struct loop_ref tap;
@@ -58,21 +58,21 @@ struct pdg_port {
 	bool locked;
 	struct engine_stats tx;
 	struct engine_stats rx;
-	struct mmsghdr msgs[PDG_BATCH];
-	struct iovec iov[PDG_BATCH];
-	struct sockaddr_un from[PDG_BATCH];
-	size_t lens[PDG_BATCH];
+	struct mmsghdr msgs[PORT_DGRAM_BATCH];
+	struct iovec iov[PORT_DGRAM_BATCH];
+	struct sockaddr_un from[PORT_DGRAM_BATCH];
+	size_t lens[PORT_DGRAM_BATCH];
 };
 
 /**
- * pdg_deliver() - frame_rings_deliver_fn: send one frame from the tap to the peer
+ * port_dgram_deliver() - frame_rings_deliver_fn: send one frame from the tap to the peer
  * @opaque: the port data
  * @frame: the frame
  * @len: its length
  */
-static void pdg_deliver(void *opaque, const uint8_t *frame, size_t len)
+static void port_dgram_deliver(void *opaque, const uint8_t *frame, size_t len)
 {
-	struct pdg_port *pp = opaque;
+	struct port_dgram *pp = opaque;
 	ssize_t n;
 
 	if (!pp->peer_len) {
@@ -89,16 +89,16 @@ static void pdg_deliver(void *opaque, const uint8_t *frame, size_t len)
 }
 
 /**
- * pdg_tap_ready() - frames from the tap for the peer
+ * port_dgram_tap_ready() - frames from the tap for the peer
  * @loop: the loop
  * @ref: the tap ref
  * @events: epoll events
  */
-static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_dgram_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct pdg_port *pp = container_of(ref, struct pdg_port, tap);
+	struct port_dgram *pp = container_of(ref, struct port_dgram, tap);
 
-	if (frame_rings_rx(&pp->fp, pdg_deliver, pp) < 0) {
+	if (frame_rings_rx(&pp->fp, port_dgram_deliver, pp) < 0) {
 		log_err("port %s: rx ring broken; frames from the tap no longer forwarded",
 			pp->port->cfg.name);
 		loop_del(loop, ref);
@@ -106,7 +106,7 @@ static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
 }
 
 /**
- * pdg_from_peer() - whether a datagram comes from the port's peer
+ * port_dgram_from_peer() - whether a datagram comes from the port's peer
  * @pp: the port data
  * @from: its sender
  * @len: the sender address's length
@@ -116,7 +116,7 @@ static void pdg_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t even
  *
  * Return: true to take the datagram.
  */
-static bool pdg_from_peer(struct pdg_port *pp, const struct sockaddr_un *from, socklen_t len)
+static bool port_dgram_from_peer(struct port_dgram *pp, const struct sockaddr_un *from, socklen_t len)
 {
 	const size_t off = offsetof(struct sockaddr_un, sun_path);
 	struct port *p = pp->port;
@@ -135,22 +135,22 @@ static bool pdg_from_peer(struct pdg_port *pp, const struct sockaddr_un *from, s
 }
 
 /**
- * pdg_readable() - port_ops.readable: datagrams from the peer
+ * port_dgram_readable() - port_ops.readable: datagrams from the peer
  * @p: the port
  */
-static void pdg_readable(struct port *p)
+static void port_dgram_readable(struct port *p)
 {
-	struct pdg_port *pp = p->priv;
+	struct port_dgram *pp = p->priv;
 	int round;
 
 	if (!pp)
 		return;
-	for (round = 0; round < PDG_ROUNDS; round++) {
+	for (round = 0; round < PORT_DGRAM_ROUNDS; round++) {
 		unsigned int k, want = frame_rings_tx_free(&pp->fp);
 		int n;
 
-		if (want > PDG_BATCH)
-			want = PDG_BATCH;
+		if (want > PORT_DGRAM_BATCH)
+			want = PORT_DGRAM_BATCH;
 		for (k = 0; k < want; k++) {
 			pp->iov[k].iov_base = frame_rings_tx_peek(&pp->fp, k);
 			pp->iov[k].iov_len = FRAME_RINGS_BUF_SIZE - 1;
@@ -170,7 +170,7 @@ static void pdg_readable(struct port *p)
 			const struct msghdr *mh = &pp->msgs[k].msg_hdr;
 
 			pp->lens[k] = pp->msgs[k].msg_len;
-			if (!pdg_from_peer(pp, &pp->from[k], mh->msg_namelen)) {
+			if (!port_dgram_from_peer(pp, &pp->from[k], mh->msg_namelen)) {
 				const size_t off = offsetof(struct sockaddr_un, sun_path);
 				bool named = mh->msg_namelen > off && pp->from[k].sun_path[0];
 
@@ -199,16 +199,16 @@ static void pdg_readable(struct port *p)
 }
 
 /**
- * pdg_listen() - port_ops.listen: bind the socket, open the ring pair
+ * port_dgram_listen() - port_ops.listen: bind the socket, open the ring pair
  * @p: the port
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 with @err filled.
  */
-static int pdg_listen(struct port *p, char *err, size_t errlen)
+static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 {
-	struct pdg_port *pp;
+	struct port_dgram *pp;
 
 	if (port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
 			     p->cfg.socket_gid, &p->listen_fd, err, errlen) < 0)
@@ -228,7 +228,7 @@ static int pdg_listen(struct port *p, char *err, size_t errlen)
 	}
 	if (frame_rings_open(&pp->fp, p->eng, p->tap->fds[0], err, errlen) < 0)
 		return -1;
-	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), pdg_tap_ready);
+	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), port_dgram_tap_ready);
 	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {
 		snprintf(err, errlen, "epoll on the tap: %s", strerror(errno));
 		return -1;
@@ -237,12 +237,12 @@ static int pdg_listen(struct port *p, char *err, size_t errlen)
 }
 
 /**
- * pdg_teardown() - port_ops.teardown
+ * port_dgram_teardown() - port_ops.teardown
  * @p: the port
  */
-static void pdg_teardown(struct port *p)
+static void port_dgram_teardown(struct port *p)
 {
-	struct pdg_port *pp = p->priv;
+	struct port_dgram *pp = p->priv;
 
 	if (!pp)
 		return;
@@ -253,14 +253,14 @@ static void pdg_teardown(struct port *p)
 }
 
 /**
- * pdg_get_stats() - port_ops.get_stats
+ * port_dgram_get_stats() - port_ops.get_stats
  * @p: the port
  * @tx: out
  * @rx: out
  */
-static void pdg_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+static void port_dgram_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
-	struct pdg_port *pp = p->priv;
+	struct port_dgram *pp = p->priv;
 	struct engine_stats t, r;
 
 	if (!pp)
@@ -275,14 +275,14 @@ static void pdg_get_stats(struct port *p, struct engine_stats *tx, struct engine
 }
 
 /**
- * pdg_connections() - port_ops.connections
+ * port_dgram_connections() - port_ops.connections
  * @p: the port
  *
  * Return: 1 when a peer address is known.
  */
-static unsigned int pdg_connections(struct port *p)
+static unsigned int port_dgram_connections(struct port *p)
 {
-	struct pdg_port *pp = p->priv;
+	struct port_dgram *pp = p->priv;
 
 	return pp && pp->peer_len ? 1 : 0;
 }
@@ -290,9 +290,9 @@ static unsigned int pdg_connections(struct port *p)
 const struct port_ops port_dgram_ops = {
 	.name = "dgram",
 	.sock_type = SOCK_DGRAM,
-	.listen = pdg_listen,
-	.readable = pdg_readable,
-	.teardown = pdg_teardown,
-	.get_stats = pdg_get_stats,
-	.connections = pdg_connections,
+	.listen = port_dgram_listen,
+	.readable = port_dgram_readable,
+	.teardown = port_dgram_teardown,
+	.get_stats = port_dgram_get_stats,
+	.connections = port_dgram_connections,
 };

@@ -10,7 +10,7 @@
  * (vq.c; descriptor addresses are memfd offsets: one region at guest
  * address 0), answers OK, and the pump runs the rings from then on.
  *
- * One client is served at a time; up to PRF_MAX_PENDING more may be
+ * One client is served at a time; up to PORT_RINGFD_MAX_PENDING more may be
  * connected and waiting to send SETUP.  Bad input and the answer (the
  * connection is then closed, the port keeps serving):
  *
@@ -21,7 +21,7 @@
  *   more queue pairs than tap queues    ENXIO
  *   mmap or engine failure              EIO / the errno, with the reason
  *   any message after a good SETUP      EALREADY (the client is dropped)
- *   more than PRF_MAX_PENDING waiting   closed without an answer
+ *   more than PORT_RINGFD_MAX_PENDING waiting   closed without an answer
  *   no SETUP within handshake-timeout   closed without an answer (logged)
  *   blocking or EFD_SEMAPHORE eventfds  made O_NONBLOCK (the loop never
  *                                       blocks on them)
@@ -46,10 +46,10 @@
 #include "ringfd_proto.h"
 #include "vq.h"
 
-#define PRF_MAX_PENDING	8	/* connections waiting to send SETUP */
+#define PORT_RINGFD_MAX_PENDING	8	/* connections waiting to send SETUP */
 
 /**
- * struct prf_conn - one client connection
+ * struct port_ringfd_conn - one client connection
  * @port: the port
  * @next: list of the port's connections
  * @fd: the socket
@@ -64,9 +64,9 @@
  * @setup: the accepted SETUP
  * @q: its queue pairs (vq.h)
  */
-struct prf_conn {
+struct port_ringfd_conn {
 	struct port *port;
-	struct prf_conn *next;
+	struct port_ringfd_conn *next;
 	int fd;
 	struct loop_ref ref;
 	struct deadline dl;
@@ -81,7 +81,7 @@ struct prf_conn {
 };
 
 /**
- * struct prf_port - per-port data (port.priv)
+ * struct port_ringfd - per-port data (port.priv)
  * @conns: connections
  * @npending: connections not yet set up
  * @active: the served client, or NULL
@@ -89,25 +89,25 @@ struct prf_conn {
  * @rx: same, tap -> client
  * @refused: SETUPs answered with an error
  */
-struct prf_port {
-	struct prf_conn *conns;
+struct port_ringfd {
+	struct port_ringfd_conn *conns;
 	unsigned int npending;
-	struct prf_conn *active;
+	struct port_ringfd_conn *active;
 	struct engine_stats tx;
 	struct engine_stats rx;
 	unsigned long refused;
 };
 
 /**
- * prf_conn_close() - drop a connection and everything it holds
+ * port_ringfd_conn_close() - drop a connection and everything it holds
  * @c: the connection
  * @why: reason logged (NULL: clean hang-up)
  */
-static void prf_conn_close(struct prf_conn *c, const char *why)
+static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 {
 	struct port *p = c->port;
-	struct prf_port *pp = p->priv;
-	struct prf_conn **pc;
+	struct port_ringfd *pp = p->priv;
+	struct port_ringfd_conn **pc;
 	unsigned int i;
 
 	if (c->active) {
@@ -140,42 +140,42 @@ static void prf_conn_close(struct prf_conn *c, const char *why)
 }
 
 /**
- * prf_refuse() - answer ERROR and drop the connection
+ * port_ringfd_refuse() - answer ERROR and drop the connection
  * @c: the connection
  * @ret: negative errno
  * @why: reason sent and logged
  */
-static void prf_refuse(struct prf_conn *c, int ret, const char *why)
+static void port_ringfd_refuse(struct port_ringfd_conn *c, int ret, const char *why)
 {
-	struct prf_port *pp = c->port->priv;
+	struct port_ringfd *pp = c->port->priv;
 
 	pp->refused++;
 	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
 	rfp_send_reply(c->fd, -ret, 0, why);
-	prf_conn_close(c, why);
+	port_ringfd_conn_close(c, why);
 }
 
 /**
- * prf_vq_broken() - vq_ops.broken: drop the client
+ * port_ringfd_vq_broken() - vq_ops.broken: drop the client
  * @vq: the pair
  * @why: reason
  */
-static void prf_vq_broken(struct vq *vq, const char *why)
+static void port_ringfd_vq_broken(struct vq *vq, const char *why)
 {
-	prf_conn_close(vq->owner, why);
+	port_ringfd_conn_close(vq->owner, why);
 }
 
 /**
- * prf_vq_mem_fault() - vq_ops.mem_fault: the client's memfd faulted
+ * port_ringfd_vq_mem_fault() - vq_ops.mem_fault: the client's memfd faulted
  * @vq: the pair
  * @f: where (guard.c)
  * @buf: the reason out
  * @len: its size
  */
-static void prf_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
+static void port_ringfd_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
 			     size_t len)
 {
-	struct prf_conn *c = vq->owner;
+	struct port_ringfd_conn *c = vq->owner;
 	char what[128];
 
 	guard_fault_str(f, what, sizeof(what));
@@ -184,13 +184,13 @@ static void prf_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *b
 		 (unsigned long long)c->mem_size, what);
 }
 
-static const struct vq_ops prf_vq_ops = {
-	.broken = prf_vq_broken,
-	.mem_fault = prf_vq_mem_fault,
+static const struct vq_ops port_ringfd_vq_ops = {
+	.broken = port_ringfd_vq_broken,
+	.mem_fault = port_ringfd_vq_mem_fault,
 };
 
 /**
- * prf_queue_start() - hand one queue pair to the pump
+ * port_ringfd_queue_start() - hand one queue pair to the pump
  * @c: the connection
  * @qp: queue pair
  * @why: reason on failure
@@ -198,7 +198,7 @@ static const struct vq_ops prf_vq_ops = {
  *
  * Return: 0 or a negative errno.
  */
-static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_t whylen)
+static int port_ringfd_queue_start(struct port_ringfd_conn *c, unsigned int qp, char *why, size_t whylen)
 {
 	const struct vringnet_rfd_qp *r = &c->setup.qp[qp];
 	struct port *p = c->port;
@@ -220,19 +220,19 @@ static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_
 	d.cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
 	d.tx_kick_fd = c->fds[1 + 4 * qp];
 	d.rx_kick_fd = c->fds[1 + 4 * qp + 2];
-	return vq_start(&c->q[qp], p, qp, &d, &prf_vq_ops, c, why, whylen);
+	return vq_start(&c->q[qp], p, qp, &d, &port_ringfd_vq_ops, c, why, whylen);
 }
 
 /**
- * prf_setup() - check a SETUP, map the memory, start the queues, answer
+ * port_ringfd_setup() - check a SETUP, map the memory, start the queues, answer
  * @c: a connection not yet set up
  * @buf: the message
  * @len: its length
  */
-static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
+static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_t len)
 {
 	struct port *p = c->port;
-	struct prf_port *pp = p->priv;
+	struct port_ringfd *pp = p->priv;
 	uint64_t size = 0;
 	char why[256];
 	unsigned int i;
@@ -280,7 +280,7 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 			snprintf(why, sizeof(why), "guard: %s", strerror(-ret));
 	}
 	if (ret) {
-		prf_refuse(c, ret, why);
+		port_ringfd_refuse(c, ret, why);
 		return;
 	}
 	c->region = (struct engine_mem_region){ 0, size, c->mem };
@@ -289,19 +289,19 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 	pp->active = c;
 	pp->npending--;
 	for (i = 0; i < c->setup.nqp; i++) {
-		ret = prf_queue_start(c, i, why, sizeof(why));
+		ret = port_ringfd_queue_start(c, i, why, sizeof(why));
 		if (ret) {
 			pp->refused++;
 			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
 			rfp_send_reply(c->fd, -ret, 0, why);
-			prf_conn_close(c, why);
+			port_ringfd_conn_close(c, why);
 			return;
 		}
 	}
 	p->state = "connected";
 	snprintf(why, sizeof(why), "%s", p->eng->name);
 	if (rfp_send_reply(c->fd, 0, VRINGNET_RFD_FEATURES, why) < 0) {
-		prf_conn_close(c, "cannot send the OK reply");
+		port_ringfd_conn_close(c, "cannot send the OK reply");
 		return;
 	}
 	log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
@@ -315,14 +315,14 @@ static void prf_setup(struct prf_conn *c, const void *buf, size_t len)
 }
 
 /**
- * prf_conn_ready() - the connection is readable or hung up
+ * port_ringfd_conn_ready() - the connection is readable or hung up
  * @loop: the loop
  * @ref: the connection's ref
  * @events: epoll events
  */
-static void prf_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_ringfd_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct prf_conn *c = container_of(ref, struct prf_conn, ref);
+	struct port_ringfd_conn *c = container_of(ref, struct port_ringfd_conn, ref);
 	uint8_t buf[RFP_MAX_MSG + 1];
 	int fds[RFP_MAX_FDS];
 	unsigned int nfds;
@@ -333,7 +333,7 @@ static void prf_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 	if (n == -EAGAIN)
 		return;
 	if (n == 0) {
-		prf_conn_close(c, NULL);
+		port_ringfd_conn_close(c, NULL);
 		return;
 	}
 	if (c->active) {
@@ -341,56 +341,56 @@ static void prf_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 		if (n > 0)
 			snprintf(why, sizeof(why), "a message after SETUP (only one is allowed)");
 		rfp_send_reply(c->fd, n > 0 ? EALREADY : (int)-n, 0, why);
-		prf_conn_close(c, why);
+		port_ringfd_conn_close(c, why);
 		return;
 	}
 	if (n < 0) {
-		prf_refuse(c, (int)n, why);
+		port_ringfd_refuse(c, (int)n, why);
 		return;
 	}
 	memcpy(c->fds, fds, nfds * sizeof(int));
 	c->nfds = nfds;
-	prf_setup(c, buf, (size_t)n);
+	port_ringfd_setup(c, buf, (size_t)n);
 }
 
 /**
- * prf_alloc() - the port's private data, created on first use
+ * port_ringfd_alloc() - the port's private data, created on first use
  * @p: the port
  *
  * Return: it, or NULL when out of memory.
  */
-static struct prf_port *prf_alloc(struct port *p)
+static struct port_ringfd *port_ringfd_alloc(struct port *p)
 {
 	if (!p->priv)
-		p->priv = calloc(1, sizeof(struct prf_port));
+		p->priv = calloc(1, sizeof(struct port_ringfd));
 	return p->priv;
 }
 
 /**
- * prf_deadline_passed() - a client did not send SETUP in time
+ * port_ringfd_deadline_passed() - a client did not send SETUP in time
  * @dl: its deadline
  */
-static void prf_deadline_passed(struct deadline *dl)
+static void port_ringfd_deadline_passed(struct deadline *dl)
 {
-	struct prf_conn *c = container_of(dl, struct prf_conn, dl);
+	struct port_ringfd_conn *c = container_of(dl, struct port_ringfd_conn, dl);
 
 	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd client closed: no SETUP within %u s (handshake-timeout)",
 		 c->port->cfg.name, deadline_handshake_sec());
-	prf_conn_close(c, "no SETUP in time");
+	port_ringfd_conn_close(c, "no SETUP in time");
 }
 
 /**
- * prf_accept() - port_ops.accept: a client connected
+ * port_ringfd_accept() - port_ops.accept: a client connected
  * @p: the port
  * @fd: its socket (owned from here on)
  */
-static void prf_accept(struct port *p, int fd)
+static void port_ringfd_accept(struct port *p, int fd)
 {
-	struct prf_port *pp = prf_alloc(p);
-	struct prf_conn *c;
+	struct port_ringfd *pp = port_ringfd_alloc(p);
+	struct port_ringfd_conn *c;
 	unsigned int i;
 
-	if (!pp || pp->npending >= PRF_MAX_PENDING) {
+	if (!pp || pp->npending >= PORT_RINGFD_MAX_PENDING) {
 		if (pp)
 			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client refused: %u connections wait for SETUP",
 				 p->cfg.name, pp->npending);
@@ -407,7 +407,7 @@ static void prf_accept(struct port *p, int fd)
 	c->mem = MAP_FAILED;
 	for (i = 0; i < RFP_MAX_FDS; i++)
 		c->fds[i] = -1;
-	if (deadline_init(&c->dl, p->loop, prf_deadline_passed) < 0) {
+	if (deadline_init(&c->dl, p->loop, port_ringfd_deadline_passed) < 0) {
 		log_err("port %s: ring-fd client refused: timerfd: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->dl);
@@ -415,7 +415,7 @@ static void prf_accept(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, prf_conn_ready);
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_ringfd_conn_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
 		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
 		deadline_fini(&c->dl);
@@ -430,30 +430,30 @@ static void prf_accept(struct port *p, int fd)
 }
 
 /**
- * prf_teardown() - port_ops.teardown
+ * port_ringfd_teardown() - port_ops.teardown
  * @p: the port
  */
-static void prf_teardown(struct port *p)
+static void port_ringfd_teardown(struct port *p)
 {
-	struct prf_port *pp = p->priv;
+	struct port_ringfd *pp = p->priv;
 
 	if (!pp)
 		return;
 	while (pp->conns)
-		prf_conn_close(pp->conns, "port closed");
+		port_ringfd_conn_close(pp->conns, "port closed");
 	free(pp);
 	p->priv = NULL;
 }
 
 /**
- * prf_get_stats() - port_ops.get_stats
+ * port_ringfd_get_stats() - port_ops.get_stats
  * @p: the port
  * @tx: out
  * @rx: out
  */
-static void prf_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+static void port_ringfd_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
 {
-	struct prf_port *pp = p->priv;
+	struct port_ringfd *pp = p->priv;
 	struct engine_stats t, r;
 	unsigned int i;
 
@@ -473,14 +473,14 @@ static void prf_get_stats(struct port *p, struct engine_stats *tx, struct engine
 }
 
 /**
- * prf_connections() - port_ops.connections
+ * port_ringfd_connections() - port_ops.connections
  * @p: the port
  *
  * Return: 1 while a client is served.
  */
-static unsigned int prf_connections(struct port *p)
+static unsigned int port_ringfd_connections(struct port *p)
 {
-	struct prf_port *pp = p->priv;
+	struct port_ringfd *pp = p->priv;
 
 	return pp && pp->active ? 1 : 0;
 }
@@ -488,8 +488,8 @@ static unsigned int prf_connections(struct port *p)
 const struct port_ops port_ringfd_ops = {
 	.name = "ringfd",
 	.sock_type = SOCK_SEQPACKET,
-	.accept = prf_accept,
-	.teardown = prf_teardown,
-	.get_stats = prf_get_stats,
-	.connections = prf_connections,
+	.accept = port_ringfd_accept,
+	.teardown = port_ringfd_teardown,
+	.get_stats = port_ringfd_get_stats,
+	.connections = port_ringfd_connections,
 };

@@ -17,7 +17,7 @@
  *   peer hangs up mid-frame           partial frame dropped (drop_bad_chain),
  *                                     peer disconnected
  *   peer stops reading                frames for it dropped (rx drop_tap);
- *                                     after PST_STALL_DROPS drops in a row
+ *                                     after PORT_STREAM_STALL_DROPS drops in a row
  *                                     without progress it is disconnected
  *   no complete frame within
  *     boot-timeout of connecting       peer disconnected (logged)
@@ -40,11 +40,11 @@
 #include "port.h"
 #include "port_peer.h"
 
-#define PST_READ_BATCH	16	/* reads per wakeup */
-#define PST_STALL_DROPS	1024	/* drops without progress before disconnecting */
+#define PORT_STREAM_READ_BATCH	16	/* reads per wakeup */
+#define PORT_STREAM_STALL_DROPS	1024	/* drops without progress before disconnecting */
 
 /**
- * struct pst_conn - one stream peer
+ * struct port_stream_conn - one stream peer
  * @port: the port
  * @fd: the socket
  * @ref: its loop ref
@@ -58,7 +58,7 @@
  * @msg: deadline for the frame begun (message-timeout)
  * @rbuf: read buffer
  */
-struct pst_conn {
+struct port_stream_conn {
 	struct port *port;
 	int fd;
 	struct loop_ref ref;
@@ -74,11 +74,11 @@ struct pst_conn {
 };
 
 /**
- * pst_close() - disconnect the peer
+ * port_stream_close() - disconnect the peer
  * @c: the peer
  * @why: reason (NULL: clean hang-up)
  */
-static void pst_close(struct pst_conn *c, const char *why)
+static void port_stream_close(struct port_stream_conn *c, const char *why)
 {
 	struct port *p = c->port;
 	struct port_peer *pp = p->priv;
@@ -102,12 +102,12 @@ static void pst_close(struct pst_conn *c, const char *why)
 }
 
 /**
- * pst_flush_out() - write queued frames; watch EPOLLOUT while some remain
+ * port_stream_flush_out() - write queued frames; watch EPOLLOUT while some remain
  * @c: the peer
  *
  * Return: 0, or -1 when the peer was disconnected.
  */
-static int pst_flush_out(struct pst_conn *c)
+static int port_stream_flush_out(struct port_stream_conn *c)
 {
 	size_t before = frame_stream_encoder_queued(&c->enc);
 	int left = frame_stream_encoder_flush(&c->enc, c->fd);
@@ -115,7 +115,7 @@ static int pst_flush_out(struct pst_conn *c)
 
 	if (left < 0) {
 		snprintf(why, sizeof(why), "write: %s", strerror(-left));
-		pst_close(c, why);
+		port_stream_close(c, why);
 		return -1;
 	}
 	if ((size_t)left < before)
@@ -125,14 +125,14 @@ static int pst_flush_out(struct pst_conn *c)
 }
 
 /**
- * pst_deliver() - frame_rings_deliver_fn: queue one frame from the tap for the peer
+ * port_stream_deliver() - frame_rings_deliver_fn: queue one frame from the tap for the peer
  * @opaque: the peer
  * @frame: the frame
  * @len: its length
  */
-static void pst_deliver(void *opaque, const uint8_t *frame, size_t len)
+static void port_stream_deliver(void *opaque, const uint8_t *frame, size_t len)
 {
-	struct pst_conn *c = opaque;
+	struct port_stream_conn *c = opaque;
 	struct port_peer *pp = c->port->priv;
 
 	if (frame_stream_encoder_push(&c->enc, frame, len) < 0) {
@@ -142,38 +142,38 @@ static void pst_deliver(void *opaque, const uint8_t *frame, size_t len)
 }
 
 /**
- * pst_tap_ready() - frames from the tap for the peer
+ * port_stream_tap_ready() - frames from the tap for the peer
  * @loop: the loop
  * @ref: the peer's tap ref
  * @events: epoll events
  */
-static void pst_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_stream_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct pst_conn *c = container_of(ref, struct pst_conn, tap);
+	struct port_stream_conn *c = container_of(ref, struct port_stream_conn, tap);
 
-	if (frame_rings_rx(&c->fp, pst_deliver, c) < 0) {
-		pst_close(c, "rx ring broken");
+	if (frame_rings_rx(&c->fp, port_stream_deliver, c) < 0) {
+		port_stream_close(c, "rx ring broken");
 		return;
 	}
-	if (pst_flush_out(c) < 0)
+	if (port_stream_flush_out(c) < 0)
 		return;
-	if (c->stalled > PST_STALL_DROPS)
-		pst_close(c, "peer stopped reading (frames for it dropped)");
+	if (c->stalled > PORT_STREAM_STALL_DROPS)
+		port_stream_close(c, "peer stopped reading (frames for it dropped)");
 }
 
 /**
- * pst_read() - decode what the peer sent into tx buffers, send the batch
+ * port_stream_read() - decode what the peer sent into tx buffers, send the batch
  * @c: the peer
  *
  * Return: 0, or -1 when the peer was disconnected.
  */
-static int pst_read(struct pst_conn *c)
+static int port_stream_read(struct port_stream_conn *c)
 {
 	struct port_peer *pp = c->port->priv;
 	char why[128];
 	int i;
 
-	for (i = 0; i < PST_READ_BATCH; i++) {
+	for (i = 0; i < PORT_STREAM_READ_BATCH; i++) {
 		ssize_t n = recv(c->fd, c->rbuf, sizeof(c->rbuf), MSG_DONTWAIT);
 		size_t off = 0;
 
@@ -181,10 +181,10 @@ static int pst_read(struct pst_conn *c)
 			if (frame_stream_decoder_mid_frame(&c->dec)) {
 				pp->tx.drop_bad_chain++;
 				frame_rings_tx_flush(&c->fp);
-				pst_close(c, "hung up in the middle of a frame (partial frame dropped)");
+				port_stream_close(c, "hung up in the middle of a frame (partial frame dropped)");
 			} else {
 				frame_rings_tx_flush(&c->fp);
-				pst_close(c, NULL);
+				port_stream_close(c, NULL);
 			}
 			return -1;
 		}
@@ -194,7 +194,7 @@ static int pst_read(struct pst_conn *c)
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
 			snprintf(why, sizeof(why), "read: %s", strerror(errno));
-			pst_close(c, why);
+			port_stream_close(c, why);
 			return -1;
 		}
 		while (off < (size_t)n) {
@@ -204,12 +204,12 @@ static int pst_read(struct pst_conn *c)
 
 			if (!dst) {
 				if (frame_rings_tx_flush(&c->fp) < 0) {
-					pst_close(c, "tx ring broken");
+					port_stream_close(c, "tx ring broken");
 					return -1;
 				}
 				dst = frame_rings_tx_buf(&c->fp);
 				if (!dst) {
-					pst_close(c, "no tx buffer after a flush");
+					port_stream_close(c, "no tx buffer after a flush");
 					return -1;
 				}
 			}
@@ -220,7 +220,7 @@ static int pst_read(struct pst_conn *c)
 				snprintf(why, sizeof(why), "frame length prefix %s",
 					 ret == -EBADMSG ? "0" : "above 65535");
 				frame_rings_tx_flush(&c->fp);
-				pst_close(c, why);
+				port_stream_close(c, why);
 				return -1;
 			}
 			if (ret > 0 && !c->framed) {
@@ -232,7 +232,7 @@ static int pst_read(struct pst_conn *c)
 		}
 	}
 	if (frame_rings_tx_flush(&c->fp) < 0) {
-		pst_close(c, "tx ring broken");
+		port_stream_close(c, "tx ring broken");
 		return -1;
 	}
 	if (c->framed && frame_stream_decoder_mid_frame(&c->dec))
@@ -243,60 +243,60 @@ static int pst_read(struct pst_conn *c)
 }
 
 /**
- * pst_hs_passed() - no complete frame within boot-timeout
+ * port_stream_hs_passed() - no complete frame within boot-timeout
  * @dl: the peer's @hs
  */
-static void pst_hs_passed(struct deadline *dl)
+static void port_stream_hs_passed(struct deadline *dl)
 {
-	struct pst_conn *c = container_of(dl, struct pst_conn, hs);
+	struct port_stream_conn *c = container_of(dl, struct port_stream_conn, hs);
 	char why[96];
 
 	snprintf(why, sizeof(why), "no complete frame within %u s (boot-timeout)",
 		 deadline_boot_sec());
-	pst_close(c, why);
+	port_stream_close(c, why);
 }
 
 /**
- * pst_msg_passed() - a frame begun was not finished within message-timeout
+ * port_stream_msg_passed() - a frame begun was not finished within message-timeout
  * @dl: the peer's @msg
  */
-static void pst_msg_passed(struct deadline *dl)
+static void port_stream_msg_passed(struct deadline *dl)
 {
-	struct pst_conn *c = container_of(dl, struct pst_conn, msg);
+	struct port_stream_conn *c = container_of(dl, struct port_stream_conn, msg);
 	char why[96];
 
 	snprintf(why, sizeof(why), "a frame not finished within %u s (message-timeout)",
 		 deadline_message_sec());
-	pst_close(c, why);
+	port_stream_close(c, why);
 }
 
 /**
- * pst_conn_ready() - the peer socket is readable or writable
+ * port_stream_conn_ready() - the peer socket is readable or writable
  * @loop: the loop
  * @ref: the peer's ref
  * @events: epoll events
  */
-static void pst_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_stream_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct pst_conn *c = container_of(ref, struct pst_conn, ref);
+	struct port_stream_conn *c = container_of(ref, struct port_stream_conn, ref);
 
-	if ((events & EPOLLOUT) && pst_flush_out(c) < 0)
+	if ((events & EPOLLOUT) && port_stream_flush_out(c) < 0)
 		return;
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-		pst_read(c);
+		port_stream_read(c);
 }
 
 /**
- * pst_conn_stats() - port_peer_ops.conn_stats: the live peer's ring counters
+ * port_stream_conn_stats() - port_peer_ops.conn_stats: the live peer's ring counters
  * @p: the port
  * @conn: the peer
  * @tx: accumulator (peer -> tap)
  * @rx: accumulator (tap -> peer)
  */
-static void pst_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
+static void port_stream_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
 			   struct engine_stats *rx)
 {
-	struct pst_conn *c = conn;
+	struct port_stream_conn *c = conn;
 	struct engine_stats t, r;
 
 	frame_rings_get_stats(&c->fp, &t, &r);
@@ -305,34 +305,34 @@ static void pst_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
 }
 
 /**
- * pst_close_conn() - port_peer_ops.close
+ * port_stream_close_conn() - port_peer_ops.close
  * @conn: the peer
  * @why: reason for the log
  */
-static void pst_close_conn(void *conn, const char *why)
+static void port_stream_close_conn(void *conn, const char *why)
 {
-	pst_close(conn, why);
+	port_stream_close(conn, why);
 }
 
-static void pst_attach(struct port *p, int fd);
+static void port_stream_attach(struct port *p, int fd);
 
-static const struct port_peer_ops pst_peer_ops = {
-	.attach = pst_attach,
-	.close = pst_close_conn,
-	.conn_stats = pst_conn_stats,
+static const struct port_peer_ops port_stream_peer_ops = {
+	.attach = port_stream_attach,
+	.close = port_stream_close_conn,
+	.conn_stats = port_stream_conn_stats,
 };
 
 /**
- * pst_attach() - serve a connected peer
+ * port_stream_attach() - serve a connected peer
  * @p: the port
  * @fd: its socket (owned from here on)
  */
-static void pst_attach(struct port *p, int fd)
+static void port_stream_attach(struct port *p, int fd)
 {
-	struct pst_conn *c;
+	struct port_stream_conn *c;
 	char err[256];
 
-	if (!port_peer_of(p, &pst_peer_ops)) {
+	if (!port_peer_of(p, &port_stream_peer_ops)) {
 		close(fd);
 		return;
 	}
@@ -347,8 +347,8 @@ static void pst_attach(struct port *p, int fd)
 	c->fd = fd;
 	frame_stream_decoder_init(&c->dec);
 	frame_stream_encoder_init(&c->enc);
-	if (deadline_init(&c->hs, p->loop, pst_hs_passed) < 0 ||
-	    deadline_init(&c->msg, p->loop, pst_msg_passed) < 0) {
+	if (deadline_init(&c->hs, p->loop, port_stream_hs_passed) < 0 ||
+	    deadline_init(&c->msg, p->loop, port_stream_msg_passed) < 0) {
 		log_err("port %s: stream peer refused: timerfd: %s", p->cfg.name,
 			strerror(errno));
 		deadline_fini(&c->hs);
@@ -365,8 +365,8 @@ static void pst_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, pst_conn_ready);
-	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&c->fp), pst_tap_ready);
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_stream_conn_ready);
+	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&c->fp), port_stream_tap_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0 || loop_add(p->loop, &c->tap, EPOLLIN) < 0) {
 		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
 		loop_del(p->loop, &c->ref);
@@ -382,23 +382,23 @@ static void pst_attach(struct port *p, int fd)
 }
 
 /**
- * pst_connect() - port_ops.connect: client mode
+ * port_stream_connect() - port_ops.connect: client mode
  * @p: the port
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 when the port's data or timer cannot be made.
  */
-static int pst_connect(struct port *p, char *err, size_t errlen)
+static int port_stream_connect(struct port *p, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &pst_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_stream_peer_ops, err, errlen);
 }
 
 const struct port_ops port_stream_ops = {
 	.name = "stream",
 	.sock_type = SOCK_STREAM,
-	.accept = pst_attach,
-	.connect = pst_connect,
+	.accept = port_stream_attach,
+	.connect = port_stream_connect,
 	.teardown = port_peer_teardown,
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,

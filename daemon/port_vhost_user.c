@@ -52,7 +52,7 @@
 #include "vq.h"
 
 /**
- * struct pvu_conn - one front-end connection
+ * struct port_vhost_user_conn - one front-end connection
  * @port: the port
  * @fd: the socket
  * @ref: its loop ref
@@ -64,7 +64,7 @@
  * @in_vu: inside vu_dev_handle(): errors are deferred to @deferred
  * @deferred: an error found inside vu_dev_handle(), "" for none
  */
-struct pvu_conn {
+struct port_vhost_user_conn {
 	struct port *port;
 	int fd;
 	struct loop_ref ref;
@@ -77,28 +77,28 @@ struct pvu_conn {
 	char deferred[320];
 };
 
-static void pvu_conn_close(struct pvu_conn *c, const char *why);
+static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const char *why);
 
 /**
- * pvu_fail() - a queue found the connection unusable
+ * port_vhost_user_fail() - a queue found the connection unusable
  * @c: the connection
  * @why: reason
  *
  * Closes the connection now, or, when called from inside the vhost-user
  * state machine, as soon as it returns.
  */
-static void pvu_fail(struct pvu_conn *c, const char *why)
+static void port_vhost_user_fail(struct port_vhost_user_conn *c, const char *why)
 {
 	if (c->in_vu) {
 		if (!c->deferred[0])
 			snprintf(c->deferred, sizeof(c->deferred), "%s", why);
 		return;
 	}
-	pvu_conn_close(c, why);
+	port_vhost_user_conn_close(c, why);
 }
 
 /**
- * pvu_probe_regions() - which region of guest memory no longer faults in
+ * port_vhost_user_probe_regions() - which region of guest memory no longer faults in
  * @c: the connection
  * @buf: filled with ": region N (...) ..." for the first region whose last
  *	byte faults, or "" when every one reads
@@ -108,7 +108,7 @@ static void pvu_fail(struct pvu_conn *c, const char *why)
  * truncated file faults there).  For the kernel engine's EFAULT, which
  * does not say where.
  */
-static void pvu_probe_regions(struct pvu_conn *c, char *buf, size_t len)
+static void port_vhost_user_probe_regions(struct port_vhost_user_conn *c, char *buf, size_t len)
 {
 	volatile unsigned int i;
 
@@ -133,39 +133,39 @@ static void pvu_probe_regions(struct pvu_conn *c, char *buf, size_t len)
 }
 
 /**
- * pvu_conn_of() - the connection of a queue pair
+ * port_vhost_user_conn_of() - the connection of a queue pair
  * @vq: the pair
  *
  * Return: the connection (the pair's owner is its vhost-user state).
  */
-static struct pvu_conn *pvu_conn_of(struct vq *vq)
+static struct port_vhost_user_conn *port_vhost_user_conn_of(struct vq *vq)
 {
-	return container_of((struct vu_dev *)vq->owner, struct pvu_conn, dev);
+	return container_of((struct vu_dev *)vq->owner, struct port_vhost_user_conn, dev);
 }
 
 /**
- * pvu_vq_broken() - vq_ops.broken: close the connection
+ * port_vhost_user_vq_broken() - vq_ops.broken: close the connection
  * @vq: the pair
  * @why: reason
  */
-static void pvu_vq_broken(struct vq *vq, const char *why)
+static void port_vhost_user_vq_broken(struct vq *vq, const char *why)
 {
-	pvu_fail(pvu_conn_of(vq), why);
+	port_vhost_user_fail(port_vhost_user_conn_of(vq), why);
 }
 
 /**
- * pvu_vq_efault_where() - vq_ops.efault_where: which region is gone
+ * port_vhost_user_vq_efault_where() - vq_ops.efault_where: which region is gone
  * @vq: the pair
  * @buf: out
  * @len: its size
  */
-static void pvu_vq_efault_where(struct vq *vq, char *buf, size_t len)
+static void port_vhost_user_vq_efault_where(struct vq *vq, char *buf, size_t len)
 {
-	pvu_probe_regions(pvu_conn_of(vq), buf, len);
+	port_vhost_user_probe_regions(port_vhost_user_conn_of(vq), buf, len);
 }
 
 /**
- * pvu_vq_mem_fault() - vq_ops.mem_fault: guest memory faulted under a walk
+ * port_vhost_user_vq_mem_fault() - vq_ops.mem_fault: guest memory faulted under a walk
  * @vq: the pair
  * @f: where (guard.c)
  * @buf: the reason out
@@ -175,10 +175,10 @@ static void pvu_vq_efault_where(struct vq *vq, char *buf, size_t len)
  * page to back it (hugetlbfs pool exhausted): the connection is closed with
  * the region named; other ports are not affected.
  */
-static void pvu_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
+static void port_vhost_user_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
 			     size_t len)
 {
-	const struct vu_dev *dev = &pvu_conn_of(vq)->dev;
+	const struct vu_dev *dev = &port_vhost_user_conn_of(vq)->dev;
 	const struct vu_region *r;
 	char what[128];
 
@@ -196,21 +196,21 @@ static void pvu_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *b
 		 (unsigned long long)(r->guest_addr + f->offset));
 }
 
-static const struct vq_ops pvu_vq_ops = {
-	.broken = pvu_vq_broken,
-	.mem_fault = pvu_vq_mem_fault,
-	.efault_where = pvu_vq_efault_where,
+static const struct vq_ops port_vhost_user_vq_ops = {
+	.broken = port_vhost_user_vq_broken,
+	.mem_fault = port_vhost_user_vq_mem_fault,
+	.efault_where = port_vhost_user_vq_efault_where,
 };
 
 /**
- * pvu_queue_stop() - stop a queue pair's pump
+ * port_vhost_user_queue_stop() - stop a queue pair's pump
  * @c: the connection
  * @qp: queue pair
  *
  * Stores the engine's avail positions in the vhost-user state (for
  * GET_VRING_BASE) and its counters in the port's totals.
  */
-static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
+static void port_vhost_user_queue_stop(struct port_vhost_user_conn *c, unsigned int qp)
 {
 	struct port_peer *pp = c->port->priv;
 	uint16_t la[2];
@@ -231,20 +231,20 @@ static void pvu_queue_stop(struct pvu_conn *c, unsigned int qp)
 }
 
 /**
- * pvu_qp_taken() - whether another connection of the port runs a queue pair
+ * port_vhost_user_qp_taken() - whether another connection of the port runs a queue pair
  * @c: the connection asking
  * @qp: queue pair
  *
  * Return: true when the port's other front-end (a migration's source or
  * destination) has @qp running on the tap queue.
  */
-static bool pvu_qp_taken(const struct pvu_conn *c, unsigned int qp)
+static bool port_vhost_user_qp_taken(const struct port_vhost_user_conn *c, unsigned int qp)
 {
 	const struct port_peer *pp = c->port->priv;
 	unsigned int i;
 
 	for (i = 0; i < PORT_PEER_MAX; i++) {
-		const struct pvu_conn *o = pp->conns[i];
+		const struct port_vhost_user_conn *o = pp->conns[i];
 
 		if (o && o != c && vq_running(&o->q[qp]))
 			return true;
@@ -253,7 +253,7 @@ static bool pvu_qp_taken(const struct pvu_conn *c, unsigned int qp)
 }
 
 /**
- * pvu_queue_start() - hand a ready queue pair to the pump
+ * port_vhost_user_queue_start() - hand a ready queue pair to the pump
  * @c: the connection
  * @qp: queue pair
  *
@@ -261,7 +261,7 @@ static bool pvu_qp_taken(const struct pvu_conn *c, unsigned int qp)
  * front-end logs dirty pages (a migration's source).
  * Return: 0 or a negative errno (the message is in c->dev.err).
  */
-static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
+static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned int qp)
 {
 	struct port *p = c->port;
 	struct vq_desc d;
@@ -273,7 +273,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 			 p->tap->nqueues);
 		return -EINVAL;
 	}
-	if (pvu_qp_taken(c, qp)) {
+	if (port_vhost_user_qp_taken(c, qp)) {
 		snprintf(c->dev.err, sizeof(c->dev.err),
 			 "queue pair %u: the port's other front-end runs it (a migration's source must stop its rings before the destination starts them)",
 			 qp);
@@ -284,7 +284,7 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
-	ret = vq_start(&c->q[qp], p, qp, &d, &pvu_vq_ops, &c->dev, c->dev.err,
+	ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,
 		       sizeof(c->dev.err));
 	if (ret)
 		return ret;
@@ -302,48 +302,48 @@ static int pvu_queue_start(struct pvu_conn *c, unsigned int qp)
 }
 
 /**
- * pvu_queue_state() - vu_ops.queue_state: a queue pair starts or stops
+ * port_vhost_user_queue_state() - vu_ops.queue_state: a queue pair starts or stops
  * @dev: the connection's state
  * @qp: queue pair
  * @ready: start or stop
  *
  * Return: 0 or a negative errno.
  */
-static int pvu_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
+static int port_vhost_user_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
 {
-	struct pvu_conn *c = dev->opaque;
+	struct port_vhost_user_conn *c = dev->opaque;
 
 	if (!ready) {
-		pvu_queue_stop(c, qp);
+		port_vhost_user_queue_stop(c, qp);
 		return 0;
 	}
-	return pvu_queue_start(c, qp);
+	return port_vhost_user_queue_start(c, qp);
 }
 
 /**
- * pvu_tap_mtu() - vu_ops.tap_mtu: the port's tap's current MTU
+ * port_vhost_user_tap_mtu() - vu_ops.tap_mtu: the port's tap's current MTU
  * @dev: the connection's vhost-user state
  *
  * Return: the MTU or a negative errno.
  */
-static int pvu_tap_mtu(struct vu_dev *dev)
+static int port_vhost_user_tap_mtu(struct vu_dev *dev)
 {
-	struct pvu_conn *c = dev->opaque;
+	struct port_vhost_user_conn *c = dev->opaque;
 
 	return tap_get_mtu(c->port->tap);
 }
 
-static const struct vu_ops pvu_vu_ops = {
-	.queue_state = pvu_queue_state,
-	.tap_mtu = pvu_tap_mtu,
+static const struct vu_ops port_vhost_user_dev_ops = {
+	.queue_state = port_vhost_user_queue_state,
+	.tap_mtu = port_vhost_user_tap_mtu,
 };
 
 /**
- * pvu_conn_close() - end a connection: queues, mappings, fds, socket
+ * port_vhost_user_conn_close() - end a connection: queues, mappings, fds, socket
  * @c: the connection
  * @why: reason for the log, NULL for a clean hang-up
  */
-static void pvu_conn_close(struct pvu_conn *c, const char *why)
+static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const char *why)
 {
 	struct port *p = c->port;
 
@@ -364,14 +364,14 @@ static void pvu_conn_close(struct pvu_conn *c, const char *why)
 }
 
 /**
- * pvu_conn_ready() - the front-end sent something (or hung up)
+ * port_vhost_user_conn_ready() - the front-end sent something (or hung up)
  * @loop: the loop
  * @ref: the connection's ref
  * @events: epoll events
  */
-static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_vhost_user_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
-	struct pvu_conn *c = container_of(ref, struct pvu_conn, ref);
+	struct port_vhost_user_conn *c = container_of(ref, struct port_vhost_user_conn, ref);
 	int ret;
 
 	c->in_vu = true;
@@ -381,18 +381,18 @@ static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 		char why[sizeof(c->deferred)];
 
 		memcpy(why, c->deferred, sizeof(why));
-		pvu_conn_close(c, why);
+		port_vhost_user_conn_close(c, why);
 		return;
 	}
 	if (ret == -ENOTCONN) {
-		pvu_conn_close(c, NULL);
+		port_vhost_user_conn_close(c, NULL);
 		return;
 	}
 	if (ret < 0) {
 		char why[VU_ERR_MAX + 32];
 
 		snprintf(why, sizeof(why), "%s", c->dev.err);
-		pvu_conn_close(c, why);
+		port_vhost_user_conn_close(c, why);
 		return;
 	}
 	if (c->dev.rx.got)
@@ -402,41 +402,41 @@ static void pvu_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t eve
 }
 
 /**
- * pvu_hs_passed() - no queue pair running within boot-timeout
+ * port_vhost_user_hs_passed() - no queue pair running within boot-timeout
  * @dl: the connection's @hs
  */
-static void pvu_hs_passed(struct deadline *dl)
+static void port_vhost_user_hs_passed(struct deadline *dl)
 {
-	struct pvu_conn *c = container_of(dl, struct pvu_conn, hs);
+	struct port_vhost_user_conn *c = container_of(dl, struct port_vhost_user_conn, hs);
 	char why[96];
 
 	snprintf(why, sizeof(why), "no ring running within %u s (boot-timeout)",
 		 deadline_boot_sec());
-	pvu_conn_close(c, why);
+	port_vhost_user_conn_close(c, why);
 }
 
 /**
- * pvu_msg_passed() - a message begun was not finished within message-timeout
+ * port_vhost_user_msg_passed() - a message begun was not finished within message-timeout
  * @dl: the connection's @msg
  */
-static void pvu_msg_passed(struct deadline *dl)
+static void port_vhost_user_msg_passed(struct deadline *dl)
 {
-	struct pvu_conn *c = container_of(dl, struct pvu_conn, msg);
+	struct port_vhost_user_conn *c = container_of(dl, struct port_vhost_user_conn, msg);
 	char why[96];
 
 	snprintf(why, sizeof(why), "a message not finished within %u s (message-timeout)",
 		 deadline_message_sec());
-	pvu_conn_close(c, why);
+	port_vhost_user_conn_close(c, why);
 }
 
 /**
- * pvu_attach() - serve a connected socket
+ * port_vhost_user_attach() - serve a connected socket
  * @p: the port
  * @fd: the socket (non-blocking; owned from here on)
  */
-static void pvu_attach(struct port *p, int fd)
+static void port_vhost_user_attach(struct port *p, int fd)
 {
-	struct pvu_conn *c;
+	struct port_vhost_user_conn *c;
 	unsigned int qps;
 
 	if (port_peer_refuse(p, fd, "vhost-user front-end"))
@@ -451,10 +451,10 @@ static void pvu_attach(struct port *p, int fd)
 	c->port = p;
 	c->fd = fd;
 	qps = p->tap->nqueues;
-	vu_dev_init(&c->dev, fd, qps, &pvu_vu_ops, c);
-	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, pvu_conn_ready);
-	if (deadline_init(&c->hs, p->loop, pvu_hs_passed) < 0 ||
-	    deadline_init(&c->msg, p->loop, pvu_msg_passed) < 0 ||
+	vu_dev_init(&c->dev, fd, qps, &port_vhost_user_dev_ops, c);
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_vhost_user_conn_ready);
+	if (deadline_init(&c->hs, p->loop, port_vhost_user_hs_passed) < 0 ||
+	    deadline_init(&c->msg, p->loop, port_vhost_user_msg_passed) < 0 ||
 	    loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
 		log_err("port %s: vhost-user connection closed: epoll/timerfd: %s", p->cfg.name,
 			strerror(errno));
@@ -469,16 +469,16 @@ static void pvu_attach(struct port *p, int fd)
 }
 
 /**
- * pvu_conn_stats() - port_peer_ops.conn_stats: the running queues' counters
+ * port_vhost_user_conn_stats() - port_peer_ops.conn_stats: the running queues' counters
  * @p: the port
  * @conn: the connection
  * @tx: accumulator (guest -> tap)
  * @rx: accumulator (tap -> guest)
  */
-static void pvu_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
+static void port_vhost_user_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
 			   struct engine_stats *rx)
 {
-	struct pvu_conn *c = conn;
+	struct port_vhost_user_conn *c = conn;
 	unsigned int qp;
 
 	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
@@ -493,54 +493,54 @@ static void pvu_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
 }
 
 /**
- * pvu_close_conn() - port_peer_ops.close
+ * port_vhost_user_close_conn() - port_peer_ops.close
  * @conn: the connection
  * @why: reason for the log
  */
-static void pvu_close_conn(void *conn, const char *why)
+static void port_vhost_user_close_conn(void *conn, const char *why)
 {
-	pvu_conn_close(conn, why);
+	port_vhost_user_conn_close(conn, why);
 }
 
-static const struct port_peer_ops pvu_peer_ops = {
-	.attach = pvu_attach,
-	.close = pvu_close_conn,
-	.conn_stats = pvu_conn_stats,
+static const struct port_peer_ops port_vhost_user_peer_ops = {
+	.attach = port_vhost_user_attach,
+	.close = port_vhost_user_close_conn,
+	.conn_stats = port_vhost_user_conn_stats,
 	.max_peers = PORT_PEER_MAX,	/* a migration's source and destination */
 };
 
 /**
- * pvu_accept() - port_ops.accept
+ * port_vhost_user_accept() - port_ops.accept
  * @p: the port
  * @fd: the new connection
  */
-static void pvu_accept(struct port *p, int fd)
+static void port_vhost_user_accept(struct port *p, int fd)
 {
-	if (!port_peer_of(p, &pvu_peer_ops)) {
+	if (!port_peer_of(p, &port_vhost_user_peer_ops)) {
 		close(fd);
 		return;
 	}
-	pvu_attach(p, fd);
+	port_vhost_user_attach(p, fd);
 }
 
 /**
- * pvu_connect() - port_ops.connect: client mode
+ * port_vhost_user_connect() - port_ops.connect: client mode
  * @p: the port
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0 (a failed attempt is retried), -1 when the timer cannot be made.
  */
-static int pvu_connect(struct port *p, char *err, size_t errlen)
+static int port_vhost_user_connect(struct port *p, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &pvu_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_vhost_user_peer_ops, err, errlen);
 }
 
 const struct port_ops port_vhost_user_ops = {
 	.name = "vhost-user",
 	.sock_type = SOCK_STREAM,
-	.accept = pvu_accept,
-	.connect = pvu_connect,
+	.accept = port_vhost_user_accept,
+	.connect = port_vhost_user_connect,
 	.teardown = port_peer_teardown,
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,

@@ -629,10 +629,10 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
  * @errlen: its size
  *
  * An invalid file changes nothing ("FILE:LINE: message" logged and
- * returned).  With a valid file the difference (rl_diff() of the running
+ * returned).  With a valid file the difference (reload_diff() of the running
  * sections and the new file) is applied in order: ports removed or to be
  * re-created closed, taps removed, re-created or reconfigured, new taps,
- * new and re-created ports.  Entries RL_UNCHANGED are not touched.  Every
+ * new and re-created ports.  Entries RELOAD_UNCHANGED are not touched.  Every
  * change is attempted; the first failure is returned, all are logged.
  *
  * Return: 0, or -1 with @err filled.
@@ -640,7 +640,7 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
 int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen)
 {
 	struct config nc, rc;
-	struct rl_diff diff;
+	struct reload_diff diff;
 	char msg[CONFIG_ERR_MAX], status[256];
 	unsigned int i;
 	int k, ret;
@@ -656,7 +656,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		sdn_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
-	if (daemon_running_config(d, &rc) < 0 || (ret = rl_diff(&rc, &nc, &diff)) < 0) {
+	if (daemon_running_config(d, &rc) < 0 || (ret = reload_diff(&rc, &nc, &diff)) < 0) {
 		snprintf(err, errlen, "reload: out of memory; keeping the running configuration");
 		log_err("%s", err);
 		free(rc.taps);
@@ -665,16 +665,16 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		sdn_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
-	if (diff.daemon_attrs & RL_DAEMON_ENGINE)
+	if (diff.daemon_attrs & RELOAD_DAEMON_ENGINE)
 		log_warn("reload: engine = %s takes effect at the next start",
 			 config_engine_name(nc.engine));
-	if (diff.daemon_attrs & RL_DAEMON_USER)
+	if (diff.daemon_attrs & RELOAD_DAEMON_USER)
 		log_warn("reload: user = %s takes effect at the next start", nc.user);
 	if (nc.seccomp != d->cfg.seccomp)
 		log_warn("reload: seccomp = %s takes effect at the next start",
 			 config_seccomp_name(nc.seccomp));
-	if (diff.daemon_attrs & (RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
-				 RL_DAEMON_CONTROL_GROUP))
+	if (diff.daemon_attrs & (RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
+				 RELOAD_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
 	log_set_level(nc.log_level);
 	deadline_set_limits(nc.handshake_timeout, nc.boot_timeout, nc.message_timeout);
@@ -682,32 +682,32 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 
 	/* 1. Ports removed, or changed so that they must be re-created. */
 	for (i = 0; i < diff.nports; i++) {
-		const struct rl_port_diff *pd = &diff.ports[i];
+		const struct reload_port_diff *pd = &diff.ports[i];
 
 		k = daemon_find_port(d, pd->name);
 		if (k < 0)
 			continue;
-		if (pd->change == RL_REMOVED ||
-		    (pd->change == RL_CHANGED && (pd->attrs & RL_PORT_RECREATE)))
+		if (pd->change == RELOAD_REMOVED ||
+		    (pd->change == RELOAD_CHANGED && (pd->attrs & RELOAD_PORT_RECREATE)))
 			daemon_port_down(d, (unsigned int)k);
-		else if (pd->change == RL_CHANGED &&
+		else if (pd->change == RELOAD_CHANGED &&
 			 daemon_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
 			daemon_note(err, errlen, msg);
 	}
 	/* 2. Taps removed, re-created, reconfigured; 3. taps added. */
 	for (i = 0; i < diff.ntaps; i++) {
-		const struct rl_tap_diff *td = &diff.taps[i];
+		const struct reload_tap_diff *td = &diff.taps[i];
 
 		k = daemon_find_tap(d, td->name);
 		switch (td->change) {
-		case RL_UNCHANGED:
+		case RELOAD_UNCHANGED:
 			break;
-		case RL_REMOVED:
+		case RELOAD_REMOVED:
 			if (k >= 0)
 				daemon_tap_down(d, (unsigned int)k);
 			break;
-		case RL_CHANGED:
-			if (k >= 0 && (td->attrs & RL_TAP_RECREATE)) {
+		case RELOAD_CHANGED:
+			if (k >= 0 && (td->attrs & RELOAD_TAP_RECREATE)) {
 				log_info("tap %s: queues or ring size changed: re-creating",
 					 td->name);
 				tap_destroy(&d->taps[k]->dev);
@@ -723,7 +723,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 				daemon_note(err, errlen, msg);
 			}
 			break;
-		case RL_ADDED:
+		case RELOAD_ADDED:
 			if (daemon_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
 				daemon_note(err, errlen, msg);
 			break;
@@ -742,7 +742,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	info->ports_added = diff.ports_added;
 	info->ports_removed = diff.ports_removed;
 	info->ports_changed = diff.ports_changed;
-	rl_diff_free(&diff);
+	reload_diff_free(&diff);
 	free(rc.taps);
 	free(rc.ports);
 	/* Keep the keys that only take effect at start. */

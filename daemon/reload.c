@@ -10,13 +10,13 @@
 #include "reload.h"
 
 /**
- * rl_addr_eq() - whether two interface addresses are the same
+ * reload_addr_eq() - whether two interface addresses are the same
  * @a: one
  * @b: the other
  *
  * Return: true if family, prefix length and address are equal.
  */
-static bool rl_addr_eq(const struct config_address *a, const struct config_address *b)
+static bool reload_addr_eq(const struct config_address *a, const struct config_address *b)
 {
 	if (a->family != b->family || a->prefixlen != b->prefixlen)
 		return false;
@@ -26,29 +26,29 @@ static bool rl_addr_eq(const struct config_address *a, const struct config_addre
 }
 
 /**
- * rl_addr_in() - whether an address is among a tap's addresses
+ * reload_addr_in() - whether an address is among a tap's addresses
  * @a: the address
  * @t: the tap
  *
  * Return: true if @t lists @a.
  */
-static bool rl_addr_in(const struct config_address *a, const struct config_tap *t)
+static bool reload_addr_in(const struct config_address *a, const struct config_tap *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < t->naddresses; i++)
-		if (rl_addr_eq(a, &t->addresses[i]))
+		if (reload_addr_eq(a, &t->addresses[i]))
 			return true;
 	return false;
 }
 
 /**
- * rl_tap_compare() - fill the attributes of a tap present in both files
+ * reload_tap_compare() - fill the attributes of a tap present in both files
  * @d: the entry (@d->old_tap and @d->new_tap set)
  *
  * Addresses are compared as sets: reordering them changes nothing.
  */
-static void rl_tap_compare(struct rl_tap_diff *d)
+static void reload_tap_compare(struct reload_tap_diff *d)
 {
 	const struct config_tap *o = d->old_tap, *n = d->new_tap;
 	unsigned int i;
@@ -56,39 +56,39 @@ static void rl_tap_compare(struct rl_tap_diff *d)
 	d->attrs = 0;
 	d->nadd = d->ndel = 0;
 	if (o->mtu != n->mtu)
-		d->attrs |= RL_TAP_MTU;
+		d->attrs |= RELOAD_TAP_MTU;
 	if (memcmp(o->mac, n->mac, sizeof(o->mac)))
-		d->attrs |= RL_TAP_MAC;
+		d->attrs |= RELOAD_TAP_MAC;
 	if (strcmp(o->bridge, n->bridge))
-		d->attrs |= RL_TAP_BRIDGE;
+		d->attrs |= RELOAD_TAP_BRIDGE;
 	if (o->owner_uid != n->owner_uid)
-		d->attrs |= RL_TAP_OWNER;
+		d->attrs |= RELOAD_TAP_OWNER;
 	if (o->group_gid != n->group_gid)
-		d->attrs |= RL_TAP_GROUP;
+		d->attrs |= RELOAD_TAP_GROUP;
 	if (o->persist != n->persist)
-		d->attrs |= RL_TAP_PERSIST;
+		d->attrs |= RELOAD_TAP_PERSIST;
 	if (o->queues != n->queues)
-		d->attrs |= RL_TAP_QUEUES;
+		d->attrs |= RELOAD_TAP_QUEUES;
 	if (o->ring_size != n->ring_size)
-		d->attrs |= RL_TAP_RING_SIZE;
+		d->attrs |= RELOAD_TAP_RING_SIZE;
 	for (i = 0; i < n->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
-		if (!rl_addr_in(&n->addresses[i], o))
+		if (!reload_addr_in(&n->addresses[i], o))
 			d->add[d->nadd++] = (unsigned char)i;
 	for (i = 0; i < o->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
-		if (!rl_addr_in(&o->addresses[i], n))
+		if (!reload_addr_in(&o->addresses[i], n))
 			d->del[d->ndel++] = (unsigned char)i;
 	if (d->nadd || d->ndel)
-		d->attrs |= RL_TAP_ADDRESSES;
-	d->change = d->attrs ? RL_CHANGED : RL_UNCHANGED;
+		d->attrs |= RELOAD_TAP_ADDRESSES;
+	d->change = d->attrs ? RELOAD_CHANGED : RELOAD_UNCHANGED;
 }
 
 /**
- * rl_port_compare() - fill the attributes of a port present in both files
+ * reload_port_compare() - fill the attributes of a port present in both files
  * @d: the entry (@d->old_port and @d->new_port set)
- * @taps: the tap entries of the same diff (for RL_PORT_TAP_RECREATED)
+ * @taps: the tap entries of the same diff (for RELOAD_PORT_TAP_RECREATED)
  * @ntaps: their number
  */
-static void rl_port_compare(struct rl_port_diff *d, const struct rl_tap_diff *taps,
+static void reload_port_compare(struct reload_port_diff *d, const struct reload_tap_diff *taps,
 			    unsigned int ntaps)
 {
 	const struct config_port *o = d->old_port, *n = d->new_port;
@@ -96,38 +96,38 @@ static void rl_port_compare(struct rl_port_diff *d, const struct rl_tap_diff *ta
 
 	d->attrs = 0;
 	if (strcmp(o->tap, n->tap))
-		d->attrs |= RL_PORT_TAP;
+		d->attrs |= RELOAD_PORT_TAP;
 	if (o->type != n->type)
-		d->attrs |= RL_PORT_TYPE;
+		d->attrs |= RELOAD_PORT_TYPE;
 	if (strcmp(o->listen, n->listen))
-		d->attrs |= RL_PORT_LISTEN;
+		d->attrs |= RELOAD_PORT_LISTEN;
 	if (strcmp(o->connect, n->connect))
-		d->attrs |= RL_PORT_CONNECT;
+		d->attrs |= RELOAD_PORT_CONNECT;
 	if (strcmp(o->peer, n->peer))
-		d->attrs |= RL_PORT_PEER;
+		d->attrs |= RELOAD_PORT_PEER;
 	if (o->socket_mode != n->socket_mode)
-		d->attrs |= RL_PORT_SOCKET_MODE;
+		d->attrs |= RELOAD_PORT_SOCKET_MODE;
 	if (o->socket_uid != n->socket_uid || o->socket_gid != n->socket_gid)
-		d->attrs |= RL_PORT_SOCKET_OWNER;
+		d->attrs |= RELOAD_PORT_SOCKET_OWNER;
 	if (o->reconnect != n->reconnect)
-		d->attrs |= RL_PORT_RECONNECT;
+		d->attrs |= RELOAD_PORT_RECONNECT;
 	for (i = 0; i < ntaps; i++)
-		if (taps[i].change == RL_CHANGED && (taps[i].attrs & RL_TAP_RECREATE) &&
+		if (taps[i].change == RELOAD_CHANGED && (taps[i].attrs & RELOAD_TAP_RECREATE) &&
 		    !strcmp(taps[i].name, n->tap))
-			d->attrs |= RL_PORT_TAP_RECREATED;
-	d->change = d->attrs ? RL_CHANGED : RL_UNCHANGED;
+			d->attrs |= RELOAD_PORT_TAP_RECREATED;
+	d->change = d->attrs ? RELOAD_CHANGED : RELOAD_UNCHANGED;
 }
 
 /**
- * rl_diff() - compute the difference of two valid configurations
+ * reload_diff() - compute the difference of two valid configurations
  * @old_cfg: the running configuration
  * @new_cfg: the configuration to switch to
- * @diff: the result; free with rl_diff_free()
+ * @diff: the result; free with reload_diff_free()
  *
  * Return: 0, or -ENOMEM (@diff is then empty).
  */
-int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
-	    struct rl_diff *diff)
+int reload_diff(const struct config *old_cfg, const struct config *new_cfg,
+	    struct reload_diff *diff)
 {
 	unsigned int i, n;
 
@@ -136,22 +136,22 @@ int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 	diff->ports = calloc((size_t)old_cfg->nports + new_cfg->nports + 1,
 			     sizeof(*diff->ports));
 	if (!diff->taps || !diff->ports) {
-		rl_diff_free(diff);
+		reload_diff_free(diff);
 		return -ENOMEM;
 	}
 
 	if (strcmp(old_cfg->control_socket, new_cfg->control_socket))
-		diff->daemon_attrs |= RL_DAEMON_CONTROL_SOCKET;
+		diff->daemon_attrs |= RELOAD_DAEMON_CONTROL_SOCKET;
 	if (old_cfg->control_mode != new_cfg->control_mode)
-		diff->daemon_attrs |= RL_DAEMON_CONTROL_MODE;
+		diff->daemon_attrs |= RELOAD_DAEMON_CONTROL_MODE;
 	if (old_cfg->control_gid != new_cfg->control_gid)
-		diff->daemon_attrs |= RL_DAEMON_CONTROL_GROUP;
+		diff->daemon_attrs |= RELOAD_DAEMON_CONTROL_GROUP;
 	if (old_cfg->engine != new_cfg->engine)
-		diff->daemon_attrs |= RL_DAEMON_ENGINE;
+		diff->daemon_attrs |= RELOAD_DAEMON_ENGINE;
 	if (old_cfg->log_level != new_cfg->log_level)
-		diff->daemon_attrs |= RL_DAEMON_LOG_LEVEL;
+		diff->daemon_attrs |= RELOAD_DAEMON_LOG_LEVEL;
 	if (strcmp(old_cfg->user, new_cfg->user))
-		diff->daemon_attrs |= RL_DAEMON_USER;
+		diff->daemon_attrs |= RELOAD_DAEMON_USER;
 
 	n = 0;
 	for (i = 0; i < old_cfg->ntaps; i++) {
@@ -160,24 +160,24 @@ int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 		if (config_find_tap(new_cfg, t->name))
 			continue;
 		diff->taps[n].name = t->name;
-		diff->taps[n].change = RL_REMOVED;
+		diff->taps[n].change = RELOAD_REMOVED;
 		diff->taps[n].old_tap = t;
 		diff->taps_removed++;
 		n++;
 	}
 	for (i = 0; i < new_cfg->ntaps; i++) {
-		struct rl_tap_diff *d = &diff->taps[n++];
+		struct reload_tap_diff *d = &diff->taps[n++];
 
 		d->new_tap = &new_cfg->taps[i];
 		d->name = d->new_tap->name;
 		d->old_tap = config_find_tap(old_cfg, d->name);
 		if (!d->old_tap) {
-			d->change = RL_ADDED;
+			d->change = RELOAD_ADDED;
 			diff->taps_added++;
 			continue;
 		}
-		rl_tap_compare(d);
-		if (d->change == RL_CHANGED)
+		reload_tap_compare(d);
+		if (d->change == RELOAD_CHANGED)
 			diff->taps_changed++;
 	}
 	diff->ntaps = n;
@@ -189,24 +189,24 @@ int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 		if (config_find_port(new_cfg, p->name))
 			continue;
 		diff->ports[n].name = p->name;
-		diff->ports[n].change = RL_REMOVED;
+		diff->ports[n].change = RELOAD_REMOVED;
 		diff->ports[n].old_port = p;
 		diff->ports_removed++;
 		n++;
 	}
 	for (i = 0; i < new_cfg->nports; i++) {
-		struct rl_port_diff *d = &diff->ports[n++];
+		struct reload_port_diff *d = &diff->ports[n++];
 
 		d->new_port = &new_cfg->ports[i];
 		d->name = d->new_port->name;
 		d->old_port = config_find_port(old_cfg, d->name);
 		if (!d->old_port) {
-			d->change = RL_ADDED;
+			d->change = RELOAD_ADDED;
 			diff->ports_added++;
 			continue;
 		}
-		rl_port_compare(d, diff->taps, diff->ntaps);
-		if (d->change == RL_CHANGED)
+		reload_port_compare(d, diff->taps, diff->ntaps);
+		if (d->change == RELOAD_CHANGED)
 			diff->ports_changed++;
 	}
 	diff->nports = n;
@@ -214,10 +214,10 @@ int rl_diff(const struct config *old_cfg, const struct config *new_cfg,
 }
 
 /**
- * rl_diff_free() - release a diff
+ * reload_diff_free() - release a diff
  * @diff: the diff (may be zeroed or freed already)
  */
-void rl_diff_free(struct rl_diff *diff)
+void reload_diff_free(struct reload_diff *diff)
 {
 	free(diff->taps);
 	free(diff->ports);
@@ -225,12 +225,12 @@ void rl_diff_free(struct rl_diff *diff)
 }
 
 /**
- * rl_diff_empty() - whether a reload would change nothing
+ * reload_diff_empty() - whether a reload would change nothing
  * @diff: the diff
  *
  * Return: true if no tap, port or daemon setting differs.
  */
-bool rl_diff_empty(const struct rl_diff *diff)
+bool reload_diff_empty(const struct reload_diff *diff)
 {
 	return !diff->daemon_attrs && !diff->taps_added && !diff->taps_removed &&
 	       !diff->taps_changed && !diff->ports_added && !diff->ports_removed &&
@@ -238,28 +238,28 @@ bool rl_diff_empty(const struct rl_diff *diff)
 }
 
 /**
- * rl_change_name() - name of a change, for logs
+ * reload_change_name() - name of a change, for logs
  * @change: the change
  *
  * Return: "unchanged", "added", "removed", "changed" ("?" for a bad value).
  */
-const char *rl_change_name(enum rl_change change)
+const char *reload_change_name(enum reload_change change)
 {
 	switch (change) {
-	case RL_UNCHANGED:
+	case RELOAD_UNCHANGED:
 		return "unchanged";
-	case RL_ADDED:
+	case RELOAD_ADDED:
 		return "added";
-	case RL_REMOVED:
+	case RELOAD_REMOVED:
 		return "removed";
-	case RL_CHANGED:
+	case RELOAD_CHANGED:
 		return "changed";
 	}
 	return "?";
 }
 
 /**
- * rl_format() - write the names of set bits, comma-separated
+ * reload_format() - write the names of set bits, comma-separated
  * @attrs: the bits
  * @names: name of each bit, NULL-terminated
  * @buf: output (always NUL-terminated if @len > 0)
@@ -267,7 +267,7 @@ const char *rl_change_name(enum rl_change change)
  *
  * Return: the length the full text has (as snprintf()).
  */
-static size_t rl_format(unsigned int attrs, const char *const *names, char *buf,
+static size_t reload_format(unsigned int attrs, const char *const *names, char *buf,
 			size_t len)
 {
 	size_t pos = 0;
@@ -289,37 +289,37 @@ static size_t rl_format(unsigned int attrs, const char *const *names, char *buf,
 }
 
 /**
- * rl_tap_attrs_format() - RL_TAP_* bits as text, e.g. "mtu,addresses"
+ * reload_tap_attrs_format() - RL_TAP_* bits as text, e.g. "mtu,addresses"
  * @attrs: the bits
  * @buf: output
  * @len: its size
  *
  * Return: the length of the full text.
  */
-size_t rl_tap_attrs_format(unsigned int attrs, char *buf, size_t len)
+size_t reload_tap_attrs_format(unsigned int attrs, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"mtu", "mac", "addresses", "bridge", "owner", "group", "persist",
 		"queues", "ring-size", NULL,
 	};
 
-	return rl_format(attrs, names, buf, len);
+	return reload_format(attrs, names, buf, len);
 }
 
 /**
- * rl_port_attrs_format() - RL_PORT_* bits as text, e.g. "listen,socket-mode"
+ * reload_port_attrs_format() - RL_PORT_* bits as text, e.g. "listen,socket-mode"
  * @attrs: the bits
  * @buf: output
  * @len: its size
  *
  * Return: the length of the full text.
  */
-size_t rl_port_attrs_format(unsigned int attrs, char *buf, size_t len)
+size_t reload_port_attrs_format(unsigned int attrs, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"tap", "type", "listen", "connect", "peer", "socket-mode",
 		"socket-owner", "reconnect", "tap-recreated", NULL,
 	};
 
-	return rl_format(attrs, names, buf, len);
+	return reload_format(attrs, names, buf, len);
 }

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config cfg, empty;
-	struct rl_diff d;
+	struct reload_diff d;
 	char err[CONFIG_ERR_MAX];
 	int ret;
 
@@ -42,15 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (config_parse_buffer("empty.conf", "", 0, &empty, err, sizeof(err)))
 		abort();
-	if (rl_diff(&empty, &cfg, &d) == 0) {
+	if (reload_diff(&empty, &cfg, &d) == 0) {
 		if (d.taps_added != cfg.ntaps || d.ports_added != cfg.nports)
 			abort();
-		rl_diff_free(&d);
+		reload_diff_free(&d);
 	}
-	if (rl_diff(&cfg, &cfg, &d) == 0) {
-		if (!rl_diff_empty(&d))
+	if (reload_diff(&cfg, &cfg, &d) == 0) {
+		if (!reload_diff_empty(&d))
 			abort();
-		rl_diff_free(&d);
+		reload_diff_free(&d);
 	}
 	config_free(&empty);
 	config_free(&cfg);

@@ -8,7 +8,7 @@
 #include <check.h>
 
 Suite *config_suite(void);	/* check_daemon_config.c: good and bad files */
-Suite *reload_suite(void);	/* check_daemon_reload.c: rl_diff() */
+Suite *reload_suite(void);	/* check_daemon_reload.c: reload_diff() */
 Suite *ctlproto_suite(void);	/* check_daemon_ctlproto.c: codec, malformed input */
 Suite *ctlclient_suite(void);	/* check_daemon_ctlclient.c: vringnetctl vs a fake server */
 Suite *vhost_user_suite(void);	/* check_daemon_vhost_user.c: vhost-user back-end, malformed messages */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * check_daemon_reload.c - rl_diff() (daemon/reload.c): what a reload must
+ * check_daemon_reload.c - reload_diff() (daemon/reload.c): what a reload must
  * add, remove, change and leave alone, attribute by attribute.
  */
 #include <errno.h>
@@ -19,7 +19,7 @@ static const char base[] =
 	"[port p1]\ntap = t1\ntype = stream\nconnect = /run/q1.sock\n";
 
 static struct config old_cfg, new_cfg;
-static struct rl_diff diff;
+static struct reload_diff diff;
 
 /**
  * diff_of() - parse two files and diff them into the globals
@@ -34,13 +34,13 @@ static void diff_of(const char *a, const char *b)
 		      "%s", err);
 	ck_assert_msg(!config_parse_buffer("new.conf", b, strlen(b), &new_cfg, err, sizeof(err)),
 		      "%s", err);
-	ck_assert_int_eq(rl_diff(&old_cfg, &new_cfg, &diff), 0);
+	ck_assert_int_eq(reload_diff(&old_cfg, &new_cfg, &diff), 0);
 }
 
 /** diff_teardown() - free the globals after each test */
 static void diff_teardown(void)
 {
-	rl_diff_free(&diff);
+	reload_diff_free(&diff);
 	config_free(&old_cfg);
 	config_free(&new_cfg);
 }
@@ -51,9 +51,9 @@ static void diff_teardown(void)
  *
  * Return: the entry (the test fails if there is none or more than one).
  */
-static const struct rl_tap_diff *tap_entry(const char *name)
+static const struct reload_tap_diff *tap_entry(const char *name)
 {
-	const struct rl_tap_diff *found = NULL;
+	const struct reload_tap_diff *found = NULL;
 	unsigned int i;
 
 	for (i = 0; i < diff.ntaps; i++) {
@@ -72,9 +72,9 @@ static const struct rl_tap_diff *tap_entry(const char *name)
  *
  * Return: the entry (the test fails if there is none or more than one).
  */
-static const struct rl_port_diff *port_entry(const char *name)
+static const struct reload_port_diff *port_entry(const char *name)
 {
-	const struct rl_port_diff *found = NULL;
+	const struct reload_port_diff *found = NULL;
 	unsigned int i;
 
 	for (i = 0; i < diff.nports; i++) {
@@ -90,13 +90,13 @@ static const struct rl_port_diff *port_entry(const char *name)
 START_TEST(reload_identical)
 {
 	diff_of(base, base);
-	ck_assert(rl_diff_empty(&diff));
+	ck_assert(reload_diff_empty(&diff));
 	ck_assert_uint_eq(diff.ntaps, 2);
 	ck_assert_uint_eq(diff.nports, 2);
-	ck_assert_int_eq(tap_entry("t0")->change, RL_UNCHANGED);
-	ck_assert_int_eq(tap_entry("t1")->change, RL_UNCHANGED);
-	ck_assert_int_eq(port_entry("p0")->change, RL_UNCHANGED);
-	ck_assert_int_eq(port_entry("p1")->change, RL_UNCHANGED);
+	ck_assert_int_eq(tap_entry("t0")->change, RELOAD_UNCHANGED);
+	ck_assert_int_eq(tap_entry("t1")->change, RELOAD_UNCHANGED);
+	ck_assert_int_eq(port_entry("p0")->change, RELOAD_UNCHANGED);
+	ck_assert_int_eq(port_entry("p1")->change, RELOAD_UNCHANGED);
 	ck_assert_uint_eq(diff.daemon_attrs, 0);
 }
 END_TEST
@@ -109,7 +109,7 @@ START_TEST(reload_comments_and_order_only)
 		"[port p1]\ntap = t1\nconnect = /run/q1.sock\ntype = stream\n"
 		"[tap t0]\naddress = fd00::1/64\naddress = 10.0.0.1/24 # same\nmtu = 1500\n"
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n");
-	ck_assert(rl_diff_empty(&diff));
+	ck_assert(reload_diff_empty(&diff));
 }
 END_TEST
 
@@ -122,11 +122,11 @@ START_TEST(reload_tap_added)
 	ck_assert_uint_eq(diff.taps_added, 1);
 	ck_assert_uint_eq(diff.taps_removed, 0);
 	ck_assert_uint_eq(diff.taps_changed, 0);
-	ck_assert_int_eq(tap_entry("t2")->change, RL_ADDED);
+	ck_assert_int_eq(tap_entry("t2")->change, RELOAD_ADDED);
 	ck_assert_ptr_null(tap_entry("t2")->old_tap);
 	ck_assert_uint_eq(tap_entry("t2")->new_tap->mtu, 9000);
-	ck_assert_int_eq(tap_entry("t0")->change, RL_UNCHANGED);
-	ck_assert(!rl_diff_empty(&diff));
+	ck_assert_int_eq(tap_entry("t0")->change, RELOAD_UNCHANGED);
+	ck_assert(!reload_diff_empty(&diff));
 }
 END_TEST
 
@@ -136,14 +136,14 @@ START_TEST(reload_tap_and_port_removed)
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n");
 	ck_assert_uint_eq(diff.taps_removed, 1);
 	ck_assert_uint_eq(diff.ports_removed, 1);
-	ck_assert_int_eq(tap_entry("t1")->change, RL_REMOVED);
+	ck_assert_int_eq(tap_entry("t1")->change, RELOAD_REMOVED);
 	ck_assert_ptr_null(tap_entry("t1")->new_tap);
 	ck_assert_ptr_eq(tap_entry("t1")->old_tap, &old_cfg.taps[1]);
-	ck_assert_int_eq(port_entry("p1")->change, RL_REMOVED);
+	ck_assert_int_eq(port_entry("p1")->change, RELOAD_REMOVED);
 	/* removed entries come first, so one pass tears down before it creates */
 	ck_assert_str_eq(diff.taps[0].name, "t1");
 	ck_assert_str_eq(diff.ports[0].name, "p1");
-	ck_assert_int_eq(port_entry("p0")->change, RL_UNCHANGED);
+	ck_assert_int_eq(port_entry("p0")->change, RELOAD_UNCHANGED);
 }
 END_TEST
 
@@ -166,27 +166,27 @@ START_TEST(reload_mtu_changed)
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n"
 		"[port p1]\ntap = t1\ntype = stream\nconnect = /run/q1.sock\n");
 	ck_assert_uint_eq(diff.taps_changed, 1);
-	ck_assert_int_eq(tap_entry("t0")->change, RL_CHANGED);
-	ck_assert_uint_eq(tap_entry("t0")->attrs, RL_TAP_MTU);
-	ck_assert_int_eq(tap_entry("t1")->change, RL_UNCHANGED);
+	ck_assert_int_eq(tap_entry("t0")->change, RELOAD_CHANGED);
+	ck_assert_uint_eq(tap_entry("t0")->attrs, RELOAD_TAP_MTU);
+	ck_assert_int_eq(tap_entry("t1")->change, RELOAD_UNCHANGED);
 	/* an MTU change is done in place: the port is not disturbed */
-	ck_assert_int_eq(port_entry("p0")->change, RL_UNCHANGED);
+	ck_assert_int_eq(port_entry("p0")->change, RELOAD_UNCHANGED);
 	ck_assert_uint_eq(diff.ports_changed, 0);
-	rl_tap_attrs_format(tap_entry("t0")->attrs, buf, sizeof(buf));
+	reload_tap_attrs_format(tap_entry("t0")->attrs, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "mtu");
 }
 END_TEST
 
 START_TEST(reload_addresses_changed)
 {
-	const struct rl_tap_diff *d;
+	const struct reload_tap_diff *d;
 
 	diff_of(base, "[tap t0]\nmtu = 1500\naddress = fd00::1/64\naddress = 10.1.0.1/24\n"
 		"address = 10.0.0.1/16\n[tap t1]\n"
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n"
 		"[port p1]\ntap = t1\ntype = stream\nconnect = /run/q1.sock\n");
 	d = tap_entry("t0");
-	ck_assert_uint_eq(d->attrs, RL_TAP_ADDRESSES);
+	ck_assert_uint_eq(d->attrs, RELOAD_TAP_ADDRESSES);
 	/* to add: 10.1.0.1/24 and 10.0.0.1/16 (indices in the new tap) */
 	ck_assert_uint_eq(d->nadd, 2);
 	ck_assert_uint_eq(d->add[0], 1);
@@ -205,14 +205,14 @@ START_TEST(reload_tap_attrs_each)
 		const char *add;
 		unsigned int attr;
 	} cases[] = {
-		{ "mac = 02:00:00:00:00:01\n", RL_TAP_MAC },
-		{ "bridge = br0\n", RL_TAP_BRIDGE },
-		{ "owner = 1\n", RL_TAP_OWNER },
-		{ "group = 1\n", RL_TAP_GROUP },
-		{ "persist = yes\n", RL_TAP_PERSIST },
-		{ "queues = 2\n", RL_TAP_QUEUES },
-		{ "ring-size = 512\n", RL_TAP_RING_SIZE },
-		{ "mtu = 1400\n", RL_TAP_MTU },
+		{ "mac = 02:00:00:00:00:01\n", RELOAD_TAP_MAC },
+		{ "bridge = br0\n", RELOAD_TAP_BRIDGE },
+		{ "owner = 1\n", RELOAD_TAP_OWNER },
+		{ "group = 1\n", RELOAD_TAP_GROUP },
+		{ "persist = yes\n", RELOAD_TAP_PERSIST },
+		{ "queues = 2\n", RELOAD_TAP_QUEUES },
+		{ "ring-size = 512\n", RELOAD_TAP_RING_SIZE },
+		{ "mtu = 1400\n", RELOAD_TAP_MTU },
 	};
 	char text[256];
 	unsigned int i;
@@ -220,7 +220,7 @@ START_TEST(reload_tap_attrs_each)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(text, sizeof(text), "[tap t1]\n%s", cases[i].add);
 		diff_of("[tap t1]\n", text);
-		ck_assert_int_eq(tap_entry("t1")->change, RL_CHANGED);
+		ck_assert_int_eq(tap_entry("t1")->change, RELOAD_CHANGED);
 		ck_assert_msg(tap_entry("t1")->attrs == cases[i].attr, "%s: attrs %#x",
 			      cases[i].add, tap_entry("t1")->attrs);
 		diff_teardown();
@@ -232,7 +232,7 @@ START_TEST(reload_default_mac_is_stable)
 {
 	/* a default MAC derives from the name: a reload keeps it */
 	diff_of("[tap t1]\n", "[tap t1]\n");
-	ck_assert_int_eq(tap_entry("t1")->change, RL_UNCHANGED);
+	ck_assert_int_eq(tap_entry("t1")->change, RELOAD_UNCHANGED);
 	diff_teardown();
 	/* writing the default explicitly changes nothing either */
 	{
@@ -243,34 +243,34 @@ START_TEST(reload_default_mac_is_stable)
 		snprintf(text, sizeof(text), "[tap t1]\nmac = %02x:%02x:%02x:%02x:%02x:%02x\n",
 			 m[0], m[1], m[2], m[3], m[4], m[5]);
 		diff_of("[tap t1]\n", text);
-		ck_assert_int_eq(tap_entry("t1")->change, RL_UNCHANGED);
+		ck_assert_int_eq(tap_entry("t1")->change, RELOAD_UNCHANGED);
 	}
 }
 END_TEST
 
 START_TEST(reload_queues_recreate_port)
 {
-	const struct rl_port_diff *p;
+	const struct reload_port_diff *p;
 	char buf[64];
 
 	diff_of(base, "[tap t0]\nmtu = 1500\naddress = 10.0.0.1/24\naddress = fd00::1/64\n"
 		"queues = 4\n[tap t1]\n"
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\n"
 		"[port p1]\ntap = t1\ntype = stream\nconnect = /run/q1.sock\n");
-	ck_assert(tap_entry("t0")->attrs & RL_TAP_RECREATE);
+	ck_assert(tap_entry("t0")->attrs & RELOAD_TAP_RECREATE);
 	p = port_entry("p0");
-	ck_assert_int_eq(p->change, RL_CHANGED);
-	ck_assert_uint_eq(p->attrs, RL_PORT_TAP_RECREATED);
-	ck_assert(p->attrs & RL_PORT_RECREATE);
-	ck_assert_int_eq(port_entry("p1")->change, RL_UNCHANGED);
-	rl_port_attrs_format(p->attrs, buf, sizeof(buf));
+	ck_assert_int_eq(p->change, RELOAD_CHANGED);
+	ck_assert_uint_eq(p->attrs, RELOAD_PORT_TAP_RECREATED);
+	ck_assert(p->attrs & RELOAD_PORT_RECREATE);
+	ck_assert_int_eq(port_entry("p1")->change, RELOAD_UNCHANGED);
+	reload_port_attrs_format(p->attrs, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "tap-recreated");
 }
 END_TEST
 
 START_TEST(reload_port_attrs)
 {
-	const struct rl_port_diff *p;
+	const struct reload_port_diff *p;
 	char buf[128];
 
 	diff_of(base, "[tap t0]\nmtu = 1500\naddress = 10.0.0.1/24\naddress = fd00::1/64\n"
@@ -278,15 +278,15 @@ START_TEST(reload_port_attrs)
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\nsocket-mode = 0600\n"
 		"[port p1]\ntap = t1\ntype = vhost-user\nconnect = /run/q2.sock\nreconnect = 9\n");
 	p = port_entry("p0");
-	ck_assert_int_eq(p->change, RL_CHANGED);
-	ck_assert_uint_eq(p->attrs, RL_PORT_SOCKET_MODE);
+	ck_assert_int_eq(p->change, RELOAD_CHANGED);
+	ck_assert_uint_eq(p->attrs, RELOAD_PORT_SOCKET_MODE);
 	/* a mode change alone does not need the port re-created */
-	ck_assert(!(p->attrs & RL_PORT_RECREATE));
+	ck_assert(!(p->attrs & RELOAD_PORT_RECREATE));
 	p = port_entry("p1");
-	ck_assert_uint_eq(p->attrs, RL_PORT_TYPE | RL_PORT_CONNECT | RL_PORT_RECONNECT);
+	ck_assert_uint_eq(p->attrs, RELOAD_PORT_TYPE | RELOAD_PORT_CONNECT | RELOAD_PORT_RECONNECT);
 	ck_assert_uint_eq(diff.ports_changed, 2);
 	ck_assert_uint_eq(diff.taps_changed, 0);
-	rl_port_attrs_format(p->attrs, buf, sizeof(buf));
+	reload_port_attrs_format(p->attrs, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "type,connect,reconnect");
 }
 END_TEST
@@ -295,8 +295,8 @@ START_TEST(reload_port_moves_tap)
 {
 	diff_of("[tap a]\n[tap b]\n[port p]\ntap = a\ntype = stream\nlisten = /x\n",
 		"[tap a]\n[tap b]\n[port p]\ntap = b\ntype = stream\nlisten = /x\n");
-	ck_assert_uint_eq(port_entry("p")->attrs, RL_PORT_TAP);
-	ck_assert_int_eq(tap_entry("a")->change, RL_UNCHANGED);
+	ck_assert_uint_eq(port_entry("p")->attrs, RELOAD_PORT_TAP);
+	ck_assert_int_eq(tap_entry("a")->change, RELOAD_UNCHANGED);
 }
 END_TEST
 
@@ -305,19 +305,19 @@ START_TEST(reload_daemon_attrs)
 	diff_of("", "[daemon]\ncontrol-socket = /run/other.sock\ncontrol-mode = 0600\n"
 		"control-group = 1\nengine = user\nlog-level = debug\nuser = daemon\n");
 	ck_assert_uint_eq(diff.daemon_attrs,
-			  RL_DAEMON_CONTROL_SOCKET | RL_DAEMON_CONTROL_MODE |
-			  RL_DAEMON_CONTROL_GROUP | RL_DAEMON_ENGINE |
-			  RL_DAEMON_LOG_LEVEL | RL_DAEMON_USER);
-	ck_assert(diff.daemon_attrs & RL_DAEMON_RESTART);
-	ck_assert(!rl_diff_empty(&diff));
+			  RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
+			  RELOAD_DAEMON_CONTROL_GROUP | RELOAD_DAEMON_ENGINE |
+			  RELOAD_DAEMON_LOG_LEVEL | RELOAD_DAEMON_USER);
+	ck_assert(diff.daemon_attrs & RELOAD_DAEMON_RESTART);
+	ck_assert(!reload_diff_empty(&diff));
 }
 END_TEST
 
 START_TEST(reload_rename_is_remove_and_add)
 {
 	diff_of("[tap old0]\nmtu = 1400\n", "[tap new0]\nmtu = 1400\n");
-	ck_assert_int_eq(tap_entry("old0")->change, RL_REMOVED);
-	ck_assert_int_eq(tap_entry("new0")->change, RL_ADDED);
+	ck_assert_int_eq(tap_entry("old0")->change, RELOAD_REMOVED);
+	ck_assert_int_eq(tap_entry("new0")->change, RELOAD_ADDED);
 	ck_assert_str_eq(diff.taps[0].name, "old0");
 }
 END_TEST
@@ -326,29 +326,29 @@ START_TEST(reload_names_and_format)
 {
 	char small[6];
 
-	ck_assert_str_eq(rl_change_name(RL_UNCHANGED), "unchanged");
-	ck_assert_str_eq(rl_change_name(RL_ADDED), "added");
-	ck_assert_str_eq(rl_change_name(RL_REMOVED), "removed");
-	ck_assert_str_eq(rl_change_name(RL_CHANGED), "changed");
-	ck_assert_str_eq(rl_change_name((enum rl_change)9), "?");
+	ck_assert_str_eq(reload_change_name(RELOAD_UNCHANGED), "unchanged");
+	ck_assert_str_eq(reload_change_name(RELOAD_ADDED), "added");
+	ck_assert_str_eq(reload_change_name(RELOAD_REMOVED), "removed");
+	ck_assert_str_eq(reload_change_name(RELOAD_CHANGED), "changed");
+	ck_assert_str_eq(reload_change_name((enum reload_change)9), "?");
 	/* truncation is safe and reports the full length */
-	ck_assert_uint_eq(rl_tap_attrs_format(RL_TAP_MTU | RL_TAP_MAC | RL_TAP_RING_SIZE,
+	ck_assert_uint_eq(reload_tap_attrs_format(RELOAD_TAP_MTU | RELOAD_TAP_MAC | RELOAD_TAP_RING_SIZE,
 					      small, sizeof(small)), strlen("mtu,mac,ring-size"));
 	ck_assert_str_eq(small, "mtu,m");
-	ck_assert_uint_eq(rl_tap_attrs_format(0, small, sizeof(small)), 0);
+	ck_assert_uint_eq(reload_tap_attrs_format(0, small, sizeof(small)), 0);
 	ck_assert_str_eq(small, "");
 }
 END_TEST
 
 START_TEST(reload_free_twice)
 {
-	struct rl_diff d;
+	struct reload_diff d;
 
 	diff_of(base, base);
 	d = diff;
 	memset(&diff, 0, sizeof(diff));
-	rl_diff_free(&d);
-	rl_diff_free(&d);
+	reload_diff_free(&d);
+	reload_diff_free(&d);
 	ck_assert_ptr_null(d.taps);
 }
 END_TEST

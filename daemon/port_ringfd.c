@@ -15,8 +15,8 @@
  * connection is then closed, the port keeps serving):
  *
  *   anything ringfd_proto.c refuses     its ERROR (errno, reason)
- *   message over RFP_MAX_MSG bytes      EMSGSIZE
- *   more than RFP_MAX_FDS fds           EBADF (every fd closed)
+ *   message over RINGFD_PROTO_MAX_MSG bytes      EMSGSIZE
+ *   more than RINGFD_PROTO_MAX_FDS fds           EBADF (every fd closed)
  *   SETUP while a client is served      EBUSY
  *   more queue pairs than tap queues    ENXIO
  *   mmap or engine failure              EIO / the errno, with the reason
@@ -71,12 +71,12 @@ struct port_ringfd_conn {
 	struct loop_ref ref;
 	struct deadline dl;
 	bool active;
-	int fds[RFP_MAX_FDS];
+	int fds[RINGFD_PROTO_MAX_FDS];
 	unsigned int nfds;
 	void *mem;
 	size_t mem_size;
 	struct engine_mem_region region;
-	struct rfp_setup setup;
+	struct ringfd_proto_setup setup;
 	struct vq q[VRINGNET_RFD_MAX_QP];
 };
 
@@ -126,7 +126,7 @@ static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 		guard_map_del(c->mem);
 		munmap(c->mem, c->mem_size);
 	}
-	rfp_close_fds(c->fds, c->nfds);
+	ringfd_proto_close_fds(c->fds, c->nfds);
 	deadline_fini(&c->dl);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
@@ -151,7 +151,7 @@ static void port_ringfd_refuse(struct port_ringfd_conn *c, int ret, const char *
 
 	pp->refused++;
 	log_rl(&c->port->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", c->port->cfg.name, why);
-	rfp_send_reply(c->fd, -ret, 0, why);
+	ringfd_proto_send_reply(c->fd, -ret, 0, why);
 	port_ringfd_conn_close(c, why);
 }
 
@@ -238,13 +238,13 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 	unsigned int i;
 	int ret;
 
-	ret = rfp_decode_setup(buf, len, c->nfds, &c->setup, why, sizeof(why));
+	ret = ringfd_proto_decode_setup(buf, len, c->nfds, &c->setup, why, sizeof(why));
 	if (!ret)
-		ret = rfp_check_memfd(c->fds[0], &size, why, sizeof(why));
+		ret = ringfd_proto_check_memfd(c->fds[0], &size, why, sizeof(why));
 	if (!ret)
-		ret = rfp_check_layout(&c->setup, size, why, sizeof(why));
+		ret = ringfd_proto_check_layout(&c->setup, size, why, sizeof(why));
 	if (!ret)
-		ret = rfp_check_eventfds(c->fds, c->setup.nqp, why, sizeof(why));
+		ret = ringfd_proto_check_eventfds(c->fds, c->setup.nqp, why, sizeof(why));
 	/* The eventfds are the client's: never block on them (evfd.h). */
 	for (i = 1; !ret && i < c->nfds; i++) {
 		ret = evfd_adopt(c->fds[i]);
@@ -293,14 +293,14 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		if (ret) {
 			pp->refused++;
 			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
-			rfp_send_reply(c->fd, -ret, 0, why);
+			ringfd_proto_send_reply(c->fd, -ret, 0, why);
 			port_ringfd_conn_close(c, why);
 			return;
 		}
 	}
 	p->state = "connected";
 	snprintf(why, sizeof(why), "%s", p->eng->name);
-	if (rfp_send_reply(c->fd, 0, VRINGNET_RFD_FEATURES, why) < 0) {
+	if (ringfd_proto_send_reply(c->fd, 0, VRINGNET_RFD_FEATURES, why) < 0) {
 		port_ringfd_conn_close(c, "cannot send the OK reply");
 		return;
 	}
@@ -323,13 +323,13 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 static void port_ringfd_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	struct port_ringfd_conn *c = container_of(ref, struct port_ringfd_conn, ref);
-	uint8_t buf[RFP_MAX_MSG + 1];
-	int fds[RFP_MAX_FDS];
+	uint8_t buf[RINGFD_PROTO_MAX_MSG + 1];
+	int fds[RINGFD_PROTO_MAX_FDS];
 	unsigned int nfds;
 	char why[160];
 	ssize_t n;
 
-	n = rfp_recv(c->fd, buf, sizeof(buf), fds, &nfds, why, sizeof(why));
+	n = ringfd_proto_recv(c->fd, buf, sizeof(buf), fds, &nfds, why, sizeof(why));
 	if (n == -EAGAIN)
 		return;
 	if (n == 0) {
@@ -337,10 +337,10 @@ static void port_ringfd_conn_ready(struct loop *loop, struct loop_ref *ref, uint
 		return;
 	}
 	if (c->active) {
-		rfp_close_fds(fds, nfds);
+		ringfd_proto_close_fds(fds, nfds);
 		if (n > 0)
 			snprintf(why, sizeof(why), "a message after SETUP (only one is allowed)");
-		rfp_send_reply(c->fd, n > 0 ? EALREADY : (int)-n, 0, why);
+		ringfd_proto_send_reply(c->fd, n > 0 ? EALREADY : (int)-n, 0, why);
 		port_ringfd_conn_close(c, why);
 		return;
 	}
@@ -405,7 +405,7 @@ static void port_ringfd_accept(struct port *p, int fd)
 	c->port = p;
 	c->fd = fd;
 	c->mem = MAP_FAILED;
-	for (i = 0; i < RFP_MAX_FDS; i++)
+	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
 		c->fds[i] = -1;
 	if (deadline_init(&c->dl, p->loop, port_ringfd_deadline_passed) < 0) {
 		log_err("port %s: ring-fd client refused: timerfd: %s", p->cfg.name,

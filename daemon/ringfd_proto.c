@@ -45,10 +45,10 @@ _Static_assert(sizeof(struct vringnet_rfd_setup) == 32, "SETUP size");
 _Static_assert(sizeof(struct vringnet_rfd_qp) == 64, "queue pair size");
 _Static_assert(sizeof(struct vringnet_rfd_reply) == 184, "reply size");
 
-static const char *const rfp_ring_names[2] = { "tx", "rx" };
+static const char *const ringfd_proto_ring_names[2] = { "tx", "rx" };
 
 /**
- * rfp_fail() - write a reason
+ * ringfd_proto_fail() - write a reason
  * @err: buffer
  * @errlen: its size
  * @ret: the negative errno to return
@@ -57,7 +57,7 @@ static const char *const rfp_ring_names[2] = { "tx", "rx" };
  * Return: @ret.
  */
 static int __attribute__((format(printf, 4, 5)))
-rfp_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+ringfd_proto_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,7 +68,7 @@ rfp_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 }
 
 /**
- * rfp_check_ring() - num, reserved and alignment of one ring
+ * ringfd_proto_check_ring() - num, reserved and alignment of one ring
  * @r: the ring
  * @qp: its queue pair
  * @name: "tx" or "rx"
@@ -77,33 +77,33 @@ rfp_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
  *
  * Return: 0 or -EINVAL.
  */
-static int rfp_check_ring(const struct vringnet_rfd_ring *r, unsigned int qp,
+static int ringfd_proto_check_ring(const struct vringnet_rfd_ring *r, unsigned int qp,
 			  const char *name, char *err, size_t errlen)
 {
 	if (!r->num || r->num > VRINGNET_RFD_MAX_NUM || (r->num & (r->num - 1)))
-		return rfp_fail(err, errlen, -EINVAL,
+		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: num %u is not a power of two in 1..%u",
 				qp, name, r->num, VRINGNET_RFD_MAX_NUM);
 	if (r->reserved)
-		return rfp_fail(err, errlen, -EINVAL,
+		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: reserved field not zero", qp, name);
 	if (r->desc % 16)
-		return rfp_fail(err, errlen, -EINVAL,
+		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: desc offset 0x%llx not 16-byte aligned",
 				qp, name, (unsigned long long)r->desc);
 	if (r->avail % 2)
-		return rfp_fail(err, errlen, -EINVAL,
+		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: avail offset 0x%llx not 2-byte aligned",
 				qp, name, (unsigned long long)r->avail);
 	if (r->used % 4)
-		return rfp_fail(err, errlen, -EINVAL,
+		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: used offset 0x%llx not 4-byte aligned",
 				qp, name, (unsigned long long)r->used);
 	return 0;
 }
 
 /**
- * rfp_decode_setup() - decode and check a SETUP message (no fd looked at)
+ * ringfd_proto_decode_setup() - decode and check a SETUP message (no fd looked at)
  * @buf: the message
  * @len: its length
  * @nfds: fds that came with it
@@ -114,8 +114,8 @@ static int rfp_check_ring(const struct vringnet_rfd_ring *r, unsigned int qp,
  * Checks everything in the table above up to the ring alignments.
  * Return: 0 or a negative errno.
  */
-int rfp_decode_setup(const void *buf, size_t len, unsigned int nfds,
-		     struct rfp_setup *out, char *err, size_t errlen)
+int ringfd_proto_decode_setup(const void *buf, size_t len, unsigned int nfds,
+		     struct ringfd_proto_setup *out, char *err, size_t errlen)
 {
 	struct vringnet_rfd_setup s;
 	size_t want;
@@ -123,49 +123,49 @@ int rfp_decode_setup(const void *buf, size_t len, unsigned int nfds,
 	int ret;
 
 	if (len < sizeof(struct vringnet_rfd_hdr))
-		return rfp_fail(err, errlen, -EBADMSG,
+		return ringfd_proto_fail(err, errlen, -EBADMSG,
 				"message of %zu bytes is shorter than the %zu-byte header",
 				len, sizeof(struct vringnet_rfd_hdr));
 	memcpy(&s.hdr, buf, sizeof(s.hdr));
 	if (s.hdr.magic != VRINGNET_RFD_MAGIC)
-		return rfp_fail(err, errlen, -EPROTO, "bad magic 0x%08x (want 0x%08x)",
+		return ringfd_proto_fail(err, errlen, -EPROTO, "bad magic 0x%08x (want 0x%08x)",
 				s.hdr.magic, VRINGNET_RFD_MAGIC);
 	if (s.hdr.version != VRINGNET_RFD_VERSION)
-		return rfp_fail(err, errlen, -EPROTONOSUPPORT,
+		return ringfd_proto_fail(err, errlen, -EPROTONOSUPPORT,
 				"protocol version %u not supported (this daemon speaks %u)",
 				s.hdr.version, VRINGNET_RFD_VERSION);
 	if (s.hdr.type != VRINGNET_RFD_SETUP)
-		return rfp_fail(err, errlen, -EBADMSG, "message type %u is not SETUP (%u)",
+		return ringfd_proto_fail(err, errlen, -EBADMSG, "message type %u is not SETUP (%u)",
 				s.hdr.type, VRINGNET_RFD_SETUP);
 	if (s.hdr.size != len)
-		return rfp_fail(err, errlen, -EMSGSIZE,
+		return ringfd_proto_fail(err, errlen, -EMSGSIZE,
 				"header says %u bytes, the message has %zu", s.hdr.size, len);
 	if (len < sizeof(s))
-		return rfp_fail(err, errlen, -EMSGSIZE,
+		return ringfd_proto_fail(err, errlen, -EMSGSIZE,
 				"SETUP of %zu bytes is shorter than its %zu fixed bytes",
 				len, sizeof(s));
 	memcpy(&s, buf, sizeof(s));
 	if (!s.nqp || s.nqp > VRINGNET_RFD_MAX_QP)
-		return rfp_fail(err, errlen, -EINVAL, "nqp %u not in 1..%u", s.nqp,
+		return ringfd_proto_fail(err, errlen, -EINVAL, "nqp %u not in 1..%u", s.nqp,
 				VRINGNET_RFD_MAX_QP);
 	want = sizeof(s) + s.nqp * sizeof(struct vringnet_rfd_qp);
 	if (len != want)
-		return rfp_fail(err, errlen, -EMSGSIZE,
+		return ringfd_proto_fail(err, errlen, -EMSGSIZE,
 				"SETUP of %zu bytes for %u queue pairs (want %zu)",
 				len, s.nqp, want);
 	if (s.vnet_hdr_len != VRINGNET_RFD_VNET_HDR_LEN)
-		return rfp_fail(err, errlen, -EINVAL, "vnet_hdr_len %u (must be %u)",
+		return ringfd_proto_fail(err, errlen, -EINVAL, "vnet_hdr_len %u (must be %u)",
 				s.vnet_hdr_len, VRINGNET_RFD_VNET_HDR_LEN);
 	if (s.features & ~VRINGNET_RFD_FEATURES)
-		return rfp_fail(err, errlen, -EOPNOTSUPP, "unknown features 0x%llx",
+		return ringfd_proto_fail(err, errlen, -EOPNOTSUPP, "unknown features 0x%llx",
 				(unsigned long long)(s.features & ~VRINGNET_RFD_FEATURES));
 	if (s.flags & ~VRINGNET_RFD_F_MRG_RXBUF)
-		return rfp_fail(err, errlen, -EOPNOTSUPP, "unknown flags 0x%x",
+		return ringfd_proto_fail(err, errlen, -EOPNOTSUPP, "unknown flags 0x%x",
 				s.flags & ~VRINGNET_RFD_F_MRG_RXBUF);
-	if (nfds != RFP_NFDS(s.nqp))
-		return rfp_fail(err, errlen, -EBADF,
+	if (nfds != RINGFD_PROTO_NFDS(s.nqp))
+		return ringfd_proto_fail(err, errlen, -EBADF,
 				"%u fds for %u queue pairs (want %u: the memfd, then tx kick, tx call, rx kick, rx call per pair)",
-				nfds, s.nqp, RFP_NFDS(s.nqp));
+				nfds, s.nqp, RINGFD_PROTO_NFDS(s.nqp));
 	memset(out, 0, sizeof(*out));
 	out->nqp = s.nqp;
 	out->features = s.features;
@@ -173,9 +173,9 @@ int rfp_decode_setup(const void *buf, size_t len, unsigned int nfds,
 	memcpy(out->qp, (const uint8_t *)buf + sizeof(s),
 	       s.nqp * sizeof(struct vringnet_rfd_qp));
 	for (i = 0; i < out->nqp; i++) {
-		ret = rfp_check_ring(&out->qp[i].tx, i, "tx", err, errlen);
+		ret = ringfd_proto_check_ring(&out->qp[i].tx, i, "tx", err, errlen);
 		if (!ret)
-			ret = rfp_check_ring(&out->qp[i].rx, i, "rx", err, errlen);
+			ret = ringfd_proto_check_ring(&out->qp[i].rx, i, "rx", err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -183,14 +183,14 @@ int rfp_decode_setup(const void *buf, size_t len, unsigned int nfds,
 }
 
 /**
- * struct rfp_area - one ring part, for the bounds and overlap checks
+ * struct ringfd_proto_area - one ring part, for the bounds and overlap checks
  * @start: offset
  * @len: bytes
  * @qp: queue pair
  * @ring: 0 tx, 1 rx
  * @part: "desc", "avail", "used"
  */
-struct rfp_area {
+struct ringfd_proto_area {
 	uint64_t start;
 	uint64_t len;
 	unsigned int qp;
@@ -199,18 +199,18 @@ struct rfp_area {
 };
 
 /**
- * rfp_check_layout() - every ring part inside the memfd, none overlapping
- * @s: a SETUP that passed rfp_decode_setup()
+ * ringfd_proto_check_layout() - every ring part inside the memfd, none overlapping
+ * @s: a SETUP that passed ringfd_proto_decode_setup()
  * @mem_size: the memfd's size
  * @err: reason
  * @errlen: its size
  *
  * Return: 0, -ERANGE (outside) or -EINVAL (overlap).
  */
-int rfp_check_layout(const struct rfp_setup *s, uint64_t mem_size,
+int ringfd_proto_check_layout(const struct ringfd_proto_setup *s, uint64_t mem_size,
 		     char *err, size_t errlen)
 {
-	struct rfp_area a[VRINGNET_RFD_MAX_QP * 6];
+	struct ringfd_proto_area a[VRINGNET_RFD_MAX_QP * 6];
 	unsigned int n = 0, i, j;
 
 	for (i = 0; i < s->nqp && i < VRINGNET_RFD_MAX_QP; i++) {
@@ -218,16 +218,16 @@ int rfp_check_layout(const struct rfp_setup *s, uint64_t mem_size,
 			const struct vringnet_rfd_ring *r = j ? &s->qp[i].rx : &s->qp[i].tx;
 			uint64_t num = r->num;
 
-			a[n++] = (struct rfp_area){ r->desc, 16 * num, i, j, "desc" };
-			a[n++] = (struct rfp_area){ r->avail, 6 + 2 * num, i, j, "avail" };
-			a[n++] = (struct rfp_area){ r->used, 6 + 8 * num, i, j, "used" };
+			a[n++] = (struct ringfd_proto_area){ r->desc, 16 * num, i, j, "desc" };
+			a[n++] = (struct ringfd_proto_area){ r->avail, 6 + 2 * num, i, j, "avail" };
+			a[n++] = (struct ringfd_proto_area){ r->used, 6 + 8 * num, i, j, "used" };
 		}
 	}
 	for (i = 0; i < n; i++) {
 		if (a[i].start > mem_size || a[i].len > mem_size - a[i].start)
-			return rfp_fail(err, errlen, -ERANGE,
+			return ringfd_proto_fail(err, errlen, -ERANGE,
 					"queue pair %u %s ring: %s at 0x%llx+%llu is outside the memfd (%llu bytes)",
-					a[i].qp, rfp_ring_names[a[i].ring], a[i].part,
+					a[i].qp, ringfd_proto_ring_names[a[i].ring], a[i].part,
 					(unsigned long long)a[i].start,
 					(unsigned long long)a[i].len,
 					(unsigned long long)mem_size);
@@ -236,24 +236,24 @@ int rfp_check_layout(const struct rfp_setup *s, uint64_t mem_size,
 		for (j = i + 1; j < n; j++) {
 			if (a[i].start < a[j].start + a[j].len &&
 			    a[j].start < a[i].start + a[i].len)
-				return rfp_fail(err, errlen, -EINVAL,
+				return ringfd_proto_fail(err, errlen, -EINVAL,
 						"queue pair %u %s ring %s overlaps queue pair %u %s ring %s",
-						a[i].qp, rfp_ring_names[a[i].ring], a[i].part,
-						a[j].qp, rfp_ring_names[a[j].ring], a[j].part);
+						a[i].qp, ringfd_proto_ring_names[a[i].ring], a[i].part,
+						a[j].qp, ringfd_proto_ring_names[a[j].ring], a[j].part);
 		}
 	}
 	return 0;
 }
 
 /**
- * rfp_fd_link() - what /proc/self/fd/@fd points to
+ * ringfd_proto_fd_link() - what /proc/self/fd/@fd points to
  * @fd: the fd
  * @buf: result
  * @len: its size
  *
  * Return: 0, or -1 when it cannot be read.
  */
-static int rfp_fd_link(int fd, char *buf, size_t len)
+static int ringfd_proto_fd_link(int fd, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
@@ -267,7 +267,7 @@ static int rfp_fd_link(int fd, char *buf, size_t len)
 }
 
 /**
- * rfp_check_memfd() - the first fd is a memfd sealed against shrinking
+ * ringfd_proto_check_memfd() - the first fd is a memfd sealed against shrinking
  * @fd: the fd
  * @size: its size (fstat)
  * @err: reason
@@ -277,25 +277,25 @@ static int rfp_fd_link(int fd, char *buf, size_t len)
  * daemon fault, hence F_SEAL_SHRINK.
  * Return: 0, -EBADF (not a memfd) or -EPERM (not sealed).
  */
-int rfp_check_memfd(int fd, uint64_t *size, char *err, size_t errlen)
+int ringfd_proto_check_memfd(int fd, uint64_t *size, char *err, size_t errlen)
 {
 	char link[256];
 	struct stat st;
 	int seals;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    rfp_fd_link(fd, link, sizeof(link)) < 0 || strncmp(link, "/memfd:", 7))
-		return rfp_fail(err, errlen, -EBADF, "fd 0 is not a memfd");
+	    ringfd_proto_fd_link(fd, link, sizeof(link)) < 0 || strncmp(link, "/memfd:", 7))
+		return ringfd_proto_fail(err, errlen, -EBADF, "fd 0 is not a memfd");
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return rfp_fail(err, errlen, -EPERM,
+		return ringfd_proto_fail(err, errlen, -EPERM,
 				"memfd not sealed with F_SEAL_SHRINK (add it with F_ADD_SEALS)");
 	*size = (uint64_t)st.st_size;
 	return 0;
 }
 
 /**
- * rfp_check_eventfds() - fds 1.. are eventfds
+ * ringfd_proto_check_eventfds() - fds 1.. are eventfds
  * @fds: all fds of the SETUP (fds[0] is the memfd)
  * @nqp: queue pairs
  * @err: reason
@@ -303,16 +303,16 @@ int rfp_check_memfd(int fd, uint64_t *size, char *err, size_t errlen)
  *
  * Return: 0 or -EBADF.
  */
-int rfp_check_eventfds(const int *fds, unsigned int nqp, char *err, size_t errlen)
+int ringfd_proto_check_eventfds(const int *fds, unsigned int nqp, char *err, size_t errlen)
 {
 	static const char *const what[4] = { "tx kick", "tx call", "rx kick", "rx call" };
 	char link[256];
 	unsigned int i;
 
-	for (i = 1; i < RFP_NFDS(nqp); i++) {
-		if (rfp_fd_link(fds[i], link, sizeof(link)) < 0 ||
+	for (i = 1; i < RINGFD_PROTO_NFDS(nqp); i++) {
+		if (ringfd_proto_fd_link(fds[i], link, sizeof(link)) < 0 ||
 		    strcmp(link, "anon_inode:[eventfd]"))
-			return rfp_fail(err, errlen, -EBADF,
+			return ringfd_proto_fail(err, errlen, -EBADF,
 					"fd %u (queue pair %u %s) is not an eventfd",
 					i, (i - 1) / 4, what[(i - 1) % 4]);
 	}
@@ -320,11 +320,11 @@ int rfp_check_eventfds(const int *fds, unsigned int nqp, char *err, size_t errle
 }
 
 /**
- * rfp_close_fds() - close received fds
+ * ringfd_proto_close_fds() - close received fds
  * @fds: the fds
  * @nfds: their count
  */
-void rfp_close_fds(int *fds, unsigned int nfds)
+void ringfd_proto_close_fds(int *fds, unsigned int nfds)
 {
 	unsigned int i;
 
@@ -336,26 +336,26 @@ void rfp_close_fds(int *fds, unsigned int nfds)
 }
 
 /**
- * rfp_recv() - receive one message and its fds
+ * ringfd_proto_recv() - receive one message and its fds
  * @sock: the connection (SOCK_SEQPACKET)
  * @buf: message buffer
- * @len: its size (RFP_MAX_MSG is enough for any valid SETUP)
- * @fds: RFP_MAX_FDS entries; the fds received
+ * @len: its size (RINGFD_PROTO_MAX_MSG is enough for any valid SETUP)
+ * @fds: RINGFD_PROTO_MAX_FDS entries; the fds received
  * @nfds: their count
  * @err: reason on failure
  * @errlen: its size
  *
- * A message longer than @len or with more than RFP_MAX_FDS fds is an error
+ * A message longer than @len or with more than RINGFD_PROTO_MAX_FDS fds is an error
  * (the fds that came are closed; the kernel closes those that did not fit).
  * Return: the message length, 0 on hang-up, -EAGAIN, or a negative errno
  * with @err (-EMSGSIZE truncated message, -EBADF too many fds, or recvmsg's).
  */
-ssize_t rfp_recv(int sock, void *buf, size_t len, int *fds, unsigned int *nfds,
+ssize_t ringfd_proto_recv(int sock, void *buf, size_t len, int *fds, unsigned int *nfds,
 		 char *err, size_t errlen)
 {
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(RFP_MAX_FDS * sizeof(int))];
+		char b[CMSG_SPACE(RINGFD_PROTO_MAX_FDS * sizeof(int))];
 	} cb;
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr mh = {
@@ -371,7 +371,7 @@ ssize_t rfp_recv(int sock, void *buf, size_t len, int *fds, unsigned int *nfds,
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return -EAGAIN;
-		return rfp_fail(err, errlen, -errno, "recvmsg: %s", strerror(errno));
+		return ringfd_proto_fail(err, errlen, -errno, "recvmsg: %s", strerror(errno));
 	}
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		unsigned int k, cnt;
@@ -383,34 +383,34 @@ ssize_t rfp_recv(int sock, void *buf, size_t len, int *fds, unsigned int *nfds,
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof(fd));
-			if (*nfds < RFP_MAX_FDS)
+			if (*nfds < RINGFD_PROTO_MAX_FDS)
 				fds[(*nfds)++] = fd;
 			else
 				close(fd);
 		}
 	}
 	if (mh.msg_flags & MSG_CTRUNC) {
-		rfp_close_fds(fds, *nfds);
+		ringfd_proto_close_fds(fds, *nfds);
 		*nfds = 0;
-		return rfp_fail(err, errlen, -EBADF, "more than %u fds (all closed)",
-				RFP_MAX_FDS);
+		return ringfd_proto_fail(err, errlen, -EBADF, "more than %u fds (all closed)",
+				RINGFD_PROTO_MAX_FDS);
 	}
 	if (mh.msg_flags & MSG_TRUNC) {
-		rfp_close_fds(fds, *nfds);
+		ringfd_proto_close_fds(fds, *nfds);
 		*nfds = 0;
-		return rfp_fail(err, errlen, -EMSGSIZE, "message longer than %zu bytes", len);
+		return ringfd_proto_fail(err, errlen, -EMSGSIZE, "message longer than %zu bytes", len);
 	}
 	return n;
 }
 
 /**
- * rfp_make_reply() - fill a reply
+ * ringfd_proto_make_reply() - fill a reply
  * @r: the reply
  * @error: 0 (OK) or a positive errno
  * @features: OK: the features served
  * @text: reason or engine name (truncated to fit)
  */
-void rfp_make_reply(struct vringnet_rfd_reply *r, int error, uint64_t features,
+void ringfd_proto_make_reply(struct vringnet_rfd_reply *r, int error, uint64_t features,
 		    const char *text)
 {
 	memset(r, 0, sizeof(*r));
@@ -424,19 +424,19 @@ void rfp_make_reply(struct vringnet_rfd_reply *r, int error, uint64_t features,
 }
 
 /**
- * rfp_send_reply() - send a reply
+ * ringfd_proto_send_reply() - send a reply
  * @sock: the connection
  * @error: 0 or a positive errno
- * @features: as for rfp_make_reply()
- * @text: as for rfp_make_reply()
+ * @features: as for ringfd_proto_make_reply()
+ * @text: as for ringfd_proto_make_reply()
  *
  * Return: 0 or -errno of send().
  */
-int rfp_send_reply(int sock, int error, uint64_t features, const char *text)
+int ringfd_proto_send_reply(int sock, int error, uint64_t features, const char *text)
 {
 	struct vringnet_rfd_reply r;
 
-	rfp_make_reply(&r, error, features, text);
+	ringfd_proto_make_reply(&r, error, features, text);
 	if (send(sock, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(r))
 		return -errno;
 	return 0;

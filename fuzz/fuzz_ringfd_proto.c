@@ -4,7 +4,7 @@
  *
  * Input: one byte of fd count, four bytes of memfd size (little-endian,
  * scaled by 16), then the message.  The message goes through
- * rfp_decode_setup() and, when accepted, rfp_check_layout(); an accepted
+ * ringfd_proto_decode_setup() and, when accepted, ringfd_proto_check_layout(); an accepted
  * layout must really be inside the memory and free of overlaps (checked
  * here again, independently), and every reason must be a terminated,
  * non-empty string.  Seeds: fuzz/corpus/ringfd_proto/.
@@ -38,7 +38,7 @@ static void fz_part(uint64_t start, uint64_t len, uint64_t mem)
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rfp_setup s;
+	struct ringfd_proto_setup s;
 	struct vringnet_rfd_reply r;
 	char err[256];
 	uint64_t mem;
@@ -52,19 +52,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&m32, data + 1, 4);
 	mem = (uint64_t)m32 * 16;
 	err[0] = '\0';
-	ret = rfp_decode_setup(data + 5, size - 5, nfds, &s, err, sizeof(err));
+	ret = ringfd_proto_decode_setup(data + 5, size - 5, nfds, &s, err, sizeof(err));
 	if (ret > 0 || (ret < 0 && (!err[0] || !memchr(err, 0, sizeof(err)))))
 		abort();
 	if (ret)
 		return 0;
-	if (s.nqp < 1 || s.nqp > VRINGNET_RFD_MAX_QP || nfds != RFP_NFDS(s.nqp))
+	if (s.nqp < 1 || s.nqp > VRINGNET_RFD_MAX_QP || nfds != RINGFD_PROTO_NFDS(s.nqp))
 		abort();
 	err[0] = '\0';
-	ret = rfp_check_layout(&s, mem, err, sizeof(err));
+	ret = ringfd_proto_check_layout(&s, mem, err, sizeof(err));
 	if (ret < 0) {
 		if (!err[0])
 			abort();
-		rfp_make_reply(&r, -ret, 0, err);
+		ringfd_proto_make_reply(&r, -ret, 0, err);
 		if (r.text[sizeof(r.text) - 1])
 			abort();
 		return 0;

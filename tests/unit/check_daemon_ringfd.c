@@ -35,7 +35,7 @@ struct msg2 {
 
 static struct msg2 m;
 static size_t mlen;
-static struct rfp_setup out;
+static struct ringfd_proto_setup out;
 static char err[256];
 
 /**
@@ -56,12 +56,12 @@ static void good(void)
 /**
  * dec() - decode the current message with @nfds fds
  * @nfds: fds
- * Return: rfp_decode_setup()'s answer.
+ * Return: ringfd_proto_decode_setup()'s answer.
  */
 static int dec(unsigned int nfds)
 {
 	err[0] = '\0';
-	return rfp_decode_setup(&m, mlen, nfds, &out, err, sizeof(err));
+	return ringfd_proto_decode_setup(&m, mlen, nfds, &out, err, sizeof(err));
 }
 
 #define EXPECT(ret, want, text) do {				\
@@ -79,7 +79,7 @@ START_TEST(good_setup)
 	ck_assert(out.mrg_rxbuf);
 	ck_assert_uint_eq(out.features, VRINGNET_RFD_FEATURES);
 	ck_assert_uint_eq(out.qp[0].rx.used, 1536);
-	ck_assert_int_eq(rfp_check_layout(&out, 1536 + 6 + 8 * 16, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_check_layout(&out, 1536 + 6 + 8 * 16, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -317,13 +317,13 @@ END_TEST
 /**
  * layout() - decode the message, then check it against a memfd size
  * @size: the memfd's size
- * Return: rfp_check_layout()'s answer.
+ * Return: ringfd_proto_check_layout()'s answer.
  */
 static int layout(uint64_t size)
 {
-	ck_assert_int_eq(dec(RFP_NFDS(m.s.nqp)), 0);
+	ck_assert_int_eq(dec(RINGFD_PROTO_NFDS(m.s.nqp)), 0);
 	err[0] = '\0';
-	return rfp_check_layout(&out, size, err, sizeof(err));
+	return ringfd_proto_check_layout(&out, size, err, sizeof(err));
 }
 
 START_TEST(memfd_too_small)
@@ -436,7 +436,7 @@ START_TEST(memfd_sealed_ok)
 	uint64_t size = 0;
 	int fd = memfd(8192, F_SEAL_SHRINK | F_SEAL_GROW);
 
-	ck_assert_int_eq(rfp_check_memfd(fd, &size, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_check_memfd(fd, &size, err, sizeof(err)), 0);
 	ck_assert_uint_eq(size, 8192);
 	close(fd);
 }
@@ -447,7 +447,7 @@ START_TEST(memfd_unsealed)
 	uint64_t size = 0;
 	int fd = memfd(8192, 0);
 
-	EXPECT(rfp_check_memfd(fd, &size, err, sizeof(err)), -EPERM,
+	EXPECT(ringfd_proto_check_memfd(fd, &size, err, sizeof(err)), -EPERM,
 	       "memfd not sealed with F_SEAL_SHRINK (add it with F_ADD_SEALS)");
 	close(fd);
 }
@@ -458,7 +458,7 @@ START_TEST(memfd_grow_seal_only)
 	uint64_t size = 0;
 	int fd = memfd(8192, F_SEAL_GROW);
 
-	EXPECT(rfp_check_memfd(fd, &size, err, sizeof(err)), -EPERM,
+	EXPECT(ringfd_proto_check_memfd(fd, &size, err, sizeof(err)), -EPERM,
 	       "memfd not sealed with F_SEAL_SHRINK (add it with F_ADD_SEALS)");
 	close(fd);
 }
@@ -473,7 +473,7 @@ START_TEST(not_memfd_file)
 	ck_assert_int_ge(fd, 0);
 	unlink(path);
 	ck_assert_int_eq(ftruncate(fd, 8192), 0);
-	EXPECT(rfp_check_memfd(fd, &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
+	EXPECT(ringfd_proto_check_memfd(fd, &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
 	close(fd);
 }
 END_TEST
@@ -484,7 +484,7 @@ START_TEST(not_memfd_pipe)
 	int p[2];
 
 	ck_assert_int_eq(pipe(p), 0);
-	EXPECT(rfp_check_memfd(p[0], &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
+	EXPECT(ringfd_proto_check_memfd(p[0], &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
 	close(p[0]);
 	close(p[1]);
 }
@@ -495,14 +495,14 @@ START_TEST(not_memfd_eventfd)
 	uint64_t size = 0;
 	int fd = eventfd(0, EFD_CLOEXEC);
 
-	EXPECT(rfp_check_memfd(fd, &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
+	EXPECT(ringfd_proto_check_memfd(fd, &size, err, sizeof(err)), -EBADF, "fd 0 is not a memfd");
 	close(fd);
 }
 END_TEST
 
 /**
  * make_fds() - a sealed memfd and 4 * @nqp eventfds
- * @fds: RFP_NFDS(@nqp) entries
+ * @fds: RINGFD_PROTO_NFDS(@nqp) entries
  * @nqp: queue pairs
  */
 static void make_fds(int *fds, unsigned int nqp)
@@ -510,7 +510,7 @@ static void make_fds(int *fds, unsigned int nqp)
 	unsigned int i;
 
 	fds[0] = memfd(65536, F_SEAL_SHRINK);
-	for (i = 1; i < RFP_NFDS(nqp); i++) {
+	for (i = 1; i < RINGFD_PROTO_NFDS(nqp); i++) {
 		fds[i] = eventfd(0, EFD_CLOEXEC);
 		ck_assert_int_ge(fds[i], 0);
 	}
@@ -518,40 +518,40 @@ static void make_fds(int *fds, unsigned int nqp)
 
 START_TEST(eventfds_ok)
 {
-	int fds[RFP_NFDS(2)];
+	int fds[RINGFD_PROTO_NFDS(2)];
 
 	make_fds(fds, 2);
-	ck_assert_int_eq(rfp_check_eventfds(fds, 2, err, sizeof(err)), 0);
-	rfp_close_fds(fds, RFP_NFDS(2));
+	ck_assert_int_eq(ringfd_proto_check_eventfds(fds, 2, err, sizeof(err)), 0);
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(2));
 	ck_assert_int_eq(fds[0], -1);
 }
 END_TEST
 
 START_TEST(kick_not_eventfd)
 {
-	int fds[RFP_NFDS(1)], p[2];
+	int fds[RINGFD_PROTO_NFDS(1)], p[2];
 
 	make_fds(fds, 1);
 	ck_assert_int_eq(pipe(p), 0);
 	close(fds[3]);
 	fds[3] = p[0];
-	EXPECT(rfp_check_eventfds(fds, 1, err, sizeof(err)), -EBADF,
+	EXPECT(ringfd_proto_check_eventfds(fds, 1, err, sizeof(err)), -EBADF,
 	       "fd 3 (queue pair 0 rx kick) is not an eventfd");
-	rfp_close_fds(fds, RFP_NFDS(1));
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(1));
 	close(p[1]);
 }
 END_TEST
 
 START_TEST(call_is_memfd)
 {
-	int fds[RFP_NFDS(2)];
+	int fds[RINGFD_PROTO_NFDS(2)];
 
 	make_fds(fds, 2);
 	close(fds[6]);
 	fds[6] = memfd(4096, F_SEAL_SHRINK);
-	EXPECT(rfp_check_eventfds(fds, 2, err, sizeof(err)), -EBADF,
+	EXPECT(ringfd_proto_check_eventfds(fds, 2, err, sizeof(err)), -EBADF,
 	       "fd 6 (queue pair 1 tx call) is not an eventfd");
-	rfp_close_fds(fds, RFP_NFDS(2));
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(2));
 }
 END_TEST
 
@@ -585,8 +585,8 @@ static void send_fds(int s, const void *buf, size_t len, const int *fds, unsigne
 
 START_TEST(recv_good)
 {
-	int sp[2], fds[RFP_NFDS(1)], got[RFP_MAX_FDS];
-	uint8_t buf[RFP_MAX_MSG + 1];
+	int sp[2], fds[RINGFD_PROTO_NFDS(1)], got[RINGFD_PROTO_MAX_FDS];
+	uint8_t buf[RINGFD_PROTO_MAX_MSG + 1];
 	unsigned int nfds;
 	uint64_t size;
 	int base;
@@ -595,32 +595,32 @@ START_TEST(recv_good)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
 	base = count_fds();
 	make_fds(fds, 1);
-	send_fds(sp[0], &m, mlen, fds, RFP_NFDS(1));
-	rfp_close_fds(fds, RFP_NFDS(1));
-	ck_assert_int_eq(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)),
+	send_fds(sp[0], &m, mlen, fds, RINGFD_PROTO_NFDS(1));
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(1));
+	ck_assert_int_eq(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)),
 			 (ssize_t)mlen);
 	ck_assert_uint_eq(nfds, 5);
-	ck_assert_int_eq(rfp_decode_setup(buf, mlen, nfds, &out, err, sizeof(err)), 0);
-	ck_assert_int_eq(rfp_check_memfd(got[0], &size, err, sizeof(err)), 0);
-	ck_assert_int_eq(rfp_check_layout(&out, size, err, sizeof(err)), 0);
-	ck_assert_int_eq(rfp_check_eventfds(got, 1, err, sizeof(err)), 0);
-	rfp_close_fds(got, nfds);
+	ck_assert_int_eq(ringfd_proto_decode_setup(buf, mlen, nfds, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_check_memfd(got[0], &size, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_check_layout(&out, size, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_check_eventfds(got, 1, err, sizeof(err)), 0);
+	ringfd_proto_close_fds(got, nfds);
 	ck_assert_int_eq(count_fds(), base);
 	close(sp[0]);
-	ck_assert_int_eq(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), 0);
-	ck_assert_int_eq(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), 0);
+	ck_assert_int_eq(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), 0);
 	close(sp[1]);
 }
 END_TEST
 
 START_TEST(recv_nothing)
 {
-	int sp[2], got[RFP_MAX_FDS];
+	int sp[2], got[RINGFD_PROTO_MAX_FDS];
 	uint8_t buf[64];
 	unsigned int nfds;
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
-	ck_assert_int_eq(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EAGAIN);
+	ck_assert_int_eq(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EAGAIN);
 	close(sp[0]);
 	close(sp[1]);
 }
@@ -628,8 +628,8 @@ END_TEST
 
 START_TEST(recv_extra_fds_closed)
 {
-	int sp[2], fds[RFP_NFDS(1) + 2], got[RFP_MAX_FDS];
-	uint8_t buf[RFP_MAX_MSG + 1];
+	int sp[2], fds[RINGFD_PROTO_NFDS(1) + 2], got[RINGFD_PROTO_MAX_FDS];
+	uint8_t buf[RINGFD_PROTO_MAX_MSG + 1];
 	unsigned int nfds;
 	ssize_t n;
 	int base;
@@ -641,14 +641,14 @@ START_TEST(recv_extra_fds_closed)
 	fds[5] = eventfd(0, 0);
 	fds[6] = eventfd(0, 0);
 	send_fds(sp[0], &m, mlen, fds, 7);
-	rfp_close_fds(fds, 7);
-	n = rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err));
+	ringfd_proto_close_fds(fds, 7);
+	n = ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err));
 	ck_assert_int_eq(n, (ssize_t)mlen);
 	ck_assert_uint_eq(nfds, 7);
 	ck_assert_int_eq(count_fds(), base + 7);
-	EXPECT(rfp_decode_setup(buf, (size_t)n, nfds, &out, err, sizeof(err)), -EBADF,
+	EXPECT(ringfd_proto_decode_setup(buf, (size_t)n, nfds, &out, err, sizeof(err)), -EBADF,
 	       "7 fds for 1 queue pairs (want 5: the memfd, then tx kick, tx call, rx kick, rx call per pair)");
-	rfp_close_fds(got, nfds);
+	ringfd_proto_close_fds(got, nfds);
 	ck_assert_int_eq(count_fds(), base);
 	close(sp[0]);
 	close(sp[1]);
@@ -657,8 +657,8 @@ END_TEST
 
 START_TEST(recv_too_many_fds_closed)
 {
-	int sp[2], fds[40], got[RFP_MAX_FDS], i;
-	uint8_t buf[RFP_MAX_MSG + 1];
+	int sp[2], fds[40], got[RINGFD_PROTO_MAX_FDS], i;
+	uint8_t buf[RINGFD_PROTO_MAX_MSG + 1];
 	unsigned int nfds = 99;
 	int base;
 
@@ -668,8 +668,8 @@ START_TEST(recv_too_many_fds_closed)
 	for (i = 0; i < 40; i++)
 		fds[i] = eventfd(0, EFD_CLOEXEC);
 	send_fds(sp[0], &m, mlen, fds, 40);
-	rfp_close_fds(fds, 40);
-	EXPECT(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EBADF,
+	ringfd_proto_close_fds(fds, 40);
+	EXPECT(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EBADF,
 	       "more than 33 fds (all closed)");
 	ck_assert_uint_eq(nfds, 0);
 	ck_assert_int_eq(count_fds(), base);
@@ -680,17 +680,17 @@ END_TEST
 
 START_TEST(recv_long_message_closed)
 {
-	int sp[2], fds[RFP_NFDS(1)], got[RFP_MAX_FDS];
-	uint8_t big[RFP_MAX_MSG + 64] = { 0 }, buf[RFP_MAX_MSG + 1];
+	int sp[2], fds[RINGFD_PROTO_NFDS(1)], got[RINGFD_PROTO_MAX_FDS];
+	uint8_t big[RINGFD_PROTO_MAX_MSG + 64] = { 0 }, buf[RINGFD_PROTO_MAX_MSG + 1];
 	unsigned int nfds = 99;
 	int base;
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
 	base = count_fds();
 	make_fds(fds, 1);
-	send_fds(sp[0], big, sizeof(big), fds, RFP_NFDS(1));
-	rfp_close_fds(fds, RFP_NFDS(1));
-	EXPECT(rfp_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EMSGSIZE,
+	send_fds(sp[0], big, sizeof(big), fds, RINGFD_PROTO_NFDS(1));
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(1));
+	EXPECT(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EMSGSIZE,
 	       "message longer than 545 bytes");
 	ck_assert_uint_eq(nfds, 0);
 	ck_assert_int_eq(count_fds(), base);
@@ -704,27 +704,27 @@ START_TEST(reply_format)
 	struct vringnet_rfd_reply r;
 	int sp[2];
 
-	rfp_make_reply(&r, 0, VRINGNET_RFD_FEATURES, "user");
+	ringfd_proto_make_reply(&r, 0, VRINGNET_RFD_FEATURES, "user");
 	ck_assert_uint_eq(r.hdr.magic, VRINGNET_RFD_MAGIC);
 	ck_assert_uint_eq(r.hdr.version, 1);
 	ck_assert_uint_eq(r.hdr.size, sizeof(r));
 	ck_assert_uint_eq(r.hdr.type, VRINGNET_RFD_OK);
 	ck_assert_uint_eq(r.features, VRINGNET_RFD_FEATURES);
 	ck_assert_str_eq(r.text, "user");
-	rfp_make_reply(&r, EINVAL, VRINGNET_RFD_FEATURES, "bad");
+	ringfd_proto_make_reply(&r, EINVAL, VRINGNET_RFD_FEATURES, "bad");
 	ck_assert_uint_eq(r.hdr.type, VRINGNET_RFD_ERROR);
 	ck_assert_int_eq(r.error, EINVAL);
 	ck_assert_uint_eq(r.features, 0);
 	memset(err, 'x', 300 > sizeof(err) ? sizeof(err) - 1 : 299);
 	err[sizeof(err) - 1] = '\0';
-	rfp_make_reply(&r, EIO, 0, err);
+	ringfd_proto_make_reply(&r, EIO, 0, err);
 	ck_assert_uint_eq(strlen(r.text), sizeof(r.text) - 1);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
-	ck_assert_int_eq(rfp_send_reply(sp[0], EBUSY, 0, "busy"), 0);
+	ck_assert_int_eq(ringfd_proto_send_reply(sp[0], EBUSY, 0, "busy"), 0);
 	ck_assert_int_eq(recv(sp[1], &r, sizeof(r) + 1, 0), (ssize_t)sizeof(r));
 	ck_assert_int_eq(r.error, EBUSY);
 	close(sp[1]);
-	ck_assert_int_eq(rfp_send_reply(sp[0], EBUSY, 0, "busy"), -EPIPE);
+	ck_assert_int_eq(ringfd_proto_send_reply(sp[0], EBUSY, 0, "busy"), -EPIPE);
 	close(sp[0]);
 }
 END_TEST

@@ -496,10 +496,10 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdn_watchdog();
 	}
-	if (sbx_install(d->cfg.seccomp, err, errlen) < 0)
+	if (sandbox_install(d->cfg.seccomp, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
-	sbx_test_forbidden();
+	sandbox_test_forbidden();
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);

@@ -49,7 +49,7 @@
 #include "sandbox.h"
 
 /* System calls allowed with any arguments. */
-static const char *const sbx_calls[] = {
+static const char *const sandbox_calls[] = {
 	/* memory */
 	"brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
 	/* fds and files */
@@ -64,7 +64,7 @@ static const char *const sbx_calls[] = {
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
 	"poll", "ppoll", "timerfd_create", "timerfd_settime", "timerfd_gettime",
 	"signalfd4", "eventfd2",
-	/* sockets (socket() itself: see sbx_install()) */
+	/* sockets (socket() itself: see sandbox_install()) */
 	"bind", "listen", "accept", "accept4", "connect", "shutdown",
 	"sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg", "recvmmsg",
 	"getsockopt", "setsockopt", "getsockname", "getpeername", "socketpair",
@@ -79,7 +79,7 @@ static const char *const sbx_calls[] = {
 };
 
 /* ioctl requests allowed (the second argument). */
-static const unsigned long sbx_ioctls[] = {
+static const unsigned long sandbox_ioctls[] = {
 	/* taps: created and configured at start and reload (tap.c) */
 	TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST, TUNSETOWNER, TUNSETGROUP,
 	TUNGETIFF, TUNSETOFFLOAD,
@@ -93,10 +93,10 @@ static const unsigned long sbx_ioctls[] = {
 };
 
 /* socket() families allowed (the first argument). */
-static const int sbx_families[] = { AF_UNIX, AF_NETLINK };
+static const int sandbox_families[] = { AF_UNIX, AF_NETLINK };
 
 /**
- * sbx_add() - allow one system call
+ * sandbox_add() - allow one system call
  * @ctx: the filter
  * @name: its name
  * @nargs: argument comparisons that follow (0 or 1)
@@ -106,7 +106,7 @@ static const int sbx_families[] = { AF_UNIX, AF_NETLINK };
  *
  * Return: 0, or a negative errno.
  */
-static int sbx_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs,
+static int sandbox_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs,
 		   struct scmp_arg_cmp cmp)
 {
 	int nr = seccomp_syscall_resolve_name(name);
@@ -118,7 +118,7 @@ static int sbx_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs,
 }
 
 /**
- * sbx_install() - install the filter for the rest of the process's life
+ * sandbox_install() - install the filter for the rest of the process's life
  * @mode: on (forbidden calls kill the process), log (they are allowed and
  *	the kernel logs them: for finding a missing entry) or off
  * @err: message buffer
@@ -129,7 +129,7 @@ static int sbx_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs,
  *
  * Return: 0, or -1 with @err filled.
  */
-int sbx_install(enum config_seccomp mode, char *err, size_t errlen)
+int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
 {
 	uint32_t def = mode == CONFIG_SECCOMP_LOG ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS;
 	struct scmp_arg_cmp none = { 0 };
@@ -147,17 +147,17 @@ int sbx_install(enum config_seccomp mode, char *err, size_t errlen)
 		snprintf(err, errlen, "seccomp: seccomp_init failed: no seccomp filters here (a kernel without them, or valgrind); seccomp = off runs without one");
 		return -1;
 	}
-	for (i = 0; !ret && i < sizeof(sbx_calls) / sizeof(sbx_calls[0]); i++) {
-		what = sbx_calls[i];
-		ret = sbx_add(ctx, sbx_calls[i], 0, none);
+	for (i = 0; !ret && i < sizeof(sandbox_calls) / sizeof(sandbox_calls[0]); i++) {
+		what = sandbox_calls[i];
+		ret = sandbox_add(ctx, sandbox_calls[i], 0, none);
 	}
-	for (i = 0; !ret && i < sizeof(sbx_ioctls) / sizeof(sbx_ioctls[0]); i++) {
+	for (i = 0; !ret && i < sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]); i++) {
 		what = "ioctl";
-		ret = sbx_add(ctx, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, sbx_ioctls[i]));
+		ret = sandbox_add(ctx, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, sandbox_ioctls[i]));
 	}
-	for (i = 0; !ret && i < sizeof(sbx_families) / sizeof(sbx_families[0]); i++) {
+	for (i = 0; !ret && i < sizeof(sandbox_families) / sizeof(sandbox_families[0]); i++) {
 		what = "socket";
-		ret = sbx_add(ctx, "socket", 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sbx_families[i]));
+		ret = sandbox_add(ctx, "socket", 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)sandbox_families[i]));
 	}
 	if (!ret) {
 		what = "load";
@@ -169,7 +169,7 @@ int sbx_install(enum config_seccomp mode, char *err, size_t errlen)
 		return -1;
 	}
 	log_info("seccomp: filter installed (%zu system calls, %zu ioctls, socket families unix and netlink; anything else %s)",
-		 sizeof(sbx_calls) / sizeof(sbx_calls[0]), sizeof(sbx_ioctls) / sizeof(sbx_ioctls[0]),
+		 sizeof(sandbox_calls) / sizeof(sandbox_calls[0]), sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]),
 		 mode == CONFIG_SECCOMP_LOG ? "is logged by the kernel (seccomp = log)" :
 		 "kills the daemon");
 	return 0;
@@ -177,13 +177,13 @@ int sbx_install(enum config_seccomp mode, char *err, size_t errlen)
 
 #ifdef VRINGNETD_TEST
 /**
- * sbx_test_forbidden() - test builds only: make a forbidden system call
+ * sandbox_test_forbidden() - test builds only: make a forbidden system call
  *
  * When VRINGNETD_TEST_FORBIDDEN is set in the environment, open an AF_INET
  * socket (a family the filter refuses); under seccomp = on the process is
  * killed by SIGSYS before the log line.
  */
-void sbx_test_forbidden(void)
+void sandbox_test_forbidden(void)
 {
 	int fd;
 

@@ -18,9 +18,9 @@
 
 #include "config.h"
 
-int sbx_install(enum config_seccomp mode, char *err, size_t errlen);
+int sandbox_install(enum config_seccomp mode, char *err, size_t errlen);
 #ifdef VRINGNETD_TEST
-void sbx_test_forbidden(void);
+void sandbox_test_forbidden(void);
 #endif
 
 #endif /* VRINGNET_SANDBOX_H */

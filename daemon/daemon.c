@@ -398,7 +398,7 @@ static void daemon_on_signal(struct loop *loop, int signo, void *opaque)
 static void daemon_watchdog_fired(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	loop_timer_ack(ref);
-	sdn_watchdog();
+	sdnotify_watchdog();
 }
 
 /**
@@ -470,7 +470,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	for (i = 0; i < d->cfg.nports; i++)
 		if (daemon_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
 			goto fail;
-	lfd = sdn_listen_fd(d->cfg.control_socket);
+	lfd = sdnotify_listen_fd(d->cfg.control_socket);
 	if (lfd == -2) {
 		snprintf(err, errlen, "socket activation: unusable file descriptors passed");
 		goto fail;
@@ -486,7 +486,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
 		 d->cfg.user);
-	wd = sdn_watchdog_interval_ns();
+	wd = sdnotify_watchdog_interval_ns();
 	if (wd) {
 		if (loop_timer_init(d->loop, &d->watchdog, daemon_watchdog_fired) < 0 ||
 		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
@@ -494,7 +494,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 			goto fail;
 		}
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
-		sdn_watchdog();
+		sdnotify_watchdog();
 	}
 	if (sandbox_install(d->cfg.seccomp, err, errlen) < 0)
 		goto fail;
@@ -503,7 +503,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
-	sdn_ready(status);
+	sdnotify_ready(status);
 	return d;
 fail:
 	/* Undo: taps this start created go, even persistent ones. */
@@ -647,13 +647,13 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 
 	memset(info, 0, sizeof(*info));
 	err[0] = '\0';
-	sdn_reloading();
+	sdnotify_reloading();
 	memset(&nc, 0, sizeof(nc));
 	if (config_load(d->cfg.path, &nc, msg, sizeof(msg)) < 0) {
 		snprintf(err, errlen, "%s", msg);
 		log_err("reload: %s; keeping the running configuration", msg);
 		config_free(&nc);
-		sdn_ready(daemon_status_text(d, status, sizeof(status)));
+		sdnotify_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
 	if (daemon_running_config(d, &rc) < 0 || (ret = reload_diff(&rc, &nc, &diff)) < 0) {
@@ -662,7 +662,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		free(rc.taps);
 		free(rc.ports);
 		config_free(&nc);
-		sdn_ready(daemon_status_text(d, status, sizeof(status)));
+		sdnotify_ready(daemon_status_text(d, status, sizeof(status)));
 		return -1;
 	}
 	if (diff.daemon_attrs & RELOAD_DAEMON_ENGINE)
@@ -759,7 +759,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	log_info("reload: taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed%s",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,
 		 info->ports_removed, info->ports_changed, err[0] ? " (with errors)" : "");
-	sdn_ready(daemon_status_text(d, status, sizeof(status)));
+	sdnotify_ready(daemon_status_text(d, status, sizeof(status)));
 	return err[0] ? -1 : 0;
 }
 
@@ -782,7 +782,7 @@ void daemon_stop(struct daemon *d)
 {
 	if (!d)
 		return;
-	sdn_stopping();
+	sdnotify_stopping();
 	daemon_teardown(d);
 	if (d->loop) {
 		loop_timer_fini(d->loop, &d->watchdog);

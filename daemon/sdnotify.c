@@ -17,12 +17,12 @@
 #include "sdnotify.h"
 
 /**
- * sdn_watchdog_interval_ns() - how often to send WATCHDOG=1
+ * sdnotify_watchdog_interval_ns() - how often to send WATCHDOG=1
  *
  * Return: half of WATCHDOG_USEC in nanoseconds, or 0 when the watchdog is
  * off (or WATCHDOG_PID names another process).
  */
-uint64_t sdn_watchdog_interval_ns(void)
+uint64_t sdnotify_watchdog_interval_ns(void)
 {
 	uint64_t usec = 0;
 
@@ -32,10 +32,10 @@ uint64_t sdn_watchdog_interval_ns(void)
 }
 
 /**
- * sdn_send() - send one notification, logging a failure at debug level
+ * sdnotify_send() - send one notification, logging a failure at debug level
  * @msg: the message (newline-separated assignments)
  */
-static void sdn_send(const char *msg)
+static void sdnotify_send(const char *msg)
 {
 	int ret = sd_notify(0, msg);
 
@@ -44,22 +44,22 @@ static void sdn_send(const char *msg)
 }
 
 /**
- * sdn_ready() - READY=1 with a STATUS= line
+ * sdnotify_ready() - READY=1 with a STATUS= line
  * @status: human-readable state (taps, ports, engine)
  */
-void sdn_ready(const char *status)
+void sdnotify_ready(const char *status)
 {
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", status);
-	sdn_send(msg);
+	sdnotify_send(msg);
 }
 
 /**
- * sdn_reloading() - RELOADING=1 (with MONOTONIC_USEC, which newer systemd
+ * sdnotify_reloading() - RELOADING=1 (with MONOTONIC_USEC, which newer systemd
  *		     wants next to it)
  */
-void sdn_reloading(void)
+void sdnotify_reloading(void)
 {
 	struct timespec ts;
 	char msg[128];
@@ -67,14 +67,14 @@ void sdn_reloading(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(msg, sizeof(msg), "RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=%llu",
 		 (unsigned long long)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000);
-	sdn_send(msg);
+	sdnotify_send(msg);
 }
 
 /**
- * sdn_status() - a STATUS= line
+ * sdnotify_status() - a STATUS= line
  * @fmt: printf format
  */
-void sdn_status(const char *fmt, ...)
+void sdnotify_status(const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -83,28 +83,28 @@ void sdn_status(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	va_end(ap);
-	sdn_send(msg);
+	sdnotify_send(msg);
 }
 
 /**
- * sdn_stopping() - STOPPING=1
+ * sdnotify_stopping() - STOPPING=1
  */
-void sdn_stopping(void)
+void sdnotify_stopping(void)
 {
-	sdn_send("STOPPING=1\nSTATUS=stopping");
+	sdnotify_send("STOPPING=1\nSTATUS=stopping");
 }
 
 /**
- * sdn_watchdog() - WATCHDOG=1 (called from the event loop's timer, so it
+ * sdnotify_watchdog() - WATCHDOG=1 (called from the event loop's timer, so it
  *		    only goes out while the loop runs)
  */
-void sdn_watchdog(void)
+void sdnotify_watchdog(void)
 {
-	sdn_send("WATCHDOG=1");
+	sdnotify_send("WATCHDOG=1");
 }
 
 /**
- * sdn_listen_fd() - the control socket passed by socket activation
+ * sdnotify_listen_fd() - the control socket passed by socket activation
  * @path: the configured control socket path
  *
  * Accepts exactly one passed fd that is an AF_UNIX SOCK_SEQPACKET
@@ -115,7 +115,7 @@ void sdn_watchdog(void)
  * Return: the fd, -1 when there was no socket activation, -2 when the
  * passed fds are not what we want (logged).
  */
-int sdn_listen_fd(const char *path)
+int sdnotify_listen_fd(const char *path)
 {
 	int n = sd_listen_fds(1);
 

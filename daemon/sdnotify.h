@@ -8,12 +8,12 @@
 
 #include <stdint.h>
 
-uint64_t sdn_watchdog_interval_ns(void);
-void sdn_ready(const char *status);
-void sdn_reloading(void);
-void sdn_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void sdn_stopping(void);
-void sdn_watchdog(void);
-int sdn_listen_fd(const char *path);
+uint64_t sdnotify_watchdog_interval_ns(void);
+void sdnotify_ready(const char *status);
+void sdnotify_reloading(void);
+void sdnotify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sdnotify_stopping(void);
+void sdnotify_watchdog(void);
+int sdnotify_listen_fd(const char *path);
 
 #endif /* VRINGNET_SDNOTIFY_H */

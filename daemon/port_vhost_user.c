@@ -7,7 +7,7 @@
  * every cfg.reconnect seconds while there is no connection).  The
  * connection's messages go to the vhost-user state machine (vhost_user.c);
  * when it reports a queue pair ready, the pair (the guest's memory table,
- * ring addresses, kick and call fds: vu_dev_queue_config()) is handed to
+ * ring addresses, kick and call fds: vhost_user_dev_queue_config()) is handed to
  * the queue-pair pump (vq.c), which runs it on the engine until the
  * front-end stops it.
  *
@@ -61,15 +61,15 @@
  * @hs: deadline for the first running queue pair (boot-timeout)
  * @msg: deadline for a message begun (message-timeout)
  * @closing: set once the connection is being torn down
- * @in_vu: inside vu_dev_handle(): errors are deferred to @deferred
- * @deferred: an error found inside vu_dev_handle(), "" for none
+ * @in_vu: inside vhost_user_dev_handle(): errors are deferred to @deferred
+ * @deferred: an error found inside vhost_user_dev_handle(), "" for none
  */
 struct port_vhost_user_conn {
 	struct port *port;
 	int fd;
 	struct loop_ref ref;
-	struct vu_dev dev;
-	struct vq q[VU_MAX_QUEUE_PAIRS];
+	struct vhost_user_dev dev;
+	struct vq q[VHOST_USER_MAX_QUEUE_PAIRS];
 	struct deadline hs;
 	struct deadline msg;
 	bool closing;
@@ -114,7 +114,7 @@ static void port_vhost_user_probe_regions(struct port_vhost_user_conn *c, char *
 
 	buf[0] = '\0';
 	for (i = 0; i < c->dev.nregions; i++) {
-		const struct vu_region *r = &c->dev.regions[i];
+		const struct vhost_user_region *r = &c->dev.regions[i];
 		struct guard_scope gs;
 		char what[128];
 
@@ -140,7 +140,7 @@ static void port_vhost_user_probe_regions(struct port_vhost_user_conn *c, char *
  */
 static struct port_vhost_user_conn *port_vhost_user_conn_of(struct vq *vq)
 {
-	return container_of((struct vu_dev *)vq->owner, struct port_vhost_user_conn, dev);
+	return container_of((struct vhost_user_dev *)vq->owner, struct port_vhost_user_conn, dev);
 }
 
 /**
@@ -178,12 +178,12 @@ static void port_vhost_user_vq_efault_where(struct vq *vq, char *buf, size_t len
 static void port_vhost_user_vq_mem_fault(struct vq *vq, const struct guard_fault *f, char *buf,
 			     size_t len)
 {
-	const struct vu_dev *dev = &port_vhost_user_conn_of(vq)->dev;
-	const struct vu_region *r;
+	const struct vhost_user_dev *dev = &port_vhost_user_conn_of(vq)->dev;
+	const struct vhost_user_region *r;
 	char what[128];
 
 	guard_fault_str(f, what, sizeof(what));
-	if (f->index == VU_GUARD_LOG) {
+	if (f->index == VHOST_USER_GUARD_LOG) {
 		snprintf(buf, len, "dirty log (0x%llx bytes): %s: the front-end shrank its log file",
 			 (unsigned long long)f->size, what);
 		return;
@@ -218,9 +218,9 @@ static void port_vhost_user_queue_stop(struct port_vhost_user_conn *c, unsigned 
 	if (!vq_running(&c->q[qp]))
 		return;
 	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
-	vu_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENGINE_TX]);
-	vu_dev_set_last_avail(&c->dev, 2 * qp, la[ENGINE_RX]);
-	if (vu_dev_logging(&c->dev))
+	vhost_user_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENGINE_TX]);
+	vhost_user_dev_set_last_avail(&c->dev, 2 * qp, la[ENGINE_RX]);
+	if (vhost_user_dev_logging(&c->dev))
 		log_rl(&c->port->rl, LOG_INFO, "port %s: queue pair %u stopped (tx avail %u, rx avail %u; migrating: %llu dirty page marks so far, %llu beyond the log)",
 		       c->port->cfg.name, qp, la[ENGINE_TX], la[ENGINE_RX],
 		       (unsigned long long)c->dev.log.pages,
@@ -279,8 +279,8 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 			 qp);
 		return -EBUSY;
 	}
-	vu_dev_queue_config(&c->dev, qp, &d.cfg);
-	d.eng = vu_dev_logging(&c->dev) ? &engine_user_ops : p->eng;
+	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
+	d.eng = vhost_user_dev_logging(&c->dev) ? &engine_user_ops : p->eng;
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
@@ -302,14 +302,14 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 }
 
 /**
- * port_vhost_user_queue_state() - vu_ops.queue_state: a queue pair starts or stops
+ * port_vhost_user_queue_state() - vhost_user_ops.queue_state: a queue pair starts or stops
  * @dev: the connection's state
  * @qp: queue pair
  * @ready: start or stop
  *
  * Return: 0 or a negative errno.
  */
-static int port_vhost_user_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
+static int port_vhost_user_queue_state(struct vhost_user_dev *dev, unsigned int qp, bool ready)
 {
 	struct port_vhost_user_conn *c = dev->opaque;
 
@@ -321,19 +321,19 @@ static int port_vhost_user_queue_state(struct vu_dev *dev, unsigned int qp, bool
 }
 
 /**
- * port_vhost_user_tap_mtu() - vu_ops.tap_mtu: the port's tap's current MTU
+ * port_vhost_user_tap_mtu() - vhost_user_ops.tap_mtu: the port's tap's current MTU
  * @dev: the connection's vhost-user state
  *
  * Return: the MTU or a negative errno.
  */
-static int port_vhost_user_tap_mtu(struct vu_dev *dev)
+static int port_vhost_user_tap_mtu(struct vhost_user_dev *dev)
 {
 	struct port_vhost_user_conn *c = dev->opaque;
 
 	return tap_get_mtu(c->port->tap);
 }
 
-static const struct vu_ops port_vhost_user_dev_ops = {
+static const struct vhost_user_ops port_vhost_user_dev_ops = {
 	.queue_state = port_vhost_user_queue_state,
 	.tap_mtu = port_vhost_user_tap_mtu,
 };
@@ -354,7 +354,7 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 		log_rl(&p->rl, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
 		log_rl(&p->rl, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
-	vu_dev_reset(&c->dev);
+	vhost_user_dev_reset(&c->dev);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->ref);
@@ -375,7 +375,7 @@ static void port_vhost_user_conn_ready(struct loop *loop, struct loop_ref *ref, 
 	int ret;
 
 	c->in_vu = true;
-	ret = vu_dev_handle(&c->dev);
+	ret = vhost_user_dev_handle(&c->dev);
 	c->in_vu = false;
 	if (ret == 0 && c->deferred[0]) {
 		char why[sizeof(c->deferred)];
@@ -389,7 +389,7 @@ static void port_vhost_user_conn_ready(struct loop *loop, struct loop_ref *ref, 
 		return;
 	}
 	if (ret < 0) {
-		char why[VU_ERR_MAX + 32];
+		char why[VHOST_USER_ERR_MAX + 32];
 
 		snprintf(why, sizeof(why), "%s", c->dev.err);
 		port_vhost_user_conn_close(c, why);
@@ -451,7 +451,7 @@ static void port_vhost_user_attach(struct port *p, int fd)
 	c->port = p;
 	c->fd = fd;
 	qps = p->tap->nqueues;
-	vu_dev_init(&c->dev, fd, qps, &port_vhost_user_dev_ops, c);
+	vhost_user_dev_init(&c->dev, fd, qps, &port_vhost_user_dev_ops, c);
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_vhost_user_conn_ready);
 	if (deadline_init(&c->hs, p->loop, port_vhost_user_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, port_vhost_user_msg_passed) < 0 ||
@@ -481,7 +481,7 @@ static void port_vhost_user_conn_stats(struct port *p, void *conn, struct engine
 	struct port_vhost_user_conn *c = conn;
 	unsigned int qp;
 
-	for (qp = 0; qp < VU_MAX_QUEUE_PAIRS; qp++) {
+	for (qp = 0; qp < VHOST_USER_MAX_QUEUE_PAIRS; qp++) {
 		struct engine_stats t, r;
 
 		if (!vq_running(&c->q[qp]))

@@ -6,13 +6,13 @@
  * is *started* by SET_VRING_KICK and stopped by GET_VRING_BASE; it is
  * *enabled* by SET_VRING_ENABLE 1 when VHOST_USER_F_PROTOCOL_FEATURES was
  * negotiated, and from the start otherwise.  A queue pair is handed to the
- * owner (vu_ops.queue_state) once both its rings are started and enabled,
+ * owner (vhost_user_ops.queue_state) once both its rings are started and enabled,
  * have a size and addresses, and guest memory is mapped.  Before anything a
  * running queue depends on changes (memory table, ring size/addresses/base,
  * kick, features) the queue pair is stopped, and started again afterwards
  * when it is still ready.
  *
- * Bad input and the answer (vu_dev_handle() returns the errno, vu_dev.err
+ * Bad input and the answer (vhost_user_dev_handle() returns the errno, vhost_user_dev.err
  * says why; a NEED_REPLY request also gets a non-zero REPLY_ACK first; the
  * owner closes the connection):
  *   framing/size/fd-count errors                 see vhost_user_msg.c
@@ -91,10 +91,10 @@
 #include "guard.h"
 #include "vhost_user.h"
 
-#define VU_MAX_MSGS_PER_CALL	256
+#define VHOST_USER_MAX_MSGS_PER_CALL	256
 
 /**
- * vu_fail() - record why a request failed
+ * vhost_user_fail() - record why a request failed
  * @dev: the connection
  * @ret: negative errno to return
  * @fmt: printf format
@@ -102,7 +102,7 @@
  * Return: @ret.
  */
 static int __attribute__((format(printf, 3, 4)))
-vu_fail(struct vu_dev *dev, int ret, const char *fmt, ...)
+vhost_user_fail(struct vhost_user_dev *dev, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,10 +113,10 @@ vu_fail(struct vu_dev *dev, int ret, const char *fmt, ...)
 }
 
 /**
- * vu_vring_init() - a ring as a fresh connection has it
+ * vhost_user_vring_init() - a ring as a fresh connection has it
  * @vr: the ring
  */
-static void vu_vring_init(struct vu_vring *vr)
+static void vhost_user_vring_init(struct vhost_user_vring *vr)
 {
 	memset(vr, 0, sizeof(*vr));
 	vr->kick_fd = -1;
@@ -125,10 +125,10 @@ static void vu_vring_init(struct vu_vring *vr)
 }
 
 /**
- * vu_vring_close_fds() - close a ring's eventfds
+ * vhost_user_vring_close_fds() - close a ring's eventfds
  * @vr: the ring
  */
-static void vu_vring_close_fds(struct vu_vring *vr)
+static void vhost_user_vring_close_fds(struct vhost_user_vring *vr)
 {
 	if (vr->kick_fd >= 0)
 		close(vr->kick_fd);
@@ -140,15 +140,15 @@ static void vu_vring_close_fds(struct vu_vring *vr)
 }
 
 /**
- * vu_dev_init() - prepare the state of a new connection
+ * vhost_user_dev_init() - prepare the state of a new connection
  * @dev: the state
  * @fd: the connection socket (non-blocking; not owned)
- * @queue_pairs: queue pairs to offer (clamped to 1..VU_MAX_QUEUE_PAIRS)
+ * @queue_pairs: queue pairs to offer (clamped to 1..VHOST_USER_MAX_QUEUE_PAIRS)
  * @ops: owner callbacks, or NULL
  * @opaque: owner data
  */
-void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
-		 const struct vu_ops *ops, void *opaque)
+void vhost_user_dev_init(struct vhost_user_dev *dev, int fd, unsigned int queue_pairs,
+		 const struct vhost_user_ops *ops, void *opaque)
 {
 	unsigned int i;
 
@@ -158,23 +158,23 @@ void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
 	dev->opaque = opaque;
 	if (queue_pairs < 1)
 		queue_pairs = 1;
-	if (queue_pairs > VU_MAX_QUEUE_PAIRS)
-		queue_pairs = VU_MAX_QUEUE_PAIRS;
+	if (queue_pairs > VHOST_USER_MAX_QUEUE_PAIRS)
+		queue_pairs = VHOST_USER_MAX_QUEUE_PAIRS;
 	dev->queue_pairs = queue_pairs;
 	dev->features_offered = VU_FEATURES_BASE | (1ULL << VU_NET_F_MQ);
-	for (i = 0; i < VU_MAX_VRINGS; i++)
-		vu_vring_init(&dev->vrings[i]);
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++)
+		vhost_user_vring_init(&dev->vrings[i]);
 	dirty_log_init(&dev->log);
 	dev->log_fd = -1;
 	vum_rx_init(&dev->rx);
 }
 
 /**
- * vu_stop_qp() - tell the owner a running queue pair must stop now
+ * vhost_user_stop_qp() - tell the owner a running queue pair must stop now
  * @dev: the connection
  * @qp: queue pair
  */
-static void vu_stop_qp(struct vu_dev *dev, unsigned int qp)
+static void vhost_user_stop_qp(struct vhost_user_dev *dev, unsigned int qp)
 {
 	if (!dev->active[qp])
 		return;
@@ -184,22 +184,22 @@ static void vu_stop_qp(struct vu_dev *dev, unsigned int qp)
 }
 
 /**
- * vu_stop_all() - stop every running queue pair
+ * vhost_user_stop_all() - stop every running queue pair
  * @dev: the connection
  */
-static void vu_stop_all(struct vu_dev *dev)
+static void vhost_user_stop_all(struct vhost_user_dev *dev)
 {
 	unsigned int qp;
 
 	for (qp = 0; qp < dev->queue_pairs; qp++)
-		vu_stop_qp(dev, qp);
+		vhost_user_stop_qp(dev, qp);
 }
 
 /**
- * vu_unmap_all() - release the memory table
+ * vhost_user_unmap_all() - release the memory table
  * @dev: the connection
  */
-static void vu_unmap_all(struct vu_dev *dev)
+static void vhost_user_unmap_all(struct vhost_user_dev *dev)
 {
 	unsigned int i;
 
@@ -211,10 +211,10 @@ static void vu_unmap_all(struct vu_dev *dev)
 }
 
 /**
- * vu_log_release() - unmap the dirty log and close the log fd
+ * vhost_user_log_release() - unmap the dirty log and close the log fd
  * @dev: the connection (no queue pair running: they may mark the log)
  */
-static void vu_log_release(struct vu_dev *dev)
+static void vhost_user_log_release(struct vhost_user_dev *dev)
 {
 	dirty_log_unmap(&dev->log);
 	if (dev->log_fd >= 0)
@@ -223,40 +223,40 @@ static void vu_log_release(struct vu_dev *dev)
 }
 
 /**
- * vu_dev_reset() - release everything a connection holds
+ * vhost_user_dev_reset() - release everything a connection holds
  * @dev: the connection
  *
  * Stops running queues (the owner is told), unmaps guest memory, closes
  * every eventfd and any fd of a half-received message.  @dev is then as
- * vu_dev_init() left it (same fd, owner and queue count).
+ * vhost_user_dev_init() left it (same fd, owner and queue count).
  */
-void vu_dev_reset(struct vu_dev *dev)
+void vhost_user_dev_reset(struct vhost_user_dev *dev)
 {
 	unsigned int i;
 
-	vu_stop_all(dev);
-	vu_unmap_all(dev);
-	vu_log_release(dev);
-	for (i = 0; i < VU_MAX_VRINGS; i++)
-		vu_vring_close_fds(&dev->vrings[i]);
+	vhost_user_stop_all(dev);
+	vhost_user_unmap_all(dev);
+	vhost_user_log_release(dev);
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++)
+		vhost_user_vring_close_fds(&dev->vrings[i]);
 	vum_rx_reset(&dev->rx);
-	vu_dev_init(dev, dev->fd, dev->queue_pairs, dev->ops, dev->opaque);
+	vhost_user_dev_init(dev, dev->fd, dev->queue_pairs, dev->ops, dev->opaque);
 }
 
 /**
- * vu_translate_user() - front-end virtual address range to a pointer here
+ * vhost_user_translate_user() - front-end virtual address range to a pointer here
  * @dev: the connection
  * @ua: front-end address
  * @len: bytes that must be contiguous in one region
  *
  * Return: the pointer, or NULL when [ua, ua+len) is not inside one region.
  */
-static void *vu_translate_user(const struct vu_dev *dev, uint64_t ua, uint64_t len)
+static void *vhost_user_translate_user(const struct vhost_user_dev *dev, uint64_t ua, uint64_t len)
 {
 	unsigned int i;
 
 	for (i = 0; i < dev->nregions; i++) {
-		const struct vu_region *r = &dev->regions[i];
+		const struct vhost_user_region *r = &dev->regions[i];
 		uint64_t off;
 
 		if (ua < r->user_addr)
@@ -270,7 +270,7 @@ static void *vu_translate_user(const struct vu_dev *dev, uint64_t ua, uint64_t l
 }
 
 /**
- * vu_vring_translate() - map a ring's three parts through the memory table
+ * vhost_user_vring_translate() - map a ring's three parts through the memory table
  * @dev: the connection
  * @idx: ring index
  *
@@ -280,23 +280,23 @@ static void *vu_translate_user(const struct vu_dev *dev, uint64_t ua, uint64_t l
  *
  * Return: 0, -EINVAL (misaligned) or -EFAULT (outside guest memory).
  */
-static int vu_vring_translate(struct vu_dev *dev, unsigned int idx)
+static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int idx)
 {
-	struct vu_vring *vr = &dev->vrings[idx];
+	struct vhost_user_vring *vr = &dev->vrings[idx];
 	uint64_t num = vr->num;
 	void *desc, *avail, *used;
 
 	if ((vr->addr.desc & 15) || (vr->addr.avail & 1) || (vr->addr.used & 3))
-		return vu_fail(dev, -EINVAL,
+		return vhost_user_fail(dev, -EINVAL,
 			       "ring %u: misaligned addresses desc 0x%llx avail 0x%llx used 0x%llx",
 			       idx, (unsigned long long)vr->addr.desc,
 			       (unsigned long long)vr->addr.avail,
 			       (unsigned long long)vr->addr.used);
-	desc = vu_translate_user(dev, vr->addr.desc, 16 * num);
-	avail = vu_translate_user(dev, vr->addr.avail, 6 + 2 * num);
-	used = vu_translate_user(dev, vr->addr.used, 6 + 8 * num);
+	desc = vhost_user_translate_user(dev, vr->addr.desc, 16 * num);
+	avail = vhost_user_translate_user(dev, vr->addr.avail, 6 + 2 * num);
+	used = vhost_user_translate_user(dev, vr->addr.used, 6 + 8 * num);
 	if (!desc || !avail || !used)
-		return vu_fail(dev, -EFAULT,
+		return vhost_user_fail(dev, -EFAULT,
 			       "ring %u: %s (0x%llx, %u entries) is outside guest memory",
 			       idx, !desc ? "descriptor table" : !avail ? "avail ring" : "used ring",
 			       (unsigned long long)(!desc ? vr->addr.desc :
@@ -309,13 +309,13 @@ static int vu_vring_translate(struct vu_dev *dev, unsigned int idx)
 }
 
 /**
- * vu_ring_enabled() - whether a ring may be processed as far as enabling goes
+ * vhost_user_ring_enabled() - whether a ring may be processed as far as enabling goes
  * @dev: the connection
  * @vr: the ring
  *
  * Return: true when enabled (always, if PROTOCOL_FEATURES was not acked).
  */
-static bool vu_ring_enabled(const struct vu_dev *dev, const struct vu_vring *vr)
+static bool vhost_user_ring_enabled(const struct vhost_user_dev *dev, const struct vhost_user_vring *vr)
 {
 	if (!(dev->features & (1ULL << VUM_F_PROTOCOL_FEATURES)))
 		return true;
@@ -323,46 +323,46 @@ static bool vu_ring_enabled(const struct vu_dev *dev, const struct vu_vring *vr)
 }
 
 /**
- * vu_qp_ready() - whether both rings of a queue pair can run
+ * vhost_user_qp_ready() - whether both rings of a queue pair can run
  * @dev: the connection
  * @qp: queue pair
  *
  * Return: true when ready.
  */
-static bool vu_qp_ready(const struct vu_dev *dev, unsigned int qp)
+static bool vhost_user_qp_ready(const struct vhost_user_dev *dev, unsigned int qp)
 {
 	unsigned int i;
 
 	if (!dev->features_set || !dev->nregions)
 		return false;
 	for (i = 2 * qp; i < 2 * qp + 2; i++) {
-		const struct vu_vring *vr = &dev->vrings[i];
+		const struct vhost_user_vring *vr = &dev->vrings[i];
 
 		if (!vr->num || !vr->addr_set || !vr->kick_set || !vr->started ||
-		    !vu_ring_enabled(dev, vr))
+		    !vhost_user_ring_enabled(dev, vr))
 			return false;
 	}
 	return true;
 }
 
 /**
- * vu_sync() - tell the owner about queue pairs that became ready or not
+ * vhost_user_sync() - tell the owner about queue pairs that became ready or not
  * @dev: the connection
  *
  * Return: 0, or the owner's error for a queue it could not start.
  */
-static int vu_sync(struct vu_dev *dev)
+static int vhost_user_sync(struct vhost_user_dev *dev)
 {
 	unsigned int qp;
 	int ret;
 
 	for (qp = 0; qp < dev->queue_pairs; qp++) {
-		bool ready = vu_qp_ready(dev, qp);
+		bool ready = vhost_user_qp_ready(dev, qp);
 
 		if (ready == dev->active[qp])
 			continue;
 		if (!ready) {
-			vu_stop_qp(dev, qp);
+			vhost_user_stop_qp(dev, qp);
 			continue;
 		}
 		dev->active[qp] = true;
@@ -371,7 +371,7 @@ static int vu_sync(struct vu_dev *dev)
 			if (ret < 0) {
 				dev->active[qp] = false;
 				if (!dev->err[0])
-					vu_fail(dev, ret, "queue pair %u could not start: %s",
+					vhost_user_fail(dev, ret, "queue pair %u could not start: %s",
 						qp, strerror(-ret));
 				return ret;
 			}
@@ -381,7 +381,7 @@ static int vu_sync(struct vu_dev *dev)
 }
 
 /**
- * vu_regions_same() - whether a new memory table equals the mapped one
+ * vhost_user_regions_same() - whether a new memory table equals the mapped one
  * @dev: the connection
  * @mem: the new table
  * @st: fstat() of each new region's fd
@@ -389,7 +389,7 @@ static int vu_sync(struct vu_dev *dev)
  * Return: true when every region has the same addresses, size, offset and
  * file (device and inode).
  */
-static bool vu_regions_same(const struct vu_dev *dev, const struct vum_mem *mem,
+static bool vhost_user_regions_same(const struct vhost_user_dev *dev, const struct vum_mem *mem,
 			    const struct stat *st)
 {
 	unsigned int i;
@@ -398,7 +398,7 @@ static bool vu_regions_same(const struct vu_dev *dev, const struct vum_mem *mem,
 		return false;
 	for (i = 0; i < mem->nregions; i++) {
 		const struct vum_region *n = &mem->regions[i];
-		const struct vu_region *o = &dev->regions[i];
+		const struct vhost_user_region *o = &dev->regions[i];
 
 		if (n->guest_addr != o->guest_addr || n->size != o->size ||
 		    n->user_addr != o->user_addr || n->mmap_offset != o->mmap_offset ||
@@ -410,7 +410,7 @@ static bool vu_regions_same(const struct vu_dev *dev, const struct vum_mem *mem,
 }
 
 /**
- * vu_ranges_overlap() - whether [a, a+alen) and [b, b+blen) intersect
+ * vhost_user_ranges_overlap() - whether [a, a+alen) and [b, b+blen) intersect
  * @a: start of the first range
  * @alen: its length (> 0, no wrap)
  * @b: start of the second range
@@ -418,20 +418,20 @@ static bool vu_regions_same(const struct vu_dev *dev, const struct vum_mem *mem,
  *
  * Return: true when they share a byte.
  */
-static bool vu_ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+static bool vhost_user_ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return a < b + blen && b < a + alen;
 }
 
 /**
- * vu_map_align() - the alignment a mapping of an fd needs
+ * vhost_user_map_align() - the alignment a mapping of an fd needs
  * @fd: guest memory fd
  * @page: the base page size
  *
  * Return: the huge page size for a hugetlbfs file or hugetlb memfd (its
  * mmap offset and length must be multiples of it), else @page.
  */
-static uint64_t vu_map_align(int fd, uint64_t page)
+static uint64_t vhost_user_map_align(int fd, uint64_t page)
 {
 	struct statfs sf;
 
@@ -443,57 +443,57 @@ static uint64_t vu_map_align(int fd, uint64_t page)
 }
 
 /**
- * vu_set_mem_table() - SET_MEM_TABLE: validate, map, swap in the new table
+ * vhost_user_set_mem_table() - SET_MEM_TABLE: validate, map, swap in the new table
  * @dev: the connection
  * @msg: the (shape-checked) message; its fds are consumed
  *
  * Return: 0 or a negative errno.
  */
-static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	const struct vum_mem *mem = &msg->payload.mem;
-	struct vu_region fresh[VUM_MAX_REGIONS];
+	struct vhost_user_region fresh[VUM_MAX_REGIONS];
 	struct stat st[VUM_MAX_REGIONS];
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int i, j, mapped = 0;
 	int ret;
 
 	if (mem->padding)
-		return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
+		return vhost_user_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
 	for (i = 0; i < mem->nregions; i++) {
 		const struct vum_region *r = &mem->regions[i];
 
 		if (!r->size)
-			return vu_fail(dev, -EINVAL, "SET_MEM_TABLE: region %u is empty", i);
+			return vhost_user_fail(dev, -EINVAL, "SET_MEM_TABLE: region %u is empty", i);
 		if (r->guest_addr + r->size < r->guest_addr ||
 		    r->user_addr + r->size < r->user_addr ||
 		    r->mmap_offset + r->size < r->mmap_offset ||
 		    r->size > SIZE_MAX - (size_t)page)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u (guest 0x%llx, size 0x%llx) wraps the address space",
 				       i, (unsigned long long)r->guest_addr,
 				       (unsigned long long)r->size);
 		for (j = 0; j < i; j++) {
 			const struct vum_region *q = &mem->regions[j];
 
-			if (vu_ranges_overlap(r->guest_addr, r->size, q->guest_addr, q->size))
-				return vu_fail(dev, -EINVAL,
+			if (vhost_user_ranges_overlap(r->guest_addr, r->size, q->guest_addr, q->size))
+				return vhost_user_fail(dev, -EINVAL,
 					       "SET_MEM_TABLE: regions %u and %u overlap in guest memory",
 					       j, i);
-			if (vu_ranges_overlap(r->user_addr, r->size, q->user_addr, q->size))
-				return vu_fail(dev, -EINVAL,
+			if (vhost_user_ranges_overlap(r->user_addr, r->size, q->user_addr, q->size))
+				return vhost_user_fail(dev, -EINVAL,
 					       "SET_MEM_TABLE: regions %u and %u overlap in front-end memory",
 					       j, i);
 		}
 		if (fstat(msg->fds[i], &st[i]) < 0)
-			return vu_fail(dev, -errno, "SET_MEM_TABLE: region %u: fstat: %s",
+			return vhost_user_fail(dev, -errno, "SET_MEM_TABLE: region %u: fstat: %s",
 				       i, strerror(errno));
 		if (!S_ISREG(st[i].st_mode))
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
 				       i);
 		if (st[i].st_size < 0 || r->mmap_offset + r->size > (uint64_t)st[i].st_size)
-			return vu_fail(dev, -EFAULT,
+			return vhost_user_fail(dev, -EFAULT,
 				       "SET_MEM_TABLE: region %u (offset 0x%llx, size 0x%llx) extends past the end of its fd (0x%llx bytes)",
 				       i, (unsigned long long)r->mmap_offset,
 				       (unsigned long long)r->size,
@@ -501,21 +501,21 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 	}
 
 	/* QEMU sends the same table once per queue pair: keep what is mapped. */
-	if (vu_regions_same(dev, mem, st)) {
+	if (vhost_user_regions_same(dev, mem, st)) {
 		vum_close_fds(msg);
 		return 0;
 	}
 
 	for (i = 0; i < mem->nregions; i++) {
 		const struct vum_region *r = &mem->regions[i];
-		uint64_t align = vu_map_align(msg->fds[i], (uint64_t)page);
+		uint64_t align = vhost_user_map_align(msg->fds[i], (uint64_t)page);
 		uint64_t aligned = r->mmap_offset & ~(align - 1);
 		uint64_t delta = r->mmap_offset - aligned;
 		uint64_t len = (r->size + delta + align - 1) & ~(align - 1);
 		void *p;
 
 		if (len < r->size || len > SIZE_MAX) {
-			ret = vu_fail(dev, -EINVAL,
+			ret = vhost_user_fail(dev, -EINVAL,
 				      "SET_MEM_TABLE: region %u: 0x%llx bytes cannot be mapped",
 				      i, (unsigned long long)r->size);
 			goto err_unmap;
@@ -524,7 +524,7 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 		p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 msg->fds[i], (off_t)aligned);
 		if (p == MAP_FAILED) {
-			ret = vu_fail(dev, -errno,
+			ret = vhost_user_fail(dev, -errno,
 				      "SET_MEM_TABLE: region %u: mmap of 0x%llx bytes at offset 0x%llx: %s%s",
 				      i, (unsigned long long)len, (unsigned long long)aligned,
 				      strerror(errno),
@@ -535,7 +535,7 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 		ret = guard_map_add((uint8_t *)p + delta, r->size, dev, i);
 		if (ret < 0) {
 			munmap(p, (size_t)len);
-			ret = vu_fail(dev, ret, "SET_MEM_TABLE: region %u: guard: %s",
+			ret = vhost_user_fail(dev, ret, "SET_MEM_TABLE: region %u: guard: %s",
 				      i, strerror(-ret));
 			goto err_unmap;
 		}
@@ -552,8 +552,8 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 	}
 	vum_close_fds(msg);
 
-	vu_stop_all(dev);
-	vu_unmap_all(dev);
+	vhost_user_stop_all(dev);
+	vhost_user_unmap_all(dev);
 	for (i = 0; i < mem->nregions; i++) {
 		dev->regions[i] = fresh[i];
 		dev->eng_regions[i].guest_addr = fresh[i].guest_addr;
@@ -561,10 +561,10 @@ static int vu_set_mem_table(struct vu_dev *dev, struct vum_msg *msg)
 		dev->eng_regions[i].uaddr = fresh[i].host;
 	}
 	dev->nregions = mem->nregions;
-	for (i = 0; i < VU_MAX_VRINGS; i++) {
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
 		if (!dev->vrings[i].addr_set)
 			continue;
-		ret = vu_vring_translate(dev, i);
+		ret = vhost_user_vring_translate(dev, i);
 		if (ret < 0)
 			return ret;
 	}
@@ -579,23 +579,23 @@ err_unmap:
 }
 
 /**
- * vu_ring_index() - check a ring index from a message
+ * vhost_user_ring_index() - check a ring index from a message
  * @dev: the connection
  * @name: request name for the message
  * @index: the index
  *
  * Return: 0, or -ERANGE.
  */
-static int vu_ring_index(struct vu_dev *dev, const char *name, uint32_t index)
+static int vhost_user_ring_index(struct vhost_user_dev *dev, const char *name, uint32_t index)
 {
 	if (index >= 2 * dev->queue_pairs)
-		return vu_fail(dev, -ERANGE, "%s: ring %u does not exist (%u rings)",
+		return vhost_user_fail(dev, -ERANGE, "%s: ring %u does not exist (%u rings)",
 			       name, index, 2 * dev->queue_pairs);
 	return 0;
 }
 
 /**
- * vu_set_ring_fd() - SET_VRING_KICK/CALL/ERR
+ * vhost_user_set_ring_fd() - SET_VRING_KICK/CALL/ERR
  * @dev: the connection
  * @msg: the message (its fd, if any, is consumed)
  *
@@ -604,14 +604,14 @@ static int vu_ring_index(struct vu_dev *dev, const char *name, uint32_t index)
  *
  * Return: 0 or a negative errno.
  */
-static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	unsigned int idx = msg->payload.u64 & VUM_VRING_IDX_MASK;
 	bool nofd = msg->payload.u64 & VUM_VRING_NOFD;
-	struct vu_vring *vr;
+	struct vhost_user_vring *vr;
 	int ret, fd;
 
-	ret = vu_ring_index(dev, vum_request_name(msg->hdr.request), idx);
+	ret = vhost_user_ring_index(dev, vum_request_name(msg->hdr.request), idx);
 	if (ret < 0)
 		return ret;
 	vr = &dev->vrings[idx];
@@ -620,14 +620,14 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 		ret = evfd_adopt(fd);
 		if (ret < 0) {
 			close(fd);
-			return vu_fail(dev, ret, "%s: ring %u: %s", vum_request_name(msg->hdr.request),
+			return vhost_user_fail(dev, ret, "%s: ring %u: %s", vum_request_name(msg->hdr.request),
 				       idx, ret == -ENOTSUP ? "fd is not an eventfd" : strerror(-ret));
 		}
 	}
 
 	switch (msg->hdr.request) {
 	case VUM_SET_VRING_KICK:
-		vu_stop_qp(dev, idx / 2);
+		vhost_user_stop_qp(dev, idx / 2);
 		if (vr->kick_fd >= 0)
 			close(vr->kick_fd);
 		vr->kick_fd = fd;
@@ -639,7 +639,7 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 			break;	/* none before, none now */
 		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
 			if (dup2(fd, vr->call_fd) < 0) {
-				ret = vu_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",
+				ret = vhost_user_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",
 					      idx, strerror(errno));
 				close(fd);
 				return ret;
@@ -647,7 +647,7 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 			close(fd);
 			break;
 		}
-		vu_stop_qp(dev, idx / 2);
+		vhost_user_stop_qp(dev, idx / 2);
 		if (vr->call_fd >= 0)
 			close(vr->call_fd);
 		vr->call_fd = fd;
@@ -662,7 +662,7 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
 }
 
 /**
- * vu_set_log_base() - SET_LOG_BASE: map the dirty log, answer
+ * vhost_user_set_log_base() - SET_LOG_BASE: map the dirty log, answer
  * @dev: the connection
  * @msg: the (shape-checked: 16 bytes, one fd) message; its fd is consumed
  *
@@ -673,7 +673,7 @@ static int vu_set_ring_fd(struct vu_dev *dev, struct vum_msg *msg)
  *
  * Return: 0 or a negative errno.
  */
-static int vu_set_log_base(struct vu_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	const struct vum_log lg = msg->payload.log;
 	uint64_t zero = 0;
@@ -681,33 +681,33 @@ static int vu_set_log_base(struct vu_dev *dev, struct vum_msg *msg)
 	int fd, ret;
 
 	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_LOG_SHMFD)))
-		return vu_fail(dev, -EINVAL,
+		return vhost_user_fail(dev, -EINVAL,
 			       "SET_LOG_BASE: LOG_SHMFD was not negotiated (no log the back-end can map)");
 	fd = vum_take_fd(msg, 0);
-	ret = dirty_log_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VU_GUARD_LOG,
+	ret = dirty_log_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VHOST_USER_GUARD_LOG,
 		       why, sizeof(why));
 	close(fd);
 	if (ret < 0)
-		return vu_fail(dev, ret, "SET_LOG_BASE: %s", why);
+		return vhost_user_fail(dev, ret, "SET_LOG_BASE: %s", why);
 	return vum_send(dev->fd, msg->hdr.request, &zero, sizeof(zero), dev->err,
 			sizeof(dev->err));
 }
 
 /**
- * vu_set_log_fd() - SET_LOG_FD: keep the log eventfd
+ * vhost_user_set_log_fd() - SET_LOG_FD: keep the log eventfd
  * @dev: the connection
  * @msg: the (shape-checked: one fd) message; its fd is consumed
  *
  * Return: 0 or a negative errno (-ENOTSUP: not an eventfd).
  */
-static int vu_set_log_fd(struct vu_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_log_fd(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	int fd = vum_take_fd(msg, 0);
 	int ret = evfd_adopt(fd);
 
 	if (ret < 0) {
 		close(fd);
-		return vu_fail(dev, ret, "SET_LOG_FD: %s",
+		return vhost_user_fail(dev, ret, "SET_LOG_FD: %s",
 			       ret == -ENOTSUP ? "fd is not an eventfd" : strerror(-ret));
 	}
 	if (dev->log_fd >= 0)
@@ -717,20 +717,20 @@ static int vu_set_log_fd(struct vu_dev *dev, struct vum_msg *msg)
 }
 
 /**
- * vu_reply_u64() - answer a GET request with a u64
+ * vhost_user_reply_u64() - answer a GET request with a u64
  * @dev: the connection
  * @request: the request
  * @value: the answer
  *
  * Return: 0 or a negative errno.
  */
-static int vu_reply_u64(struct vu_dev *dev, uint32_t request, uint64_t value)
+static int vhost_user_reply_u64(struct vhost_user_dev *dev, uint32_t request, uint64_t value)
 {
 	return vum_send(dev->fd, request, &value, sizeof(value), dev->err, sizeof(dev->err));
 }
 
 /**
- * vu_net_set_mtu() - NET_SET_MTU: the MTU the front-end gives the guest
+ * vhost_user_net_set_mtu() - NET_SET_MTU: the MTU the front-end gives the guest
  * @dev: the connection
  * @mtu: the front-end's value
  *
@@ -738,21 +738,21 @@ static int vu_reply_u64(struct vu_dev *dev, uint32_t request, uint64_t value)
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
-static int vu_net_set_mtu(struct vu_dev *dev, uint64_t mtu)
+static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
 {
 	int tap_mtu;
 
-	if (mtu < VU_MTU_MIN || mtu > VU_MTU_MAX)
-		return vu_fail(dev, -EINVAL, "NET_SET_MTU: MTU %llu is outside %u..%u",
-			       (unsigned long long)mtu, VU_MTU_MIN, VU_MTU_MAX);
+	if (mtu < VHOST_USER_MTU_MIN || mtu > VHOST_USER_MTU_MAX)
+		return vhost_user_fail(dev, -EINVAL, "NET_SET_MTU: MTU %llu is outside %u..%u",
+			       (unsigned long long)mtu, VHOST_USER_MTU_MIN, VHOST_USER_MTU_MAX);
 	if (!dev->ops || !dev->ops->tap_mtu)
-		return vu_fail(dev, -EOPNOTSUPP, "NET_SET_MTU: this port cannot check an MTU");
+		return vhost_user_fail(dev, -EOPNOTSUPP, "NET_SET_MTU: this port cannot check an MTU");
 	tap_mtu = dev->ops->tap_mtu(dev);
 	if (tap_mtu < 0)
-		return vu_fail(dev, tap_mtu, "NET_SET_MTU: reading the tap's MTU: %s",
+		return vhost_user_fail(dev, tap_mtu, "NET_SET_MTU: reading the tap's MTU: %s",
 			       strerror(-tap_mtu));
 	if ((uint64_t)tap_mtu != mtu)
-		return vu_fail(dev, -EINVAL,
+		return vhost_user_fail(dev, -EINVAL,
 			       "NET_SET_MTU: the front-end's MTU %llu is not the tap's MTU %d "
 			       "(give QEMU host_mtu=%d, or set mtu = %llu in the tap's section)",
 			       (unsigned long long)mtu, tap_mtu, tap_mtu, (unsigned long long)mtu);
@@ -761,12 +761,12 @@ static int vu_net_set_mtu(struct vu_dev *dev, uint64_t mtu)
 }
 
 /**
- * vu_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
+ * vhost_user_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
  * @request: the request
  *
  * Return: true for the GET requests.
  */
-static bool vu_has_reply(uint32_t request)
+static bool vhost_user_has_reply(uint32_t request)
 {
 	switch (request) {
 	case VUM_GET_FEATURES:
@@ -782,40 +782,40 @@ static bool vu_has_reply(uint32_t request)
 }
 
 /**
- * vu_do() - carry out one shape-checked request
+ * vhost_user_do() - carry out one shape-checked request
  * @dev: the connection
  * @msg: the message
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
-static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
+static int vhost_user_do(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	const char *name = vum_request_name(msg->hdr.request);
 	struct vum_vring_state st = msg->payload.state;
-	struct vu_vring *vr;
+	struct vhost_user_vring *vr;
 	uint64_t v;
 	int ret;
 
 	switch (msg->hdr.request) {
 	case VUM_GET_FEATURES:
-		return vu_reply_u64(dev, msg->hdr.request, dev->features_offered);
+		return vhost_user_reply_u64(dev, msg->hdr.request, dev->features_offered);
 	case VUM_SET_FEATURES:
 		v = msg->payload.u64;
 		if (v & ~dev->features_offered)
-			return vu_fail(dev, -EINVAL, "SET_FEATURES: 0x%llx not offered (offered 0x%llx)",
+			return vhost_user_fail(dev, -EINVAL, "SET_FEATURES: 0x%llx not offered (offered 0x%llx)",
 				       (unsigned long long)(v & ~dev->features_offered),
 				       (unsigned long long)dev->features_offered);
 		if (dev->features_set && v != dev->features)
-			vu_stop_all(dev);
+			vhost_user_stop_all(dev);
 		dev->features = v;
 		dev->features_set = true;
 		return 0;
 	case VUM_GET_PROTOCOL_FEATURES:
-		return vu_reply_u64(dev, msg->hdr.request, VU_PROTOCOL_FEATURES);
+		return vhost_user_reply_u64(dev, msg->hdr.request, VU_PROTOCOL_FEATURES);
 	case VUM_SET_PROTOCOL_FEATURES:
 		v = msg->payload.u64;
 		if (v & ~VU_PROTOCOL_FEATURES)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_PROTOCOL_FEATURES: 0x%llx not offered (offered 0x%llx)",
 				       (unsigned long long)(v & ~VU_PROTOCOL_FEATURES),
 				       (unsigned long long)VU_PROTOCOL_FEATURES);
@@ -828,12 +828,12 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 	case VUM_RESET_OWNER: {
 		unsigned int i;
 
-		vu_stop_all(dev);
-		vu_unmap_all(dev);
-		vu_log_release(dev);
-		for (i = 0; i < VU_MAX_VRINGS; i++) {
-			vu_vring_close_fds(&dev->vrings[i]);
-			vu_vring_init(&dev->vrings[i]);
+		vhost_user_stop_all(dev);
+		vhost_user_unmap_all(dev);
+		vhost_user_log_release(dev);
+		for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
+			vhost_user_vring_close_fds(&dev->vrings[i]);
+			vhost_user_vring_init(&dev->vrings[i]);
 		}
 		dev->features = 0;
 		dev->features_set = false;
@@ -843,43 +843,43 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 		return 0;
 	}
 	case VUM_GET_QUEUE_NUM:
-		return vu_reply_u64(dev, msg->hdr.request, dev->queue_pairs);
+		return vhost_user_reply_u64(dev, msg->hdr.request, dev->queue_pairs);
 	case VUM_GET_MAX_MEM_SLOTS:
-		return vu_reply_u64(dev, msg->hdr.request, VUM_MAX_REGIONS);
+		return vhost_user_reply_u64(dev, msg->hdr.request, VUM_MAX_REGIONS);
 	case VUM_SET_MEM_TABLE:
-		return vu_set_mem_table(dev, msg);
+		return vhost_user_set_mem_table(dev, msg);
 	case VUM_SET_VRING_NUM:
-		ret = vu_ring_index(dev, name, st.index);
+		ret = vhost_user_ring_index(dev, name, st.index);
 		if (ret < 0)
 			return ret;
-		if (st.num < 1 || st.num > VU_MAX_RING_NUM || (st.num & (st.num - 1)))
-			return vu_fail(dev, -EINVAL,
+		if (st.num < 1 || st.num > VHOST_USER_MAX_RING_NUM || (st.num & (st.num - 1)))
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_NUM: ring %u: size %u is not a power of two in 1..%u",
-				       st.index, st.num, VU_MAX_RING_NUM);
+				       st.index, st.num, VHOST_USER_MAX_RING_NUM);
 		vr = &dev->vrings[st.index];
-		vu_stop_qp(dev, st.index / 2);
+		vhost_user_stop_qp(dev, st.index / 2);
 		vr->num = st.num;
 		if (vr->addr_set)
-			return vu_vring_translate(dev, st.index);
+			return vhost_user_vring_translate(dev, st.index);
 		return 0;
 	case VUM_SET_VRING_BASE:
-		ret = vu_ring_index(dev, name, st.index);
+		ret = vhost_user_ring_index(dev, name, st.index);
 		if (ret < 0)
 			return ret;
 		if (st.num > 0xffff)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_BASE: ring %u: base %u does not fit 16 bits",
 				       st.index, st.num);
-		vu_stop_qp(dev, st.index / 2);
+		vhost_user_stop_qp(dev, st.index / 2);
 		dev->vrings[st.index].last_avail = (uint16_t)st.num;
 		return 0;
 	case VUM_GET_VRING_BASE:
-		ret = vu_ring_index(dev, name, st.index);
+		ret = vhost_user_ring_index(dev, name, st.index);
 		if (ret < 0)
 			return ret;
 		vr = &dev->vrings[st.index];
 		/* Stopping the pair stores the engine's positions in last_avail. */
-		vu_stop_qp(dev, st.index / 2);
+		vhost_user_stop_qp(dev, st.index / 2);
 		vr->started = false;
 		vr->kick_set = false;
 		if (vr->kick_fd >= 0)
@@ -891,29 +891,29 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 	case VUM_SET_VRING_ADDR: {
 		struct vum_vring_addr a = msg->payload.addr;
 
-		ret = vu_ring_index(dev, name, a.index);
+		ret = vhost_user_ring_index(dev, name, a.index);
 		if (ret < 0)
 			return ret;
 		vr = &dev->vrings[a.index];
 		if (a.flags & ~VUM_VRING_F_LOG)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_ADDR: ring %u: unknown flags 0x%x",
 				       a.index, a.flags & ~VUM_VRING_F_LOG);
 		if ((a.flags & VUM_VRING_F_LOG) && (a.log & 3))
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_ADDR: ring %u: used ring log address 0x%llx is not 4-byte aligned",
 				       a.index, (unsigned long long)a.log);
 		if (!vr->num)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_ADDR: ring %u: sent before SET_VRING_NUM", a.index);
 		if (!dev->nregions)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_ADDR: ring %u: sent before SET_MEM_TABLE", a.index);
-		vu_stop_qp(dev, a.index / 2);
+		vhost_user_stop_qp(dev, a.index / 2);
 		vr->addr = a;
 		vr->addr_set = true;
 		vr->log = a.flags & VUM_VRING_F_LOG;
-		ret = vu_vring_translate(dev, a.index);
+		ret = vhost_user_vring_translate(dev, a.index);
 		if (ret < 0) {
 			vr->addr_set = false;
 			return ret;
@@ -923,30 +923,30 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
 	case VUM_SET_VRING_KICK:
 	case VUM_SET_VRING_CALL:
 	case VUM_SET_VRING_ERR:
-		return vu_set_ring_fd(dev, msg);
+		return vhost_user_set_ring_fd(dev, msg);
 	case VUM_SET_LOG_BASE:
-		return vu_set_log_base(dev, msg);
+		return vhost_user_set_log_base(dev, msg);
 	case VUM_SET_LOG_FD:
-		return vu_set_log_fd(dev, msg);
+		return vhost_user_set_log_fd(dev, msg);
 	case VUM_SET_VRING_ENABLE:
-		ret = vu_ring_index(dev, name, st.index);
+		ret = vhost_user_ring_index(dev, name, st.index);
 		if (ret < 0)
 			return ret;
 		if (st.num > 1)
-			return vu_fail(dev, -EINVAL,
+			return vhost_user_fail(dev, -EINVAL,
 				       "SET_VRING_ENABLE: ring %u: value %u (0 or 1)", st.index, st.num);
 		dev->vrings[st.index].enabled = st.num;
 		return 0;
 	case VUM_NET_SET_MTU:
-		return vu_net_set_mtu(dev, msg->payload.u64);
+		return vhost_user_net_set_mtu(dev, msg->payload.u64);
 	default:
 		break;
 	}
-	return vu_fail(dev, -EOPNOTSUPP, "unsupported request %s (%u)", name, msg->hdr.request);
+	return vhost_user_fail(dev, -EOPNOTSUPP, "unsupported request %s (%u)", name, msg->hdr.request);
 }
 
 /**
- * vu_dev_process() - validate and carry out one complete message
+ * vhost_user_dev_process() - validate and carry out one complete message
  * @dev: the connection
  * @msg: the message; fds it still owns afterwards are the caller's to close
  *
@@ -956,23 +956,23 @@ static int vu_do(struct vu_dev *dev, struct vum_msg *msg)
  * Return: 0, or a negative errno with @dev->err saying why; the caller
  * must then close the connection.
  */
-int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg)
+int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg)
 {
 	bool ack = (dev->protocol_features & (1ULL << VUM_PROTOCOL_F_REPLY_ACK)) &&
 		   (msg->hdr.flags & VUM_FLAG_NEED_REPLY) &&
-		   !vu_has_reply(msg->hdr.request);
+		   !vhost_user_has_reply(msg->hdr.request);
 	int ret;
 
 	dev->err[0] = '\0';
 	dev->messages++;
 	ret = vum_check(msg, dev->err, sizeof(dev->err));
 	if (ret == 0)
-		ret = vu_do(dev, msg);
+		ret = vhost_user_do(dev, msg);
 	if (ret == 0)
-		ret = vu_sync(dev);
+		ret = vhost_user_sync(dev);
 	if (ack) {
 		uint64_t status = ret < 0 ? 1 : 0;
-		char err2[VU_ERR_MAX];
+		char err2[VHOST_USER_ERR_MAX];
 		int r2;
 
 		r2 = vum_send(dev->fd, msg->hdr.request, &status, sizeof(status),
@@ -986,29 +986,29 @@ int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg)
 }
 
 /**
- * vu_dev_handle() - read and answer the messages waiting on the connection
+ * vhost_user_dev_handle() - read and answer the messages waiting on the connection
  * @dev: the connection
  *
  * Call when the socket is readable (level-triggered: at most
- * VU_MAX_MSGS_PER_CALL messages are handled per call).
+ * VHOST_USER_MAX_MSGS_PER_CALL messages are handled per call).
  *
  * Return: 0 when every complete message was handled, -ENOTCONN when the
  * front-end closed the connection cleanly, another negative errno for a
  * protocol error (@dev->err says which); on any error the caller closes the
- * connection and calls vu_dev_reset().
+ * connection and calls vhost_user_dev_reset().
  */
-int vu_dev_handle(struct vu_dev *dev)
+int vhost_user_dev_handle(struct vhost_user_dev *dev)
 {
 	unsigned int n;
 	int ret;
 
-	for (n = 0; n < VU_MAX_MSGS_PER_CALL; n++) {
+	for (n = 0; n < VHOST_USER_MAX_MSGS_PER_CALL; n++) {
 		ret = vum_recv(dev->fd, &dev->rx, dev->err, sizeof(dev->err));
 		if (ret == 0)
 			return 0;
 		if (ret < 0)
 			return ret;
-		ret = vu_dev_process(dev, &dev->rx.msg);
+		ret = vhost_user_dev_process(dev, &dev->rx.msg);
 		vum_rx_reset(&dev->rx);
 		if (ret < 0)
 			return ret;
@@ -1017,12 +1017,12 @@ int vu_dev_handle(struct vu_dev *dev)
 }
 
 /**
- * vu_dev_vnet_hdr_len() - size of the virtio-net header in the rings
+ * vhost_user_dev_vnet_hdr_len() - size of the virtio-net header in the rings
  * @dev: the connection (after SET_FEATURES)
  *
  * Return: 12 with VERSION_1 or MRG_RXBUF, else 10.
  */
-unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev)
+unsigned int vhost_user_dev_vnet_hdr_len(const struct vhost_user_dev *dev)
 {
 	if (dev->features & ((1ULL << VU_F_VERSION_1) | (1ULL << VU_NET_F_MRG_RXBUF)))
 		return 12;
@@ -1030,20 +1030,20 @@ unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev)
 }
 
 /**
- * vu_dev_queue_config() - describe a ready queue pair for engine_ops.open()
+ * vhost_user_dev_queue_config() - describe a ready queue pair for engine_ops.open()
  * @dev: the connection
  * @qp: queue pair (ready)
  * @cfg: filled in; @cfg->tap_fd is set to -1 for the caller to fill
  */
-void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
+void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 			 struct engine_queue_config *cfg)
 {
-	const struct vu_vring *rx = &dev->vrings[2 * qp];
-	const struct vu_vring *tx = &dev->vrings[2 * qp + 1];
+	const struct vhost_user_vring *rx = &dev->vrings[2 * qp];
+	const struct vhost_user_vring *tx = &dev->vrings[2 * qp + 1];
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->tap_fd = -1;
-	cfg->vnet_hdr_len = vu_dev_vnet_hdr_len(dev);
+	cfg->vnet_hdr_len = vhost_user_dev_vnet_hdr_len(dev);
 	cfg->mrg_rxbuf = dev->features & (1ULL << VU_NET_F_MRG_RXBUF);
 	cfg->ring_features = dev->features &
 		((1ULL << VU_RING_F_EVENT_IDX) | (1ULL << VU_RING_F_INDIRECT_DESC));
@@ -1061,7 +1061,7 @@ void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
 	cfg->rx.last_avail = rx->last_avail;
 	cfg->tx_call_fd = tx->call_fd;
 	cfg->rx_call_fd = rx->call_fd;
-	if (vu_dev_logging(dev)) {
+	if (vhost_user_dev_logging(dev)) {
 		cfg->log = &dev->log;
 		cfg->tx.log_used = tx->log;
 		cfg->tx.used_gpa = tx->addr.log;
@@ -1071,13 +1071,13 @@ void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
 }
 
 /**
- * vu_dev_set_last_avail() - store where the device stopped reading a ring
+ * vhost_user_dev_set_last_avail() - store where the device stopped reading a ring
  * @dev: the connection
  * @vring: ring index
  * @last_avail: the engine's avail position
  */
-void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail)
+void vhost_user_dev_set_last_avail(struct vhost_user_dev *dev, unsigned int vring, uint16_t last_avail)
 {
-	if (vring < VU_MAX_VRINGS)
+	if (vring < VHOST_USER_MAX_VRINGS)
 		dev->vrings[vring].last_avail = last_avail;
 }

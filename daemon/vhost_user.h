@@ -2,18 +2,18 @@
 /*
  * vhost_user.h - the vhost-user back-end state machine of one connection
  *
- * struct vu_dev holds what a front-end (QEMU) told us: negotiated features,
+ * struct vhost_user_dev holds what a front-end (QEMU) told us: negotiated features,
  * the guest memory table (mapped here), and per ring its size, addresses,
- * base and kick/call/err eventfds.  vu_dev_handle() reads and answers every
+ * base and kick/call/err eventfds.  vhost_user_dev_handle() reads and answers every
  * message waiting on the connection.  The owner (the vhost-user port) learns
- * through vu_ops.queue_state() when a queue pair becomes ready to run (both
+ * through vhost_user_ops.queue_state() when a queue pair becomes ready to run (both
  * rings started and enabled, memory mapped) and when it must stop; on stop
- * it stores the engine's avail position with vu_dev_set_last_avail() so
+ * it stores the engine's avail position with vhost_user_dev_set_last_avail() so
  * GET_VRING_BASE can report it.
  *
- * Any malformed, unknown or out-of-order message makes vu_dev_handle()
- * return an error with a message in vu_dev.err: the owner logs it and closes
- * the connection (vu_dev_reset() releases every mapping and fd).
+ * Any malformed, unknown or out-of-order message makes vhost_user_dev_handle()
+ * return an error with a message in vhost_user_dev.err: the owner logs it and closes
+ * the connection (vhost_user_dev_reset() releases every mapping and fd).
  */
 #ifndef VRINGNET_VHOST_USER_H
 #define VRINGNET_VHOST_USER_H
@@ -26,10 +26,10 @@
 #include "engine.h"
 #include "vhost_user_msg.h"
 
-#define VU_MAX_QUEUE_PAIRS	16
-#define VU_MAX_VRINGS		(2 * VU_MAX_QUEUE_PAIRS)
-#define VU_MAX_RING_NUM		32768u
-#define VU_ERR_MAX		256
+#define VHOST_USER_MAX_QUEUE_PAIRS	16
+#define VHOST_USER_MAX_VRINGS		(2 * VHOST_USER_MAX_QUEUE_PAIRS)
+#define VHOST_USER_MAX_RING_NUM		32768u
+#define VHOST_USER_ERR_MAX		256
 
 /* Virtio feature bits offered (virtio-net, virtio ring, virtio 1.x). */
 #define VU_NET_F_CSUM		0
@@ -50,7 +50,7 @@
  * Features offered; MQ only when the port has more than one queue pair.
  * NET_F_MTU: the front-end may tell the guest an MTU (QEMU's host_mtu=);
  * with PROTOCOL_F_NET_MTU it sends that MTU in NET_SET_MTU, and the
- * back-end accepts it only when it is the tap's (vu_ops.tap_mtu).
+ * back-end accepts it only when it is the tap's (vhost_user_ops.tap_mtu).
  */
 #define VU_FEATURES_BASE \
 	((1ULL << VU_NET_F_CSUM) | (1ULL << VU_NET_F_GUEST_CSUM) | \
@@ -68,14 +68,14 @@
 
 /* The dirty log's number among the connection's guard mappings (guard.h);
  * the memory regions are 0..VUM_MAX_REGIONS-1. */
-#define VU_GUARD_LOG		VUM_MAX_REGIONS
+#define VHOST_USER_GUARD_LOG		VUM_MAX_REGIONS
 
 /* The MTU range of NET_SET_MTU (virtio: 68, an Ethernet frame's limit). */
-#define VU_MTU_MIN		68u
-#define VU_MTU_MAX		65535u
+#define VHOST_USER_MTU_MIN		68u
+#define VHOST_USER_MTU_MAX		65535u
 
 /**
- * struct vu_region - one mapped region of the guest memory table
+ * struct vhost_user_region - one mapped region of the guest memory table
  * @guest_addr: guest-physical address of the first byte
  * @size: bytes
  * @user_addr: front-end virtual address of the first byte
@@ -86,7 +86,7 @@
  * @file_dev: st_dev of the fd (to recognise a repeated table)
  * @file_ino: st_ino of the fd
  */
-struct vu_region {
+struct vhost_user_region {
 	uint64_t guest_addr;
 	uint64_t size;
 	uint64_t user_addr;
@@ -99,7 +99,7 @@ struct vu_region {
 };
 
 /**
- * struct vu_vring - one virtqueue as the front-end described it
+ * struct vhost_user_vring - one virtqueue as the front-end described it
  * @num: size (0 until SET_VRING_NUM)
  * @addr: front-end virtual addresses from SET_VRING_ADDR
  * @addr_set: SET_VRING_ADDR seen
@@ -116,7 +116,7 @@ struct vu_region {
  * @log: SET_VRING_ADDR had VHOST_VRING_F_LOG: writes to the used ring are
  *	logged at @addr.log (log_guest_addr) while VHOST_F_LOG_ALL is acked
  */
-struct vu_vring {
+struct vhost_user_vring {
 	unsigned int num;
 	struct vum_vring_addr addr;
 	bool addr_set;
@@ -133,14 +133,14 @@ struct vu_vring {
 	bool log;
 };
 
-struct vu_dev;
+struct vhost_user_dev;
 
 /**
- * struct vu_ops - what the owner of a connection is told
+ * struct vhost_user_ops - what the owner of a connection is told
  * @queue_state: queue pair @qp became ready (@ready true: its rings may be
- *	walked now; vu_dev_queue_config() describes them) or must stop at once
+ *	walked now; vhost_user_dev_queue_config() describes them) or must stop at once
  *	(@ready false: stop walking, store the engine's positions with
- *	vu_dev_set_last_avail()).  Return 0, or -errno when a ready queue
+ *	vhost_user_dev_set_last_avail()).  Return 0, or -errno when a ready queue
  *	could not be started (the connection is then closed).
  * @tap_mtu: the current MTU of the tap behind the connection, for
  *	NET_SET_MTU; return the MTU, or -errno when it cannot be read (the
@@ -150,17 +150,17 @@ struct vu_dev;
  * fd number): the running engine signals the new eventfd without being
  * told.
  */
-struct vu_ops {
-	int (*queue_state)(struct vu_dev *dev, unsigned int qp, bool ready);
-	int (*tap_mtu)(struct vu_dev *dev);
+struct vhost_user_ops {
+	int (*queue_state)(struct vhost_user_dev *dev, unsigned int qp, bool ready);
+	int (*tap_mtu)(struct vhost_user_dev *dev);
 };
 
 /**
- * struct vu_dev - one vhost-user connection
+ * struct vhost_user_dev - one vhost-user connection
  * @fd: the connection socket (not owned)
  * @ops: owner callbacks (may be NULL: nothing is told)
  * @opaque: owner data
- * @queue_pairs: queue pairs offered (1..VU_MAX_QUEUE_PAIRS)
+ * @queue_pairs: queue pairs offered (1..VHOST_USER_MAX_QUEUE_PAIRS)
  * @features_offered: device features offered
  * @features: features acked by SET_FEATURES
  * @features_set: SET_FEATURES seen
@@ -179,9 +179,9 @@ struct vu_ops {
  * @mtu: the MTU of the last NET_SET_MTU accepted, 0 for none
  * @err: why the last call failed
  */
-struct vu_dev {
+struct vhost_user_dev {
 	int fd;
-	const struct vu_ops *ops;
+	const struct vhost_user_ops *ops;
 	void *opaque;
 	unsigned int queue_pairs;
 	uint64_t features_offered;
@@ -189,37 +189,37 @@ struct vu_dev {
 	bool features_set;
 	uint64_t protocol_features;
 	bool owner;
-	struct vu_region regions[VUM_MAX_REGIONS];
+	struct vhost_user_region regions[VUM_MAX_REGIONS];
 	unsigned int nregions;
 	struct engine_mem_region eng_regions[VUM_MAX_REGIONS];
-	struct vu_vring vrings[VU_MAX_VRINGS];
-	bool active[VU_MAX_QUEUE_PAIRS];
+	struct vhost_user_vring vrings[VHOST_USER_MAX_VRINGS];
+	bool active[VHOST_USER_MAX_QUEUE_PAIRS];
 	struct dirty_log log;
 	int log_fd;
 	struct vum_rx rx;
 	uint64_t messages;
 	unsigned int mtu;
-	char err[VU_ERR_MAX];
+	char err[VHOST_USER_ERR_MAX];
 };
 
-void vu_dev_init(struct vu_dev *dev, int fd, unsigned int queue_pairs,
-		 const struct vu_ops *ops, void *opaque);
-void vu_dev_reset(struct vu_dev *dev);
-int vu_dev_handle(struct vu_dev *dev);
-int vu_dev_process(struct vu_dev *dev, struct vum_msg *msg);
-unsigned int vu_dev_vnet_hdr_len(const struct vu_dev *dev);
-void vu_dev_queue_config(struct vu_dev *dev, unsigned int qp,
+void vhost_user_dev_init(struct vhost_user_dev *dev, int fd, unsigned int queue_pairs,
+		 const struct vhost_user_ops *ops, void *opaque);
+void vhost_user_dev_reset(struct vhost_user_dev *dev);
+int vhost_user_dev_handle(struct vhost_user_dev *dev);
+int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg);
+unsigned int vhost_user_dev_vnet_hdr_len(const struct vhost_user_dev *dev);
+void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 			 struct engine_queue_config *cfg);
-void vu_dev_set_last_avail(struct vu_dev *dev, unsigned int vring, uint16_t last_avail);
+void vhost_user_dev_set_last_avail(struct vhost_user_dev *dev, unsigned int vring, uint16_t last_avail);
 
 /**
- * vu_dev_logging() - whether the front-end asked for dirty logging
+ * vhost_user_dev_logging() - whether the front-end asked for dirty logging
  * @dev: the connection
  *
  * Return: true while VHOST_F_LOG_ALL is acked (a migration runs): the
  * queues must run on an engine that logs (the user engine).
  */
-static inline bool vu_dev_logging(const struct vu_dev *dev)
+static inline bool vhost_user_dev_logging(const struct vhost_user_dev *dev)
 {
 	return dev->features & (1ULL << VU_F_LOG_ALL);
 }

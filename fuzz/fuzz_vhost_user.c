@@ -3,7 +3,7 @@
  * fuzz_vhost_user.c - libFuzzer target for the vhost-user back-end
  *
  * The input after its first byte is a byte stream a front-end sends: it is
- * written into a socketpair and vu_dev_handle() reads, checks and answers it
+ * written into a socketpair and vhost_user_dev_handle() reads, checks and answers it
  * until it fails (every stream ends in an error: at worst the EOF).  No fds
  * travel with the stream, so requests that need one end in their error
  * path.  When bit 0 of the first byte is set, the connection starts with a
@@ -56,16 +56,16 @@ static void fz_touch_ring(const struct engine_ring *r)
  *
  * Return: 0.
  */
-static int fz_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
+static int fz_queue_state(struct vhost_user_dev *dev, unsigned int qp, bool ready)
 {
 	struct engine_queue_config cfg;
 
 	if (!ready) {
-		vu_dev_set_last_avail(dev, 2 * qp, 1);
+		vhost_user_dev_set_last_avail(dev, 2 * qp, 1);
 		return 0;
 	}
-	vu_dev_queue_config(dev, qp, &cfg);
-	if (cfg.tx.num == 0 || cfg.rx.num == 0 || cfg.tx.num > VU_MAX_RING_NUM ||
+	vhost_user_dev_queue_config(dev, qp, &cfg);
+	if (cfg.tx.num == 0 || cfg.rx.num == 0 || cfg.tx.num > VHOST_USER_MAX_RING_NUM ||
 	    (cfg.tx.num & (cfg.tx.num - 1)))
 		abort();
 	fz_touch_ring(&cfg.tx);
@@ -73,13 +73,13 @@ static int fz_queue_state(struct vu_dev *dev, unsigned int qp, bool ready)
 	return 0;
 }
 
-static const struct vu_ops fz_ops = { .queue_state = fz_queue_state };
+static const struct vhost_user_ops fz_ops = { .queue_state = fz_queue_state };
 
 /**
  * fz_premap() - give the connection a memory table before the stream
  * @dev: the connection
  */
-static void fz_premap(struct vu_dev *dev)
+static void fz_premap(struct vhost_user_dev *dev)
 {
 	struct vum_msg *msg = calloc(1, sizeof(*msg));
 	int fd = memfd_create("fuzz-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -97,7 +97,7 @@ static void fz_premap(struct vu_dev *dev)
 	msg->payload.mem.regions[0].mmap_offset = 0;
 	msg->fds[0] = fd;
 	msg->nfds = 1;
-	if (vu_dev_process(dev, msg) < 0)
+	if (vhost_user_dev_process(dev, msg) < 0)
 		abort();
 	vum_close_fds(msg);
 	free(msg);
@@ -112,7 +112,7 @@ static void fz_premap(struct vu_dev *dev)
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct vu_dev dev;
+	static struct vhost_user_dev dev;
 	uint8_t drain[4096];
 	int sv[2], sndbuf = 1 << 20, ret, rounds;
 	uint8_t mode;
@@ -129,11 +129,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	shutdown(sv[0], SHUT_WR);
 
-	vu_dev_init(&dev, sv[1], (mode & 2) ? 2 : 1, &fz_ops, NULL);
+	vhost_user_dev_init(&dev, sv[1], (mode & 2) ? 2 : 1, &fz_ops, NULL);
 	if (mode & 1)
 		fz_premap(&dev);
 	for (rounds = 0; rounds < 10000; rounds++) {
-		ret = vu_dev_handle(&dev);
+		ret = vhost_user_dev_handle(&dev);
 		while (read(sv[0], drain, sizeof(drain)) > 0)
 			;
 		if (ret < 0)
@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ret >= 0 || !dev.err[0])
 		abort();	/* every stream ends in an error with a message */
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	close(sv[0]);
 	close(sv[1]);
 	return 0;

@@ -3,7 +3,7 @@
  * check_daemon_vhost_user.c - the vhost-user back-end (daemon/vhost_user*.c)
  *
  * Every test plays the front-end on one end of a socketpair and runs the
- * back-end's vu_dev_handle() on the other: a QEMU-like handshake, the ring
+ * back-end's vhost_user_dev_handle() on the other: a QEMU-like handshake, the ring
  * life cycle, and one test per malformed message with the exact answer it
  * gets (errno, message, REPLY_ACK status, fds closed).
  */
@@ -40,15 +40,15 @@ Suite *vhost_user_suite(void);
 
 /* What the owner callbacks saw. */
 static struct {
-	int starts[VU_MAX_QUEUE_PAIRS];
-	int stops[VU_MAX_QUEUE_PAIRS];
+	int starts[VHOST_USER_MAX_QUEUE_PAIRS];
+	int stops[VHOST_USER_MAX_QUEUE_PAIRS];
 	int fail_start;
 	int tap_mtu;		/* what t_tap_mtu() answers (0: 1500) */
 	int tap_mtu_calls;
 	struct engine_queue_config cfg;
 } seen;
 
-static struct vu_dev dev;
+static struct vhost_user_dev dev;
 static int cfd = -1;	/* front-end end */
 static int memfd = -1;
 
@@ -60,18 +60,18 @@ static int memfd = -1;
  *
  * Return: 0, or -EIO when the test asked starts to fail.
  */
-static int t_queue_state(struct vu_dev *d, unsigned int qp, bool ready)
+static int t_queue_state(struct vhost_user_dev *d, unsigned int qp, bool ready)
 {
 	if (ready) {
 		if (seen.fail_start)
 			return -EIO;
 		seen.starts[qp]++;
-		vu_dev_queue_config(d, qp, &seen.cfg);
+		vhost_user_dev_queue_config(d, qp, &seen.cfg);
 	} else {
 		seen.stops[qp]++;
 		/* the "engine" consumed 42 rx and 7 tx entries */
-		vu_dev_set_last_avail(d, 2 * qp, 42);
-		vu_dev_set_last_avail(d, 2 * qp + 1, 7);
+		vhost_user_dev_set_last_avail(d, 2 * qp, 42);
+		vhost_user_dev_set_last_avail(d, 2 * qp + 1, 7);
 	}
 	return 0;
 }
@@ -82,13 +82,13 @@ static int t_queue_state(struct vu_dev *d, unsigned int qp, bool ready)
  *
  * Return: seen.tap_mtu, 1500 when the test set none.
  */
-static int t_tap_mtu(struct vu_dev *d)
+static int t_tap_mtu(struct vhost_user_dev *d)
 {
 	seen.tap_mtu_calls++;
 	return seen.tap_mtu ? seen.tap_mtu : 1500;
 }
 
-static const struct vu_ops t_ops = {
+static const struct vhost_user_ops t_ops = {
 	.queue_state = t_queue_state,
 	.tap_mtu = t_tap_mtu,
 };
@@ -126,7 +126,7 @@ static void setup_qps(unsigned int qps)
 	ck_assert_int_eq(fcntl(sv[1], F_SETFL, O_NONBLOCK), 0);
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	cfd = sv[0];
-	vu_dev_init(&dev, sv[1], qps, &t_ops, NULL);
+	vhost_user_dev_init(&dev, sv[1], qps, &t_ops, NULL);
 	memfd = memfd_create("guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	ck_assert_int_ge(memfd, 0);
 	ck_assert_int_eq(ftruncate(memfd, MEM_SIZE), 0);
@@ -223,9 +223,9 @@ static void no_reply(void)
  */
 static void handle_ok(void)
 {
-	int ret = vu_dev_handle(&dev);
+	int ret = vhost_user_dev_handle(&dev);
 
-	ck_assert_msg(ret == 0, "vu_dev_handle: %d (%s)", ret, dev.err);
+	ck_assert_msg(ret == 0, "vhost_user_dev_handle: %d (%s)", ret, dev.err);
 }
 
 /**
@@ -381,9 +381,9 @@ static void ring_up(unsigned int r, int kick, int call)
  */
 static void expect_fail(int want, const char *substr, bool acked, uint32_t req)
 {
-	int ret = vu_dev_handle(&dev);
+	int ret = vhost_user_dev_handle(&dev);
 
-	ck_assert_msg(ret == want, "vu_dev_handle: %d, want %d (%s)", ret, want, dev.err);
+	ck_assert_msg(ret == want, "vhost_user_dev_handle: %d, want %d (%s)", ret, want, dev.err);
 	ck_assert_msg(strstr(dev.err, substr), "error \"%s\" lacks \"%s\"", dev.err, substr);
 	if (acked) {
 		uint64_t ack = 0;
@@ -392,7 +392,7 @@ static void expect_fail(int want, const char *substr, bool acked, uint32_t req)
 		ck_assert_uint_eq(ack, 1);
 	}
 	no_reply();
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 }
 
 /**
@@ -523,7 +523,7 @@ START_TEST(handshake_qemu_like)
 	/* SET_VRING_ENABLE 0 stops it */
 	state_ok(VUM_SET_VRING_ENABLE, 1, 0);
 	ck_assert_int_eq(seen.stops[0], 2);
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	ck_assert_int_eq(seen.stops[0], 2);
 }
 END_TEST
@@ -542,7 +542,7 @@ START_TEST(no_protocol_features_rings_start_enabled)
 	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
 	ck_assert_int_eq(seen.starts[0], 1);
 	ck_assert_int_eq(seen.cfg.tx_call_fd, -1);
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	ck_assert_int_eq(seen.stops[0], 1);
 }
 END_TEST
@@ -554,8 +554,8 @@ START_TEST(legacy_header_is_10_bytes)
 
 	setup();
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
-	ck_assert_uint_eq(vu_dev_vnet_hdr_len(&dev), 10);
-	vu_dev_queue_config(&dev, 0, &cfg);
+	ck_assert_uint_eq(vhost_user_dev_vnet_hdr_len(&dev), 10);
+	vhost_user_dev_queue_config(&dev, 0, &cfg);
 	ck_assert(!cfg.mrg_rxbuf);
 	ck_assert_uint_eq(cfg.ring_features, 0);
 }
@@ -741,7 +741,7 @@ START_TEST(reset_releases_every_fd)
 		handle_ok();
 	}
 	ck_assert_int_gt(count_fds(), base);
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	ck_assert_int_eq(count_fds(), base);
 }
 END_TEST
@@ -780,7 +780,7 @@ START_TEST(clean_eof)
 {
 	setup();
 	close(cfd);
-	ck_assert_int_eq(vu_dev_handle(&dev), -ENOTCONN);
+	ck_assert_int_eq(vhost_user_dev_handle(&dev), -ENOTCONN);
 	ck_assert(strstr(dev.err, "closed the connection"));
 }
 END_TEST
@@ -975,7 +975,7 @@ START_TEST(log_all_restarts_pair_with_log)
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
 	ck_assert_int_eq(seen.stops[0], 1);
 	ck_assert_int_eq(seen.starts[0], 2);
-	ck_assert(vu_dev_logging(&dev));
+	ck_assert(vhost_user_dev_logging(&dev));
 	ck_assert_ptr_eq(seen.cfg.log, &dev.log);
 	/* restarted from where the engine stopped */
 	ck_assert_uint_eq(seen.cfg.rx.last_avail, 42);
@@ -994,7 +994,7 @@ START_TEST(log_all_restarts_pair_with_log)
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
 	ck_assert_int_eq(seen.starts[0], 4);
 	ck_assert_ptr_null(seen.cfg.log);
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	ck_assert(!dirty_log_mapped(&dev.log));
 	close(lfd);
 }
@@ -1010,7 +1010,7 @@ START_TEST(log_fd_kept_and_released)
 	req_ok(VUM_SET_LOG_FD, NULL, 0, &e, 1);
 	ck_assert_int_ge(dev.log_fd, 0);
 	ck_assert_int_eq(count_fds(), base + 1);
-	vu_dev_reset(&dev);
+	vhost_user_dev_reset(&dev);
 	ck_assert_int_eq(count_fds(), base);
 	close(e);
 }
@@ -1171,12 +1171,12 @@ static int log_truncated_case(void)
 	if (sigsetjmp(gs.jb, 0)) {
 		if (gs.fault.sig != SIGBUS)
 			return 20;
-		if (gs.fault.index != VU_GUARD_LOG)
+		if (gs.fault.index != VHOST_USER_GUARD_LOG)
 			return 21;
 		if (gs.fault.size != LOG_SIZE)
 			return 22;
 		/* the owner closes the connection: everything is released */
-		vu_dev_reset(&dev);
+		vhost_user_dev_reset(&dev);
 		return dirty_log_mapped(&dev.log) ? 23 : 0;
 	}
 	dirty_log_mark(&dev.log, 4096 * 9, 1);

@@ -166,7 +166,7 @@ void vhost_user_dev_init(struct vhost_user_dev *dev, int fd, unsigned int queue_
 		vhost_user_vring_init(&dev->vrings[i]);
 	dirty_log_init(&dev->log);
 	dev->log_fd = -1;
-	vum_rx_init(&dev->rx);
+	vhost_user_msg_rx_init(&dev->rx);
 }
 
 /**
@@ -239,7 +239,7 @@ void vhost_user_dev_reset(struct vhost_user_dev *dev)
 	vhost_user_log_release(dev);
 	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++)
 		vhost_user_vring_close_fds(&dev->vrings[i]);
-	vum_rx_reset(&dev->rx);
+	vhost_user_msg_rx_reset(&dev->rx);
 	vhost_user_dev_init(dev, dev->fd, dev->queue_pairs, dev->ops, dev->opaque);
 }
 
@@ -389,7 +389,7 @@ static int vhost_user_sync(struct vhost_user_dev *dev)
  * Return: true when every region has the same addresses, size, offset and
  * file (device and inode).
  */
-static bool vhost_user_regions_same(const struct vhost_user_dev *dev, const struct vum_mem *mem,
+static bool vhost_user_regions_same(const struct vhost_user_dev *dev, const struct vhost_user_msg_mem *mem,
 			    const struct stat *st)
 {
 	unsigned int i;
@@ -397,7 +397,7 @@ static bool vhost_user_regions_same(const struct vhost_user_dev *dev, const stru
 	if (mem->nregions != dev->nregions)
 		return false;
 	for (i = 0; i < mem->nregions; i++) {
-		const struct vum_region *n = &mem->regions[i];
+		const struct vhost_user_msg_region *n = &mem->regions[i];
 		const struct vhost_user_region *o = &dev->regions[i];
 
 		if (n->guest_addr != o->guest_addr || n->size != o->size ||
@@ -449,9 +449,9 @@ static uint64_t vhost_user_map_align(int fd, uint64_t page)
  *
  * Return: 0 or a negative errno.
  */
-static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
-	const struct vum_mem *mem = &msg->payload.mem;
+	const struct vhost_user_msg_mem *mem = &msg->payload.mem;
 	struct vhost_user_region fresh[VUM_MAX_REGIONS];
 	struct stat st[VUM_MAX_REGIONS];
 	long page = sysconf(_SC_PAGESIZE);
@@ -461,7 +461,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *
 	if (mem->padding)
 		return vhost_user_fail(dev, -EINVAL, "SET_MEM_TABLE: padding is not zero");
 	for (i = 0; i < mem->nregions; i++) {
-		const struct vum_region *r = &mem->regions[i];
+		const struct vhost_user_msg_region *r = &mem->regions[i];
 
 		if (!r->size)
 			return vhost_user_fail(dev, -EINVAL, "SET_MEM_TABLE: region %u is empty", i);
@@ -474,7 +474,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *
 				       i, (unsigned long long)r->guest_addr,
 				       (unsigned long long)r->size);
 		for (j = 0; j < i; j++) {
-			const struct vum_region *q = &mem->regions[j];
+			const struct vhost_user_msg_region *q = &mem->regions[j];
 
 			if (vhost_user_ranges_overlap(r->guest_addr, r->size, q->guest_addr, q->size))
 				return vhost_user_fail(dev, -EINVAL,
@@ -502,12 +502,12 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *
 
 	/* QEMU sends the same table once per queue pair: keep what is mapped. */
 	if (vhost_user_regions_same(dev, mem, st)) {
-		vum_close_fds(msg);
+		vhost_user_msg_close_fds(msg);
 		return 0;
 	}
 
 	for (i = 0; i < mem->nregions; i++) {
-		const struct vum_region *r = &mem->regions[i];
+		const struct vhost_user_msg_region *r = &mem->regions[i];
 		uint64_t align = vhost_user_map_align(msg->fds[i], (uint64_t)page);
 		uint64_t aligned = r->mmap_offset & ~(align - 1);
 		uint64_t delta = r->mmap_offset - aligned;
@@ -550,7 +550,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vum_msg *
 		fresh[i].file_ino = (uint64_t)st[i].st_ino;
 		mapped++;
 	}
-	vum_close_fds(msg);
+	vhost_user_msg_close_fds(msg);
 
 	vhost_user_stop_all(dev);
 	vhost_user_unmap_all(dev);
@@ -604,23 +604,23 @@ static int vhost_user_ring_index(struct vhost_user_dev *dev, const char *name, u
  *
  * Return: 0 or a negative errno.
  */
-static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
 	unsigned int idx = msg->payload.u64 & VUM_VRING_IDX_MASK;
 	bool nofd = msg->payload.u64 & VUM_VRING_NOFD;
 	struct vhost_user_vring *vr;
 	int ret, fd;
 
-	ret = vhost_user_ring_index(dev, vum_request_name(msg->hdr.request), idx);
+	ret = vhost_user_ring_index(dev, vhost_user_msg_request_name(msg->hdr.request), idx);
 	if (ret < 0)
 		return ret;
 	vr = &dev->vrings[idx];
-	fd = nofd ? -1 : vum_take_fd(msg, 0);
+	fd = nofd ? -1 : vhost_user_msg_take_fd(msg, 0);
 	if (fd >= 0) {
 		ret = evfd_adopt(fd);
 		if (ret < 0) {
 			close(fd);
-			return vhost_user_fail(dev, ret, "%s: ring %u: %s", vum_request_name(msg->hdr.request),
+			return vhost_user_fail(dev, ret, "%s: ring %u: %s", vhost_user_msg_request_name(msg->hdr.request),
 				       idx, ret == -ENOTSUP ? "fd is not an eventfd" : strerror(-ret));
 		}
 	}
@@ -673,9 +673,9 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vum_msg *ms
  *
  * Return: 0 or a negative errno.
  */
-static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
-	const struct vum_log lg = msg->payload.log;
+	const struct vhost_user_msg_log lg = msg->payload.log;
 	uint64_t zero = 0;
 	char why[200];
 	int fd, ret;
@@ -683,13 +683,13 @@ static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vum_msg *m
 	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_LOG_SHMFD)))
 		return vhost_user_fail(dev, -EINVAL,
 			       "SET_LOG_BASE: LOG_SHMFD was not negotiated (no log the back-end can map)");
-	fd = vum_take_fd(msg, 0);
+	fd = vhost_user_msg_take_fd(msg, 0);
 	ret = dirty_log_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VHOST_USER_GUARD_LOG,
 		       why, sizeof(why));
 	close(fd);
 	if (ret < 0)
 		return vhost_user_fail(dev, ret, "SET_LOG_BASE: %s", why);
-	return vum_send(dev->fd, msg->hdr.request, &zero, sizeof(zero), dev->err,
+	return vhost_user_msg_send(dev->fd, msg->hdr.request, &zero, sizeof(zero), dev->err,
 			sizeof(dev->err));
 }
 
@@ -700,9 +700,9 @@ static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vum_msg *m
  *
  * Return: 0 or a negative errno (-ENOTSUP: not an eventfd).
  */
-static int vhost_user_set_log_fd(struct vhost_user_dev *dev, struct vum_msg *msg)
+static int vhost_user_set_log_fd(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
-	int fd = vum_take_fd(msg, 0);
+	int fd = vhost_user_msg_take_fd(msg, 0);
 	int ret = evfd_adopt(fd);
 
 	if (ret < 0) {
@@ -726,7 +726,7 @@ static int vhost_user_set_log_fd(struct vhost_user_dev *dev, struct vum_msg *msg
  */
 static int vhost_user_reply_u64(struct vhost_user_dev *dev, uint32_t request, uint64_t value)
 {
-	return vum_send(dev->fd, request, &value, sizeof(value), dev->err, sizeof(dev->err));
+	return vhost_user_msg_send(dev->fd, request, &value, sizeof(value), dev->err, sizeof(dev->err));
 }
 
 /**
@@ -788,10 +788,10 @@ static bool vhost_user_has_reply(uint32_t request)
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
-static int vhost_user_do(struct vhost_user_dev *dev, struct vum_msg *msg)
+static int vhost_user_do(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
-	const char *name = vum_request_name(msg->hdr.request);
-	struct vum_vring_state st = msg->payload.state;
+	const char *name = vhost_user_msg_request_name(msg->hdr.request);
+	struct vhost_user_msg_vring_state st = msg->payload.state;
 	struct vhost_user_vring *vr;
 	uint64_t v;
 	int ret;
@@ -886,10 +886,10 @@ static int vhost_user_do(struct vhost_user_dev *dev, struct vum_msg *msg)
 			close(vr->kick_fd);
 		vr->kick_fd = -1;
 		st.num = vr->last_avail;
-		return vum_send(dev->fd, msg->hdr.request, &st, sizeof(st),
+		return vhost_user_msg_send(dev->fd, msg->hdr.request, &st, sizeof(st),
 				dev->err, sizeof(dev->err));
 	case VUM_SET_VRING_ADDR: {
-		struct vum_vring_addr a = msg->payload.addr;
+		struct vhost_user_msg_vring_addr a = msg->payload.addr;
 
 		ret = vhost_user_ring_index(dev, name, a.index);
 		if (ret < 0)
@@ -956,7 +956,7 @@ static int vhost_user_do(struct vhost_user_dev *dev, struct vum_msg *msg)
  * Return: 0, or a negative errno with @dev->err saying why; the caller
  * must then close the connection.
  */
-int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg)
+int vhost_user_dev_process(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
 	bool ack = (dev->protocol_features & (1ULL << VUM_PROTOCOL_F_REPLY_ACK)) &&
 		   (msg->hdr.flags & VUM_FLAG_NEED_REPLY) &&
@@ -965,7 +965,7 @@ int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg)
 
 	dev->err[0] = '\0';
 	dev->messages++;
-	ret = vum_check(msg, dev->err, sizeof(dev->err));
+	ret = vhost_user_msg_check(msg, dev->err, sizeof(dev->err));
 	if (ret == 0)
 		ret = vhost_user_do(dev, msg);
 	if (ret == 0)
@@ -975,7 +975,7 @@ int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg)
 		char err2[VHOST_USER_ERR_MAX];
 		int r2;
 
-		r2 = vum_send(dev->fd, msg->hdr.request, &status, sizeof(status),
+		r2 = vhost_user_msg_send(dev->fd, msg->hdr.request, &status, sizeof(status),
 			      err2, sizeof(err2));
 		if (r2 < 0 && ret == 0) {
 			memcpy(dev->err, err2, sizeof(dev->err));
@@ -1003,13 +1003,13 @@ int vhost_user_dev_handle(struct vhost_user_dev *dev)
 	int ret;
 
 	for (n = 0; n < VHOST_USER_MAX_MSGS_PER_CALL; n++) {
-		ret = vum_recv(dev->fd, &dev->rx, dev->err, sizeof(dev->err));
+		ret = vhost_user_msg_recv(dev->fd, &dev->rx, dev->err, sizeof(dev->err));
 		if (ret == 0)
 			return 0;
 		if (ret < 0)
 			return ret;
 		ret = vhost_user_dev_process(dev, &dev->rx.msg);
-		vum_rx_reset(&dev->rx);
+		vhost_user_msg_rx_reset(&dev->rx);
 		if (ret < 0)
 			return ret;
 	}

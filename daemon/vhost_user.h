@@ -118,7 +118,7 @@ struct vhost_user_region {
  */
 struct vhost_user_vring {
 	unsigned int num;
-	struct vum_vring_addr addr;
+	struct vhost_user_msg_vring_addr addr;
 	bool addr_set;
 	void *desc;
 	void *avail;
@@ -196,7 +196,7 @@ struct vhost_user_dev {
 	bool active[VHOST_USER_MAX_QUEUE_PAIRS];
 	struct dirty_log log;
 	int log_fd;
-	struct vum_rx rx;
+	struct vhost_user_msg_rx rx;
 	uint64_t messages;
 	unsigned int mtu;
 	char err[VHOST_USER_ERR_MAX];
@@ -206,7 +206,7 @@ void vhost_user_dev_init(struct vhost_user_dev *dev, int fd, unsigned int queue_
 		 const struct vhost_user_ops *ops, void *opaque);
 void vhost_user_dev_reset(struct vhost_user_dev *dev);
 int vhost_user_dev_handle(struct vhost_user_dev *dev);
-int vhost_user_dev_process(struct vhost_user_dev *dev, struct vum_msg *msg);
+int vhost_user_dev_process(struct vhost_user_dev *dev, struct vhost_user_msg *msg);
 unsigned int vhost_user_dev_vnet_hdr_len(const struct vhost_user_dev *dev);
 void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 			 struct engine_queue_config *cfg);

@@ -9,9 +9,9 @@
  *   more than VUM_MAX_FDS fds, or a truncated cmsg      -E2BIG (fds closed)
  *   peer closes mid-message                             -EPIPE
  *   peer closes between messages                        -ENOTCONN
- *   unknown or unsupported request                      -EOPNOTSUPP (vum_check)
- *   payload size not what the request takes             -EBADMSG    (vum_check)
- *   fd missing, or an fd the request does not take      -EBADF      (vum_check)
+ *   unknown or unsupported request                      -EOPNOTSUPP (vhost_user_msg_check)
+ *   payload size not what the request takes             -EBADMSG    (vhost_user_msg_check)
+ *   fd missing, or an fd the request does not take      -EBADF      (vhost_user_msg_check)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,7 +22,7 @@
 
 #include "vhost_user_msg.h"
 
-static const char *const vum_names[VUM_REQUEST_MAX] = {
+static const char *const vhost_user_msg_names[VUM_REQUEST_MAX] = {
 	[VUM_GET_FEATURES] = "GET_FEATURES",
 	[VUM_SET_FEATURES] = "SET_FEATURES",
 	[VUM_SET_OWNER] = "SET_OWNER",
@@ -57,20 +57,20 @@ static const char *const vum_names[VUM_REQUEST_MAX] = {
 };
 
 /**
- * vum_request_name() - printable name of a request
+ * vhost_user_msg_request_name() - printable name of a request
  * @request: request number from a header
  *
  * Return: "SET_MEM_TABLE" etc., or "UNKNOWN" for numbers we do not know.
  */
-const char *vum_request_name(uint32_t request)
+const char *vhost_user_msg_request_name(uint32_t request)
 {
-	if (request < VUM_REQUEST_MAX && vum_names[request])
-		return vum_names[request];
+	if (request < VUM_REQUEST_MAX && vhost_user_msg_names[request])
+		return vhost_user_msg_names[request];
 	return "UNKNOWN";
 }
 
 /**
- * vum_fail() - format an error message and return an error code
+ * vhost_user_msg_fail() - format an error message and return an error code
  * @err: buffer for the message (may be NULL)
  * @errlen: its size
  * @ret: negative errno to return
@@ -79,7 +79,7 @@ const char *vum_request_name(uint32_t request)
  * Return: @ret.
  */
 static int __attribute__((format(printf, 4, 5)))
-vum_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+vhost_user_msg_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -92,10 +92,10 @@ vum_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 }
 
 /**
- * vum_rx_init() - prepare a receiver for a new connection
+ * vhost_user_msg_rx_init() - prepare a receiver for a new connection
  * @rx: receiver state
  */
-void vum_rx_init(struct vum_rx *rx)
+void vhost_user_msg_rx_init(struct vhost_user_msg_rx *rx)
 {
 	memset(&rx->msg.hdr, 0, sizeof(rx->msg.hdr));
 	rx->msg.nfds = 0;
@@ -103,10 +103,10 @@ void vum_rx_init(struct vum_rx *rx)
 }
 
 /**
- * vum_close_fds() - close every fd still owned by a message
+ * vhost_user_msg_close_fds() - close every fd still owned by a message
  * @msg: the message
  */
-void vum_close_fds(struct vum_msg *msg)
+void vhost_user_msg_close_fds(struct vhost_user_msg *msg)
 {
 	unsigned int i;
 
@@ -117,13 +117,13 @@ void vum_close_fds(struct vum_msg *msg)
 }
 
 /**
- * vum_take_fd() - take ownership of one fd of a message
+ * vhost_user_msg_take_fd() - take ownership of one fd of a message
  * @msg: the message
  * @i: index in @msg->fds
  *
  * Return: the fd (the caller now closes it), or -1 if there is none.
  */
-int vum_take_fd(struct vum_msg *msg, unsigned int i)
+int vhost_user_msg_take_fd(struct vhost_user_msg *msg, unsigned int i)
 {
 	int fd;
 
@@ -135,50 +135,50 @@ int vum_take_fd(struct vum_msg *msg, unsigned int i)
 }
 
 /**
- * vum_rx_reset() - forget the current message, closing fds nobody took
+ * vhost_user_msg_rx_reset() - forget the current message, closing fds nobody took
  * @rx: receiver state
  */
-void vum_rx_reset(struct vum_rx *rx)
+void vhost_user_msg_rx_reset(struct vhost_user_msg_rx *rx)
 {
-	vum_close_fds(&rx->msg);
-	vum_rx_init(rx);
+	vhost_user_msg_close_fds(&rx->msg);
+	vhost_user_msg_rx_init(rx);
 }
 
 /**
- * vum_check_hdr() - validate a header as soon as it is complete
+ * vhost_user_msg_check_hdr() - validate a header as soon as it is complete
  * @hdr: the header
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -EPROTO / -EMSGSIZE.
  */
-static int vum_check_hdr(const struct vum_hdr *hdr, char *err, size_t errlen)
+static int vhost_user_msg_check_hdr(const struct vhost_user_msg_hdr *hdr, char *err, size_t errlen)
 {
 	if ((hdr->flags & VUM_VERSION_MASK) != VUM_VERSION)
-		return vum_fail(err, errlen, -EPROTO,
+		return vhost_user_msg_fail(err, errlen, -EPROTO,
 				"%s: protocol version %u, only version 1 is spoken",
-				vum_request_name(hdr->request), hdr->flags & VUM_VERSION_MASK);
+				vhost_user_msg_request_name(hdr->request), hdr->flags & VUM_VERSION_MASK);
 	if (hdr->flags & ~VUM_FLAGS_KNOWN)
-		return vum_fail(err, errlen, -EPROTO, "%s: unknown header flags 0x%x",
-				vum_request_name(hdr->request), hdr->flags & ~VUM_FLAGS_KNOWN);
+		return vhost_user_msg_fail(err, errlen, -EPROTO, "%s: unknown header flags 0x%x",
+				vhost_user_msg_request_name(hdr->request), hdr->flags & ~VUM_FLAGS_KNOWN);
 	if (hdr->flags & VUM_FLAG_REPLY)
-		return vum_fail(err, errlen, -EPROTO,
-				"%s: a reply sent to the back-end", vum_request_name(hdr->request));
+		return vhost_user_msg_fail(err, errlen, -EPROTO,
+				"%s: a reply sent to the back-end", vhost_user_msg_request_name(hdr->request));
 	if (hdr->size > VUM_MAX_PAYLOAD)
-		return vum_fail(err, errlen, -EMSGSIZE, "%s: payload of %u bytes (at most %u)",
-				vum_request_name(hdr->request), hdr->size, VUM_MAX_PAYLOAD);
+		return vhost_user_msg_fail(err, errlen, -EMSGSIZE, "%s: payload of %u bytes (at most %u)",
+				vhost_user_msg_request_name(hdr->request), hdr->size, VUM_MAX_PAYLOAD);
 	return 0;
 }
 
 /**
- * vum_collect_fds() - move the SCM_RIGHTS fds of one recvmsg() into a message
+ * vhost_user_msg_collect_fds() - move the SCM_RIGHTS fds of one recvmsg() into a message
  * @m: the message being assembled
  * @mh: what recvmsg() filled
  *
  * Return: 0, or -E2BIG when more fds came than a message may carry (the
  * surplus is closed at once; the rest when the message is reset).
  */
-static int vum_collect_fds(struct vum_msg *m, struct msghdr *mh)
+static int vhost_user_msg_collect_fds(struct vhost_user_msg *m, struct msghdr *mh)
 {
 	struct cmsghdr *c;
 	int ret = 0;
@@ -204,7 +204,7 @@ static int vum_collect_fds(struct vum_msg *m, struct msghdr *mh)
 }
 
 /**
- * vum_recv() - read (more of) one message from a non-blocking stream socket
+ * vhost_user_msg_recv() - read (more of) one message from a non-blocking stream socket
  * @fd: the connection
  * @rx: receiver state; the message is in @rx->msg when 1 is returned
  * @err: buffer for an error message
@@ -213,14 +213,14 @@ static int vum_collect_fds(struct vum_msg *m, struct msghdr *mh)
  * Reads only what the current message still lacks, so a message that
  * arrives in pieces is assembled over several calls and the next message
  * stays in the socket.  After a return of 1 (or an error) the caller calls
- * vum_rx_reset() once it is done with the message.
+ * vhost_user_msg_rx_reset() once it is done with the message.
  *
  * Return: 1 when a whole message is ready, 0 when the socket has no more
  * bytes for now, or a negative errno (see the table at the top of the file).
  */
-int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen)
+int vhost_user_msg_recv(int fd, struct vhost_user_msg_rx *rx, char *err, size_t errlen)
 {
-	struct vum_msg *m = &rx->msg;
+	struct vhost_user_msg *m = &rx->msg;
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * VUM_MAX_FDS)];
 		struct cmsghdr align;
@@ -254,25 +254,25 @@ int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
-			return vum_fail(err, errlen, -errno, "receiving a message: %s",
+			return vhost_user_msg_fail(err, errlen, -errno, "receiving a message: %s",
 					strerror(errno));
 		}
-		ret = vum_collect_fds(m, &mh);
+		ret = vhost_user_msg_collect_fds(m, &mh);
 		if (ret < 0 || (mh.msg_flags & MSG_CTRUNC))
-			return vum_fail(err, errlen, -E2BIG,
+			return vhost_user_msg_fail(err, errlen, -E2BIG,
 					"more than %u file descriptors with one message",
 					VUM_MAX_FDS);
 		if (n == 0) {
 			if (rx->got == 0 && m->nfds == 0)
-				return vum_fail(err, errlen, -ENOTCONN,
+				return vhost_user_msg_fail(err, errlen, -ENOTCONN,
 						"front-end closed the connection");
-			return vum_fail(err, errlen, -EPIPE,
+			return vhost_user_msg_fail(err, errlen, -EPIPE,
 					"front-end closed the connection in the middle of a message (%zu bytes received)",
 					rx->got);
 		}
 		rx->got += (size_t)n;
 		if (rx->got == VUM_HDR_SIZE) {
-			ret = vum_check_hdr(&m->hdr, err, errlen);
+			ret = vhost_user_msg_check_hdr(&m->hdr, err, errlen);
 			if (ret < 0)
 				return ret;
 		}
@@ -280,12 +280,12 @@ int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen)
 }
 
 /**
- * vum_want_size() - the exact payload size a request takes
+ * vhost_user_msg_want_size() - the exact payload size a request takes
  * @msg: the message (SET_MEM_TABLE's size depends on its region count)
  *
  * Return: bytes, or -1 when the request is not one we serve.
  */
-static long vum_want_size(const struct vum_msg *msg)
+static long vhost_user_msg_want_size(const struct vhost_user_msg *msg)
 {
 	switch (msg->hdr.request) {
 	case VUM_GET_FEATURES:
@@ -326,12 +326,12 @@ static long vum_want_size(const struct vum_msg *msg)
 }
 
 /**
- * vum_want_fds() - the number of fds a (size-checked) request takes
+ * vhost_user_msg_want_fds() - the number of fds a (size-checked) request takes
  * @msg: the message
  *
  * Return: fd count.
  */
-static unsigned int vum_want_fds(const struct vum_msg *msg)
+static unsigned int vhost_user_msg_want_fds(const struct vhost_user_msg *msg)
 {
 	switch (msg->hdr.request) {
 	case VUM_SET_MEM_TABLE:
@@ -349,7 +349,7 @@ static unsigned int vum_want_fds(const struct vum_msg *msg)
 }
 
 /**
- * vum_check() - validate a complete message's size and fd count
+ * vhost_user_msg_check() - validate a complete message's size and fd count
  * @msg: the message
  * @err: buffer for an error message
  * @errlen: its size
@@ -360,24 +360,24 @@ static unsigned int vum_want_fds(const struct vum_msg *msg)
  * Return: 0, -EOPNOTSUPP for a request we do not serve, -EBADMSG for a
  * payload of the wrong size or shape, -EBADF for a wrong fd count.
  */
-int vum_check(const struct vum_msg *msg, char *err, size_t errlen)
+int vhost_user_msg_check(const struct vhost_user_msg *msg, char *err, size_t errlen)
 {
-	const char *name = vum_request_name(msg->hdr.request);
-	long want = vum_want_size(msg);
+	const char *name = vhost_user_msg_request_name(msg->hdr.request);
+	long want = vhost_user_msg_want_size(msg);
 	unsigned int nfds;
 
 	if (want < 0)
-		return vum_fail(err, errlen, -EOPNOTSUPP, "unsupported request %s (%u)",
+		return vhost_user_msg_fail(err, errlen, -EOPNOTSUPP, "unsupported request %s (%u)",
 				name, msg->hdr.request);
 	if (msg->hdr.request == VUM_SET_MEM_TABLE && msg->hdr.size >= VUM_SIZE_MEM(0)) {
 		if (msg->payload.mem.nregions == 0 ||
 		    msg->payload.mem.nregions > VUM_MAX_REGIONS)
-			return vum_fail(err, errlen, -EBADMSG,
+			return vhost_user_msg_fail(err, errlen, -EBADMSG,
 					"%s: %u regions (1..%u allowed)", name,
 					msg->payload.mem.nregions, VUM_MAX_REGIONS);
 	}
 	if (msg->hdr.size != (unsigned long)want)
-		return vum_fail(err, errlen, -EBADMSG,
+		return vhost_user_msg_fail(err, errlen, -EBADMSG,
 				"%s: payload of %u bytes, the request takes %ld",
 				name, msg->hdr.size, want);
 	switch (msg->hdr.request) {
@@ -385,27 +385,27 @@ int vum_check(const struct vum_msg *msg, char *err, size_t errlen)
 	case VUM_SET_VRING_CALL:
 	case VUM_SET_VRING_ERR:
 		if (msg->payload.u64 & ~(uint64_t)(VUM_VRING_IDX_MASK | VUM_VRING_NOFD))
-			return vum_fail(err, errlen, -EBADMSG,
+			return vhost_user_msg_fail(err, errlen, -EBADMSG,
 					"%s: reserved bits set in 0x%llx", name,
 					(unsigned long long)msg->payload.u64);
 		break;
 	default:
 		break;
 	}
-	nfds = vum_want_fds(msg);
+	nfds = vhost_user_msg_want_fds(msg);
 	if (msg->nfds < nfds)
-		return vum_fail(err, errlen, -EBADF,
+		return vhost_user_msg_fail(err, errlen, -EBADF,
 				"%s: %u file descriptors missing (got %u, takes %u)",
 				name, nfds - msg->nfds, msg->nfds, nfds);
 	if (msg->nfds > nfds)
-		return vum_fail(err, errlen, -EBADF,
+		return vhost_user_msg_fail(err, errlen, -EBADF,
 				"%s: %u unexpected file descriptors (got %u, takes %u)",
 				name, msg->nfds - nfds, msg->nfds, nfds);
 	return 0;
 }
 
 /**
- * vum_send() - send a reply
+ * vhost_user_msg_send() - send a reply
  * @fd: the connection
  * @request: request being answered
  * @payload: reply payload
@@ -418,10 +418,10 @@ int vum_check(const struct vum_msg *msg, char *err, size_t errlen)
  *
  * Return: 0, or a negative errno.
  */
-int vum_send(int fd, uint32_t request, const void *payload, uint32_t size,
+int vhost_user_msg_send(int fd, uint32_t request, const void *payload, uint32_t size,
 	     char *err, size_t errlen)
 {
-	struct vum_hdr hdr = {
+	struct vhost_user_msg_hdr hdr = {
 		.request = request,
 		.flags = VUM_VERSION | VUM_FLAG_REPLY,
 		.size = size,
@@ -434,17 +434,17 @@ int vum_send(int fd, uint32_t request, const void *payload, uint32_t size,
 	ssize_t n;
 
 	if (size > VUM_MAX_PAYLOAD)
-		return vum_fail(err, errlen, -EMSGSIZE, "reply to %s too large",
-				vum_request_name(request));
+		return vhost_user_msg_fail(err, errlen, -EMSGSIZE, "reply to %s too large",
+				vhost_user_msg_request_name(request));
 	do {
 		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return vum_fail(err, errlen, -errno, "sending the reply to %s: %s",
-				vum_request_name(request), strerror(errno));
+		return vhost_user_msg_fail(err, errlen, -errno, "sending the reply to %s: %s",
+				vhost_user_msg_request_name(request), strerror(errno));
 	if ((size_t)n != sizeof(hdr) + size)
-		return vum_fail(err, errlen, -EAGAIN,
+		return vhost_user_msg_fail(err, errlen, -EAGAIN,
 				"sending the reply to %s: front-end not reading (short write)",
-				vum_request_name(request));
+				vhost_user_msg_request_name(request));
 	return 0;
 }

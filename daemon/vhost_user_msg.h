@@ -5,9 +5,9 @@
  * A message is a 12-byte header (request, flags, payload size; host byte
  * order) followed by @size payload bytes; file descriptors travel as
  * SCM_RIGHTS ancillary data with the header.  This file only frames and
- * checks messages: vum_recv() reads one incrementally from a non-blocking
- * stream socket, vum_check() validates its size and fd count against what
- * its request takes, vum_send() writes a reply.  What a message *means* is
+ * checks messages: vhost_user_msg_recv() reads one incrementally from a non-blocking
+ * stream socket, vhost_user_msg_check() validates its size and fd count against what
+ * its request takes, vhost_user_msg_send() writes a reply.  What a message *means* is
  * vhost_user.c's business.
  */
 #ifndef VRINGNET_VHOST_USER_MSG_H
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* Requests (front-end to back-end), numbered as in the specification. */
-enum vum_request {
+enum vhost_user_msg_request {
 	VUM_NONE = 0,
 	VUM_GET_FEATURES = 1,
 	VUM_SET_FEATURES = 2,
@@ -85,29 +85,29 @@ enum vum_request {
 #define VUM_MAX_PAYLOAD		4096u	/* nothing we accept is larger */
 
 /**
- * struct vum_hdr - message header
- * @request: enum vum_request
+ * struct vhost_user_msg_hdr - message header
+ * @request: enum vhost_user_msg_request
  * @flags: version (bits 0-1, must be 1), VUM_FLAG_REPLY, VUM_FLAG_NEED_REPLY
  * @size: payload bytes that follow
  */
-struct vum_hdr {
+struct vhost_user_msg_hdr {
 	uint32_t request;
 	uint32_t flags;
 	uint32_t size;
 } __attribute__((packed));
 
 /**
- * struct vum_vring_state - SET_VRING_NUM/BASE/ENABLE, GET_VRING_BASE
+ * struct vhost_user_msg_vring_state - SET_VRING_NUM/BASE/ENABLE, GET_VRING_BASE
  * @index: ring index
  * @num: the value (size, base index, enable flag)
  */
-struct vum_vring_state {
+struct vhost_user_msg_vring_state {
 	uint32_t index;
 	uint32_t num;
 };
 
 /**
- * struct vum_vring_addr - SET_VRING_ADDR
+ * struct vhost_user_msg_vring_addr - SET_VRING_ADDR
  * @index: ring index
  * @flags: VUM_VRING_F_LOG: @log is valid, log writes to the used ring
  * @desc: descriptor table, front-end virtual address
@@ -115,7 +115,7 @@ struct vum_vring_state {
  * @avail: avail ring, front-end virtual address
  * @log: guest-physical address of the used ring (log_guest_addr)
  */
-struct vum_vring_addr {
+struct vhost_user_msg_vring_addr {
 	uint32_t index;
 	uint32_t flags;
 	uint64_t desc;
@@ -128,23 +128,23 @@ struct vum_vring_addr {
 #define VUM_VRING_F_LOG		(1u << 0)
 
 /**
- * struct vum_log - SET_LOG_BASE payload (with LOG_SHMFD: the log's fd with it)
+ * struct vhost_user_msg_log - SET_LOG_BASE payload (with LOG_SHMFD: the log's fd with it)
  * @mmap_size: bytes of bitmap
  * @mmap_offset: where the bitmap starts in the fd
  */
-struct vum_log {
+struct vhost_user_msg_log {
 	uint64_t mmap_size;
 	uint64_t mmap_offset;
 };
 
 /**
- * struct vum_region - one memory region of SET_MEM_TABLE
+ * struct vhost_user_msg_region - one memory region of SET_MEM_TABLE
  * @guest_addr: guest-physical address of the first byte
  * @size: bytes
  * @user_addr: front-end virtual address of the first byte
  * @mmap_offset: offset of the first byte in the region's fd
  */
-struct vum_region {
+struct vhost_user_msg_region {
 	uint64_t guest_addr;
 	uint64_t size;
 	uint64_t user_addr;
@@ -152,32 +152,32 @@ struct vum_region {
 };
 
 /**
- * struct vum_mem - SET_MEM_TABLE payload
+ * struct vhost_user_msg_mem - SET_MEM_TABLE payload
  * @nregions: regions that follow (one fd each, in order)
  * @padding: zero
  * @regions: @nregions regions
  */
-struct vum_mem {
+struct vhost_user_msg_mem {
 	uint32_t nregions;
 	uint32_t padding;
-	struct vum_region regions[VUM_MAX_REGIONS];
+	struct vhost_user_msg_region regions[VUM_MAX_REGIONS];
 };
 
 /**
- * struct vum_msg - one message and its file descriptors
+ * struct vhost_user_msg - one message and its file descriptors
  * @hdr: header
  * @payload: payload, @hdr.size bytes of it valid
  * @fds: descriptors received with it; owned by the message
  * @nfds: entries in @fds
  */
-struct vum_msg {
-	struct vum_hdr hdr;
+struct vhost_user_msg {
+	struct vhost_user_msg_hdr hdr;
 	union {
 		uint64_t u64;
-		struct vum_vring_state state;
-		struct vum_vring_addr addr;
-		struct vum_log log;
-		struct vum_mem mem;
+		struct vhost_user_msg_vring_state state;
+		struct vhost_user_msg_vring_addr addr;
+		struct vhost_user_msg_log log;
+		struct vhost_user_msg_mem mem;
 		uint8_t raw[VUM_MAX_PAYLOAD];
 	} payload;
 	int fds[VUM_MAX_FDS];
@@ -185,30 +185,30 @@ struct vum_msg {
 };
 
 /**
- * struct vum_rx - incremental receiver state of one connection
+ * struct vhost_user_msg_rx - incremental receiver state of one connection
  * @msg: the message being assembled
  * @got: bytes of header + payload received so far
  */
-struct vum_rx {
-	struct vum_msg msg;
+struct vhost_user_msg_rx {
+	struct vhost_user_msg msg;
 	size_t got;
 };
 
 /* Payload sizes. */
 #define VUM_SIZE_U64		sizeof(uint64_t)
-#define VUM_SIZE_STATE		sizeof(struct vum_vring_state)
-#define VUM_SIZE_ADDR		sizeof(struct vum_vring_addr)
-#define VUM_SIZE_LOG		sizeof(struct vum_log)
-#define VUM_SIZE_MEM(n)		(offsetof(struct vum_mem, regions) + (n) * sizeof(struct vum_region))
+#define VUM_SIZE_STATE		sizeof(struct vhost_user_msg_vring_state)
+#define VUM_SIZE_ADDR		sizeof(struct vhost_user_msg_vring_addr)
+#define VUM_SIZE_LOG		sizeof(struct vhost_user_msg_log)
+#define VUM_SIZE_MEM(n)		(offsetof(struct vhost_user_msg_mem, regions) + (n) * sizeof(struct vhost_user_msg_region))
 
-void vum_rx_init(struct vum_rx *rx);
-void vum_rx_reset(struct vum_rx *rx);
-int vum_recv(int fd, struct vum_rx *rx, char *err, size_t errlen);
-int vum_check(const struct vum_msg *msg, char *err, size_t errlen);
-int vum_send(int fd, uint32_t request, const void *payload, uint32_t size,
+void vhost_user_msg_rx_init(struct vhost_user_msg_rx *rx);
+void vhost_user_msg_rx_reset(struct vhost_user_msg_rx *rx);
+int vhost_user_msg_recv(int fd, struct vhost_user_msg_rx *rx, char *err, size_t errlen);
+int vhost_user_msg_check(const struct vhost_user_msg *msg, char *err, size_t errlen);
+int vhost_user_msg_send(int fd, uint32_t request, const void *payload, uint32_t size,
 	     char *err, size_t errlen);
-void vum_close_fds(struct vum_msg *msg);
-int vum_take_fd(struct vum_msg *msg, unsigned int i);
-const char *vum_request_name(uint32_t request);
+void vhost_user_msg_close_fds(struct vhost_user_msg *msg);
+int vhost_user_msg_take_fd(struct vhost_user_msg *msg, unsigned int i);
+const char *vhost_user_msg_request_name(uint32_t request);
 
 #endif /* VRINGNET_VHOST_USER_MSG_H */

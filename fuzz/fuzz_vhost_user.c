@@ -81,7 +81,7 @@ static const struct vhost_user_ops fz_ops = { .queue_state = fz_queue_state };
  */
 static void fz_premap(struct vhost_user_dev *dev)
 {
-	struct vum_msg *msg = calloc(1, sizeof(*msg));
+	struct vhost_user_msg *msg = calloc(1, sizeof(*msg));
 	int fd = memfd_create("fuzz-guest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (!msg || fd < 0 || ftruncate(fd, FZ_MEM_SIZE) < 0 ||
@@ -99,7 +99,7 @@ static void fz_premap(struct vhost_user_dev *dev)
 	msg->nfds = 1;
 	if (vhost_user_dev_process(dev, msg) < 0)
 		abort();
-	vum_close_fds(msg);
+	vhost_user_msg_close_fds(msg);
 	free(msg);
 }
 

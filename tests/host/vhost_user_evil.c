@@ -69,7 +69,7 @@ static int ev_connect(void)
 static int ev_send(int fd, uint32_t req, uint32_t flags, bool raw, const void *payload,
 		   uint32_t size, size_t len, const int *fds, unsigned int nfds)
 {
-	struct vum_hdr h = { .request = req, .flags = raw ? flags : flags | VUM_VERSION,
+	struct vhost_user_msg_hdr h = { .request = req, .flags = raw ? flags : flags | VUM_VERSION,
 			     .size = size };
 	char ctl[CMSG_SPACE(sizeof(int) * 16)];
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
@@ -98,7 +98,7 @@ static int ev_send(int fd, uint32_t req, uint32_t flags, bool raw, const void *p
  */
 static void ev_expect(int fd, const char *name, bool ack)
 {
-	struct vum_hdr h;
+	struct vhost_user_msg_hdr h;
 	uint64_t status;
 	char c;
 	ssize_t n;
@@ -175,8 +175,8 @@ static int ev_case_start(const char *name, bool ack)
  */
 int main(int argc, char **argv)
 {
-	struct vum_mem mem;
-	struct vum_vring_state st;
+	struct vhost_user_msg_mem mem;
+	struct vhost_user_msg_vring_state st;
 	uint64_t v;
 	int fd, memfd, fds[VUM_MAX_FDS + 1], i;
 
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	/* Sanity: the daemon speaks vhost-user to a well-behaved request. */
 	fd = ev_case_start("good_get_features", false);
 	if (fd >= 0) {
-		struct vum_hdr h;
+		struct vhost_user_msg_hdr h;
 
 		ev_send(fd, VUM_GET_FEATURES, 0, false, NULL, 0, 0, NULL, 0);
 		if (recv(fd, &h, sizeof(h), MSG_WAITALL) == sizeof(h) && h.size == 8 &&
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 	}
 	fd = ev_case_start("vring_addr_outside_memory", true);
 	if (fd >= 0) {
-		struct vum_vring_addr a = { .index = 0, .desc = 0x1000, .avail = 0x2000,
+		struct vhost_user_msg_vring_addr a = { .index = 0, .desc = 0x1000, .avail = 0x2000,
 					    .used = 0x3000 };
 
 		ev_send(fd, VUM_SET_MEM_TABLE, 0, false, &mem, VUM_SIZE_MEM(1), VUM_SIZE_MEM(1),
@@ -346,7 +346,7 @@ int main(int argc, char **argv)
 		if (fd >= 0) {
 			ev_send(fd, VUM_GET_QUEUE_NUM, 0, false, NULL, 0, 0, NULL, 0);
 			{
-				struct vum_hdr h;
+				struct vhost_user_msg_hdr h;
 
 				if (recv(fd, &h, sizeof(h), MSG_WAITALL) == sizeof(h) &&
 				    h.request == VUM_GET_QUEUE_NUM && h.size == 8) {
@@ -364,7 +364,7 @@ int main(int argc, char **argv)
 	if (fd >= 0) {
 		int fd2 = ev_connect();
 		int fd3 = ev_connect();
-		struct vum_hdr h;
+		struct vhost_user_msg_hdr h;
 		char c;
 
 		usleep(200000);

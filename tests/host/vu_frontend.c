@@ -111,7 +111,7 @@ static void __attribute__((noreturn)) fe_die(const char *what)
  */
 static void fe_msg(uint32_t req, const void *payload, uint32_t size, int fd, uint64_t *reply)
 {
-	struct vum_hdr h = { .request = req, .flags = VUM_VERSION, .size = size };
+	struct vhost_user_msg_hdr h = { .request = req, .flags = VUM_VERSION, .size = size };
 	char ctl[CMSG_SPACE(sizeof(int))];
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, size } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = size ? 2 : 1 };
@@ -158,7 +158,7 @@ static void fe_msg(uint32_t req, const void *payload, uint32_t size, int fd, uin
  */
 static void fe_state(uint32_t req, uint32_t index, uint32_t num)
 {
-	struct vum_vring_state s = { .index = index, .num = num };
+	struct vhost_user_msg_vring_state s = { .index = index, .num = num };
 
 	fe_msg(req, &s, sizeof(s), -1, NULL);
 }
@@ -297,8 +297,8 @@ static int fe_expect_refused(void)
  */
 static int fe_log_on(void)
 {
-	struct vum_log lg = { .mmap_size = 4096, .mmap_offset = 0 };	/* 128 MiB of guest */
-	struct vum_vring_addr a = {
+	struct vhost_user_msg_log lg = { .mmap_size = 4096, .mmap_offset = 0 };	/* 128 MiB of guest */
+	struct vhost_user_msg_vring_addr a = {
 		.index = 1,
 		.flags = VUM_VRING_F_LOG,
 		.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1)),
@@ -324,7 +324,7 @@ static int fe_log_on(void)
  */
 static void fe_log_off(void)
 {
-	struct vum_vring_addr a = {
+	struct vhost_user_msg_vring_addr a = {
 		.index = 1,
 		.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1)),
 		.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(1) + 0x1000),
@@ -413,7 +413,7 @@ int main(int argc, char **argv)
 	struct vringfd_ring ring[2];	/* 0: rx, 1: tx */
 	int kick[2], call[2], memfd, r;
 	unsigned long count, size, rx_min = 0, sent = 0, done = 0, received = 0, empty = 0;
-	struct vum_mem mem;
+	struct vhost_user_msg_mem mem;
 	uint64_t v;
 	double deadline, t_start, t_end = 0;
 	const char *pk = getenv("VU_FRONTEND_POLL_KICKS");
@@ -476,7 +476,7 @@ handshake:
 	     (!strcmp(evil, "log-truncate") || migrate ? 1ULL << VUM_PROTOCOL_F_LOG_SHMFD : 0);
 	/* no ack possible before REPLY_ACK is on: send it plainly */
 	{
-		struct vum_hdr h = { .request = VUM_SET_PROTOCOL_FEATURES, .flags = VUM_VERSION,
+		struct vhost_user_msg_hdr h = { .request = VUM_SET_PROTOCOL_FEATURES, .flags = VUM_VERSION,
 				     .size = 8 };
 		struct iovec iov[2] = { { &h, sizeof(h) }, { &v, 8 } };
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
@@ -496,7 +496,7 @@ handshake:
 	if (!strcmp(evil, "exhausted"))
 		return fe_expect_refused();
 	for (r = 0; r < 2; r++) {
-		struct vum_vring_addr a = {
+		struct vhost_user_msg_vring_addr a = {
 			.index = (uint32_t)r,
 			.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(r)),
 			.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(r) + 0x1000),

@@ -182,7 +182,7 @@ static void send_msg(uint32_t req, uint32_t flags, const void *payload, uint32_t
 		     const int *fds, unsigned int nfds)
 {
 	uint8_t buf[VUM_HDR_SIZE + VUM_MAX_PAYLOAD + 16];
-	struct vum_hdr h = { .request = req, .flags = flags | VUM_VERSION, .size = size };
+	struct vhost_user_msg_hdr h = { .request = req, .flags = flags | VUM_VERSION, .size = size };
 
 	memcpy(buf, &h, sizeof(h));
 	if (size)
@@ -198,7 +198,7 @@ static void send_msg(uint32_t req, uint32_t flags, const void *payload, uint32_t
  */
 static void recv_reply(uint32_t req, void *payload, uint32_t size)
 {
-	struct vum_hdr h;
+	struct vhost_user_msg_hdr h;
 
 	ck_assert_int_eq(recv(cfd, &h, sizeof(h), MSG_WAITALL), (ssize_t)sizeof(h));
 	ck_assert_uint_eq(h.request, req);
@@ -276,7 +276,7 @@ static uint64_t get_u64(uint32_t req)
  */
 static void state_ok(uint32_t req, uint32_t index, uint32_t num)
 {
-	struct vum_vring_state s = { .index = index, .num = num };
+	struct vhost_user_msg_vring_state s = { .index = index, .num = num };
 
 	req_ok(req, &s, sizeof(s), NULL, 0);
 }
@@ -286,7 +286,7 @@ static void state_ok(uint32_t req, uint32_t index, uint32_t num)
  * @m: filled in
  * @user: front-end address of guest 0
  */
-static void mem1(struct vum_mem *m, uint64_t user)
+static void mem1(struct vhost_user_msg_mem *m, uint64_t user)
 {
 	memset(m, 0, sizeof(*m));
 	m->nregions = 1;
@@ -301,7 +301,7 @@ static void mem1(struct vum_mem *m, uint64_t user)
  * @a: filled in
  * @r: ring
  */
-static void addr_of(struct vum_vring_addr *a, unsigned int r)
+static void addr_of(struct vhost_user_msg_vring_addr *a, unsigned int r)
 {
 	memset(a, 0, sizeof(*a));
 	a->index = r;
@@ -319,8 +319,8 @@ enum prelude { P_NONE, P_PROTO, P_MEM, P_NUM, P_NUM_NOMEM, P_RING };
 static void prelude(enum prelude p)
 {
 	uint64_t v;
-	struct vum_mem m;
-	struct vum_vring_addr a;
+	struct vhost_user_msg_mem m;
+	struct vhost_user_msg_vring_addr a;
 
 	if (p == P_NONE)
 		return;
@@ -354,7 +354,7 @@ static void prelude(enum prelude p)
  */
 static void ring_up(unsigned int r, int kick, int call)
 {
-	struct vum_vring_addr a;
+	struct vhost_user_msg_vring_addr a;
 	uint64_t v;
 
 	state_ok(VUM_SET_VRING_NUM, r, RING_NUM);
@@ -433,7 +433,7 @@ START_TEST(handshake_qemu_like)
 {
 	int kick0 = eventfd(0, EFD_CLOEXEC), call0 = eventfd(0, EFD_CLOEXEC);
 	int kick1 = eventfd(0, EFD_CLOEXEC), call1 = eventfd(0, EFD_CLOEXEC);
-	struct vum_vring_state s;
+	struct vhost_user_msg_vring_state s;
 	uint64_t v, pf;
 	uint8_t *mem;
 
@@ -457,7 +457,7 @@ START_TEST(handshake_qemu_like)
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
 	prelude(P_NONE);
 	{
-		struct vum_mem m;
+		struct vhost_user_msg_mem m;
 
 		mem1(&m, USER_BASE);
 		req_ok(VUM_SET_MEM_TABLE, &m, VUM_SIZE_MEM(1), &memfd, 1);
@@ -531,7 +531,7 @@ END_TEST
 START_TEST(no_protocol_features_rings_start_enabled)
 {
 	uint64_t v = GOOD_FEATURES & ~(1ULL << VUM_F_PROTOCOL_FEATURES);
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
@@ -577,8 +577,8 @@ END_TEST
 
 START_TEST(message_in_pieces)
 {
-	struct vum_hdr h = { .request = VUM_GET_FEATURES, .flags = VUM_VERSION, .size = 0 };
-	struct vum_vring_state s = { .index = 0, .num = 64 };
+	struct vhost_user_msg_hdr h = { .request = VUM_GET_FEATURES, .flags = VUM_VERSION, .size = 0 };
+	struct vhost_user_msg_vring_state s = { .index = 0, .num = 64 };
 	uint8_t buf[VUM_HDR_SIZE + sizeof(s)];
 	uint64_t v;
 
@@ -605,7 +605,7 @@ END_TEST
 
 START_TEST(two_messages_one_write)
 {
-	struct vum_hdr h = { .request = VUM_GET_QUEUE_NUM, .flags = VUM_VERSION, .size = 0 };
+	struct vhost_user_msg_hdr h = { .request = VUM_GET_QUEUE_NUM, .flags = VUM_VERSION, .size = 0 };
 	uint8_t buf[2 * sizeof(h)];
 	uint64_t v;
 
@@ -636,7 +636,7 @@ END_TEST
 
 START_TEST(same_mem_table_keeps_mapping)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	void *before;
 
 	setup();
@@ -656,7 +656,7 @@ END_TEST
 
 START_TEST(new_mem_table_restarts_queue)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fd2 = memfd_create("guest2", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	setup();
@@ -733,7 +733,7 @@ START_TEST(reset_releases_every_fd)
 	}
 	/* a half-received message with an fd */
 	{
-		struct vum_hdr h = { .request = VUM_SET_VRING_CALL, .flags = VUM_VERSION, .size = 8 };
+		struct vhost_user_msg_hdr h = { .request = VUM_SET_VRING_CALL, .flags = VUM_VERSION, .size = 8 };
 		int e = eventfd(0, EFD_CLOEXEC);
 
 		send_raw(&h, sizeof(h), &e, 1);
@@ -763,7 +763,7 @@ END_TEST
 
 START_TEST(start_failure_closes)
 {
-	struct vum_vring_state s = { .index = 1, .num = 1 };
+	struct vhost_user_msg_vring_state s = { .index = 1, .num = 1 };
 
 	setup();
 	prelude(P_MEM);
@@ -796,7 +796,7 @@ END_TEST
  */
 static void bad_header(uint32_t flags, uint32_t size, int want, const char *substr)
 {
-	struct vum_hdr h = { .request = VUM_GET_FEATURES, .flags = flags, .size = size };
+	struct vhost_user_msg_hdr h = { .request = VUM_GET_FEATURES, .flags = flags, .size = size };
 
 	setup();
 	send_raw(&h, sizeof(h), NULL, 0);
@@ -811,7 +811,7 @@ START_TEST(bad_size_too_big) { bad_header(VUM_VERSION, VUM_MAX_PAYLOAD + 1, -EMS
 
 START_TEST(bad_eof_mid_payload)
 {
-	struct vum_hdr h = { .request = VUM_SET_FEATURES, .flags = VUM_VERSION, .size = 8 };
+	struct vhost_user_msg_hdr h = { .request = VUM_SET_FEATURES, .flags = VUM_VERSION, .size = 8 };
 	uint8_t buf[sizeof(h) + 3] = { 0 };
 
 	setup();
@@ -834,7 +834,7 @@ END_TEST
 START_TEST(bad_too_many_fds)
 {
 	int fds[VUM_MAX_FDS + 1], i, before;
-	struct vum_hdr h = { .request = VUM_GET_FEATURES, .flags = VUM_VERSION, .size = 0 };
+	struct vhost_user_msg_hdr h = { .request = VUM_GET_FEATURES, .flags = VUM_VERSION, .size = 0 };
 
 	setup();
 	for (i = 0; i <= (int)VUM_MAX_FDS; i++)
@@ -848,7 +848,7 @@ START_TEST(bad_too_many_fds)
 }
 END_TEST
 
-/* ---- malformed shapes (vum_check) --------------------------------------- */
+/* ---- malformed shapes (vhost_user_msg_check) --------------------------------------- */
 
 static const uint64_t zero64;
 
@@ -886,7 +886,7 @@ static int log_memfd(off_t len)
  */
 static void log_base_ok(int fd, uint64_t size, uint64_t offset)
 {
-	struct vum_log lg = { .mmap_size = size, .mmap_offset = offset };
+	struct vhost_user_msg_log lg = { .mmap_size = size, .mmap_offset = offset };
 	uint64_t r = 99;
 
 	send_msg(VUM_SET_LOG_BASE, 0, &lg, sizeof(lg), &fd, 1);
@@ -957,7 +957,7 @@ END_TEST
 START_TEST(log_all_restarts_pair_with_log)
 {
 	int lfd = log_memfd(LOG_SIZE);
-	struct vum_vring_addr a;
+	struct vhost_user_msg_vring_addr a;
 	uint64_t v;
 
 	setup();
@@ -1028,7 +1028,7 @@ END_TEST
 static void bad_log_base(uint64_t size, uint64_t offset, const int *fds, unsigned int nfds,
 			 int want, const char *substr)
 {
-	struct vum_log lg = { .mmap_size = size, .mmap_offset = offset };
+	struct vhost_user_msg_log lg = { .mmap_size = size, .mmap_offset = offset };
 
 	bad_msg(P_PROTO, VUM_SET_LOG_BASE, &lg, sizeof(lg), fds, nfds, want, substr);
 	ck_assert(!dirty_log_mapped(&dev.log));
@@ -1115,7 +1115,7 @@ END_TEST
 START_TEST(bad_log_base_without_shmfd)
 {
 	int f = log_memfd(LOG_SIZE);
-	struct vum_log lg = { .mmap_size = LOG_SIZE };
+	struct vhost_user_msg_log lg = { .mmap_size = LOG_SIZE };
 	uint64_t v = 1ULL << VUM_PROTOCOL_F_REPLY_ACK;
 
 	setup();
@@ -1294,7 +1294,7 @@ END_TEST
 
 START_TEST(bad_vring_addr_short)
 {
-	struct vum_vring_addr a = { 0 };
+	struct vhost_user_msg_vring_addr a = { 0 };
 
 	setup();
 	bad_msg(P_PROTO, VUM_SET_VRING_ADDR, &a, 32, NULL, 0, -EBADMSG,
@@ -1322,7 +1322,7 @@ END_TEST
 
 START_TEST(bad_mem_table_zero_regions)
 {
-	struct vum_mem m = { 0 };
+	struct vhost_user_msg_mem m = { 0 };
 
 	setup();
 	bad_msg(P_PROTO, VUM_SET_MEM_TABLE, &m, VUM_SIZE_MEM(0), NULL, 0, -EBADMSG,
@@ -1344,7 +1344,7 @@ END_TEST
 
 START_TEST(bad_mem_table_size_mismatch)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1356,7 +1356,7 @@ END_TEST
 
 START_TEST(bad_mem_table_fd_missing)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1367,7 +1367,7 @@ END_TEST
 
 START_TEST(bad_mem_table_fd_extra)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fds[2];
 
 	setup();
@@ -1457,7 +1457,7 @@ END_TEST
 static void bad_state(enum prelude p, uint32_t req, uint32_t index, uint32_t num, int want,
 		      const char *substr)
 {
-	struct vum_vring_state s = { .index = index, .num = num };
+	struct vhost_user_msg_vring_state s = { .index = index, .num = num };
 
 	setup();
 	bad_msg(p, req, &s, sizeof(s), NULL, 0, want, substr);
@@ -1494,7 +1494,7 @@ END_TEST
 static void bad_addr(enum prelude p, uint64_t desc, uint64_t avail, uint64_t used,
 		     uint32_t flags, int want, const char *substr)
 {
-	struct vum_vring_addr a = { .index = 0, .flags = flags, .desc = desc,
+	struct vhost_user_msg_vring_addr a = { .index = 0, .flags = flags, .desc = desc,
 				    .avail = avail, .used = used };
 
 	setup();
@@ -1509,7 +1509,7 @@ START_TEST(bad_addr_unknown_flag) { bad_addr(P_NUM, UA(0x1000), UA(0x2000), UA(0
 
 START_TEST(bad_addr_log_misaligned)
 {
-	struct vum_vring_addr a = { .index = 0, .flags = VUM_VRING_F_LOG, .desc = UA(0x1000),
+	struct vhost_user_msg_vring_addr a = { .index = 0, .flags = VUM_VRING_F_LOG, .desc = UA(0x1000),
 				    .avail = UA(0x2000), .used = UA(0x3000), .log = 0x3002 };
 
 	setup();
@@ -1528,9 +1528,9 @@ START_TEST(bad_addr_wraps) { bad_addr(P_NUM, 0xfffffffffffffff0ULL, UA(0x2000), 
 
 START_TEST(bad_num_grows_past_memory)
 {
-	struct vum_vring_addr a = { .index = 0, .desc = UA(MEM_SIZE - 256 * 16),
+	struct vhost_user_msg_vring_addr a = { .index = 0, .desc = UA(MEM_SIZE - 256 * 16),
 				    .avail = UA(0x2000), .used = UA(0x3000) };
-	struct vum_vring_state s = { .index = 0, .num = 512 };
+	struct vhost_user_msg_vring_state s = { .index = 0, .num = 512 };
 
 	setup();
 	prelude(P_NUM);
@@ -1542,7 +1542,7 @@ END_TEST
 
 START_TEST(bad_new_table_loses_ring)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	prelude(P_RING);
@@ -1559,7 +1559,7 @@ END_TEST
  * @want: errno
  * @substr: message text
  */
-static void bad_table(const struct vum_mem *m, const int *fds, int want, const char *substr)
+static void bad_table(const struct vhost_user_msg_mem *m, const int *fds, int want, const char *substr)
 {
 	bad_msg(P_PROTO, VUM_SET_MEM_TABLE, m, VUM_SIZE_MEM(m->nregions), fds, m->nregions,
 		want, substr);
@@ -1568,7 +1568,7 @@ static void bad_table(const struct vum_mem *m, const int *fds, int want, const c
 
 START_TEST(bad_region_empty)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1579,7 +1579,7 @@ END_TEST
 
 START_TEST(bad_region_guest_wraps)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1590,7 +1590,7 @@ END_TEST
 
 START_TEST(bad_region_user_wraps)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, ~0ULL - 0x1000);
@@ -1600,7 +1600,7 @@ END_TEST
 
 START_TEST(bad_region_offset_wraps)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1611,7 +1611,7 @@ END_TEST
 
 START_TEST(bad_regions_overlap_guest)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fds[2];
 
 	setup();
@@ -1628,7 +1628,7 @@ END_TEST
 
 START_TEST(bad_regions_overlap_user)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fds[2];
 
 	setup();
@@ -1645,7 +1645,7 @@ END_TEST
 
 START_TEST(bad_region_past_fd_end)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1656,7 +1656,7 @@ END_TEST
 
 START_TEST(bad_region_not_memory)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int e;
 
 	setup();
@@ -1668,7 +1668,7 @@ END_TEST
 
 START_TEST(good_region_memfd_unsealed)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fd = memfd_create("unsealed", MFD_CLOEXEC);
 
 	/* F_SEAL_SEAL, no F_SEAL_SHRINK: accepted, faults are guarded */
@@ -1684,7 +1684,7 @@ END_TEST
 START_TEST(good_region_plain_file)
 {
 	char path[] = "/tmp/vhost-user-test.XXXXXX";
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 	int fd = mkstemp(path);
 
 	setup();
@@ -1700,7 +1700,7 @@ END_TEST
 
 START_TEST(bad_region_padding)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	mem1(&m, USER_BASE);
@@ -1711,7 +1711,7 @@ END_TEST
 
 START_TEST(good_region_offset_unaligned)
 {
-	struct vum_mem m;
+	struct vhost_user_msg_mem m;
 
 	setup();
 	prelude(P_PROTO);

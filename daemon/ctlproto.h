@@ -136,7 +136,7 @@ enum ctlproto_status ctlproto_decode_request(const void *buf, size_t len,
  *	for each tap: ctlproto_reply_tap(&w, &tap);
  *	n = ctlproto_reply_finish(&w);   // always a valid reply; send n bytes
  *
- * Errors: n = ctlproto_reply_error(buf, sizeof(buf), CTL_E_..., "why %s", x);
+ * Errors: n = ctlproto_reply_error(buf, sizeof(buf), CTLPROTO_E_..., "why %s", x);
  * Records are appended after a reply header "status=ok"; if anything did not
  * fit, ctlproto_reply_finish() turns the whole buffer into an "internal"
  * error reply ("reply too large"), so the server never sends a truncated one.

@@ -289,7 +289,7 @@ static size_t reload_format(unsigned int attrs, const char *const *names, char *
 }
 
 /**
- * reload_tap_attrs_format() - RL_TAP_* bits as text, e.g. "mtu,addresses"
+ * reload_tap_attrs_format() - RELOAD_TAP_* bits as text, e.g. "mtu,addresses"
  * @attrs: the bits
  * @buf: output
  * @len: its size
@@ -307,7 +307,7 @@ size_t reload_tap_attrs_format(unsigned int attrs, char *buf, size_t len)
 }
 
 /**
- * reload_port_attrs_format() - RL_PORT_* bits as text, e.g. "listen,socket-mode"
+ * reload_port_attrs_format() - RELOAD_PORT_* bits as text, e.g. "listen,socket-mode"
  * @attrs: the bits
  * @buf: output
  * @len: its size

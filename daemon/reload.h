@@ -71,7 +71,7 @@ enum reload_change { RELOAD_UNCHANGED, RELOAD_ADDED, RELOAD_REMOVED, RELOAD_CHAN
  * @change: what happened to it
  * @old_tap: in the old configuration (NULL when RELOAD_ADDED)
  * @new_tap: in the new configuration (NULL when RELOAD_REMOVED)
- * @attrs: RL_TAP_* bits that differ (RELOAD_CHANGED only)
+ * @attrs: RELOAD_TAP_* bits that differ (RELOAD_CHANGED only)
  * @add: indices into @new_tap->addresses of the addresses to add
  * @nadd: entries in @add
  * @del: indices into @old_tap->addresses of the addresses to remove
@@ -95,7 +95,7 @@ struct reload_tap_diff {
  * @change: what happened to it
  * @old_port: in the old configuration (NULL when RELOAD_ADDED)
  * @new_port: in the new configuration (NULL when RELOAD_REMOVED)
- * @attrs: RL_PORT_* bits that differ (RELOAD_CHANGED only)
+ * @attrs: RELOAD_PORT_* bits that differ (RELOAD_CHANGED only)
  */
 struct reload_port_diff {
 	const char *name;
@@ -107,7 +107,7 @@ struct reload_port_diff {
 
 /**
  * struct reload_diff - the difference of two configurations
- * @daemon_attrs: RL_DAEMON_* bits that differ
+ * @daemon_attrs: RELOAD_DAEMON_* bits that differ
  * @taps: @ntaps entries, every tap of either file once
  * @ntaps: entries in @taps
  * @ports: @nports entries, every port of either file once

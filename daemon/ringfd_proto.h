@@ -3,7 +3,7 @@
  * ringfd_proto.h - the ring-fd port's wire protocol: SETUP decoding, checks
  * of the passed fds, the reply (vringnetd-ringfd(7); structs in <vringfd.h>)
  *
- * Every rfp_* check returns 0 or a negative errno and writes the reason
+ * Every ringfd_proto_* check returns 0 or a negative errno and writes the reason
  * into @err; the port sends -ret and that text back to the client.
  */
 #ifndef VRINGNET_RINGFD_PROTO_H

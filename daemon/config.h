@@ -21,8 +21,8 @@
 #define CONFIG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
 #define CONFIG_MAX_ADDRESSES	32
 #define CONFIG_MAX_TAPS		256
-#define CONFIG_MAX_PORTS		256
-#define CONFIG_MAX_QUEUES		16
+#define CONFIG_MAX_PORTS	256
+#define CONFIG_MAX_QUEUES	16
 #define CONFIG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
 #define CONFIG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
 #define CONFIG_ERR_MAX		512
@@ -35,9 +35,9 @@ enum config_port_type { CONFIG_PORT_VHOST_USER, CONFIG_PORT_STREAM, CONFIG_PORT_
 enum config_seccomp { CONFIG_SECCOMP_ON, CONFIG_SECCOMP_OFF, CONFIG_SECCOMP_LOG };
 
 #define CONFIG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
-#define CONFIG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
-#define CONFIG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
-#define CONFIG_DEFAULT_CONTROL_PER_UID	4
+#define CONFIG_DEFAULT_BOOT_TIMEOUT		300	/* seconds */
+#define CONFIG_DEFAULT_MESSAGE_TIMEOUT		10	/* seconds */
+#define CONFIG_DEFAULT_CONTROL_PER_UID		4
 
 /**
  * struct config_address - one interface address

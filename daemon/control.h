@@ -20,10 +20,10 @@
 #include "loop.h"
 
 #define CONTROL_MAX_CLIENTS	16
-#define CONTROL_MAX_RATE		200	/* requests per second per client */
-#define CONTROL_PER_WAKEUP		8	/* requests served per client per wakeup */
-#define CONTROL_IDLE_SEC		30
-#define CONTROL_ROOT_SLOTS		1	/* slots only root's clients may take */
+#define CONTROL_MAX_RATE	200	/* requests per second per client */
+#define CONTROL_PER_WAKEUP	8	/* requests served per client per wakeup */
+#define CONTROL_IDLE_SEC	30
+#define CONTROL_ROOT_SLOTS	1	/* slots only root's clients may take */
 
 /**
  * control_serve_fn - answer one decoded request

@@ -58,7 +58,7 @@
 #include "config.h"
 #include "engine.h"
 
-#define CTLPROTO_VERSION	1
+#define CTLPROTO_VERSION		1
 #define CTLPROTO_REQUEST_MAX		512		/* bytes of a request message */
 #define CTLPROTO_REPLY_MAX		196608		/* bytes of a reply message */
 #define CTLPROTO_TOKEN_MAX		32		/* TYPE/KEY, includes the NUL */

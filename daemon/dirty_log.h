@@ -26,7 +26,7 @@
 #include "engine.h"
 
 #define DIRTY_LOG_PAGE_SHIFT	12
-#define DIRTY_LOG_PAGE	(1ULL << DIRTY_LOG_PAGE_SHIFT)	/* VHOST_LOG_PAGE */
+#define DIRTY_LOG_PAGE		(1ULL << DIRTY_LOG_PAGE_SHIFT)	/* VHOST_LOG_PAGE */
 #define DIRTY_LOG_MAX_SIZE	(1ULL << 30)	/* bytes of bitmap: 32 TiB of guest memory */
 
 /**

@@ -32,24 +32,24 @@ enum reload_change { RELOAD_UNCHANGED, RELOAD_ADDED, RELOAD_REMOVED, RELOAD_CHAN
 #define RELOAD_TAP_MTU		(1u << 0)	/* set with rtnetlink */
 #define RELOAD_TAP_MAC		(1u << 1)	/* set with rtnetlink */
 #define RELOAD_TAP_ADDRESSES	(1u << 2)	/* see add[] and del[] */
-#define RELOAD_TAP_BRIDGE		(1u << 3)	/* leave the old master, join the new */
-#define RELOAD_TAP_OWNER		(1u << 4)	/* TUNSETOWNER */
-#define RELOAD_TAP_GROUP		(1u << 5)	/* TUNSETGROUP */
-#define RELOAD_TAP_PERSIST		(1u << 6)	/* TUNSETPERSIST */
-#define RELOAD_TAP_QUEUES		(1u << 7)	/* needs the tap re-created */
+#define RELOAD_TAP_BRIDGE	(1u << 3)	/* leave the old master, join the new */
+#define RELOAD_TAP_OWNER	(1u << 4)	/* TUNSETOWNER */
+#define RELOAD_TAP_GROUP	(1u << 5)	/* TUNSETGROUP */
+#define RELOAD_TAP_PERSIST	(1u << 6)	/* TUNSETPERSIST */
+#define RELOAD_TAP_QUEUES	(1u << 7)	/* needs the tap re-created */
 #define RELOAD_TAP_RING_SIZE	(1u << 8)	/* needs the tap's rings re-created */
 /* Attributes that cannot be changed in place: tear the tap down, create it anew. */
 #define RELOAD_TAP_RECREATE		(RELOAD_TAP_QUEUES | RELOAD_TAP_RING_SIZE)
 
 /* struct reload_port_diff.attrs */
-#define RELOAD_PORT_TAP		(1u << 0)
+#define RELOAD_PORT_TAP			(1u << 0)
 #define RELOAD_PORT_TYPE		(1u << 1)
 #define RELOAD_PORT_LISTEN		(1u << 2)
 #define RELOAD_PORT_CONNECT		(1u << 3)
 #define RELOAD_PORT_PEER		(1u << 4)
-#define RELOAD_PORT_SOCKET_MODE	(1u << 5)	/* chmod of the listening socket */
+#define RELOAD_PORT_SOCKET_MODE		(1u << 5)	/* chmod of the listening socket */
 #define RELOAD_PORT_SOCKET_OWNER	(1u << 6)	/* chown (uid or gid) of it */
-#define RELOAD_PORT_RECONNECT	(1u << 7)	/* new retry interval */
+#define RELOAD_PORT_RECONNECT		(1u << 7)	/* new retry interval */
 /* The port's own tap is re-created (RELOAD_TAP_RECREATE): its peer is cut. */
 #define RELOAD_PORT_TAP_RECREATED	(1u << 8)
 /* Attributes that need the port closed and opened again. */
@@ -58,11 +58,11 @@ enum reload_change { RELOAD_UNCHANGED, RELOAD_ADDED, RELOAD_REMOVED, RELOAD_CHAN
 
 /* struct reload_diff.daemon_attrs: [daemon] settings that differ */
 #define RELOAD_DAEMON_CONTROL_SOCKET	(1u << 0)
-#define RELOAD_DAEMON_CONTROL_MODE		(1u << 1)
-#define RELOAD_DAEMON_CONTROL_GROUP		(1u << 2)
+#define RELOAD_DAEMON_CONTROL_MODE	(1u << 1)
+#define RELOAD_DAEMON_CONTROL_GROUP	(1u << 2)
 #define RELOAD_DAEMON_ENGINE		(1u << 3)	/* needs a restart */
 #define RELOAD_DAEMON_LOG_LEVEL		(1u << 4)
-#define RELOAD_DAEMON_USER			(1u << 5)	/* needs a restart */
+#define RELOAD_DAEMON_USER		(1u << 5)	/* needs a restart */
 #define RELOAD_DAEMON_RESTART		(RELOAD_DAEMON_ENGINE | RELOAD_DAEMON_USER)
 
 /**

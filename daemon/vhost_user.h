@@ -71,8 +71,8 @@
 #define VHOST_USER_GUARD_LOG		VUM_MAX_REGIONS
 
 /* The MTU range of NET_SET_MTU (virtio: 68, an Ethernet frame's limit). */
-#define VHOST_USER_MTU_MIN		68u
-#define VHOST_USER_MTU_MAX		65535u
+#define VHOST_USER_MTU_MIN	68u
+#define VHOST_USER_MTU_MAX	65535u
 
 /**
  * struct vhost_user_region - one mapped region of the guest memory table

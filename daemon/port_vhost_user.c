@@ -333,9 +333,29 @@ static int pvu_tap_mtu(struct vu_dev *dev)
 	return tap_get_mtu(c->port->tap);
 }
 
+/**
+ * pvu_announce() - vu_ops.announce: a RARP for the guest out of the tap
+ * @dev: the connection's vhost-user state
+ * @mac: the guest's MAC (SEND_RARP)
+ *
+ * Return: 0 or a negative errno.
+ */
+static int pvu_announce(struct vu_dev *dev, const uint8_t mac[6])
+{
+	struct pvu_conn *c = dev->opaque;
+	int ret = tap_send_rarp(c->port->tap, mac);
+
+	if (ret == 0)
+		log_rl(&c->port->rl, LOG_INFO, "port %s: SEND_RARP: announced %02x:%02x:%02x:%02x:%02x:%02x on tap %s",
+			 c->port->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5],
+			 c->port->tap->name);
+	return ret;
+}
+
 static const struct vu_ops pvu_vu_ops = {
 	.queue_state = pvu_queue_state,
 	.tap_mtu = pvu_tap_mtu,
+	.announce = pvu_announce,
 };
 
 /**

@@ -333,9 +333,29 @@ static int port_vhost_user_tap_mtu(struct vhost_user_dev *dev)
 	return tap_get_mtu(c->port->tap);
 }
 
+/**
+ * port_vhost_user_announce() - vhost_user_ops.announce: a RARP for the guest out of the tap
+ * @dev: the connection's vhost-user state
+ * @mac: the guest's MAC (SEND_RARP)
+ *
+ * Return: 0 or a negative errno.
+ */
+static int port_vhost_user_announce(struct vhost_user_dev *dev, const uint8_t mac[6])
+{
+	struct port_vhost_user_conn *c = dev->opaque;
+	int ret = tap_send_rarp(c->port->tap, mac);
+
+	if (ret == 0)
+		log_rl(&c->port->rl, LOG_INFO, "port %s: SEND_RARP: announced %02x:%02x:%02x:%02x:%02x:%02x on tap %s",
+			 c->port->cfg.name, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5],
+			 c->port->tap->name);
+	return ret;
+}
+
 static const struct vhost_user_ops port_vhost_user_dev_ops = {
 	.queue_state = port_vhost_user_queue_state,
 	.tap_mtu = port_vhost_user_tap_mtu,
+	.announce = port_vhost_user_announce,
 };
 
 /**

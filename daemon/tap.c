@@ -53,6 +53,44 @@ int tap_get_mtu(const struct tap_dev *tap)
 }
 
 /**
+ * tap_send_rarp() - send a RARP frame for @mac out of the tap's first queue
+ * @tap: an open tap
+ * @mac: the source MAC (a guest's)
+ *
+ * The frame QEMU and DPDK send to announce a migrated guest: broadcast,
+ * EtherType 0x8035, a reverse request whose sender and target hardware
+ * address are @mac, padded to 60 bytes; behind a zero virtio-net header.
+ * It enters the host as if the guest had sent it.
+ *
+ * Return: 0, or a negative errno (write(): -EAGAIN when the tap's queue is
+ * full, -EIO when the device is down).
+ */
+int tap_send_rarp(const struct tap_dev *tap, const uint8_t mac[6])
+{
+	uint8_t buf[TAP_VNET_HDR_LEN + 60] = { 0 };
+	uint8_t *eth = buf + TAP_VNET_HDR_LEN;
+	static const uint8_t arp_head[8] = {
+		0x00, 0x01,	/* hardware: Ethernet */
+		0x08, 0x00,	/* protocol: IPv4 */
+		6, 4,		/* address lengths */
+		0x00, 0x03,	/* operation: reverse request */
+	};
+
+	if (!tap->nqueues)
+		return -ENODEV;
+	memset(eth, 0xff, 6);
+	memcpy(eth + 6, mac, 6);
+	eth[12] = 0x80;
+	eth[13] = 0x35;
+	memcpy(eth + 14, arp_head, sizeof(arp_head));
+	memcpy(eth + 22, mac, 6);	/* sender hardware address; IPv4 0 */
+	memcpy(eth + 32, mac, 6);	/* target hardware address; IPv4 0 */
+	if (write(tap->fds[0], buf, sizeof(buf)) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
  * tap_open_queue() - open /dev/net/tun and attach it to the device
  * @name: interface name
  * @flags: IFF_* flags for TUNSETIFF

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -46,5 +47,6 @@ void tap_close(struct tap_dev *tap);
 void tap_destroy(struct tap_dev *tap);
 bool tap_exists(const char *name);
 int tap_get_mtu(const struct tap_dev *tap);
+int tap_send_rarp(const struct tap_dev *tap, const uint8_t mac[6]);
 
 #endif /* VRINGNET_TAP_H */

@@ -74,6 +74,12 @@
  * them with the log (the owner picks an engine that logs).  At the end,
  * GET_VRING_BASE stops the rings and reports where the device stopped,
  * which QEMU migrates and gives the destination with SET_VRING_BASE.
+ * SEND_RARP (PROTOCOL_F_RARP): QEMU asks the destination's back-end to
+ * announce the guest (it does when the guest has no GUEST_ANNOUNCE, which
+ * is not offered); the owner writes one RARP frame with the guest's MAC
+ * into the tap, so a bridge or switch learns the guest's new port at once.
+ *   SEND_RARP without PROTOCOL_F_RARP acked, or
+ *     with a multicast or all-zero MAC           -EINVAL
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -761,6 +767,40 @@ static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
 }
 
 /**
+ * vhost_user_send_rarp() - SEND_RARP: announce the guest's MAC after a migration
+ * @dev: the connection
+ * @payload: the request's u64; its first six bytes are the MAC
+ *
+ * QEMU sends it to the destination's back-end when the guest cannot
+ * announce itself (no VIRTIO_NET_F_GUEST_ANNOUNCE): the owner sends one
+ * RARP frame with the guest's MAC as its source out of the tap, as the
+ * guest would.  One frame per request: a front-end could send as many
+ * broadcast frames through its TX ring.
+ *
+ * Return: 0 or a negative errno (with @dev->err set).
+ */
+static int vhost_user_send_rarp(struct vhost_user_dev *dev, uint64_t payload)
+{
+	uint8_t mac[6];
+	int ret;
+
+	memcpy(mac, &payload, sizeof(mac));
+	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_RARP)))
+		return vhost_user_fail(dev, -EINVAL, "SEND_RARP: PROTOCOL_F_RARP was not negotiated");
+	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
+		return vhost_user_fail(dev, -EINVAL,
+			       "SEND_RARP: %02x:%02x:%02x:%02x:%02x:%02x is not a unicast MAC",
+			       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	if (!dev->ops || !dev->ops->announce)
+		return vhost_user_fail(dev, -EOPNOTSUPP, "SEND_RARP: this port has no tap to announce on");
+	ret = dev->ops->announce(dev, mac);
+	if (ret < 0)
+		return vhost_user_fail(dev, ret, "SEND_RARP: writing the RARP frame to the tap: %s",
+			       strerror(-ret));
+	return 0;
+}
+
+/**
  * vhost_user_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
  * @request: the request
  *
@@ -939,6 +979,8 @@ static int vhost_user_do(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 		return 0;
 	case VUM_NET_SET_MTU:
 		return vhost_user_net_set_mtu(dev, msg->payload.u64);
+	case VUM_SEND_RARP:
+		return vhost_user_send_rarp(dev, msg->payload.u64);
 	default:
 		break;
 	}

@@ -64,7 +64,8 @@
 /* Protocol features offered. */
 #define VU_PROTOCOL_FEATURES \
 	((1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) | \
-	 (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_NET_MTU))
+	 (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_NET_MTU) | \
+	 (1ULL << VUM_PROTOCOL_F_RARP))
 
 /* The dirty log's number among the connection's guard mappings (guard.h);
  * the memory regions are 0..VUM_MAX_REGIONS-1. */
@@ -145,6 +146,10 @@ struct vhost_user_dev;
  * @tap_mtu: the current MTU of the tap behind the connection, for
  *	NET_SET_MTU; return the MTU, or -errno when it cannot be read (the
  *	request is then refused).  May be NULL: NET_SET_MTU is refused.
+ * @announce: send a RARP frame for the guest's MAC @mac from the tap
+ *	(SEND_RARP, after a migration, so that switches learn where the
+ *	guest now is); return 0, or -errno (the request is then refused).
+ *	May be NULL: SEND_RARP is refused.
  *
  * A call fd replaced while its queue pair runs is replaced in place (same
  * fd number): the running engine signals the new eventfd without being
@@ -153,6 +158,7 @@ struct vhost_user_dev;
 struct vhost_user_ops {
 	int (*queue_state)(struct vhost_user_dev *dev, unsigned int qp, bool ready);
 	int (*tap_mtu)(struct vhost_user_dev *dev);
+	int (*announce)(struct vhost_user_dev *dev, const uint8_t mac[6]);
 };
 
 /**

@@ -301,6 +301,7 @@ static long vhost_user_msg_want_size(const struct vhost_user_msg *msg)
 	case VUM_SET_VRING_CALL:
 	case VUM_SET_VRING_ERR:
 	case VUM_NET_SET_MTU:
+	case VUM_SEND_RARP:
 		return VUM_SIZE_U64;
 	case VUM_SET_VRING_NUM:
 	case VUM_SET_VRING_BASE:

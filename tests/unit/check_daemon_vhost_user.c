@@ -45,6 +45,9 @@ static struct {
 	int fail_start;
 	int tap_mtu;		/* what t_tap_mtu() answers (0: 1500) */
 	int tap_mtu_calls;
+	int announces;		/* t_announce() calls */
+	int announce_ret;	/* what t_announce() answers */
+	uint8_t mac[6];		/* the MAC it was given last */
 	struct engine_queue_config cfg;
 } seen;
 
@@ -88,9 +91,24 @@ static int t_tap_mtu(struct vhost_user_dev *d)
 	return seen.tap_mtu ? seen.tap_mtu : 1500;
 }
 
+/**
+ * t_announce() - owner callback: record a SEND_RARP's MAC
+ * @d: connection
+ * @mac: the MAC
+ *
+ * Return: seen.announce_ret.
+ */
+static int t_announce(struct vhost_user_dev *d, const uint8_t mac[6])
+{
+	seen.announces++;
+	memcpy(seen.mac, mac, sizeof(seen.mac));
+	return seen.announce_ret;
+}
+
 static const struct vhost_user_ops t_ops = {
 	.queue_state = t_queue_state,
 	.tap_mtu = t_tap_mtu,
+	.announce = t_announce,
 };
 
 /**
@@ -325,7 +343,7 @@ static void prelude(enum prelude p)
 	if (p == P_NONE)
 		return;
 	v = (1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) |
-	    (1ULL << VUM_PROTOCOL_F_LOG_SHMFD);
+	    (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_RARP);
 	req_ok(VUM_SET_PROTOCOL_FEATURES, &v, sizeof(v), NULL, 0);
 	v = GOOD_FEATURES;
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
@@ -1276,6 +1294,69 @@ START_TEST(bad_net_set_mtu_short)
 }
 END_TEST
 
+/* ---- SEND_RARP -------------------------------------------------------- */
+
+/* QEMU's payload: the MAC in the first six bytes of the u64 */
+static const uint8_t guest_mac[8] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+START_TEST(send_rarp_announces_the_mac)
+{
+	setup();
+	prelude(P_PROTO);
+	req_ok(VUM_SEND_RARP, guest_mac, 8, NULL, 0);
+	ck_assert_int_eq(seen.announces, 1);
+	ck_assert_mem_eq(seen.mac, guest_mac, 6);
+}
+END_TEST
+
+START_TEST(bad_send_rarp_not_negotiated)
+{
+	setup();
+	bad_msg(P_NONE, VUM_SEND_RARP, guest_mac, 8, NULL, 0, -EINVAL,
+		"SEND_RARP: PROTOCOL_F_RARP was not negotiated");
+	ck_assert_int_eq(seen.announces, 0);
+}
+END_TEST
+
+START_TEST(bad_send_rarp_multicast_mac)
+{
+	static const uint8_t mc[8] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+
+	setup();
+	bad_msg(P_PROTO, VUM_SEND_RARP, mc, 8, NULL, 0, -EINVAL,
+		"SEND_RARP: 01:00:5e:00:00:01 is not a unicast MAC");
+	ck_assert_int_eq(seen.announces, 0);
+}
+END_TEST
+
+START_TEST(bad_send_rarp_zero_mac)
+{
+	setup();
+	bad_msg(P_PROTO, VUM_SEND_RARP, &zero64, 8, NULL, 0, -EINVAL,
+		"SEND_RARP: 00:00:00:00:00:00 is not a unicast MAC");
+	ck_assert_int_eq(seen.announces, 0);
+}
+END_TEST
+
+START_TEST(bad_send_rarp_tap_refuses)
+{
+	setup();
+	seen.announce_ret = -EIO;
+	bad_msg(P_PROTO, VUM_SEND_RARP, guest_mac, 8, NULL, 0, -EIO,
+		"SEND_RARP: writing the RARP frame to the tap");
+	ck_assert_int_eq(seen.announces, 1);
+}
+END_TEST
+
+START_TEST(bad_send_rarp_short)
+{
+	setup();
+	bad_msg(P_PROTO, VUM_SEND_RARP, guest_mac, 6, NULL, 0, -EBADMSG,
+		"SEND_RARP: payload of 6 bytes, the request takes 8");
+	ck_assert_int_eq(seen.announces, 0);
+}
+END_TEST
+
 START_TEST(bad_get_features_with_payload)
 {
 	setup();
@@ -1783,6 +1864,12 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_too_big);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_tap_unreadable);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_short);
+	RUNNER_ADD_TEST(s, send_rarp_announces_the_mac);
+	RUNNER_ADD_TEST(s, bad_send_rarp_not_negotiated);
+	RUNNER_ADD_TEST(s, bad_send_rarp_multicast_mac);
+	RUNNER_ADD_TEST(s, bad_send_rarp_zero_mac);
+	RUNNER_ADD_TEST(s, bad_send_rarp_tap_refuses);
+	RUNNER_ADD_TEST(s, bad_send_rarp_short);
 	RUNNER_ADD_TEST(s, bad_get_features_with_payload);
 	RUNNER_ADD_TEST(s, bad_set_features_short);
 	RUNNER_ADD_TEST(s, bad_vring_addr_short);

@@ -64,13 +64,14 @@ static int fr_post_rx(struct fr_pair *fp, unsigned int i)
  * @fp: the pair (filled in)
  * @eng: the engine
  * @tap_fd: the tap queue
+ * @tap_ifindex: the tap's ifindex, or 0 (see eng_queue_config)
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 with @err filled.
  */
 int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
-	    char *err, size_t errlen)
+	    int tap_ifindex, char *err, size_t errlen)
 {
 	struct eng_queue_config cfg;
 	size_t bufs = (size_t)FR_NUM * FR_STRIDE;
@@ -115,6 +116,7 @@ int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tap_fd = tap_fd;
+	cfg.tap_ifindex = tap_ifindex;
 	cfg.vnet_hdr_len = FR_HDR;
 	cfg.tx.num = FR_NUM;
 	cfg.tx.desc = fp->tx.vr.desc;

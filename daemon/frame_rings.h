@@ -67,7 +67,7 @@ struct fr_pair {
 };
 
 int fr_open(struct fr_pair *fp, const struct eng_ops *eng, int tap_fd,
-	    char *err, size_t errlen);
+	    int tap_ifindex, char *err, size_t errlen);
 void fr_close(struct fr_pair *fp);
 uint8_t *fr_tx_buf(struct fr_pair *fp);
 int fr_tx_commit(struct fr_pair *fp, size_t len);

@@ -207,6 +207,7 @@ static int prf_queue_start(struct prf_conn *c, unsigned int qp, char *why, size_
 
 	memset(&d, 0, sizeof(d));
 	d.cfg.tap_fd = p->tap->fds[qp];
+	d.cfg.tap_ifindex = p->tap->ifindex;
 	d.cfg.vnet_hdr_len = VRINGNET_RFD_VNET_HDR_LEN;
 	d.cfg.mrg_rxbuf = c->setup.mrg_rxbuf;
 	d.cfg.ring_features = c->setup.features;

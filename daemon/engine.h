@@ -60,8 +60,11 @@ struct engine_mem_region {
 /**
  * struct engine_queue_config - what engine_ops.open() needs
  * @tap_fd: a queue of the tap (IFF_TAP|IFF_NO_PI|IFF_VNET_HDR); not owned
+ * @tap_ifindex: the tap's ifindex in the daemon's network namespace, or 0
+ *	(the kernel engine then reports no drops of the tap device itself)
  * @vnet_hdr_len: 0, 10 or 12: size of the virtio-net header before each
- *	frame in the rings (the tap's TUNSETVNETHDRSZ is set to match)
+ *	frame in the rings (the engine sets the tap's TUNSETVNETHDRSZ to
+ *	match before it starts the queue)
  * @mrg_rxbuf: VIRTIO_NET_F_MRG_RXBUF: a received frame may span heads
  * @ring_features: 1ULL << VIRTIO_RING_F_EVENT_IDX / _INDIRECT_DESC
  * @regions: descriptor addresses are guest-physical, translated through
@@ -78,6 +81,7 @@ struct engine_mem_region {
  */
 struct engine_queue_config {
 	int tap_fd;
+	int tap_ifindex;
 	unsigned int vnet_hdr_len;
 	bool mrg_rxbuf;
 	uint64_t ring_features;

@@ -8,6 +8,13 @@
  * write() on the TX ring fd per batch, rx() one read() on the RX ring fd;
  * the RX ring fd is what the event loop polls.
  *
+ * The tap is ours to configure, as for vhost-net: vringfd.ko issues no
+ * ioctl on it and takes the rings' header length as our declaration of
+ * what the tap uses, so engine_kernel_open() sets the tap's header size
+ * (TUNSETVNETHDRSZ, as the user engine does) before attaching.  The tap's
+ * ifindex goes to the module (VRINGFD_CAP_TAP_IFINDEX) for the drop
+ * counter of the device itself (tap_rx_dropped).
+ *
  * Kick requests are the module's: before write() or read() returns having
  * found a ring empty, it publishes avail_event (EVENT_IDX) and looks at
  * avail->idx once more, so a chain the driver posts later is kicked.  The
@@ -21,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <endian.h>
+#include <sys/ioctl.h>
+#include <linux/if_tun.h>
 #include <linux/virtio_ring.h>
 
 #include "engine.h"
@@ -95,6 +104,7 @@ static int engine_kernel_create(const struct engine_ring *ring, uint64_t feature
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
  * @call_fd: eventfd or -1
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @ifindex_ok: the module understands struct vringfd_tap.ifindex
  * @err: message buffer
  * @errlen: its size
  *
@@ -102,7 +112,7 @@ static int engine_kernel_create(const struct engine_ring *ring, uint64_t feature
  */
 static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
-		     bool base_ok, char *err, size_t errlen)
+		     bool base_ok, bool ifindex_ok, char *err, size_t errlen)
 {
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
 	struct vringfd_tap tap = {
@@ -110,6 +120,7 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 		.dir = dir,
 		.vnet_hdr_len = cfg->vnet_hdr_len,
 		.flags = (dir == VRINGFD_DIR_RX && cfg->mrg_rxbuf) ? VRINGFD_TAP_F_MRG_RXBUF : 0,
+		.ifindex = ifindex_ok && cfg->tap_ifindex > 0 ? cfg->tap_ifindex : 0,
 	};
 	struct vringfd_mem_region *regions = NULL;
 	unsigned int i;
@@ -170,7 +181,8 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 {
 	struct vringfd_version ver;
 	struct engine_queue *q;
-	bool base_ok;
+	bool base_ok, ifindex_ok;
+	int sz;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -190,6 +202,14 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 		return NULL;
 	}
 	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
+	ifindex_ok = ver.caps & VRINGFD_CAP_TAP_IFINDEX;
+	/* the module's declaration must be true: the tap's header size */
+	sz = (int)cfg->vnet_hdr_len;
+	if (ioctl(cfg->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
+		snprintf(err, errlen, "kernel engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
+			 strerror(errno));
+		return NULL;
+	}
 	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
@@ -199,11 +219,11 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	q->tx_taken = base_ok ? cfg->tx.last_avail :
 		      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
-			     cfg->tx_call_fd, base_ok, err, errlen);
+			     cfg->tx_call_fd, base_ok, ifindex_ok, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
 	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
-			     cfg->rx_call_fd, base_ok, err, errlen);
+			     cfg->rx_call_fd, base_ok, ifindex_ok, err, errlen);
 	if (q->rx_fd < 0) {
 		close(q->tx_fd);
 		goto fail;

@@ -64,13 +64,14 @@ static int frame_rings_post_rx(struct frame_rings_pair *fp, unsigned int i)
  * @fp: the pair (filled in)
  * @eng: the engine
  * @tap_fd: the tap queue
+ * @tap_ifindex: the tap's ifindex, or 0 (see engine_queue_config)
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 with @err filled.
  */
 int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, int tap_fd,
-	    char *err, size_t errlen)
+	    int tap_ifindex, char *err, size_t errlen)
 {
 	struct engine_queue_config cfg;
 	size_t bufs = (size_t)FRAME_RINGS_NUM * FRAME_RINGS_STRIDE;
@@ -115,6 +116,7 @@ int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, 
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.tap_fd = tap_fd;
+	cfg.tap_ifindex = tap_ifindex;
 	cfg.vnet_hdr_len = FRAME_RINGS_HDR;
 	cfg.tx.num = FRAME_RINGS_NUM;
 	cfg.tx.desc = fp->tx.vr.desc;

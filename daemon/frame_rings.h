@@ -67,7 +67,7 @@ struct frame_rings_pair {
 };
 
 int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, int tap_fd,
-	    char *err, size_t errlen);
+	    int tap_ifindex, char *err, size_t errlen);
 void frame_rings_close(struct frame_rings_pair *fp);
 uint8_t *frame_rings_tx_buf(struct frame_rings_pair *fp);
 int frame_rings_tx_commit(struct frame_rings_pair *fp, size_t len);

@@ -226,7 +226,7 @@ static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 		pp->peer_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 					   strlen(pp->peer.sun_path) + 1);
 	}
-	if (frame_rings_open(&pp->fp, p->eng, p->tap->fds[0], err, errlen) < 0)
+	if (frame_rings_open(&pp->fp, p->eng, p->tap->fds[0], p->tap->ifindex, err, errlen) < 0)
 		return -1;
 	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), port_dgram_tap_ready);
 	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {

@@ -207,6 +207,7 @@ static int port_ringfd_queue_start(struct port_ringfd_conn *c, unsigned int qp, 
 
 	memset(&d, 0, sizeof(d));
 	d.cfg.tap_fd = p->tap->fds[qp];
+	d.cfg.tap_ifindex = p->tap->ifindex;
 	d.cfg.vnet_hdr_len = VRINGNET_RFD_VNET_HDR_LEN;
 	d.cfg.mrg_rxbuf = c->setup.mrg_rxbuf;
 	d.cfg.ring_features = c->setup.features;

@@ -357,7 +357,7 @@ static void port_stream_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	if (frame_rings_open(&c->fp, p->eng, p->tap->fds[0], err, sizeof(err)) < 0) {
+	if (frame_rings_open(&c->fp, p->eng, p->tap->fds[0], p->tap->ifindex, err, sizeof(err)) < 0) {
 		log_err("port %s: stream peer refused: %s", p->cfg.name, err);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);

@@ -282,6 +282,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
 	d.eng = vhost_user_dev_logging(&c->dev) ? &engine_user_ops : p->eng;
 	d.cfg.tap_fd = p->tap->fds[qp];
+	d.cfg.tap_ifindex = p->tap->ifindex;
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
 	ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,

@@ -4,7 +4,9 @@
  *
  * Every tap is IFF_TAP | IFF_NO_PI | IFF_VNET_HDR with a 12-byte virtio-net
  * header (struct virtio_net_hdr_v1), IFF_MULTI_QUEUE when it has more than
- * one queue.  An existing tap of the same name (a persistent one left by an
+ * one queue.  An engine that starts a queue sets the header size to the
+ * rings' (TUNSETVNETHDRSZ: a vhost-user guest may use 10 bytes); vringfd.ko
+ * sets nothing on a tap, it takes the engine's word for it.  An existing tap of the same name (a persistent one left by an
  * earlier run) is adopted, not duplicated.  Closing a tap whose persist flag
  * is off deletes the device.
  */

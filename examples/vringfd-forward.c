@@ -94,7 +94,7 @@ static void fwd_on_signal(int sig)
 }
 
 /**
- * fwd_tap_open() - open tap @name with a virtio-net header, set offloads
+ * fwd_tap_open() - open tap @name with a 12-byte virtio-net header, set offloads
  * @name: interface name
  * @offload: turn checksum/TSO offloads on
  *
@@ -103,8 +103,8 @@ static void fwd_on_signal(int sig)
 static int fwd_tap_open(const char *name, int offload)
 {
 	unsigned int off = offload ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 : 0;
+	int fd, sz = (int)FWD_HDR;
 	struct ifreq ifr;
-	int fd;
 
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -114,7 +114,13 @@ static int fwd_tap_open(const char *name, int offload)
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETOFFLOAD, off) < 0) {
+	/*
+	 * The tap is ours to configure: vringfd.ko takes the rings' header
+	 * length (FWD_HDR) as a statement of what the tap uses and sets
+	 * nothing on it (tun's default header size is 10).
+	 */
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0 ||
+	    ioctl(fd, TUNSETOFFLOAD, off) < 0) {
 		fprintf(stderr, "vringfd-forward: tap %s: %s\n", name, strerror(errno));
 		close(fd);
 		return -1;

@@ -87,10 +87,12 @@ int vringfd_get_version(struct vringfd_version *ver);
 /**
  * vringfd_attach_tap() - attach a ring to a tap queue: plain frames
  * @ring_fd: vring fd
- * @tap_fd: fd of an IFF_TAP queue (or macvtap/ipvtap)
+ * @tap_fd: fd of an IFF_TAP queue (or macvtap/ipvtap), configured by the
+ *	caller: IFF_NO_PI, no IFF_VNET_HDR (the module checks nothing)
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
  *
- * vnet_hdr_len 0 and no flags; vringfd_attach_tap_ex() for the rest.
+ * vnet_hdr_len 0, no flags, no ifindex; vringfd_attach_tap_ex() for the
+ * rest.
  * Return: 0, or -1 with errno (VRINGFD_ATTACH_TAP's errors).
  */
 int vringfd_attach_tap(int ring_fd, int tap_fd, unsigned int dir);

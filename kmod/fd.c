@@ -39,7 +39,7 @@ long vrfd_fd_get_version(void __user *uarg)
 	v.ring_features = VRFD_RING_FEATURES;
 	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
 		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ |
-		 VRINGFD_CAP_AVAIL_BASE;
+		 VRINGFD_CAP_AVAIL_BASE | VRINGFD_CAP_TAP_IFINDEX;
 	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }

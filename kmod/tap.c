@@ -16,28 +16,50 @@
  *	tap's queue.
  *
  * The tap file is looked up once (fget) and kept until the attachment ends.
- * Accepted: an fd of /dev/net/tun attached to an IFF_TAP|IFF_NO_PI device,
- * and macvtap/ipvtap character devices.  (TUNGETIFF reports IFF_NO_PI and
- * IFF_NOFILTER in one bit; the device's flags are taken from tun's
- * "tun_flags" sysfs attribute when the device can be found by name in the
- * tap's or the caller's network namespace, else TUNGETIFF's bit is
- * trusted.)  IFF_TUN devices and taps with
- * packet information (no IFF_NO_PI) are refused with EINVAL.  The ring's
- * header length must match the tap: 0 needs a tap without IFF_VNET_HDR;
- * 10 or 12 need IFF_VNET_HDR, and the module sets the tap's header size to
- * it (TUNSETVNETHDRSZ).  Offloads (TUNSETOFFLOAD) are the caller's choice.
+ * Accepted: any fd for which tun_get_socket() or tap_get_socket() gives a
+ * socket (vhost-net's get_socket(), without raw sockets): /dev/net/tun
+ * attached to a device, macvtap/ipvtap character devices.  As with
+ * vhost-net, user space configures the tap (IFF_TAP, IFF_NO_PI,
+ * IFF_VNET_HDR, TUNSETVNETHDRSZ, offloads); the module issues no ioctl on
+ * it and reads none of its settings.  The ring's header length is the
+ * caller's declaration of what the tap uses.  A tap configured otherwise
+ * (IFF_TUN, packet information, another header size, changed after
+ * attach) gives garbage frames or drops, never memory unsafety:
+ *   TX: the module copies each chain (its readable bytes only) into a
+ *	kernel buffer of that size and checks the declared header there.  A
+ *	batch (TUN_MSG_PTR) carries the header beside the frame: tun and tap
+ *	build the skb from it without looking at their own header size or
+ *	IFF_NO_PI (as for vhost-net).  A frame sent alone goes through
+ *	tun's/tap's sendmsg() with a kernel iterator of exactly that many
+ *	bytes, parsed with the tap's real settings (their write() path, for
+ *	any bytes).
+ *   RX: recvmsg() writes through an iterator over the posted chains'
+ *	writable segments (held_cap bytes), so the tap cannot write outside
+ *	them whatever it puts in front of the frame.  Its answer is only
+ *	trusted within those bounds: a result < 0, > held_cap or < hdr_len
+ *	drops the frame (buffers completed empty); num_buffers (12-byte
+ *	header) is written at offset 10 of the first head, which the walk
+ *	guarantees holds >= hdr_len writable bytes and which the delivered
+ *	length (>= hdr_len) covers.
+ * The caller may name the device (@ifindex, looked up in its network
+ * namespace, which the attachment holds with get_net()) for the
+ * tap_rx_dropped stat; no device reference is held.
  *
  * Bad input of VRINGFD_ATTACH_TAP (see also the uapi header):
  *   tap_fd not open                         -EBADF
  *   not a tun/tap/macvtap fd                -EINVAL
- *   IFF_TUN device, no IFF_NO_PI            -EINVAL
  *   dir not TX/RX, vnet_hdr_len not 0/10/12, unknown flag, MRG_RXBUF
- *   without a 12-byte header, reserved != 0 -EINVAL
- *   header length and IFF_VNET_HDR disagree, or differs from the other
- *   ring on the same queue                  -EINVAL
+ *   without a 12-byte header, padding or reserved != 0, ifindex < 0
+ *                                           -EINVAL
+ *   header length differs from the one the other ring on the same queue
+ *   declared                                -EINVAL
  *   tun fd not attached to a device         -ENODEV
+ *   ifindex > 0 not found in the caller's network namespace
+ *                                           -ENODEV
  *   ring already attached                   -EBUSY
  *   that queue already has a ring of @dir   -EBUSY
+ *   IFF_TUN, no IFF_NO_PI, a header size other than declared
+ *                                           accepted (see above)
  *
  * Per chain (write() on TX; the chain is completed with length 0 and
  * counted, the next one is tried):
@@ -50,8 +72,10 @@
  *   the tap refused the frame               drop_tap
  * Per frame on RX: a readable segment in a posted chain -> drop_bad_chain
  * (chain completed with 0); a frame larger than the posted buffer (or
- * than 1024 segments) -> dropped, drop_too_big; unwritable memory ->
- * dropped, drop_bad_addr.
+ * than 1024 segments), or a delivered length beyond the buffers or shorter
+ * than the declared header -> dropped, drop_too_big; unwritable memory ->
+ * dropped, drop_bad_addr; the tap refusing the buffers (recvmsg() error:
+ * shorter than its own header) -> dropped, drop_tap.
  *
  * The tap going away (ip link del): write()/read() fail with EPIPE,
  * poll() reports EPOLLERR|EPOLLHUP, VRINGFD_STATE_HUP is set.  Closing the
@@ -65,11 +89,9 @@
 #include <linux/fs.h>
 #include <linux/if_tap.h>
 #include <linux/if_tun.h>
-#include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/list.h>
 #include <linux/mm.h>
-#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
@@ -147,10 +169,10 @@ struct vrfd_rx_head {
  * @mrg: VRINGFD_TAP_F_MRG_RXBUF
  * @is_tun: a tun queue (else macvtap/ipvtap)
  * @gone: the tap went away (sendmsg/recvmsg said so, or poll EPOLLERR)
- * @net: network namespace the device was found in (our reference, from
- *	get_net(): the caller's namespace is not held by anything else), or
- *	NULL
- * @ifindex: the device's ifindex at attach, 0 if unknown
+ * @net: the caller's network namespace, where @ifindex was found (our
+ *	reference, from get_net(): nothing else may hold it), or NULL
+ * @ifindex: the caller's struct vringfd_tap.ifindex (found at attach), 0:
+ *	tap_rx_dropped is not counted
  * @drops_jiffies: when the drop counter was last copied
  * @whead: the tap's wait queue we are on, or NULL
  * @wait: our entry on @whead: wakes the ring's poll() waiters
@@ -210,43 +232,12 @@ struct vrfd_tap {
 	unsigned int rxq_tail;
 };
 
+/* VRINGFD_CAP_TAP_IFINDEX carved ifindex and padding out of reserved[0]. */
+static_assert(sizeof(struct vringfd_tap) == 32);
+static_assert(offsetof(struct vringfd_tap, ifindex) == 16);
+static_assert(offsetof(struct vringfd_tap, reserved) == 24);
+
 /* ---- helpers ----------------------------------------------------------- */
-
-/**
- * vrfd_tap_file_ioctl() - issue a tun/tap ioctl on @file with a kernel buffer
- * @file: the tap file
- * @cmd: TUNGETIFF, TUNSETVNETHDRSZ, ...
- * @kbuf: argument in/out
- * @len: its size
- *
- * tun and tap only take user pointers, so the argument goes through a
- * scratch page mapped in the caller's address space for the call.  The
- * caller can race with it only to its own harm: nothing the answer decides
- * is a memory-safety question.
- * Context: process, current in the ring's mm.
- * Return: the ioctl's result, or -errno.
- */
-static long vrfd_tap_file_ioctl(struct file *file, unsigned int cmd,
-				void *kbuf, size_t len)
-{
-	unsigned long uaddr;
-	long ret;
-
-	if (!file->f_op->unlocked_ioctl)
-		return -EINVAL;
-	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	if (IS_ERR_VALUE(uaddr))
-		return (long)uaddr;
-	if (copy_to_user((void __user *)uaddr, kbuf, len))
-		ret = -EFAULT;
-	else
-		ret = file->f_op->unlocked_ioctl(file, cmd, uaddr);
-	if (ret >= 0 && copy_from_user(kbuf, (void __user *)uaddr, len))
-		ret = -EFAULT;
-	vm_munmap(uaddr, PAGE_SIZE);
-	return ret;
-}
 
 /**
  * vrfd_tap_get_socket() - the socket of a tun or tap (macvtap/ipvtap) file
@@ -973,9 +964,20 @@ static int vrfd_tap_pull_rx(struct vrfd_tap *t)
 		n++;
 		bad = false;
 		if (r < 0 || r > t->held_cap || r < (int)t->hdr_len) {
-			/* a fault (unwritable buffer) or a bigger frame won the race */
+			/*
+			 * A fault (unwritable buffer); the tap refusing the
+			 * buffers (shorter than its own header or packet
+			 * information: a tap configured otherwise than the
+			 * ring declares); or a bigger frame than peeked (a
+			 * race, or the tap's header or packet information
+			 * longer than declared).  Nothing beyond the
+			 * buffers was written (recvmsg() writes through
+			 * the iterator only); none of it is trusted.
+			 */
 			if (r == -EFAULT)
 				ring->stats.drop_bad_addr++;
+			else if (r < 0)
+				ring->stats.drop_tap++;
 			else
 				ring->stats.drop_too_big++;
 			bad = true;
@@ -1202,88 +1204,28 @@ static const struct vrfd_ops vrfd_tap_ops = {
 };
 
 /**
- * vrfd_tap_sysfs_flags() - a tun device's flags, from its tun_flags attribute
- * @dev: the device (referenced)
- * @flags: set to the flags (IFF_TAP, IFF_NO_PI, IFF_VNET_HDR, ...)
- *
- * TUNGETIFF cannot tell IFF_NO_PI from IFF_NOFILTER (the same bit), so
- * the flags are read the way sysfs shows them: through the show() method
- * of the "tun_flags" attribute tun puts on its devices.
- * Return: 0, or -ENOENT when @dev has no such attribute (not tun).
- */
-static int vrfd_tap_sysfs_flags(struct net_device *dev, unsigned long *flags)
-{
-	const struct attribute_group *g = dev->sysfs_groups[0];
-	struct device_attribute *da = NULL;
-	struct attribute **a;
-	char *buf;
-	int err = -ENOENT;
-
-	for (a = g ? g->attrs : NULL; a && *a; a++) {
-		if (!strcmp((*a)->name, "tun_flags")) {
-			da = container_of(*a, struct device_attribute, attr);
-			break;
-		}
-	}
-	if (!da || !da->show)
-		return -ENOENT;
-	buf = (char *)get_zeroed_page(GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (da->show(&dev->dev, da, buf) > 0 && !kstrtoul(strim(buf), 0, flags))
-		err = 0;
-	free_page((unsigned long)buf);
-	return err;
-}
-
-/**
- * vrfd_tap_find_dev() - find the device behind the queue, check its type
+ * vrfd_tap_find_dev() - check the caller's @ifindex, keep it for the stats
  * @t: the attachment
- * @name: the device name TUNGETIFF reported
- * @flags: TUNGETIFF's flags in; for a tun device found by name, replaced
- *	by the device's own flags (see vrfd_tap_sysfs_flags())
+ * @ifindex: struct vringfd_tap.ifindex (> 0)
  *
- * The device is looked up in the network namespace of the tap's socket
- * (where it was created), then in the caller's.  A name found is used
- * only when it is an Ethernet device whose flags agree with TUNGETIFF's
- * (a same-named device elsewhere is not ours).  Its ifindex is kept for
- * the drop counter, with a reference on the namespace it was found in:
- * the caller's namespace may die (with the device) while the ring lives.
- * Return: 0, or -EINVAL when the device is not an Ethernet device.
+ * The device is looked up in the caller's network namespace, which the
+ * attachment holds (get_net()): the caller's namespace may die (with the
+ * device) while the ring lives.  No device reference is kept: the ifindex
+ * is looked up again at each drop-counter refresh, and it is used for
+ * nothing else.
+ * Return: 0, or -ENODEV (no such device).
  */
-static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name,
-			     unsigned long *flags)
+static int vrfd_tap_find_dev(struct vrfd_tap *t, int ifindex)
 {
-	struct net *nets[2] = { sock_net(t->sock->sk), current->nsproxy->net_ns };
-	unsigned long f = 0;
+	struct net *net = current->nsproxy->net_ns;
 	struct net_device *dev;
-	int i;
 
-	for (i = 0; i < 2; i++) {
-		dev = dev_get_by_name(nets[i], name);
-		if (!dev)
-			continue;
-		if (t->is_tun && vrfd_tap_sysfs_flags(dev, &f) == 0 &&
-		    (f & (IFF_TUN | IFF_TAP | IFF_VNET_HDR)) ==
-		    (*flags & (IFF_TUN | IFF_TAP | IFF_VNET_HDR))) {
-			if (dev->type != ARPHRD_ETHER) {
-				dev_put(dev);
-				return -EINVAL;
-			}
-			*flags = f;
-			t->net = get_net(nets[i]);
-			t->ifindex = dev->ifindex;
-			dev_put(dev);
-			return 0;
-		}
-		if (!t->is_tun && dev->type == ARPHRD_ETHER) {
-			t->net = get_net(nets[i]);
-			t->ifindex = dev->ifindex;
-			dev_put(dev);
-			return 0;
-		}
-		dev_put(dev);
-	}
+	dev = dev_get_by_index(net, ifindex);
+	if (!dev)
+		return -ENODEV;
+	dev_put(dev);
+	t->net = get_net(net);
+	t->ifindex = ifindex;
 	return 0;
 }
 
@@ -1298,15 +1240,12 @@ static int vrfd_tap_find_dev(struct vrfd_tap *t, const char *name,
 long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *arg)
 {
 	struct vringfd_tap a;
-	unsigned long flags;
 	struct vrfd_tap *t;
-	struct ifreq ifr;
-	int sz;
 	long err;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
-	if (a.dir > VRINGFD_DIR_RX || a.reserved[0] || a.reserved[1] ||
+	if (a.dir > VRINGFD_DIR_RX || a.padding || a.reserved || a.ifindex < 0 ||
 	    (a.flags & ~VRINGFD_TAP_F_MRG_RXBUF))
 		return -EINVAL;
 	if (a.vnet_hdr_len != 0 && a.vnet_hdr_len != sizeof(struct virtio_net_hdr) &&
@@ -1342,28 +1281,9 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 		goto err_free;
 	}
 
-	memset(&ifr, 0, sizeof(ifr));
-	err = vrfd_tap_file_ioctl(t->file, TUNGETIFF, &ifr, sizeof(ifr));
-	if (err == -EBADFD || err == -ENOLINK) {
-		err = -ENODEV;
-		goto err_free;
-	}
-	if (err < 0)
-		goto err_free;
-	ifr.ifr_name[IFNAMSIZ - 1] = 0;
-	flags = (u16)ifr.ifr_flags;
-	err = vrfd_tap_find_dev(t, ifr.ifr_name, &flags);
-	if (err)
-		goto err_free;
-	err = -EINVAL;
-	if ((flags & (IFF_TUN | IFF_TAP)) != IFF_TAP || !(flags & IFF_NO_PI))
-		goto err_free;
-	if (!t->hdr_len != !(flags & IFF_VNET_HDR))
-		goto err_free;
-	if (t->hdr_len) {
-		sz = t->hdr_len;
-		err = vrfd_tap_file_ioctl(t->file, TUNSETVNETHDRSZ, &sz, sizeof(sz));
-		if (err < 0)
+	if (a.ifindex) {
+		err = vrfd_tap_find_dev(t, a.ifindex);
+		if (err)
 			goto err_free;
 	}
 

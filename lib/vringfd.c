@@ -186,8 +186,12 @@ int vringfd_attach_tap_ex(int ring_fd, const struct vringfd_tap *tap)
  * @tap_fd: fd of an IFF_TAP device queue (or macvtap/ipvtap)
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
  *
- * Attaches with vnet_hdr_len 0 (frames carry no virtio-net header) and no
- * flags; use vringfd_attach_tap_ex() for headers or mergeable RX buffers.
+ * Attaches with vnet_hdr_len 0 (frames carry no virtio-net header), no
+ * flags and no ifindex; use vringfd_attach_tap_ex() for headers, mergeable
+ * RX buffers or the tap's drop counter.  The module configures nothing on
+ * the tap: it must be IFF_TAP|IFF_NO_PI without IFF_VNET_HDR for the
+ * frames to make sense (a tap configured otherwise is accepted and gives
+ * garbage frames).
  *
  * Return: 0, or -1 with errno from VRINGFD_ATTACH_TAP.
  */

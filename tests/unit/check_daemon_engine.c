@@ -120,6 +120,7 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 	ck_assert_int_eq(vringfd_ring_init(&ut_rx, ut_rxmem, UT_NUM, 4096, 0), 0);
 	memset(&qc, 0, sizeof(qc));
 	qc.tap_fd = ut_tap.fds[0];
+	qc.tap_ifindex = ut_tap.ifindex;	/* as the ports do */
 	qc.vnet_hdr_len = hdr_len;
 	qc.mrg_rxbuf = mrg;
 	qc.tx = (struct engine_ring){ .num = UT_NUM, .desc = ut_tx.vr.desc, .avail = ut_tx.vr.avail, .used = ut_tx.vr.used };

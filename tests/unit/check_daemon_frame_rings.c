@@ -202,7 +202,7 @@ static void open_pair(void)
 
 	memset(&fk, 0, sizeof(fk));
 	delivered = 0;
-	ck_assert_msg(frame_rings_open(&fp, &fk_ops, -1, err, sizeof(err)) == 0, "frame_rings_open: %s", err);
+	ck_assert_msg(frame_rings_open(&fp, &fk_ops, -1, 0, err, sizeof(err)) == 0, "frame_rings_open: %s", err);
 }
 
 START_TEST(batch_is_one_tx_call)
@@ -304,7 +304,7 @@ START_TEST(open_failure_cleans_up)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.fail_open = 1;
-	ck_assert_int_eq(frame_rings_open(&fp, &fk_ops, -1, err, sizeof(err)), -1);
+	ck_assert_int_eq(frame_rings_open(&fp, &fk_ops, -1, 0, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "fake engine refuses");
 	ck_assert_ptr_null(fp.eq);
 	ck_assert_ptr_null(fp.tx_bufs);

@@ -32,7 +32,8 @@
  *               direction/size, or any number but the generic VFS/tty ones)
  *               with random argument contents, on vring fds and
  *               /dev/vringfd
- *   attach_tap  VRINGFD_ATTACH_TAP TX/RX with random header length/flags,
+ *   attach_tap  VRINGFD_ATTACH_TAP TX/RX with random header length/flags/
+ *               ifindex (any tun/tap is accepted, whatever its configuration),
  *               with tap queue fds, eventfds, the ring itself, closed fds
  *   detach, mem_table (identity, many 1..16-byte regions over the ring's
  *               own buffers, random, overlapping, too many, zero size), call_fd (eventfd, -1,

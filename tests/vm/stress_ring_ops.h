@@ -329,7 +329,15 @@ static struct rslot *ring_get(void)
 
 /**
  * op_attach_tap() - VRINGFD_ATTACH_TAP with a random tap (or not-a-tap) fd
- *	and random direction, header length, flags
+ *	and random direction, header length, flags, ifindex
+ *
+ * The module takes any tun/tap queue, whatever its configuration (IFF_TUN,
+ * packet information, another header size than declared): those rings
+ * then move garbage, which the traffic operations exercise.  A well-formed
+ * attach configures the tap as a caller should (TUNSETVNETHDRSZ to the
+ * declared length; racing with other threads, so not always true) and
+ * half the time names the device (ifindex, found in this thread's
+ * namespace: maybe another device, maybe none, ENODEV).
  */
 static void op_attach_tap(void)
 {
@@ -348,8 +356,14 @@ static void op_attach_tap(void)
 	if (!good) {
 		a.vnet_hdr_len = hdrs[rndn(7)];
 		a.flags = chance(80) ? 0 : chance(70) ? VRINGFD_TAP_F_MRG_RXBUF : (uint32_t)rnd();
-		if (chance(3))
-			a.reserved[rndn(2)] = rnd() | 1;
+		if (chance(3)) {
+			if (chance(50))
+				a.padding = rnd() | 1;
+			else
+				a.reserved = rnd() | 1;
+		}
+		if (chance(5))
+			a.ifindex = chance(50) ? -(int)rndn(1000) - 1 : (int)rnd();
 		if (chance(3))
 			arg = bad_ptr();
 	}
@@ -372,9 +386,18 @@ static void op_attach_tap(void)
 	if (ts) {
 		pthread_rwlock_rdlock(&ts->lk);
 		a.tap_fd = ts->fd;
-		if (good && ts->fd >= 0 && !ioctl(ts->fd, TUNGETIFF, &ifr) &&
-		    (ifr.ifr_flags & IFF_VNET_HDR))
-			a.vnet_hdr_len = chance(50) ? 10 : 12;	/* the header the tap has */
+		if (good && ts->fd >= 0 && !ioctl(ts->fd, TUNGETIFF, &ifr)) {
+			int sz = chance(50) ? 10 : 12;
+
+			/* the header the tap has, set as a caller must */
+			if ((ifr.ifr_flags & IFF_VNET_HDR) &&
+			    !ioctl(ts->fd, TUNSETVNETHDRSZ, &sz))
+				a.vnet_hdr_len = (unsigned int)sz;
+			if (chance(50)) {
+				ifr.ifr_name[IFNAMSIZ - 1] = 0;
+				a.ifindex = (int)if_nametoindex(ifr.ifr_name);
+			}
+		}
 	}
 	if (s->fd >= 0) {
 		r = ioctl(s->fd, VRINGFD_ATTACH_TAP, arg);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tap_attach.c - VRINGFD_ATTACH_TAP / VRINGFD_DETACH in the VM: every bad
- * input of the attach table gets its errno; the tap going away while
- * attached gives EPIPE and EPOLLERR|EPOLLHUP; closing the caller's tap fd
- * keeps the queue working.
+ * input of the attach table gets its errno; a tap configured otherwise
+ * than the ring declares (IFF_TUN, packet information, another header
+ * size) is accepted, and frames moved through it both ways stay within
+ * the ring's buffers with a clean kernel log; the declared ifindex feeds
+ * tap_rx_dropped (0: not counted; one no device has: ENODEV); the tap
+ * going away while attached gives EPIPE and EPOLLERR|EPOLLHUP; closing the
+ * caller's tap fd keeps the queue working.
  */
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -34,20 +38,6 @@ static void test_bad_fds(void)
 	fd = open("/dev/net/tun", O_RDWR);
 	tc_expect_err("attach_unattached_tun_ENODEV", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 0, 0), ENODEV);
 	close(fd);
-	fd = tc_tap_open("vrtun0", IFF_TUN | IFF_NO_PI);
-	if (fd < 0) {
-		result_fail("attach_iff_tun_EINVAL", "TUNSETIFF: %s", strerror(errno));
-	} else {
-		tc_expect_err("attach_iff_tun_EINVAL", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 0, 0), EINVAL);
-		close(fd);
-	}
-	fd = tc_tap_open("vrpi0", IFF_TAP);
-	if (fd < 0) {
-		result_fail("attach_tap_with_pi_EINVAL", "TUNSETIFF: %s", strerror(errno));
-	} else {
-		tc_expect_err("attach_tap_with_pi_EINVAL", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 0, 0), EINVAL);
-		close(fd);
-	}
 	tc_ring_free(&r);
 	tc_ring_free(&r2);
 }
@@ -74,10 +64,16 @@ static void test_bad_args(void)
 		      tc_attach(r.fd, vnet, VRINGFD_DIR_RX, 10, VRINGFD_TAP_F_MRG_RXBUF), EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.tap_fd = plain;
-	a.reserved[1] = 1;
+	a.reserved = 1;
 	tc_expect_err("attach_reserved_EINVAL", vringfd_attach_tap_ex(r.fd, &a), EINVAL);
-	tc_expect_err("attach_hdr12_on_plain_tap_EINVAL", tc_attach(r.fd, plain, VRINGFD_DIR_TX, 12, 0), EINVAL);
-	tc_expect_err("attach_hdr0_on_vnet_tap_EINVAL", tc_attach(r.fd, vnet, VRINGFD_DIR_TX, 0, 0), EINVAL);
+	a.reserved = 0;
+	a.padding = 1;
+	tc_expect_err("attach_padding_EINVAL", vringfd_attach_tap_ex(r.fd, &a), EINVAL);
+	a.padding = 0;
+	a.ifindex = -1;
+	tc_expect_err("attach_ifindex_negative_EINVAL", vringfd_attach_tap_ex(r.fd, &a), EINVAL);
+	a.ifindex = 0x7fffffff;
+	tc_expect_err("attach_ifindex_unknown_ENODEV", vringfd_attach_tap_ex(r.fd, &a), ENODEV);
 	tc_expect_err("attach_bad_pointer_EFAULT", ioctl(r.fd, VRINGFD_ATTACH_TAP, (void *)8), EFAULT);
 	/* after all these the ring is still unattached and usable */
 	tc_expect_err("attach_after_errors_ok", tc_attach(r.fd, vnet, VRINGFD_DIR_TX, 12, 0), 0);
@@ -96,16 +92,19 @@ static void test_busy(void)
 
 	tap = tc_tap_open(TAP0, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
 	tap2 = tc_tap_open("vrt1", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
-	if (tap < 0 || tap2 < 0 || tc_ring_new(&a, 64, 0) || tc_ring_new(&b, 64, 0) ||
+	/* a header size no ring declares: the module must leave it alone */
+	if (tap < 0 || tap2 < 0 || tc_set_hdr(tap, 14) || tc_set_hdr(tap2, 12) ||
+	    tc_ring_new(&a, 64, 0) || tc_ring_new(&b, 64, 0) ||
 	    tc_ring_new(&c, 64, 0) || tc_ring_new(&d, 64, 0)) {
 		result_fail("attach_busy", "setup: %s", strerror(errno));
 		return;
 	}
 	tc_expect_err("attach_tx_ok", tc_attach(a.fd, tap, VRINGFD_DIR_TX, 12, 0), 0);
-	if (ioctl(tap, TUNGETVNETHDRSZ, &sz) == 0 && sz == 12)
-		result_pass("attach_sets_vnet_hdr_sz");
+	if (ioctl(tap, TUNGETVNETHDRSZ, &sz) == 0 && sz == 14)
+		result_pass("attach_leaves_vnet_hdr_sz");
 	else
-		result_fail("attach_sets_vnet_hdr_sz", "TUNGETVNETHDRSZ %d", sz);
+		result_fail("attach_leaves_vnet_hdr_sz", "TUNGETVNETHDRSZ %d, want 14 (set before attach)", sz);
+	tc_set_hdr(tap, 12);
 	tc_expect_err("attach_twice_EBUSY", tc_attach(a.fd, tap2, VRINGFD_DIR_TX, 12, 0), EBUSY);
 	tc_expect_err("attach_second_tx_same_queue_EBUSY", tc_attach(b.fd, tap, VRINGFD_DIR_TX, 12, 0), EBUSY);
 	tc_expect_err("attach_rx_other_hdr_len_EINVAL", tc_attach(b.fd, tap, VRINGFD_DIR_RX, 10, 0), EINVAL);
@@ -235,7 +234,9 @@ static void test_macvtap(void)
 		result_fail("attach_macvtap", "open %s: %s", path, strerror(errno));
 		goto out;
 	}
-	/* a macvtap queue always has IFF_VNET_HDR */
+	/* a macvtap queue always has IFF_VNET_HDR; its size is the caller's */
+	if (tc_set_hdr(fd, 12))
+		result_fail("attach_macvtap", "TUNSETVNETHDRSZ: %s", strerror(errno));
 	if (tc_expect_err("attach_macvtap_ok", tc_attach(r.fd, fd, VRINGFD_DIR_TX, 12, 0), 0)) {
 		post_tx(&r, buf, 3);
 		tc_expect_err("macvtap_tx_write", write(r.fd, "", 1), 0);
@@ -244,6 +245,249 @@ static void test_macvtap(void)
 	close(fd);
 out:
 	tc_sh("ip link del vrmvt0 2>/dev/null; ip link del vrdum0 2>/dev/null");
+}
+
+/* RX buffers of test_misconfigured(): each followed by a guard */
+#define MC_BUF		128
+#define MC_GUARD	64
+#define MC_NBUF		16
+#define MC_FILL		0xa5
+
+/**
+ * struct mc_case - a tap configured otherwise than the rings declare
+ * @name: test name part
+ * @flags: TUNSETIFF flags
+ * @tap_hdr: TUNSETVNETHDRSZ value (with IFF_VNET_HDR), 0: tun's default
+ * @hdr: the rings' declared vnet_hdr_len
+ */
+struct mc_case {
+	const char *name;
+	int flags;
+	int tap_hdr;
+	unsigned int hdr;
+};
+
+static const struct mc_case mc_cases[] = {
+	{ "iff_tun", IFF_TUN | IFF_NO_PI, 0, 0 },
+	{ "iff_tun_vnet12", IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, 12, 12 },
+	{ "tap_with_pi", IFF_TAP, 0, 0 },
+	{ "tap_with_pi_vnet12", IFF_TAP | IFF_VNET_HDR, 12, 12 },
+	{ "hdr12_on_plain_tap", IFF_TAP | IFF_NO_PI, 0, 12 },
+	{ "hdr0_on_vnet12_tap", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 12, 0 },
+	{ "hdr10_on_vnet12_tap", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 12, 10 },
+	{ "hdr12_on_vnet10_tap", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 10, 12 },
+	{ "hdr12_on_vnet100_tap", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, 100, 12 },
+};
+
+/**
+ * mc_one() - attach both rings to a misconfigured tap, move frames both ways
+ * @c: the case
+ * @idx: its index (device name)
+ * @area: MC_NBUF * (MC_BUF + MC_GUARD) bytes for RX buffers
+ * @txbuf: 2048 bytes for TX frames
+ *
+ * Attach must succeed.  TX: chains of the declared header and frames of
+ * 60 and 1500 bytes are all consumed (sent, or dropped and counted).  RX:
+ * frames of 60..1000 bytes injected on the device land in MC_BUF-byte
+ * buffers (mergeable with a 12-byte header): every used length is within
+ * its buffer and no guard byte changed, whatever the tap put in front.
+ */
+static void mc_one(const struct mc_case *c, unsigned int idx, uint8_t *area, uint8_t *txbuf)
+{
+	unsigned int flags = c->hdr == 12 ? VRINGFD_TAP_F_MRG_RXBUF : 0;
+	struct vringfd_stats ts, rs;
+	char name[32], ifn[IFNAMSIZ];
+	struct tc_ring tx, rx;
+	int tap, inj = -1, r, i, sent, filled = 0, bad = 0;
+	uint32_t len;
+	uint8_t *b;
+
+	snprintf(ifn, sizeof(ifn), "vrmc%u", idx);
+	tap = tc_tap_open(ifn, c->flags);
+	if (tap < 0 || (c->tap_hdr && tc_set_hdr(tap, c->tap_hdr)) || tc_sh("ip link set %s up", ifn) ||
+	    tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0)) {
+		result_fail(c->name, "setup: %s", strerror(errno));
+		return;
+	}
+	tc_wait_carrier(ifn);
+	snprintf(name, sizeof(name), "attach_%s_ok", c->name);
+	if (!tc_expect_err(name, tc_attach(tx.fd, tap, VRINGFD_DIR_TX, c->hdr, 0), 0))
+		goto out;
+	if (tc_attach(rx.fd, tap, VRINGFD_DIR_RX, c->hdr, flags) < 0) {
+		result_fail(c->name, "rx attach: %s", strerror(errno));
+		goto out;
+	}
+
+	/* TX: 8 chains, 60 and 1500 bytes after the declared header */
+	for (i = 0; i < 8; i++) {
+		size_t flen = i & 1 ? 1500 : 60;
+		struct iovec v = { txbuf, c->hdr + flen };
+
+		memset(txbuf, 0, c->hdr);
+		tc_frame(txbuf + c->hdr, flen, (unsigned int)i);
+		vringfd_ring_add(&tx.r, &v, 1, NULL, 0, txbuf);
+	}
+	vringfd_ring_publish(&tx.r);
+	r = (int)write(tx.fd, "", 1);
+	snprintf(name, sizeof(name), "tx_%s_consumed", c->name);
+	result_check(r == 8 && tc_drain_used(&tx, NULL) == 8, name, "write %d (%s)", r,
+		     r < 0 ? strerror(errno) : "");
+
+	/* RX: guarded buffers, frames injected on the device */
+	memset(area, MC_FILL, MC_NBUF * (MC_BUF + MC_GUARD));
+	for (i = 0; i < MC_NBUF; i++) {
+		struct iovec v = { area + i * (MC_BUF + MC_GUARD), MC_BUF };
+
+		vringfd_ring_add(&rx.r, NULL, 0, &v, 1, v.iov_base);
+	}
+	vringfd_ring_publish(&rx.r);
+	inj = tc_packet_socket(ifn);
+	sent = 0;
+	for (i = 0; inj >= 0 && i < 6; i++) {
+		size_t flen = i < 3 ? 60 + 10 * (size_t)i : 1000;
+
+		tc_frame(txbuf, flen, (unsigned int)i);
+		if (send(inj, txbuf, flen, 0) == (ssize_t)flen)
+			sent++;
+	}
+	for (i = 0; i < 10; i++) {
+		r = (int)read(rx.fd, txbuf, 1);
+		if (r < 0)
+			break;
+		usleep(20000);
+	}
+	while ((b = vringfd_ring_get_used(&rx.r, &len))) {
+		filled++;
+		if (len > MC_BUF)
+			bad++;
+	}
+	for (i = 0; i < MC_NBUF; i++) {
+		uint8_t *g = area + i * (MC_BUF + MC_GUARD) + MC_BUF;
+		int k;
+
+		for (k = 0; k < MC_GUARD; k++)
+			bad += g[k] != MC_FILL;
+	}
+	vringfd_get_stats(tx.fd, &ts);
+	vringfd_get_stats(rx.fd, &rs);
+	snprintf(name, sizeof(name), "rx_%s_bounded", c->name);
+	if (sent > 0 && r >= 0 && !bad)
+		result_pass(name);
+	else
+		result_fail(name, "sent %d, last read %d (%s), used %d, bad %d", sent, r,
+			    r < 0 ? strerror(errno) : "", filled, bad);
+	printf("# %s: tx frames %llu drops %llu/%llu/%llu; rx used %d frames %llu drops chain %llu big %llu addr %llu tap %llu\n",
+	       c->name, (unsigned long long)ts.frames, (unsigned long long)ts.drop_bad_chain,
+	       (unsigned long long)ts.drop_bad_hdr, (unsigned long long)ts.drop_tap, filled,
+	       (unsigned long long)rs.frames, (unsigned long long)rs.drop_bad_chain,
+	       (unsigned long long)rs.drop_too_big, (unsigned long long)rs.drop_bad_addr,
+	       (unsigned long long)rs.drop_tap);
+out:
+	if (inj >= 0)
+		close(inj);
+	tc_ring_free(&tx);
+	tc_ring_free(&rx);
+	close(tap);
+	tc_sh("ip link del %s 2>/dev/null", ifn);
+}
+
+/**
+ * test_misconfigured() - taps configured otherwise than the rings declare
+ *
+ * The module sets and checks nothing on the tap (as vhost-net): each of
+ * these is accepted, and moving frames through it gives garbage, short
+ * frames or counted drops, never a write outside the ring's buffers or a
+ * kernel report.
+ */
+static void test_misconfigured(void)
+{
+	size_t asz = MC_NBUF * (MC_BUF + MC_GUARD);
+	uint8_t *area, *txbuf;
+	unsigned int i;
+
+	area = mmap(NULL, asz + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED) {
+		result_fail("misconfigured", "mmap: %s", strerror(errno));
+		return;
+	}
+	txbuf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (txbuf == MAP_FAILED) {
+		result_fail("misconfigured", "mmap: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < sizeof(mc_cases) / sizeof(mc_cases[0]); i++)
+		mc_one(&mc_cases[i], i, area, txbuf);
+	munmap(area, asz + 4096);
+	munmap(txbuf, 4096);
+	result_check(tc_kmsg_clean(), "misconfigured_kernel_clean", "WARN/BUG/oops in dmesg");
+}
+
+/**
+ * rx_overflow() - an RX ring on a tap whose queue to user space holds 4
+ *	frames, 40 frames injected with no buffer posted
+ * @ifn: device name
+ * @declare: pass the device's ifindex in struct vringfd_tap
+ * @st: the ring's stats after a read() (out)
+ *
+ * Return: the device's tx_dropped afterwards, or -1 on a setup failure.
+ */
+static long long rx_overflow(const char *ifn, int declare, struct vringfd_stats *st)
+{
+	struct vringfd_tap a;
+	struct tc_ring t;
+	uint8_t f[64];
+	long long d = -1;
+	int tap, inj, i;
+	char c;
+
+	tap = tc_tap_open(ifn, IFF_TAP | IFF_NO_PI);
+	if (tap < 0 || tc_sh("ip link set %s txqueuelen 4 up", ifn) || tc_ring_new(&t, 64, 0))
+		return -1;
+	tc_wait_carrier(ifn);
+	memset(&a, 0, sizeof(a));
+	a.tap_fd = tap;
+	a.dir = VRINGFD_DIR_RX;
+	a.ifindex = declare ? (int)if_nametoindex(ifn) : 0;
+	inj = tc_packet_socket(ifn);
+	if (vringfd_attach_tap_ex(t.fd, &a) == 0 && inj >= 0) {
+		for (i = 0; i < 40; i++) {
+			tc_frame(f, 60, (unsigned int)i);
+			send(inj, f, 60, 0);
+		}
+		usleep(50000);	/* the counter is copied at most once a jiffy */
+		if (read(t.fd, &c, 1) >= 0 && vringfd_get_stats(t.fd, st) == 0)
+			d = tc_ifstat(ifn, "tx_dropped");
+	}
+	if (inj >= 0)
+		close(inj);
+	tc_ring_free(&t);
+	close(tap);
+	tc_sh("ip link del %s 2>/dev/null", ifn);
+	return d;
+}
+
+/**
+ * test_ifindex() - the declared ifindex feeds tap_rx_dropped
+ */
+static void test_ifindex(void)
+{
+	struct vringfd_stats st;
+	long long d;
+
+	memset(&st, 0, sizeof(st));
+	d = rx_overflow("vrdr0", 1, &st);
+	if (d > 0 && (long long)st.tap_rx_dropped > 0 && (long long)st.tap_rx_dropped <= d)
+		result_pass("ifindex_feeds_tap_rx_dropped");
+	else
+		result_fail("ifindex_feeds_tap_rx_dropped", "tx_dropped %lld, tap_rx_dropped %llu", d,
+			    (unsigned long long)st.tap_rx_dropped);
+	memset(&st, 0xff, sizeof(st));
+	d = rx_overflow("vrdr1", 0, &st);
+	if (d > 0 && st.tap_rx_dropped == 0)
+		result_pass("ifindex_0_tap_rx_dropped_stays_0");
+	else
+		result_fail("ifindex_0_tap_rx_dropped_stays_0", "tx_dropped %lld, tap_rx_dropped %llu", d,
+			    (unsigned long long)st.tap_rx_dropped);
 }
 
 int main(void)
@@ -261,6 +505,8 @@ int main(void)
 	test_bad_fds();
 	test_bad_args();
 	test_busy();
+	test_misconfigured();
+	test_ifindex();
 	test_gone();
 	test_macvtap();
 	return result_exit_status();

@@ -5,12 +5,15 @@
  *
  *   netns_dies_under_attachment  A tap created here is moved into a
  *       namespace that only one thread of ours is in; that thread attaches
- *       a TX and an RX ring (the device is found by name in *its*
- *       namespace) and exits.  The namespace must stay alive while the
- *       attachment uses it: write(), read(), poll() and close() afterwards
- *       are fine (before: a use-after-free of the dead namespace in the drop
- *       counter update, a general protection fault on the Debian kernel,
- *       a KASAN report on the debug kernel).
+ *       a TX and an RX ring naming the device (struct vringfd_tap.ifindex,
+ *       looked up in *its* namespace) and exits.  The namespace must stay
+ *       alive while the attachment uses it: write(), read(), poll() and
+ *       close() afterwards are fine (before: a use-after-free of the dead
+ *       namespace in the drop counter update, a general protection fault
+ *       on the Debian kernel, a KASAN report on the debug kernel).
+ *   netns_dies_no_ifindex  The same without ifindex: the attachment holds
+ *       no namespace, so the namespace dies and its tap with it: write()
+ *       and read() answer EPIPE, poll() POLLHUP, the kernel log is clean.
  *   rx_unusable_chains_bounded   An RX ring of 16384 whose every avail
  *       entry names the same 16384-descriptor readable chain, one frame
  *       queued on the tap: one read() may skip only a bounded number of
@@ -44,6 +47,8 @@
 /**
  * struct ns_job - what the namespace thread does
  * @tap_fd: the tap (created in the test's namespace)
+ * @ifname: its name
+ * @declare: attach naming the device (ifindex in the thread's namespace)
  * @tx: TX ring fd to attach
  * @rx: RX ring fd to attach
  * @tid: the thread's id (out), for "ip link set ... netns TID"
@@ -54,6 +59,8 @@
  */
 struct ns_job {
 	int tap_fd, tx, rx;
+	const char *ifname;
+	int declare;
 	pid_t tid;
 	int moved, err;
 	pthread_mutex_t lock;
@@ -70,6 +77,8 @@ struct ns_job {
 static void *ns_thread(void *arg)
 {
 	struct ns_job *j = arg;
+	struct vringfd_tap a;
+	unsigned int d;
 	int err = 0;
 
 	if (unshare(CLONE_NEWNET) < 0)
@@ -83,9 +92,16 @@ static void *ns_thread(void *arg)
 	pthread_mutex_unlock(&j->lock);
 	if (err || j->moved < 0)
 		return NULL;
-	if (tc_attach(j->tx, j->tap_fd, VRINGFD_DIR_TX, 0, 0) < 0 ||
-	    tc_attach(j->rx, j->tap_fd, VRINGFD_DIR_RX, 0, 0) < 0)
-		err = errno;
+	for (d = VRINGFD_DIR_TX; !err && d <= VRINGFD_DIR_RX; d++) {
+		memset(&a, 0, sizeof(a));
+		a.tap_fd = j->tap_fd;
+		a.dir = d;
+		a.ifindex = j->declare ? (int)if_nametoindex(j->ifname) : 0;
+		if (j->declare && !a.ifindex)
+			err = ENODEV;
+		else if (vringfd_attach_tap_ex(d == VRINGFD_DIR_TX ? j->tx : j->rx, &a) < 0)
+			err = errno;
+	}
 	pthread_mutex_lock(&j->lock);
 	j->err = err;
 	pthread_mutex_unlock(&j->lock);
@@ -111,11 +127,13 @@ static int post_frame(struct tc_ring *t, uint8_t *buf)
 }
 
 /**
- * test_netns_dies() - the namespace the device was found in dies
+ * test_netns_dies() - the namespace the attaching thread was in dies
+ * @declare: the thread names the device (ifindex): the attachment holds
+ *	the namespace; else nothing does and the tap goes with it
  */
-static void test_netns_dies(void)
+static void test_netns_dies(int declare)
 {
-	const char *name = "netns_dies_under_attachment";
+	const char *name = declare ? "netns_dies_under_attachment" : "netns_dies_no_ifindex";
 	static uint8_t frame[64], rxbuf[2048];
 	struct iovec rv = { .iov_base = rxbuf, .iov_len = sizeof(rxbuf) };
 	struct ns_job j = { .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -124,13 +142,15 @@ static void test_netns_dies(void)
 	struct pollfd pfd;
 	pthread_t th;
 	long w1, w2, rd;
-	int pr;
+	int pr, i;
 
 	if (tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0)) {
 		result_fail(name, "rings: %s", strerror(errno));
 		return;
 	}
 	j.tap_fd = tc_tap_open("vrbns0", IFF_TAP | IFF_NO_PI);
+	j.ifname = "vrbns0";
+	j.declare = declare;
 	j.tx = tx.fd;
 	j.rx = rx.fd;
 	if (j.tap_fd < 0) {
@@ -163,6 +183,13 @@ static void test_netns_dies(void)
 		result_fail(name, "vrbns0 is still in the test's namespace");
 		goto out;
 	}
+	/* without ifindex: wait for cleanup_net to take the tap (up to 20 s) */
+	for (i = 0; !declare && i < 200; i++) {
+		pfd.fd = rx.fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 100) == 1 && (pfd.revents & POLLHUP))
+			break;
+	}
 	post_frame(&tx, frame);
 	w1 = write(tx.fd, "", 1);
 	usleep(20000);		/* the drop counter is refreshed once a tick */
@@ -174,9 +201,15 @@ static void test_netns_dies(void)
 	pfd.fd = rx.fd;
 	pfd.events = POLLIN;
 	pr = poll(&pfd, 1, 0);
-	result_check(w1 >= 0 && w2 >= 0 && rd >= 0 && pr >= 0 && tc_kmsg_clean(), name,
-		  "write %ld/%ld, read %ld, poll %d (errno %s), kernel log clean %d",
-		  w1, w2, rd, pr, strerror(errno), tc_kmsg_clean());
+	if (declare)
+		result_check(w1 >= 0 && w2 >= 0 && rd >= 0 && pr >= 0 && tc_kmsg_clean(), name,
+			     "write %ld/%ld, read %ld, poll %d (errno %s), kernel log clean %d",
+			     w1, w2, rd, pr, strerror(errno), tc_kmsg_clean());
+	else
+		result_check(w2 < 0 && rd < 0 && errno == EPIPE && pr == 1 &&
+			     (pfd.revents & POLLHUP) && tc_kmsg_clean(), name,
+			     "write %ld/%ld, read %ld (errno %s), poll %d revents %#x, want EPIPE, POLLHUP; kernel log clean %d",
+			     w1, w2, rd, strerror(errno), pr, pr == 1 ? pfd.revents : 0, tc_kmsg_clean());
 out:
 	tc_ring_free(&tx);
 	tc_ring_free(&rx);
@@ -368,7 +401,8 @@ int main(void)
 		result_skip("tap_bounds", "/dev/vringfd or /dev/net/tun missing");
 		return 0;
 	}
-	test_netns_dies();
+	test_netns_dies(1);
+	test_netns_dies(0);
 	test_rx_unusable_bounded();
 	test_tx_split_bounded();
 	test_head_twice();

@@ -101,6 +101,20 @@ static inline int tc_tap_open(const char *name, int flags)
 }
 
 /**
+ * tc_set_hdr() - set a tap's virtio-net header size (TUNSETVNETHDRSZ)
+ * @tap: tap fd (IFF_VNET_HDR)
+ * @sz: 10 or 12
+ *
+ * The caller's job: VRINGFD_ATTACH_TAP takes the ring's header length as
+ * a declaration and sets nothing on the tap.
+ * Return: 0, or -1 with errno.
+ */
+static inline int tc_set_hdr(int tap, int sz)
+{
+	return ioctl(tap, TUNSETVNETHDRSZ, &sz);
+}
+
+/**
  * tc_wait_carrier() - wait until a tap's carrier is on and its qdisc active
  * @ifname: interface
  *

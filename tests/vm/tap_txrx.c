@@ -300,7 +300,7 @@ static void test_tx_headers(void)
 	int tap, r;
 
 	tap = tc_tap_open("vrhd0", IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
-	if (tap < 0 || tc_sh("ip link set vrhd0 up") || tc_ring_new(&t, 64, 0) ||
+	if (tap < 0 || tc_set_hdr(tap, 12) || tc_sh("ip link set vrhd0 up") || tc_ring_new(&t, 64, 0) ||
 	    tc_attach(t.fd, tap, VRINGFD_DIR_TX, 12, 0)) {
 		result_fail("tx_headers", "setup: %s", strerror(errno));
 		return;
@@ -849,7 +849,8 @@ static void test_rx_hdr(int inj, int tap)
 	size_t off = 0;
 	int r, i, k;
 
-	if (tc_ring_new(&t, 64, 0) || tc_attach(t.fd, tap, VRINGFD_DIR_RX, 12, VRINGFD_TAP_F_MRG_RXBUF)) {
+	if (tc_set_hdr(tap, 12) || tc_ring_new(&t, 64, 0) ||
+	    tc_attach(t.fd, tap, VRINGFD_DIR_RX, 12, VRINGFD_TAP_F_MRG_RXBUF)) {
 		result_fail("rx_mrg", "setup: %s", strerror(errno));
 		return;
 	}
@@ -943,7 +944,7 @@ static void test_hdr10(int inj, int tap)
 	uint8_t *b;
 	int r, sz = 0;
 
-	if (tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0) ||
+	if (tc_set_hdr(tap, 10) || tc_ring_new(&tx, 64, 0) || tc_ring_new(&rx, 64, 0) ||
 	    tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 10, 0) ||
 	    tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 10, 0)) {
 		result_fail("hdr10", "setup: %s", strerror(errno));

@@ -53,6 +53,9 @@
 #define VRINGFD_CAP_CALL_FD	(1ULL << 3)	/* VRINGFD_SET_CALL_FD */
 #define VRINGFD_CAP_READ	(1ULL << 4)	/* read() pulls an RX ring */
 #define VRINGFD_CAP_AVAIL_BASE	(1ULL << 5)	/* VRINGFD_CREATE_F_AVAIL_BASE */
+#define VRINGFD_CAP_TAP_IFINDEX	(1ULL << 6)	/* struct vringfd_tap.ifindex; the
+						 * module configures nothing on the
+						 * tap (see VRINGFD_ATTACH_TAP) */
 
 /**
  * struct vringfd_version - what the loaded module supports
@@ -152,14 +155,27 @@ struct vringfd_create {
 
 /**
  * struct vringfd_tap - attach a ring to one queue of a tun/tap device
- * @tap_fd: an fd of /dev/net/tun attached to an IFF_TAP device (a queue of
- *	a multi-queue tap), or of a macvtap/ipvtap character device.  IFF_TUN
- *	devices are refused (EINVAL): frames in a ring are Ethernet frames.
+ * @tap_fd: an fd for which the kernel's tun_get_socket() or
+ *	tap_get_socket() gives a socket (as vhost-net's VHOST_NET_SET_BACKEND):
+ *	an fd of /dev/net/tun attached to a device (a queue of a multi-queue
+ *	device), or of a macvtap/ipvtap character device.  The module does
+ *	not look at the device's configuration.
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
- * @vnet_hdr_len: 0 (frames carry no header), 10 (struct virtio_net_hdr) or
- *	12 (struct virtio_net_hdr_v1 / _mrg_rxbuf); with a header the tap must
- *	have IFF_VNET_HDR and its header size is set to match
+ * @vnet_hdr_len: the caller's declaration of the virtio-net header the tap
+ *	puts in front of each frame: 0 (none), 10 (struct virtio_net_hdr) or
+ *	12 (struct virtio_net_hdr_v1 / _mrg_rxbuf).  The caller configures
+ *	the tap to match (IFF_VNET_HDR, TUNSETVNETHDRSZ), as a vhost-net user
+ *	does; the module neither checks nor sets it.
  * @flags: VRINGFD_TAP_F_*
+ * @ifindex: optional: the ifindex of the tap's device in the caller's
+ *	network namespace, used only to copy the device's own drop counter
+ *	into struct vringfd_stats.tap_rx_dropped.  0: not counted (that
+ *	stat stays 0).  Not checked against @tap_fd (a wrong one gives the
+ *	wrong device's counter, which the caller can read anyway).  Carved
+ *	out of the former reserved[0] (with @padding): size and offsets
+ *	unchanged, a caller that zeroes the struct gets the old behaviour.
+ *	VRINGFD_GET_VERSION reports VRINGFD_CAP_TAP_IFINDEX when supported.
+ * @padding: zero
  * @reserved: zero
  */
 struct vringfd_tap {
@@ -167,21 +183,29 @@ struct vringfd_tap {
 	__u32 dir;
 	__u32 vnet_hdr_len;
 	__u32 flags;
-	__u64 reserved[2];
+	__s32 ifindex;
+	__u32 padding;
+	__u64 reserved;
 };
 
 /**
  * VRINGFD_ATTACH_TAP - struct vringfd_tap (in)
  *
  * The tap fd is looked up once and its file kept until detach or close
- * (closing the caller's tap fd does not end the attachment).  The tap must
- * have IFF_NO_PI; with a header it must have IFF_VNET_HDR and its header
- * size is set to @vnet_hdr_len (TUNSETVNETHDRSZ); both rings of one queue
- * use the same header length.  Offloads (TUNSETOFFLOAD) are the caller's.
- * Errors: EBADF (tap_fd is not an open fd), EINVAL (not a tun/tap fd, an
- * IFF_TUN device, a bad direction/header length/flag), EBUSY (this ring is
- * already attached, or that queue already has a ring of this direction),
- * ENODEV (the tap fd is not attached to a device).
+ * (closing the caller's tap fd does not end the attachment).  The module
+ * issues no ioctl on the tap and reads none of its settings: the caller
+ * configures it (IFF_TAP, IFF_NO_PI, IFF_VNET_HDR and TUNSETVNETHDRSZ to
+ * match @vnet_hdr_len, TUNSETOFFLOAD), as for vhost-net.  A tap configured
+ * otherwise (IFF_TUN, packet information, another header size) gives
+ * garbage or short frames, or drops (counted in the stats), never a fault:
+ * the module copies only within the ring's buffers.  Both rings of one
+ * queue must declare the same @vnet_hdr_len.
+ * Errors: EBADF (tap_fd is not an open fd), EINVAL (not a tun/tap fd, a bad
+ * direction/header length/flag, non-zero @padding/@reserved, a negative
+ * @ifindex, a @vnet_hdr_len other than the one the queue's other ring
+ * declared), EBUSY (this ring is already attached, or that queue already
+ * has a ring of this direction), ENODEV (the tap fd is not attached to a
+ * device, or no device has @ifindex in the caller's network namespace).
  *
  * Attached: write() on a TX ring sends every available chain (returns the
  * chains consumed, at most a bounded number per call); read() or write()
@@ -257,7 +281,8 @@ struct vringfd_mem_table {
  * @drop_tap: frames the tap refused (TX) or that failed to copy (RX)
  * @tap_rx_dropped: the tap device's own drop counter for this direction
  *	(tun's drops): rx_dropped for a TX ring, tx_dropped (its queue to
- *	user space overflowing) for an RX ring
+ *	user space overflowing) for an RX ring, of the device the caller
+ *	named in struct vringfd_tap.ifindex; 0 when it named none
  * @notifies: times the kernel signalled the call eventfd
  * @reserved: zero
  */

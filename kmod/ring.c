@@ -516,7 +516,8 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
  * per-byte string copy for 16 bytes.
  * Return: 0, or -EFAULT.
  */
-static int vrfd_read_desc(const struct vring_desc __user *u, struct vring_desc *d)
+static __always_inline int vrfd_read_desc(const struct vring_desc __user *u,
+					  struct vring_desc *d)
 {
 	if (!user_access_begin(u, sizeof(*u)))
 		return -EFAULT;
@@ -532,30 +533,24 @@ efault:
 }
 
 /**
- * vrfd_walk_chain() - collect the segments of the chain starting at @head
+ * vrfd_walk_chain() - collect the segments of the chain whose head
+ * descriptor @first was read already
  * @ring: the ring
- * @w: the walk
- * @head: head index, < num
+ * @w: the walk (the head descriptor already counted by vrfd_walk_step())
+ * @first: the head descriptor's kernel copy
  *
  * Return: 0, VRFD_WALK_DROP, -E2BIG, -EFAULT (descriptor table
  * unreadable), or a protocol error (-EINVAL, -ELOOP, -EOVERFLOW).
  */
 static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
-			   u16 head)
+			   const struct vring_desc *first)
 {
-	unsigned int i = head, steps = 0;
-	struct vring_desc d;
+	struct vring_desc d = *first;
+	unsigned int i, steps = 1;
 	u16 flags;
 	int err;
 
 	for (;;) {
-		if (++steps > ring->num)
-			return -ELOOP;
-		err = vrfd_walk_step(ring, w);
-		if (err)
-			return err;
-		if (vrfd_read_desc(&ring->desc[i], &d))
-			return -EFAULT;
 		flags = VRFD_LE16(d.flags);
 		if (flags & VRING_DESC_F_INDIRECT) {
 			if (flags & VRING_DESC_F_NEXT)
@@ -572,11 +567,125 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 		i = VRFD_LE16(d.next);
 		if (i >= ring->num)
 			return -EINVAL;
+		if (++steps > ring->num)
+			return -ELOOP;
+		err = vrfd_walk_step(ring, w);
+		if (err)
+			return err;
+		if (vrfd_read_desc(&ring->desc[i], &d))
+			return -EFAULT;
 	}
 }
 
 /**
- * vrfd_get_chain_once() - vrfd_ring_get_chain() without the final publish
+ * vrfd_walk_one() - the fast path: a chain of one direct descriptor (no
+ * NEXT, no INDIRECT) on a ring without a memory table
+ * @ring: the ring
+ * @d: the descriptor's kernel copy
+ * @iov: segment array
+ * @max_iov: entries in @iov
+ * @split: put a writable segment into @in_iov
+ * @in_iov: separate array for writable segments (with @split)
+ * @max_in: entries in @in_iov
+ * @chain: filled in (zeroed by the caller)
+ *
+ * Exactly vrfd_add_seg() for the first segment of a fresh walk, without
+ * the walk state and the translation loop: a zero-length descriptor adds
+ * no segment; address + length may not wrap; the address must pass
+ * access_ok(); the segment must fit the caller's array; the stored segment
+ * counts one unit of walk work.  (A single descriptor cannot put a
+ * readable segment after a writable one, nor exceed 2^32 - 1 bytes.)
+ * Return: 0, VRFD_WALK_DROP, -E2BIG or -EOVERFLOW, as vrfd_walk_chain().
+ */
+static __always_inline int vrfd_walk_one(struct vrfd_ring *ring,
+					 const struct vring_desc *d,
+					 struct iovec *iov, unsigned int max_iov,
+					 bool split, struct iovec *in_iov,
+					 unsigned int max_in,
+					 struct vrfd_chain *chain)
+{
+	u64 addr = VRFD_LE64(d->addr);
+	u32 len = VRFD_LE32(d->len);
+	bool write = VRFD_LE16(d->flags) & VRING_DESC_F_WRITE;
+
+	if (!len)
+		return 0;
+	if (addr + len < addr)
+		return -EOVERFLOW;
+	if (addr != (unsigned long)addr ||
+	    !access_ok((void __user *)(unsigned long)addr, len))
+		return VRFD_WALK_DROP;
+	if (write && split) {
+		if (!max_in)
+			return -E2BIG;
+		in_iov[0].iov_base = (void __user *)(unsigned long)addr;
+		in_iov[0].iov_len = len;
+	} else {
+		if (!max_iov)
+			return -E2BIG;
+		iov[0].iov_base = (void __user *)(unsigned long)addr;
+		iov[0].iov_len = len;
+	}
+	ring->walked++;
+	if (write) {
+		chain->nin = 1;
+		chain->in_len = len;
+	} else {
+		chain->nout = 1;
+		chain->out_len = len;
+	}
+	return 0;
+}
+
+/**
+ * vrfd_walk_general() - the general walk of a chain whose head descriptor
+ * was read (and counted) already: several descriptors, an indirect table,
+ * or a memory table
+ * @ring: the ring
+ * @iov: segment array
+ * @max_iov: entries in @iov
+ * @split: put writable segments into @in_iov
+ * @in_iov: separate array for writable segments (with @split)
+ * @max_in: entries in @in_iov
+ * @chain: filled in (zeroed by the caller)
+ * @max_desc: most descriptors the chain may have (>= 1)
+ * @d: the head descriptor's kernel copy
+ *
+ * Out of line so that the walk state (zeroed on the stack at every call
+ * with CONFIG_INIT_STACK_ALL_ZERO) costs nothing on the one-descriptor
+ * path.
+ * Return: as vrfd_walk_chain().
+ */
+static noinline int vrfd_walk_general(struct vrfd_ring *ring,
+				      struct iovec *iov, unsigned int max_iov,
+				      bool split, struct iovec *in_iov,
+				      unsigned int max_in,
+				      struct vrfd_chain *chain,
+				      unsigned int max_desc,
+				      const struct vring_desc d)
+{
+	struct vrfd_walk w;
+
+	w.iov = iov;
+	w.max = max_iov;
+	w.n = 0;
+	w.split = split;
+	w.in_iov = in_iov;
+	w.max_in = max_in;
+	w.chain = chain;
+	w.total = 0;
+	w.in_seen = false;
+	w.ndesc = 1;	/* the head, counted by the caller */
+	w.max_desc = max_desc;
+	return vrfd_walk_chain(ring, &w, &d);
+}
+
+/* vrfd_take_chain() result: a bad-address chain was completed empty. */
+#define VRFD_TAKE_DROPPED	2
+
+/**
+ * vrfd_take_chain() - take the chain at last_avail, or complete it empty
+ * when its buffer address is bad
  * @ring: the ring
  * @iov: segment array
  * @max_iov: entries in @iov
@@ -584,20 +693,27 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
  * @in_iov: separate array for writable segments (with @split)
  * @max_in: entries in @in_iov
  * @chain: filled in
- * @dropped: incremented for every bad-address chain completed with length 0
  *
- * Return: as vrfd_ring_get_chain().
+ * A chain of one direct descriptor on a ring without a memory table (the
+ * common case) takes vrfd_walk_one(); every other chain the general walk.
+ * Both count the same walk work: one unit for the chain, one per
+ * descriptor read, one per segment stored.
+ * Return: 1 (a chain taken), VRFD_TAKE_DROPPED (a bad-address chain
+ * completed with length 0, drop_bad_addr counted), 0 (no chain
+ * available), or -errno as vrfd_ring_get_chain().
  */
-static int vrfd_get_chain_once(struct vrfd_ring *ring, struct iovec *iov,
-			       unsigned int max_iov, bool split,
-			       struct iovec *in_iov, unsigned int max_in,
-			       struct vrfd_chain *chain, unsigned int *dropped)
+static __always_inline int vrfd_take_chain(struct vrfd_ring *ring,
+					   struct iovec *iov,
+					   unsigned int max_iov, bool split,
+					   struct iovec *in_iov,
+					   unsigned int max_in,
+					   struct vrfd_chain *chain)
 {
-	struct vrfd_walk w;
-	u16 head;
+	unsigned int max_desc;
+	struct vring_desc d;
+	u16 head, flags;
 	int n, err;
 
-again:
 	n = vrfd_ring_avail_pending(ring);
 	if (n <= 0)
 		return n;
@@ -609,20 +725,23 @@ again:
 	if (head >= ring->num)
 		return vrfd_violation(ring, "avail head out of range");
 
-	w.iov = iov;
-	w.max = max_iov;
-	w.n = 0;
-	w.split = split;
-	w.in_iov = in_iov;
-	w.max_in = max_in;
-	w.chain = chain;
-	w.total = 0;
-	w.in_seen = false;
-	w.ndesc = 0;
-	w.max_desc = min_t(unsigned int, VRFD_MAX_CHAIN_DESCS,
-			   max_iov + (split ? max_in : 0));
 	ring->walked++;		/* the chain itself */
-	err = vrfd_walk_chain(ring, &w, head);
+	/* The head descriptor: bounded and counted as vrfd_walk_step() does. */
+	max_desc = min_t(unsigned int, VRFD_MAX_CHAIN_DESCS,
+			 max_iov + (split ? max_in : 0));
+	if (!max_desc)
+		return -E2BIG;
+	ring->walked++;
+	if (vrfd_read_desc(&ring->desc[head], &d))
+		return vrfd_fault(ring, "descriptor table unreadable");
+	flags = VRFD_LE16(d.flags);
+	if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
+		   !ring->memtable))
+		err = vrfd_walk_one(ring, &d, iov, max_iov, split, in_iov,
+				    max_in, chain);
+	else
+		err = vrfd_walk_general(ring, iov, max_iov, split, in_iov,
+					max_in, chain, max_desc, d);
 	switch (err) {
 	case 0:
 		break;
@@ -632,12 +751,7 @@ again:
 		if (err)
 			return err;
 		err = vrfd_ring_add_used(ring, head, 0);
-		if (err)
-			return err;
-		/* bounded: VRFD_DROP_BATCH chains of <= max_desc descriptors */
-		if (++*dropped < VRFD_DROP_BATCH)
-			goto again;
-		return 0;
+		return err ? err : VRFD_TAKE_DROPPED;
 	case -E2BIG:
 		return -E2BIG;
 	case -EFAULT:
@@ -664,20 +778,33 @@ again:
  * @max_in: entries in @in_iov
  * @chain: filled in
  *
+ * At most VRFD_DROP_BATCH bad-address chains are completed in one call
+ * (each bounded as any chain); after them the call returns 0.
  * Return: as vrfd_ring_get_chain().
  */
-static int vrfd_get_chain_publish(struct vrfd_ring *ring, struct iovec *iov,
-				  unsigned int max_iov, bool split,
-				  struct iovec *in_iov, unsigned int max_in,
-				  struct vrfd_chain *chain)
+static __always_inline int vrfd_get_chain_publish(struct vrfd_ring *ring,
+						  struct iovec *iov,
+						  unsigned int max_iov,
+						  bool split,
+						  struct iovec *in_iov,
+						  unsigned int max_in,
+						  struct vrfd_chain *chain)
 {
 	unsigned int dropped = 0;
 	int ret, err;
 
 	lockdep_assert_held(&ring->lock);
-	ret = vrfd_get_chain_once(ring, iov, max_iov, split, in_iov, max_in,
-				  chain, &dropped);
-	if (dropped) {
+	for (;;) {
+		ret = vrfd_take_chain(ring, iov, max_iov, split, in_iov,
+				      max_in, chain);
+		if (likely(ret != VRFD_TAKE_DROPPED))
+			break;
+		if (++dropped == VRFD_DROP_BATCH) {
+			ret = 0;
+			break;
+		}
+	}
+	if (unlikely(dropped)) {
 		err = vrfd_ring_publish_used(ring);
 		if (err && ret >= 0)
 			ret = err;

@@ -296,7 +296,7 @@ static void mc_one(const struct mc_case *c, unsigned int idx, uint8_t *area, uin
 {
 	unsigned int flags = c->hdr == 12 ? VRINGFD_TAP_F_MRG_RXBUF : 0;
 	struct vringfd_stats ts, rs;
-	char name[32], ifn[IFNAMSIZ];
+	char name[64], ifn[IFNAMSIZ];
 	struct tc_ring tx, rx;
 	int tap, inj = -1, r, i, sent, filled = 0, bad = 0;
 	uint32_t len;

@@ -16,6 +16,14 @@
  *   rx_held_detach          After such a drop, DETACH and a new RX
  *       attachment on the same ring: the posted buffer takes the next
  *       frame (it is not lost).
+ *   rx_held_mrg_given_back  MRG_RXBUF: two posted buffers too small
+ *       together for the queued frame: read() gives both back
+ *       (last_avail 0, nothing used); a third buffer posted, the frame
+ *       takes all three heads (num_buffers 3).
+ *   rx_held_mrg_gap         MRG_RXBUF: a good buffer, an unusable chain
+ *       (readable), a good buffer, too small together: the newest is
+ *       given back, the oldest (behind the completed unusable chain) is
+ *       completed with length 0: nothing is kept, last_avail 2.
  *   rx_fault_*              A posted RX buffer (or its frame part after a
  *       good header) in PROT_NONE memory: the frame cannot be written; the
  *       chain is completed with length 0, counted in drop_bad_addr, not in
@@ -24,7 +32,11 @@
  *       deleted with both rings attached: write() (empty ring and with a
  *       frame) and read() answer EPIPE, poll() POLLHUP, GET_STATE has
  *       VRINGFD_STATE_HUP.
- *   gone_tun_empty_tx       The same for a tun whose TX ring is empty.
+ *   gone_tun_*              The same for a tun (its TX ring empty at
+ *       the first write()).
+ *   vtap_netns_move_not_gone  A macvtap moved to another network
+ *       namespace (NETDEV_UNREGISTER without an unregistration) keeps
+ *       working: write() sends, no HUP.
  */
 #include <poll.h>
 #include <sys/syscall.h>
@@ -360,6 +372,137 @@ out:
 }
 
 /**
+ * struct w_mrg - an RX ring with MRG_RXBUF (12-byte header) on a fresh tap
+ * @tap: tap fd
+ * @s: packet socket bound to it
+ * @rx: the ring
+ * @buf: buffer memory (4 x 64 bytes)
+ * @ifname: the tap's name
+ */
+struct w_mrg {
+	int tap, s;
+	struct tc_ring rx;
+	uint8_t buf[4][64];
+	const char *ifname;
+};
+
+/**
+ * w_mrg_setup() - tap with a 12-byte header, MRG_RXBUF RX ring attached
+ * @w: filled in
+ * @name: test name (for failures)
+ * @ifname: tap name
+ *
+ * Return: 0, or -1 (a FAIL line printed).
+ */
+static int w_mrg_setup(struct w_mrg *w, const char *name, const char *ifname)
+{
+	memset(w, 0, sizeof(*w));
+	w->s = -1;
+	w->ifname = ifname;
+	w->tap = tc_tap_open(ifname, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
+	if (w->tap < 0 || tc_set_hdr(w->tap, 12) || tc_ring_new(&w->rx, 8, 0) ||
+	    tc_attach(w->rx.fd, w->tap, VRINGFD_DIR_RX, 12, VRINGFD_TAP_F_MRG_RXBUF) < 0 ||
+	    w_up(ifname) || !tc_wait_carrier(ifname) ||
+	    (w->s = tc_packet_socket(ifname)) < 0) {
+		result_fail(name, "tap/ring/attach/up: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * w_mrg_free() - undo w_mrg_setup()
+ * @w: as set up
+ */
+static void w_mrg_free(struct w_mrg *w)
+{
+	if (w->s >= 0)
+		close(w->s);
+	tc_ring_free(&w->rx);
+	if (w->tap >= 0)
+		close(w->tap);
+	tc_sh("ip link del %s 2>/dev/null", w->ifname);
+}
+
+/**
+ * test_held_mrg() - MRG_RXBUF: heads taken for a frame that waits go back
+ */
+static void test_held_mrg(void)
+{
+	const char *name = "rx_held_mrg_given_back";
+	struct vringfd_state st1, st2;
+	uint32_t lens[4] = { 0 };
+	struct w_mrg w;
+	uint16_t nb = 0;
+	int i, used = 0;
+	long r1, r2;
+
+	if (w_mrg_setup(&w, name, "vrwmg0"))
+		goto out;
+	for (i = 0; i < 2; i++)
+		w_post_rx(&w.rx, (uintptr_t)w.buf[i], sizeof(w.buf[i]));
+	/* 12 + 150 bytes: more than two 64-byte buffers, less than three */
+	if (w_send(w.s, 150, 6) < 0) {
+		result_fail(name, "send: %s", strerror(errno));
+		goto out;
+	}
+	r1 = read(w.rx.fd, w_junk, 1);
+	vringfd_get_state(w.rx.fd, &st1);
+	w_post_rx(&w.rx, (uintptr_t)w.buf[2], sizeof(w.buf[2]));
+	r2 = read(w.rx.fd, w_junk, 1);
+	vringfd_get_state(w.rx.fd, &st2);
+	while (used < 4 && vringfd_ring_get_used(&w.rx.r, &lens[used]))
+		used++;
+	memcpy(&nb, w.buf[0] + 10, sizeof(nb));
+	result_check(r1 >= 0 && st1.last_avail == 0 && st1.used_idx == 0 &&
+		     r2 == 3 && used == 3 && lens[0] + lens[1] + lens[2] == 162 && nb == 3 &&
+		     st2.last_avail == 3, name,
+		     "first read %ld, last_avail %u used_idx %u (want 0, 0); second read %ld (want 3), used %d lens %u+%u+%u (want 3, 162 bytes), num_buffers %u, last_avail %u",
+		     r1, st1.last_avail, st1.used_idx, r2, used, lens[0], lens[1], lens[2],
+		     nb, st2.last_avail);
+out:
+	w_mrg_free(&w);
+}
+
+/**
+ * test_held_mrg_gap() - MRG_RXBUF: a completed chain between held heads
+ */
+static void test_held_mrg_gap(void)
+{
+	const char *name = "rx_held_mrg_gap";
+	struct iovec bad = { .iov_base = NULL, .iov_len = 64 };
+	struct vringfd_stats stats;
+	struct vringfd_state st;
+	uint32_t lens[4] = { 0 };
+	struct w_mrg w;
+	int used = 0;
+	long r;
+
+	if (w_mrg_setup(&w, name, "vrwmg1"))
+		goto out;
+	bad.iov_base = w.buf[3];
+	w_post_rx(&w.rx, (uintptr_t)w.buf[0], sizeof(w.buf[0]));
+	vringfd_ring_add(&w.rx.r, &bad, 1, NULL, 0, w.buf[3]);	/* readable: unusable */
+	w_post_rx(&w.rx, (uintptr_t)w.buf[1], sizeof(w.buf[1]));
+	if (w_send(w.s, 150, 7) < 0) {
+		result_fail(name, "send: %s", strerror(errno));
+		goto out;
+	}
+	r = read(w.rx.fd, w_junk, 1);
+	vringfd_get_state(w.rx.fd, &st);
+	vringfd_get_stats(w.rx.fd, &stats);
+	while (used < 4 && vringfd_ring_get_used(&w.rx.r, &lens[used]))
+		used++;
+	result_check(r >= 0 && used == 2 && !lens[0] && !lens[1] && st.last_avail == 2 &&
+		     stats.drop_bad_chain == 1 && stats.frames == 0, name,
+		     "read %ld (%s), used %d lens %u,%u (want 2 empty), last_avail %u (want 2), drop_bad_chain %llu frames %llu",
+		     r, r < 0 ? strerror(errno) : "-", used, lens[0], lens[1], st.last_avail,
+		     (unsigned long long)stats.drop_bad_chain, (unsigned long long)stats.frames);
+out:
+	w_mrg_free(&w);
+}
+
+/**
  * test_rx_fault() - a frame that cannot be written is not delivered
  * @name: test name
  * @ifname: tap name
@@ -540,6 +683,61 @@ out:
 }
 
 /**
+ * test_vtap_netns_move() - a macvtap moved to another namespace is not gone
+ */
+static void test_vtap_netns_move(void)
+{
+	const char *name = "vtap_netns_move_not_gone";
+	static uint8_t frame[64];
+	struct iovec v = { .iov_base = frame, .iov_len = sizeof(frame) };
+	char path[64], dev[96];
+	struct vringfd_state st;
+	struct tc_ring tx;
+	int fd = -1, idx;
+	long r;
+
+	tx.fd = -1;
+	tx.mem = NULL;
+	path[0] = 0;
+	if (tc_sh("modprobe macvtap 2>/dev/null; modprobe dummy 2>/dev/null; "
+		  "ip link add vrwdm1 type dummy && ip link set vrwdm1 up && "
+		  "ip link add link vrwdm1 name vrwvt1 type macvtap mode bridge && "
+		  "ip link set vrwvt1 up && ip netns add vrwns1")) {
+		result_fail(name, "cannot create a macvtap on a dummy, or a namespace");
+		goto out;
+	}
+	idx = (int)if_nametoindex("vrwvt1");
+	snprintf(path, sizeof(path), "/tmp/vrw-tap%d", idx);
+	snprintf(dev, sizeof(dev), "/sys/class/net/vrwvt1/macvtap/tap%d/dev", idx);
+	if (tc_sh("mknod %s c $(cut -d: -f1 %s) $(cut -d: -f2 %s)", path, dev, dev) ||
+	    (fd = open(path, O_RDWR)) < 0 || tc_set_hdr(fd, 12) ||
+	    tc_ring_new(&tx, 64, 0) || tc_attach(tx.fd, fd, VRINGFD_DIR_TX, 12, 0) < 0 ||
+	    tc_sh("ip link set vrwvt1 netns vrwns1")) {
+		result_fail(name, "open/attach/move: %s", strerror(errno));
+		goto out;
+	}
+	usleep(100000);
+	tc_frame(frame, sizeof(frame), 8);
+	memset(frame, 0, 12);	/* the 12-byte header: no offload */
+	vringfd_ring_add(&tx.r, &v, 1, NULL, 0, frame);
+	vringfd_ring_publish(&tx.r);
+	r = write(tx.fd, "", 1);
+	memset(&st, 0, sizeof(st));
+	vringfd_get_state(tx.fd, &st);
+	result_check(r == 1 && !(st.flags & VRINGFD_STATE_HUP), name,
+		     "write %ld (%s), state flags %#x: want 1 chain and no VRINGFD_STATE_HUP",
+		     r, r < 0 ? strerror(errno) : "-", st.flags);
+out:
+	tc_ring_free(&tx);
+	if (fd >= 0)
+		close(fd);
+	if (path[0])
+		unlink(path);
+	tc_sh("ip netns del vrwns1 2>/dev/null; ip link del vrwvt1 2>/dev/null; "
+	      "ip link del vrwdm1 2>/dev/null");
+}
+
+/**
  * test_gone_tun() - a tun deleted under an empty TX ring and an RX ring
  */
 static void test_gone_tun(void)
@@ -580,11 +778,14 @@ int main(void)
 	test_held_set_mem_table();
 	test_held_state();
 	test_held_detach();
+	test_held_mrg();
+	test_held_mrg_gap();
 	test_rx_fault("rx_fault_prot_none_nohdr", "vrwf0", 0, 0);
 	test_rx_fault("rx_fault_prot_none_hdr10", "vrwf1", 10, 0);
 	test_rx_fault("rx_fault_frame_after_hdr12", "vrwf2", 12, 1);
 	test_gone_vtap("macvtap");
 	test_gone_vtap("ipvtap");
 	test_gone_tun();
+	test_vtap_netns_move();
 	return result_exit_status();
 }

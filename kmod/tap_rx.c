@@ -12,7 +12,11 @@
  * bounds: a result < 0, > held_cap or < hdr_len drops the frame (buffers
  * completed empty); num_buffers (12-byte header) is written at offset 10 of
  * the first head, which the walk guarantees holds >= hdr_len writable bytes
- * and which the delivered length (>= hdr_len) covers.
+ * and which the delivered length (>= hdr_len) covers.  tun's answer is
+ * also checked against what the iterator took: 6.1's tun_put_user()
+ * ignores a fault while copying the frame data and reports the full
+ * length; such a frame is dropped (drop_bad_addr), not completed as
+ * delivered.
  *
  * Per frame on RX: a readable segment in a posted chain -> drop_bad_chain
  * (chain completed with 0); a frame larger than the posted buffer (or
@@ -302,6 +306,15 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 		}
 		n++;
 		bad = false;
+		/*
+		 * The frame's length is tun's answer even when a fault cut
+		 * the copy short (6.1's tun_put_user() ignores the result of
+		 * copying the frame data): what the iterator took is what
+		 * was written.
+		 */
+		if (r >= 0 && r <= t->held_cap &&
+		    (u64)r > t->held_cap - iov_iter_count(&msg.msg_iter))
+			r = -EFAULT;
 		if (r < 0 || r > t->held_cap || r < (int)t->hdr_len) {
 			/*
 			 * A fault (unwritable buffer); the tap refusing the

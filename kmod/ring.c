@@ -842,6 +842,17 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
 	return vrfd_ring_add_used(ring, chain->head, 0);
 }
 
+int vrfd_ring_unget_chain(struct vrfd_ring *ring, u16 head)
+{
+	lockdep_assert_held(&ring->lock);
+	if (head >= ring->num ||
+	    (u16)(ring->avail_idx - ring->last_avail) >= ring->num ||
+	    !test_and_clear_bit(head, ring->inflight_map))
+		return -EINVAL;
+	ring->last_avail--;
+	return 0;
+}
+
 /**
  * vrfd_ring_take_inflight() - account one completion
  * @ring: the ring

@@ -343,6 +343,22 @@ int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
 int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain);
 
 /**
+ * vrfd_ring_unget_chain() - give back the last chain taken, unused
+ * @ring: the ring
+ * @head: its head (the chain vrfd_ring_get_chain() took last, i.e. the
+ *	avail entry at last_avail - 1, not completed)
+ *
+ * Rewinds last_avail by one and clears the head's in-flight bit: the next
+ * walk reads the avail entry again, through the memory table of that
+ * time (vhost's vhost_discard_vq_desc()).  Several chains are given back
+ * newest first.
+ * Context: process, @ring->lock held.
+ * Return: 0, or -EINVAL (@head not in flight, or num entries would be
+ * pending: the caller completes the chain instead).
+ */
+int vrfd_ring_unget_chain(struct vrfd_ring *ring, u16 head);
+
+/**
  * vrfd_ring_avail_pending() - number of chains user space made available
  * @ring: the ring
  *

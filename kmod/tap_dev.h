@@ -32,11 +32,13 @@ struct vrfd_tap_reg;
 /**
  * struct vrfd_rx_head - a posted RX chain taken but not yet filled
  * @head: head index
+ * @pos: the avail entry it was taken from (for vrfd_ring_unget_chain())
  * @niov: its segments in vrfd_tap.iov
  * @cap: its writable bytes
  */
 struct vrfd_rx_head {
 	u16 head;
+	u16 pos;
 	unsigned int niov;
 	u64 cap;
 };
@@ -66,7 +68,8 @@ struct vrfd_rx_head {
  * @heads: TX: head of each frame in @xdp
  * @nbatch: TX: frames in @xdp
  * @bounce: TX: header + frame for frames that do not fit a page
- * @held: RX: heads taken and kept for the next frame
+ * @held: RX: heads taken for the next frame, within one call (given back
+ *	at its end: vrfd_tap_rx_unhold())
  * @nheld: RX: entries in @held
  * @held_iov: RX: segments of @held at the start of @iov
  * @held_cap: RX: writable bytes of @held

@@ -18,6 +18,11 @@
  * length; such a frame is dropped (drop_bad_addr), not completed as
  * delivered.
  *
+ * Heads are not kept across calls: those taken for a frame that did not
+ * get all it needs go back to the avail ring at the end of the call
+ * (vrfd_tap_rx_unhold()), so a memory-table change, GET_STATE and a
+ * detach between calls never see a head the module holds.
+ *
  * Per frame on RX: a readable segment in a posted chain -> drop_bad_chain
  * (chain completed with 0); a frame larger than the posted buffer (or
  * than 1024 segments), or a delivered length beyond the buffers or shorter
@@ -199,6 +204,7 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
 			continue;
 		}
 		t->held[t->nheld].head = ch.head;
+		t->held[t->nheld].pos = ring->last_avail - 1;
 		t->held[t->nheld].niov = ch.nin;
 		t->held[t->nheld].cap = ch.in_len;
 		t->nheld++;
@@ -206,6 +212,37 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
 		t->held_cap += ch.in_len;
 	}
 	return 1;
+}
+
+/**
+ * vrfd_tap_rx_unhold() - give back the heads held at the end of a call
+ * @t: the attachment
+ *
+ * Heads taken for a frame that did not get all it needs (or kept after a
+ * frame too big for them was dropped) are not kept across calls: their
+ * user addresses were translated through the memory table of this call,
+ * which VRINGFD_SET_MEM_TABLE may replace before the next, and GET_STATE
+ * or a DETACH must see them as not yet read.  The newest ones, as long as
+ * they are the last avail entries taken, go back to the avail ring
+ * (vrfd_ring_unget_chain(): last_avail is rewound and the next call reads
+ * them again, as vhost-net's vhost_discard_vq_desc()); an older one
+ * separated from them by a chain completed meanwhile (an unusable chain
+ * between two buffers of a merged frame) is completed with length 0.
+ * Context: @t->ring->lock held.
+ */
+static void vrfd_tap_rx_unhold(struct vrfd_tap *t)
+{
+	struct vrfd_ring *ring = t->ring;
+	unsigned int k = t->nheld;
+
+	while (k && t->held[k - 1].pos == (u16)(ring->last_avail - 1) &&
+	       !vrfd_ring_unget_chain(ring, t->held[k - 1].head))
+		k--;
+	while (k)
+		vrfd_ring_add_used(ring, t->held[--k].head, 0);
+	t->nheld = 0;
+	t->held_iov = 0;
+	t->held_cap = 0;
 }
 
 /**
@@ -354,6 +391,8 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 		ring->stats.bytes += r - t->hdr_len;
 		bytes += r;
 	}
+	if (t->nheld)
+		vrfd_tap_rx_unhold(t);
 	vrfd_ring_publish_used(ring);
 	vrfd_tap_dev_update_drops(t);
 	mutex_unlock(&ring->lock);

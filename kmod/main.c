@@ -11,6 +11,7 @@
 #include <linux/uaccess.h>
 #include <linux/vringfd.h>
 #include "fd.h"
+#include "tap.h"
 
 /**
  * vrfd_main_ioctl() - ioctls on /dev/vringfd
@@ -50,7 +51,8 @@ static struct miscdevice vrfd_main_misc = {
 };
 
 /**
- * vrfd_main_init() - register /dev/vringfd
+ * vrfd_main_init() - watch network devices (the tap attachment's
+ * macvtap/ipvtap devices), then register /dev/vringfd
  *
  * Return: 0 or -errno.
  */
@@ -58,6 +60,11 @@ static int __init vrfd_main_init(void)
 {
 	int err;
 
+	err = vrfd_tap_init();
+	if (err) {
+		pr_err("cannot register the netdevice notifier: error %d\n", err);
+		goto err_tap;
+	}
 	err = misc_register(&vrfd_main_misc);
 	if (err) {
 		pr_err("cannot register the misc device /dev/vringfd: error %d\n",
@@ -68,16 +75,19 @@ static int __init vrfd_main_init(void)
 	return 0;
 
 err_misc:
+	vrfd_tap_exit();
+err_tap:
 	return err;
 }
 
 /**
  * vrfd_main_exit() - unregister /dev/vringfd (no vring fd can be open: each
- * holds a module reference)
+ * holds a module reference), stop watching network devices
  */
 static void __exit vrfd_main_exit(void)
 {
 	misc_deregister(&vrfd_main_misc);
+	vrfd_tap_exit();
 }
 
 module_init(vrfd_main_init);

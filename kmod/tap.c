@@ -39,12 +39,18 @@
  *                                           accepted (see above)
  *
  * The tap going away (ip link del): write()/read() fail with EPIPE,
- * poll() reports EPOLLERR|EPOLLHUP, VRINGFD_STATE_HUP is set.  Closing the
+ * poll() reports EPOLLERR|EPOLLHUP, VRINGFD_STATE_HUP is set.  tun says so
+ * itself (EBADFD, EPOLLERR); tap.ko (macvtap, ipvtap) says nothing (its
+ * write() drops, its read() waits), so the device of a macvtap/ipvtap
+ * queue is found at attach and watched with a netdevice notifier
+ * (vrfd_tap_netdev_event()).  A macvtap/ipvtap fd whose device is gone
+ * is refused at attach with -ENODEV.  Closing the
  * caller's tap fd changes nothing: the ring holds its own reference to the
  * file (as vhost-net), so the queue keeps working until detach.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/errno.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -58,6 +64,7 @@
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/ptr_ring.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/virtio_net.h>
@@ -75,12 +82,17 @@
  * @sock: the queue's socket (the key)
  * @tap: the attachment of each direction, or NULL
  * @hdr_len: virtio-net header length shared by both directions
+ * @dev: macvtap/ipvtap: the queue's network device, found at attach under
+ *	RTNL; never dereferenced, only compared with the device
+ *	vrfd_tap_netdev_event() is told about (under vrfd_tap_reg_lock), and
+ *	cleared there when it is unregistered.  NULL for tun, or once gone
  */
 struct vrfd_tap_reg {
 	struct list_head node;
 	struct socket *sock;
 	struct vrfd_tap *tap[2];
 	unsigned int hdr_len;
+	struct net_device *dev;
 };
 
 static LIST_HEAD(vrfd_tap_reg_list);
@@ -287,11 +299,13 @@ static void vrfd_tap_reg_remove(struct vrfd_tap *t)
 /**
  * vrfd_tap_reg_add() - register @t on its queue
  * @t: the attachment (sock, dir, hdr_len set)
+ * @dev: macvtap/ipvtap: the queue's device (the caller holds RTNL, under
+ *	which it was found registered), else NULL
  *
  * Return: 0, -EBUSY (the queue has a ring of this direction), -EINVAL (the
  * other direction uses another header length), -ENOMEM.
  */
-static int vrfd_tap_reg_add(struct vrfd_tap *t)
+static int vrfd_tap_reg_add(struct vrfd_tap *t, struct net_device *dev)
 {
 	struct vrfd_tap_reg *q;
 	int err = 0;
@@ -315,6 +329,7 @@ static int vrfd_tap_reg_add(struct vrfd_tap *t)
 	}
 	q->sock = t->sock;
 	q->hdr_len = t->hdr_len;
+	q->dev = dev;
 	q->tap[t->dir] = t;
 	list_add(&q->node, &vrfd_tap_reg_list);
 out:
@@ -369,6 +384,118 @@ static int vrfd_tap_find_dev(struct vrfd_tap *t, int ifindex)
 	t->net = get_net(net);
 	t->ifindex = ifindex;
 	return 0;
+}
+
+/**
+ * vrfd_tap_match_devt() - device_find_child() match: the device numbered @data
+ * @d: a child device
+ * @data: the dev_t wanted
+ *
+ * Return: 1 when @d has that number.
+ */
+static int vrfd_tap_match_devt(struct device *d, void *data)
+{
+	return d->devt == *(dev_t *)data;
+}
+
+/**
+ * vrfd_tap_vtap_dev() - the network device of a macvtap/ipvtap file
+ * @file: the character device file (/dev/tapN)
+ *
+ * macvtap and ipvtap give each device a character device whose number is
+ * the file's i_rdev, registered as a child of the network device's own
+ * struct device (whatever its network namespace).  tap.ko keeps the
+ * queue's device to itself and tells nothing when it goes, so the
+ * attachment watches the device found here.
+ * Context: RTNL held: the device found stays registered until it is
+ * released (and vrfd_tap_netdev_event() runs before it goes).
+ * Return: the device, or NULL (none: gone, or being unregistered).
+ */
+static struct net_device *vrfd_tap_vtap_dev(struct file *file)
+{
+	dev_t devt = file_inode(file)->i_rdev;
+	struct net_device *dev, *found = NULL;
+	struct device *child;
+	struct net *net;
+
+	ASSERT_RTNL();
+	if (!S_ISCHR(file_inode(file)->i_mode))
+		return NULL;
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		for_each_netdev(net, dev) {
+			if (dev->reg_state != NETREG_REGISTERED)
+				continue;
+			child = device_find_child(&dev->dev, &devt,
+						  vrfd_tap_match_devt);
+			if (child) {
+				put_device(child);
+				found = dev;
+				goto out;
+			}
+		}
+	}
+out:
+	up_read(&net_rwsem);
+	return found;
+}
+
+/**
+ * vrfd_tap_netdev_event() - a macvtap/ipvtap device is unregistered: the
+ * rings attached to its queues report the end
+ * @nb: vrfd_tap_notifier
+ * @event: NETDEV_*
+ * @ptr: struct netdev_notifier_info
+ *
+ * Only a real unregistration counts (reg_state NETREG_UNREGISTERING): a
+ * device moved to another network namespace gets NETDEV_UNREGISTER too,
+ * and its queues keep working.
+ * Context: RTNL held.
+ * Return: NOTIFY_DONE.
+ */
+static int vrfd_tap_netdev_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct vrfd_tap_reg *q;
+	unsigned int d;
+
+	if (event != NETDEV_UNREGISTER || dev->reg_state != NETREG_UNREGISTERING)
+		return NOTIFY_DONE;
+	mutex_lock(&vrfd_tap_reg_lock);
+	list_for_each_entry(q, &vrfd_tap_reg_list, node) {
+		if (q->dev != dev)
+			continue;
+		q->dev = NULL;
+		for (d = 0; d < ARRAY_SIZE(q->tap); d++)
+			if (q->tap[d])
+				vrfd_tap_dev_set_gone(q->tap[d]);
+	}
+	mutex_unlock(&vrfd_tap_reg_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vrfd_tap_notifier = {
+	.notifier_call = vrfd_tap_netdev_event,
+};
+
+/**
+ * vrfd_tap_init() - start watching network devices (module init)
+ *
+ * Return: 0 or -errno.
+ */
+int vrfd_tap_init(void)
+{
+	return register_netdevice_notifier(&vrfd_tap_notifier);
+}
+
+/**
+ * vrfd_tap_exit() - stop watching network devices (module exit; no
+ * attachment is left: each vring fd holds the module)
+ */
+void vrfd_tap_exit(void)
+{
+	unregister_netdevice_notifier(&vrfd_tap_notifier);
 }
 
 /**
@@ -448,7 +575,21 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 		err = -ENODEV;	/* tun answers EPOLLERR at once: no device */
 		goto err_free;
 	}
-	err = vrfd_tap_reg_add(t);
+	/*
+	 * A macvtap/ipvtap queue: find its device and register the queue
+	 * under RTNL, so that the device's unregistration, whenever it
+	 * comes, finds the entry.
+	 */
+	if (!t->is_tun) {
+		struct net_device *dev;
+
+		rtnl_lock();
+		dev = vrfd_tap_vtap_dev(t->file);
+		err = dev ? vrfd_tap_reg_add(t, dev) : -ENODEV;
+		rtnl_unlock();
+	} else {
+		err = vrfd_tap_reg_add(t, NULL);
+	}
 	if (err)
 		goto err_free;
 	err = vrfd_ring_attach(ring, &vrfd_tap_ops, t, false);

@@ -10,5 +10,7 @@ struct vrfd_ring;
 struct vringfd_tap;
 
 long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *arg);
+int vrfd_tap_init(void);
+void vrfd_tap_exit(void);
 
 #endif /* VRFD_TAP_H */

@@ -260,7 +260,8 @@ int vrfd_tap_tx_push(struct vrfd_tap *t)
 	int r, err = 0;
 	u32 w0;
 
-	if (READ_ONCE(t->gone) || (!t->is_tun && vrfd_tap_dev_check_gone(t)))
+	/* a macvtap/ipvtap's end comes from tap.c's netdevice notifier */
+	if (READ_ONCE(t->gone))
 		return -EPIPE;
 	if (mutex_lock_killable(&ring->lock))
 		return -EINTR;
@@ -349,6 +350,13 @@ complete:
 	/* chains taken before the tap went away are completed (drop_tap) */
 	if (n && (err == -EINTR || err == -ENOMEM))
 		return n;
+	/*
+	 * Nothing was sent, so tun had no occasion to answer EBADFD: ask it
+	 * whether its device is gone (EPOLLERR), rather than answer "nothing
+	 * to do" for ever.
+	 */
+	if (!err && !n && t->is_tun && vrfd_tap_dev_check_gone(t))
+		err = -EPIPE;
 	return err ? err : n;
 }
 

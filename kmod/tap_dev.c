@@ -28,7 +28,9 @@ void vrfd_tap_dev_set_gone(struct vrfd_tap *t)
  * vrfd_tap_dev_check_gone() - has the tap gone away?  Sets the ring's HUP
  * @t: the attachment
  *
- * Asks the tap's own poll (it reports EPOLLERR once the device is gone).
+ * Asks the tap's own poll: tun reports EPOLLERR once its device is gone;
+ * tap.ko (macvtap, ipvtap) never does, their end is set by tap.c's
+ * netdevice notifier.
  * Return: true when gone.
  */
 bool vrfd_tap_dev_check_gone(struct vrfd_tap *t)

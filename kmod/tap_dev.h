@@ -53,7 +53,8 @@ struct vrfd_rx_head {
  * @hdr_len: virtio-net header bytes in front of each frame (0, 10, 12)
  * @mrg: VRINGFD_TAP_F_MRG_RXBUF
  * @is_tun: a tun queue (else macvtap/ipvtap)
- * @gone: the tap went away (sendmsg/recvmsg said so, or poll EPOLLERR)
+ * @gone: the tap went away (sendmsg/recvmsg said so, poll EPOLLERR, or
+ *	macvtap/ipvtap: its device's NETDEV_UNREGISTER)
  * @net: the caller's network namespace, where @ifindex was found (our
  *	reference, from get_net(): nothing else may hold it), or NULL
  * @ifindex: the caller's struct vringfd_tap.ifindex (found at attach), 0:

@@ -31,7 +31,7 @@
  *   gone_{macvtap,ipvtap}_* The device of a macvtap/ipvtap queue is
  *       deleted with both rings attached: write() (empty ring and with a
  *       frame) and read() answer EPIPE, poll() POLLHUP, GET_STATE has
- *       VRINGFD_STATE_HUP.
+ *       VRINGFD_STATE_HUP; a new ring attached to the fd gets ENODEV.
  *   gone_tun_*              The same for a tun (its TX ring empty at
  *       the first write()).
  *   vtap_netns_move_not_gone  A macvtap moved to another network
@@ -671,6 +671,18 @@ static void test_gone_vtap(const char *kind)
 	}
 	usleep(100000);
 	w_gone_check(prefix, &tx, &rx);
+	/* a new ring on the queue of the deleted device */
+	{
+		struct tc_ring r2;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s_attach_enodev", prefix);
+		if (tc_ring_new(&r2, 64, 0) == 0)
+			tc_expect_err(name, tc_attach(r2.fd, fd, VRINGFD_DIR_TX, 12, 0), ENODEV);
+		else
+			result_fail(name, "ring: %s", strerror(errno));
+		tc_ring_free(&r2);
+	}
 out:
 	if (ok)
 		result_check(tc_kmsg_clean(), clean, "WARN/BUG/oops in dmesg");

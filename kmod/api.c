@@ -174,6 +174,6 @@ EXPORT_SYMBOL_GPL(vrfd_wake);
  */
 u32 vrfd_walked(const struct vrfd_ring *ring)
 {
-	return READ_ONCE(ring->walked);
+	return vrfd_ring_walked(ring);
 }
 EXPORT_SYMBOL_GPL(vrfd_walked);

@@ -45,72 +45,37 @@ long vrfd_fd_get_version(void __user *uarg)
 }
 
 /**
- * vrfd_call_op() - run the attached pull or push callback
- * @ring: the ring
- * @push: push (write) rather than pull (read)
- *
- * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
- * such callback), -EIO (broken; also for a protocol violation seen now),
- * -EPERM (another mm), -EFAULT.
- */
-static ssize_t vrfd_call_op(struct vrfd_ring *ring, bool push)
-{
-	int (*fn)(void *data) = NULL;
-	ssize_t ret;
-
-	if (READ_ONCE(ring->broken))
-		return -EIO;
-	down_read(&ring->attach_sem);
-	if (ring->ops)
-		fn = push ? ring->ops->push : ring->ops->pull;
-	if (!fn)
-		ret = -EINVAL;
-	else if (current->mm != ring->mm)
-		ret = -EPERM;
-	else
-		ret = fn(ring->data);
-	up_read(&ring->attach_sem);
-	ring->stats.calls++;
-	if (ret > 0)
-		ring->stats.batches++;
-	if (ret < 0 && ret != -EFAULT && ret != -EPERM && ret != -EINTR &&
-	    vrfd_ring_is_broken(ring))
-		ret = -EIO;
-	return ret;
-}
-
-/**
- * vrfd_ring_write() - write(): run the attached subsystem's push
+ * vrfd_fd_write() - write(): run the attached subsystem's push
  * @file: the vring fd
  * @buf: ignored
  * @count: ignored
  * @ppos: ignored
  *
- * Return: chains consumed, or -errno (see vrfd_call_op()).
+ * Return: chains consumed, or -errno (see vrfd_ring_call_op()).
  */
-static ssize_t vrfd_ring_write(struct file *file, const char __user *buf,
+static ssize_t vrfd_fd_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
-	return vrfd_call_op(file->private_data, true);
+	return vrfd_ring_call_op(file->private_data, true);
 }
 
 /**
- * vrfd_ring_read() - read(): run the attached subsystem's pull
+ * vrfd_fd_read() - read(): run the attached subsystem's pull
  * @file: the vring fd
  * @buf: ignored
  * @count: ignored
  * @ppos: ignored
  *
- * Return: buffers used, or -errno (see vrfd_call_op()).
+ * Return: buffers used, or -errno (see vrfd_ring_call_op()).
  */
-static ssize_t vrfd_ring_read(struct file *file, char __user *buf,
+static ssize_t vrfd_fd_read(struct file *file, char __user *buf,
 			      size_t count, loff_t *ppos)
 {
-	return vrfd_call_op(file->private_data, false);
+	return vrfd_ring_call_op(file->private_data, false);
 }
 
 /**
- * vrfd_ring_poll() - poll(): pull, then the seed's index comparison
+ * vrfd_fd_poll() - poll(): pull, then the seed's index comparison
  * @file: the vring fd
  * @wait: poll table
  *
@@ -118,7 +83,7 @@ static ssize_t vrfd_ring_read(struct file *file, char __user *buf,
  * *last_used; EPOLLERR when broken, released, from another mm, or on a
  * fault; EPOLLHUP when the attached device went away.
  */
-static __poll_t vrfd_ring_poll(struct file *file, poll_table *wait)
+static __poll_t vrfd_fd_poll(struct file *file, poll_table *wait)
 {
 	struct vrfd_ring *ring = file->private_data;
 	__poll_t mask = 0;
@@ -159,13 +124,13 @@ static __poll_t vrfd_ring_poll(struct file *file, poll_table *wait)
 }
 
 /**
- * vrfd_ring_release() - close(): end the attachment, drop the file's ref
+ * vrfd_fd_release() - close(): end the attachment, drop the file's ref
  * @inode: unused
  * @file: the vring fd
  *
  * Return: 0.
  */
-static int vrfd_ring_release(struct inode *inode, struct file *file)
+static int vrfd_fd_release(struct inode *inode, struct file *file)
 {
 	struct vrfd_ring *ring = file->private_data;
 
@@ -179,13 +144,13 @@ static int vrfd_ring_release(struct inode *inode, struct file *file)
 }
 
 /**
- * vrfd_ioctl_set_mem_table() - VRINGFD_SET_MEM_TABLE
+ * vrfd_fd_set_mem_table() - VRINGFD_SET_MEM_TABLE
  * @ring: the ring
  * @uarg: user pointer to struct vringfd_mem_table
  *
  * Return: 0 or -errno (-EINTR: a fatal signal while waiting for a walker).
  */
-static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
+static long vrfd_fd_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
 {
 	struct vrfd_memtable *mt, *old;
 
@@ -205,14 +170,14 @@ static long vrfd_ioctl_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
 }
 
 /**
- * vrfd_ioctl_set_call_fd() - VRINGFD_SET_CALL_FD
+ * vrfd_fd_set_call_fd() - VRINGFD_SET_CALL_FD
  * @ring: the ring
  * @uarg: user pointer to a __s32 eventfd, or -1
  *
  * Return: 0, -EFAULT, -EBADF, -EINVAL (not an eventfd), -EINTR (a fatal
  * signal while waiting for a walker).
  */
-static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
+static long vrfd_fd_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
 {
 	struct eventfd_ctx *ctx = NULL, *old;
 	s32 fd;
@@ -240,13 +205,13 @@ static long vrfd_ioctl_set_call_fd(struct vrfd_ring *ring, void __user *uarg)
 }
 
 /**
- * vrfd_ioctl_get_state() - VRINGFD_GET_STATE (clears VRINGFD_STATE_NOTIFY)
+ * vrfd_fd_get_state() - VRINGFD_GET_STATE (clears VRINGFD_STATE_NOTIFY)
  * @ring: the ring
  * @uarg: user pointer to struct vringfd_state
  *
  * Return: 0, -EFAULT, or -EINTR (a fatal signal while waiting for a walker).
  */
-static long vrfd_ioctl_get_state(struct vrfd_ring *ring, void __user *uarg)
+static long vrfd_fd_get_state(struct vrfd_ring *ring, void __user *uarg)
 {
 	struct vringfd_state st;
 
@@ -272,7 +237,7 @@ static long vrfd_ioctl_get_state(struct vrfd_ring *ring, void __user *uarg)
 }
 
 /**
- * vrfd_ring_ioctl() - ioctls on a vring fd
+ * vrfd_fd_ioctl() - ioctls on a vring fd
  * @file: the vring fd
  * @cmd: VRINGFD_*
  * @arg: user pointer
@@ -281,7 +246,7 @@ static long vrfd_ioctl_get_state(struct vrfd_ring *ring, void __user *uarg)
  * others then fail with EIO.
  * Return: 0 or -errno (see the uapi header); -ENOTTY for unknown @cmd.
  */
-static long vrfd_ring_ioctl(struct file *file, unsigned int cmd,
+static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
 	struct vrfd_ring *ring = file->private_data;
@@ -292,7 +257,7 @@ static long vrfd_ring_ioctl(struct file *file, unsigned int cmd,
 	case VRINGFD_GET_VERSION:
 		return vrfd_fd_get_version(uarg);
 	case VRINGFD_GET_STATE:
-		return vrfd_ioctl_get_state(ring, uarg);
+		return vrfd_fd_get_state(ring, uarg);
 	case VRINGFD_GET_STATS:
 		st = ring->stats;
 		memset(st.reserved, 0, sizeof(st.reserved));
@@ -312,19 +277,19 @@ static long vrfd_ring_ioctl(struct file *file, unsigned int cmd,
 	case VRINGFD_ATTACH_TAP:
 		return vrfd_tap_attach(ring, uarg);
 	case VRINGFD_SET_MEM_TABLE:
-		return vrfd_ioctl_set_mem_table(ring, uarg);
+		return vrfd_fd_set_mem_table(ring, uarg);
 	default:
-		return vrfd_ioctl_set_call_fd(ring, uarg);
+		return vrfd_fd_set_call_fd(ring, uarg);
 	}
 }
 
 static const struct file_operations vrfd_ring_fops = {
 	.owner		= THIS_MODULE,
-	.release	= vrfd_ring_release,
-	.write		= vrfd_ring_write,
-	.read		= vrfd_ring_read,
-	.poll		= vrfd_ring_poll,
-	.unlocked_ioctl	= vrfd_ring_ioctl,
+	.release	= vrfd_fd_release,
+	.write		= vrfd_fd_write,
+	.read		= vrfd_fd_read,
+	.poll		= vrfd_fd_poll,
+	.unlocked_ioctl	= vrfd_fd_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
@@ -344,7 +309,7 @@ struct vrfd_ring *vrfd_fd_ring(struct file *file)
 
 
 /**
- * vrfd_probe() - can a ring part be accessed now?
+ * vrfd_fd_probe() - can a ring part be accessed now?
  * @uaddr: user address
  * @len: bytes, > 0
  * @write: also check that it is writable
@@ -352,7 +317,7 @@ struct vrfd_ring *vrfd_fd_ring(struct file *file)
  * Checks access_ok() and reads (and writes back) the first and last byte.
  * Return: 0 or -EFAULT.
  */
-static int vrfd_probe(unsigned long uaddr, size_t len, bool write)
+static int vrfd_fd_probe(unsigned long uaddr, size_t len, bool write)
 {
 	u8 __user *p = (u8 __user *)uaddr;
 	u8 b;
@@ -373,12 +338,12 @@ static_assert(offsetof(struct vringfd_create, avail_base) == 48);
 static_assert(offsetof(struct vringfd_create, reserved) == 56);
 
 /**
- * vrfd_check_create() - validate a struct vringfd_create
+ * vrfd_fd_check_create() - validate a struct vringfd_create
  * @c: the request
  *
  * Return: 0, -EINVAL or -EFAULT (see VRINGFD_CREATE).
  */
-static int vrfd_check_create(const struct vringfd_create *c)
+static int vrfd_fd_check_create(const struct vringfd_create *c)
 {
 	bool event = c->features & BIT_ULL(VIRTIO_RING_F_EVENT_IDX);
 	size_t ev = event ? sizeof(__virtio16) : 0;
@@ -402,16 +367,16 @@ static int vrfd_check_create(const struct vringfd_create *c)
 	    c->used_addr != (unsigned long)c->used_addr ||
 	    c->last_used_addr != (unsigned long)c->last_used_addr)
 		return -EFAULT;
-	err = vrfd_probe(c->desc_addr, c->num * sizeof(struct vring_desc), false);
+	err = vrfd_fd_probe(c->desc_addr, c->num * sizeof(struct vring_desc), false);
 	if (!err)
-		err = vrfd_probe(c->avail_addr, sizeof(struct vring_avail) +
+		err = vrfd_fd_probe(c->avail_addr, sizeof(struct vring_avail) +
 				 c->num * sizeof(__virtio16) + ev, false);
 	if (!err)
-		err = vrfd_probe(c->used_addr, sizeof(struct vring_used) +
+		err = vrfd_fd_probe(c->used_addr, sizeof(struct vring_used) +
 				 c->num * sizeof(struct vring_used_elem) + ev,
 				 true);
 	if (!err)
-		err = vrfd_probe(c->last_used_addr, sizeof(u16), false);
+		err = vrfd_fd_probe(c->last_used_addr, sizeof(u16), false);
 	return err;
 }
 
@@ -425,7 +390,7 @@ long vrfd_fd_create(const struct vringfd_create __user *uarg)
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	err = vrfd_check_create(&c);
+	err = vrfd_fd_check_create(&c);
 	if (err)
 		return err;
 	if (get_user(avail_idx, (u16 __user *)(unsigned long)

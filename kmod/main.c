@@ -13,14 +13,14 @@
 #include "fd.h"
 
 /**
- * vrfd_misc_ioctl() - ioctls on /dev/vringfd
+ * vrfd_main_ioctl() - ioctls on /dev/vringfd
  * @file: the open misc device
  * @cmd: VRINGFD_GET_VERSION or VRINGFD_CREATE
  * @arg: user pointer
  *
  * Return: 0 or a new fd, or -errno; -ENOTTY for any other @cmd.
  */
-static long vrfd_misc_ioctl(struct file *file, unsigned int cmd,
+static long vrfd_main_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -35,30 +35,30 @@ static long vrfd_misc_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-static const struct file_operations vrfd_misc_fops = {
+static const struct file_operations vrfd_main_fops = {
 	.owner		= THIS_MODULE,
-	.unlocked_ioctl	= vrfd_misc_ioctl,
+	.unlocked_ioctl	= vrfd_main_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };
 
-static struct miscdevice vrfd_misc = {
+static struct miscdevice vrfd_main_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "vringfd",
-	.fops	= &vrfd_misc_fops,
+	.fops	= &vrfd_main_fops,
 	.mode	= 0660,
 };
 
 /**
- * vrfd_init() - register /dev/vringfd
+ * vrfd_main_init() - register /dev/vringfd
  *
  * Return: 0 or -errno.
  */
-static int __init vrfd_init(void)
+static int __init vrfd_main_init(void)
 {
 	int err;
 
-	err = misc_register(&vrfd_misc);
+	err = misc_register(&vrfd_main_misc);
 	if (err) {
 		pr_err("cannot register the misc device /dev/vringfd: error %d\n",
 		       err);
@@ -72,16 +72,16 @@ err_misc:
 }
 
 /**
- * vrfd_exit() - unregister /dev/vringfd (no vring fd can be open: each
+ * vrfd_main_exit() - unregister /dev/vringfd (no vring fd can be open: each
  * holds a module reference)
  */
-static void __exit vrfd_exit(void)
+static void __exit vrfd_main_exit(void)
 {
-	misc_deregister(&vrfd_misc);
+	misc_deregister(&vrfd_main_misc);
 }
 
-module_init(vrfd_init);
-module_exit(vrfd_exit);
+module_init(vrfd_main_init);
+module_exit(vrfd_main_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("vring fd: a file descriptor over a virtio split ring in user memory");

@@ -66,13 +66,13 @@ struct vrfd_walk {
 };
 
 /**
- * vrfd_has() - is a ring feature negotiated?
+ * vrfd_ring_has() - is a ring feature negotiated?
  * @ring: the ring
  * @bit: VIRTIO_RING_F_* / VIRTIO_F_* bit number
  *
  * Return: true when negotiated.
  */
-static bool vrfd_has(const struct vrfd_ring *ring, unsigned int bit)
+static bool vrfd_ring_has(const struct vrfd_ring *ring, unsigned int bit)
 {
 	return ring->features & BIT_ULL(bit);
 }
@@ -100,17 +100,17 @@ static __virtio16 __user *vrfd_avail_event(const struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_used_size() - bytes of the used ring (avail_event included with
+ * vrfd_ring_used_size() - bytes of the used ring (avail_event included with
  * VIRTIO_RING_F_EVENT_IDX)
  * @ring: the ring
  *
  * Return: the size.
  */
-static size_t vrfd_used_size(const struct vrfd_ring *ring)
+static size_t vrfd_ring_used_size(const struct vrfd_ring *ring)
 {
 	return sizeof(struct vring_used) +
 	       ring->num * sizeof(struct vring_used_elem) +
-	       (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX) ? sizeof(__virtio16) : 0);
+	       (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX) ? sizeof(__virtio16) : 0);
 }
 
 void vrfd_ring_get(struct vrfd_ring *ring)
@@ -119,12 +119,12 @@ void vrfd_ring_get(struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_unpin_used() - undo vrfd_pin_used()
+ * vrfd_ring_unpin_used() - undo vrfd_ring_pin_used()
  * @ring: the ring
  *
  * Context: process; no atomic user of the mapping may be running.
  */
-static void vrfd_unpin_used(struct vrfd_ring *ring)
+static void vrfd_ring_unpin_used(struct vrfd_ring *ring)
 {
 	void *map;
 	unsigned long flags;
@@ -145,16 +145,16 @@ static void vrfd_unpin_used(struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_pin_used() - pin the whole used ring and map it contiguously
+ * vrfd_ring_pin_used() - pin the whole used ring and map it contiguously
  * @ring: the ring; current->mm must be the ring's mm
  *
  * Return: 0, -EFAULT (not mapped writable), -ENOMEM.
  */
-static int vrfd_pin_used(struct vrfd_ring *ring)
+static int vrfd_ring_pin_used(struct vrfd_ring *ring)
 {
 	unsigned long start = (unsigned long)ring->used;
 	unsigned long first = start & PAGE_MASK;
-	unsigned long end = PAGE_ALIGN(start + vrfd_used_size(ring));
+	unsigned long end = PAGE_ALIGN(start + vrfd_ring_used_size(ring));
 	unsigned int npages = (end - first) >> PAGE_SHIFT;
 	struct page **pages;
 	long pinned;
@@ -193,7 +193,7 @@ static void vrfd_ring_free(struct kref *ref)
 {
 	struct vrfd_ring *ring = container_of(ref, struct vrfd_ring, ref);
 
-	vrfd_unpin_used(ring);
+	vrfd_ring_unpin_used(ring);
 	vrfd_memtable_free(ring->memtable);
 	bitmap_free(ring->inflight_map);
 	if (ring->call)
@@ -243,26 +243,26 @@ int vrfd_ring_check(struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_fault() - ring memory could not be accessed: break the ring
+ * vrfd_ring_fault() - ring memory could not be accessed: break the ring
  * @ring: the ring
  * @what: which part
  *
  * Return: -EFAULT.
  */
-static int vrfd_fault(struct vrfd_ring *ring, const char *what)
+static int vrfd_ring_fault(struct vrfd_ring *ring, const char *what)
 {
 	vrfd_ring_mark_broken(ring, what);
 	return -EFAULT;
 }
 
 /**
- * vrfd_violation() - user space broke the ring protocol: break the ring
+ * vrfd_ring_violation() - user space broke the ring protocol: break the ring
  * @ring: the ring
  * @what: which rule
  *
  * Return: -EINVAL.
  */
-static int vrfd_violation(struct vrfd_ring *ring, const char *what)
+static int vrfd_ring_violation(struct vrfd_ring *ring, const char *what)
 {
 	vrfd_ring_mark_broken(ring, what);
 	return -EINVAL;
@@ -282,10 +282,10 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	if (n)
 		return n;
 	if (get_user(idx, (u16 __user *)&ring->avail->idx))
-		return vrfd_fault(ring, "avail->idx unreadable");
+		return vrfd_ring_fault(ring, "avail->idx unreadable");
 	n = idx - ring->last_avail;
 	if (n > ring->num)
-		return vrfd_violation(ring, "avail->idx moved by more than num");
+		return vrfd_ring_violation(ring, "avail->idx moved by more than num");
 	ring->avail_idx = idx;
 	/* Read the avail entries only after seeing avail->idx. */
 	smp_rmb();
@@ -297,20 +297,20 @@ int vrfd_ring_enable_notify(struct vrfd_ring *ring)
 	int n;
 
 	lockdep_assert_held(&ring->lock);
-	if (!vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+	if (!vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX))
 		return 0;
 	n = vrfd_ring_check(ring);
 	if (n)
 		return n;
 	if (put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
-		return vrfd_fault(ring, "avail_event not writable");
+		return vrfd_ring_fault(ring, "avail_event not writable");
 	/* The request is visible before we read avail->idx again. */
 	smp_mb();
 	return vrfd_ring_avail_pending(ring);
 }
 
 /**
- * vrfd_add_seg() - add one buffer segment to a walk
+ * vrfd_ring_add_seg() - add one buffer segment to a walk
  * @ring: the ring
  * @w: the walk
  * @addr: address from the descriptor (guest-physical with a memory table)
@@ -324,7 +324,7 @@ int vrfd_ring_enable_notify(struct vrfd_ring *ring)
  * than the caller's array holds), -EOVERFLOW (length/address overflow),
  * -EINVAL (readable after writable).
  */
-static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
+static int vrfd_ring_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 			u64 addr, u32 len, bool write)
 {
 	struct vrfd_chain *ch = w->chain;
@@ -383,7 +383,7 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 }
 
 /**
- * vrfd_hand_out() - the avail entry at last_avail is taken: consume it and
+ * vrfd_ring_hand_out() - the avail entry at last_avail is taken: consume it and
  * mark its head in flight
  * @ring: the ring
  * @head: the entry's head index (< num)
@@ -392,16 +392,16 @@ static int vrfd_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
  * Return: 0, or -EINVAL (the driver made a head available again before it
  * was used: the ring is now broken).
  */
-static int vrfd_hand_out(struct vrfd_ring *ring, u16 head)
+static int vrfd_ring_hand_out(struct vrfd_ring *ring, u16 head)
 {
 	if (test_and_set_bit(head, ring->inflight_map))
-		return vrfd_violation(ring, "head made available while in flight");
+		return vrfd_ring_violation(ring, "head made available while in flight");
 	ring->last_avail++;
 	return 0;
 }
 
 /**
- * vrfd_walk_step() - account one descriptor read by a walk
+ * vrfd_ring_walk_step() - account one descriptor read by a walk
  * @ring: the ring
  * @w: the walk
  *
@@ -412,7 +412,7 @@ static int vrfd_hand_out(struct vrfd_ring *ring, u16 head)
  * indirect table's size or the number of zero-length descriptors.
  * Return: 0, or -E2BIG (the chain is refused).
  */
-static int vrfd_walk_step(struct vrfd_ring *ring, struct vrfd_walk *w)
+static int vrfd_ring_walk_step(struct vrfd_ring *ring, struct vrfd_walk *w)
 {
 	if (++w->ndesc > w->max_desc)
 		return -E2BIG;
@@ -421,7 +421,7 @@ static int vrfd_walk_step(struct vrfd_ring *ring, struct vrfd_walk *w)
 }
 
 /**
- * vrfd_read_guest() - read bytes at a descriptor address (indirect table)
+ * vrfd_ring_read_guest() - read bytes at a descriptor address (indirect table)
  * @ring: the ring
  * @dst: kernel buffer
  * @addr: address (guest-physical with a memory table)
@@ -429,7 +429,7 @@ static int vrfd_walk_step(struct vrfd_ring *ring, struct vrfd_walk *w)
  *
  * Return: 0, or VRFD_WALK_DROP (outside the table, or unreadable).
  */
-static int vrfd_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
+static int vrfd_ring_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
 			   size_t len)
 {
 	u64 uaddr, contig;
@@ -456,7 +456,7 @@ static int vrfd_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
 }
 
 /**
- * vrfd_walk_indirect() - add the segments of an indirect table to a walk
+ * vrfd_ring_walk_indirect() - add the segments of an indirect table to a walk
  * @ring: the ring
  * @w: the walk
  * @addr: table address
@@ -465,7 +465,7 @@ static int vrfd_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
  * Return: 0, VRFD_WALK_DROP, -E2BIG, or a protocol error (-EINVAL,
  * -ELOOP, -EOVERFLOW).
  */
-static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
+static int vrfd_ring_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 			      u64 addr, u32 len)
 {
 	unsigned int count, i = 0, steps = 0;
@@ -473,7 +473,7 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 	u16 flags;
 	int err;
 
-	if (!vrfd_has(ring, VIRTIO_RING_F_INDIRECT_DESC))
+	if (!vrfd_ring_has(ring, VIRTIO_RING_F_INDIRECT_DESC))
 		return -EINVAL;
 	if (!len || len % sizeof(d))
 		return -EINVAL;
@@ -485,17 +485,17 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 	for (;;) {
 		if (++steps > count)
 			return -ELOOP;
-		err = vrfd_walk_step(ring, w);
+		err = vrfd_ring_walk_step(ring, w);
 		if (err)
 			return err;
-		err = vrfd_read_guest(ring, &d, addr + (u64)i * sizeof(d),
+		err = vrfd_ring_read_guest(ring, &d, addr + (u64)i * sizeof(d),
 				      sizeof(d));
 		if (err)
 			return err;
 		flags = VRFD_LE16(d.flags);
 		if (flags & VRING_DESC_F_INDIRECT)
 			return -EINVAL;
-		err = vrfd_add_seg(ring, w, VRFD_LE64(d.addr),
+		err = vrfd_ring_add_seg(ring, w, VRFD_LE64(d.addr),
 				   VRFD_LE32(d.len), flags & VRING_DESC_F_WRITE);
 		if (err)
 			return err;
@@ -508,7 +508,7 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 }
 
 /**
- * vrfd_read_desc() - read one descriptor of the ring's table
+ * vrfd_ring_read_desc() - read one descriptor of the ring's table
  * @u: its user address (inside the table VRINGFD_CREATE checked)
  * @d: the kernel copy
  *
@@ -516,7 +516,7 @@ static int vrfd_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
  * per-byte string copy for 16 bytes.
  * Return: 0, or -EFAULT.
  */
-static __always_inline int vrfd_read_desc(const struct vring_desc __user *u,
+static __always_inline int vrfd_ring_read_desc(const struct vring_desc __user *u,
 					  struct vring_desc *d)
 {
 	if (!user_access_begin(u, sizeof(*u)))
@@ -533,16 +533,16 @@ efault:
 }
 
 /**
- * vrfd_walk_chain() - collect the segments of the chain whose head
+ * vrfd_ring_walk_chain() - collect the segments of the chain whose head
  * descriptor @first was read already
  * @ring: the ring
- * @w: the walk (the head descriptor already counted by vrfd_walk_step())
+ * @w: the walk (the head descriptor already counted by vrfd_ring_walk_step())
  * @first: the head descriptor's kernel copy
  *
  * Return: 0, VRFD_WALK_DROP, -E2BIG, -EFAULT (descriptor table
  * unreadable), or a protocol error (-EINVAL, -ELOOP, -EOVERFLOW).
  */
-static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
+static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 			   const struct vring_desc *first)
 {
 	struct vring_desc d = *first;
@@ -555,10 +555,10 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 		if (flags & VRING_DESC_F_INDIRECT) {
 			if (flags & VRING_DESC_F_NEXT)
 				return -EINVAL;
-			return vrfd_walk_indirect(ring, w, VRFD_LE64(d.addr),
+			return vrfd_ring_walk_indirect(ring, w, VRFD_LE64(d.addr),
 						  VRFD_LE32(d.len));
 		}
-		err = vrfd_add_seg(ring, w, VRFD_LE64(d.addr), VRFD_LE32(d.len),
+		err = vrfd_ring_add_seg(ring, w, VRFD_LE64(d.addr), VRFD_LE32(d.len),
 				   flags & VRING_DESC_F_WRITE);
 		if (err)
 			return err;
@@ -569,16 +569,16 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 			return -EINVAL;
 		if (++steps > ring->num)
 			return -ELOOP;
-		err = vrfd_walk_step(ring, w);
+		err = vrfd_ring_walk_step(ring, w);
 		if (err)
 			return err;
-		if (vrfd_read_desc(&ring->desc[i], &d))
+		if (vrfd_ring_read_desc(&ring->desc[i], &d))
 			return -EFAULT;
 	}
 }
 
 /**
- * vrfd_walk_one() - the fast path: a chain of one direct descriptor (no
+ * vrfd_ring_walk_one() - the fast path: a chain of one direct descriptor (no
  * NEXT, no INDIRECT) on a ring without a memory table
  * @ring: the ring
  * @d: the descriptor's kernel copy
@@ -589,15 +589,15 @@ static int vrfd_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
  * @max_in: entries in @in_iov
  * @chain: filled in (zeroed by the caller)
  *
- * Exactly vrfd_add_seg() for the first segment of a fresh walk, without
+ * Exactly vrfd_ring_add_seg() for the first segment of a fresh walk, without
  * the walk state and the translation loop: a zero-length descriptor adds
  * no segment; address + length may not wrap; the address must pass
  * access_ok(); the segment must fit the caller's array; the stored segment
  * counts one unit of walk work.  (A single descriptor cannot put a
  * readable segment after a writable one, nor exceed 2^32 - 1 bytes.)
- * Return: 0, VRFD_WALK_DROP, -E2BIG or -EOVERFLOW, as vrfd_walk_chain().
+ * Return: 0, VRFD_WALK_DROP, -E2BIG or -EOVERFLOW, as vrfd_ring_walk_chain().
  */
-static __always_inline int vrfd_walk_one(struct vrfd_ring *ring,
+static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 					 const struct vring_desc *d,
 					 struct iovec *iov, unsigned int max_iov,
 					 bool split, struct iovec *in_iov,
@@ -638,7 +638,7 @@ static __always_inline int vrfd_walk_one(struct vrfd_ring *ring,
 }
 
 /**
- * vrfd_walk_general() - the general walk of a chain whose head descriptor
+ * vrfd_ring_walk_general() - the general walk of a chain whose head descriptor
  * was read (and counted) already: several descriptors, an indirect table,
  * or a memory table
  * @ring: the ring
@@ -654,9 +654,9 @@ static __always_inline int vrfd_walk_one(struct vrfd_ring *ring,
  * Out of line so that the walk state (zeroed on the stack at every call
  * with CONFIG_INIT_STACK_ALL_ZERO) costs nothing on the one-descriptor
  * path.
- * Return: as vrfd_walk_chain().
+ * Return: as vrfd_ring_walk_chain().
  */
-static noinline int vrfd_walk_general(struct vrfd_ring *ring,
+static noinline int vrfd_ring_walk_general(struct vrfd_ring *ring,
 				      struct iovec *iov, unsigned int max_iov,
 				      bool split, struct iovec *in_iov,
 				      unsigned int max_in,
@@ -677,14 +677,14 @@ static noinline int vrfd_walk_general(struct vrfd_ring *ring,
 	w.in_seen = false;
 	w.ndesc = 1;	/* the head, counted by the caller */
 	w.max_desc = max_desc;
-	return vrfd_walk_chain(ring, &w, &d);
+	return vrfd_ring_walk_chain(ring, &w, &d);
 }
 
-/* vrfd_take_chain() result: a bad-address chain was completed empty. */
+/* vrfd_ring_take_chain() result: a bad-address chain was completed empty. */
 #define VRFD_TAKE_DROPPED	2
 
 /**
- * vrfd_take_chain() - take the chain at last_avail, or complete it empty
+ * vrfd_ring_take_chain() - take the chain at last_avail, or complete it empty
  * when its buffer address is bad
  * @ring: the ring
  * @iov: segment array
@@ -695,14 +695,14 @@ static noinline int vrfd_walk_general(struct vrfd_ring *ring,
  * @chain: filled in
  *
  * A chain of one direct descriptor on a ring without a memory table (the
- * common case) takes vrfd_walk_one(); every other chain the general walk.
+ * common case) takes vrfd_ring_walk_one(); every other chain the general walk.
  * Both count the same walk work: one unit for the chain, one per
  * descriptor read, one per segment stored.
  * Return: 1 (a chain taken), VRFD_TAKE_DROPPED (a bad-address chain
  * completed with length 0, drop_bad_addr counted), 0 (no chain
  * available), or -errno as vrfd_ring_get_chain().
  */
-static __always_inline int vrfd_take_chain(struct vrfd_ring *ring,
+static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 					   struct iovec *iov,
 					   unsigned int max_iov, bool split,
 					   struct iovec *in_iov,
@@ -719,35 +719,35 @@ static __always_inline int vrfd_take_chain(struct vrfd_ring *ring,
 		return n;
 	if (get_user(head, (u16 __user *)
 		     &ring->avail->ring[ring->last_avail & ring->mask]))
-		return vrfd_fault(ring, "avail ring unreadable");
+		return vrfd_ring_fault(ring, "avail ring unreadable");
 	memset(chain, 0, sizeof(*chain));
 	chain->head = head;
 	if (head >= ring->num)
-		return vrfd_violation(ring, "avail head out of range");
+		return vrfd_ring_violation(ring, "avail head out of range");
 
 	ring->walked++;		/* the chain itself */
-	/* The head descriptor: bounded and counted as vrfd_walk_step() does. */
+	/* The head descriptor: bounded and counted as vrfd_ring_walk_step() does. */
 	max_desc = min_t(unsigned int, VRFD_MAX_CHAIN_DESCS,
 			 max_iov + (split ? max_in : 0));
 	if (!max_desc)
 		return -E2BIG;
 	ring->walked++;
-	if (vrfd_read_desc(&ring->desc[head], &d))
-		return vrfd_fault(ring, "descriptor table unreadable");
+	if (vrfd_ring_read_desc(&ring->desc[head], &d))
+		return vrfd_ring_fault(ring, "descriptor table unreadable");
 	flags = VRFD_LE16(d.flags);
 	if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
 		   !ring->memtable))
-		err = vrfd_walk_one(ring, &d, iov, max_iov, split, in_iov,
+		err = vrfd_ring_walk_one(ring, &d, iov, max_iov, split, in_iov,
 				    max_in, chain);
 	else
-		err = vrfd_walk_general(ring, iov, max_iov, split, in_iov,
+		err = vrfd_ring_walk_general(ring, iov, max_iov, split, in_iov,
 					max_in, chain, max_desc, d);
 	switch (err) {
 	case 0:
 		break;
 	case VRFD_WALK_DROP:
 		ring->stats.drop_bad_addr++;
-		err = vrfd_hand_out(ring, head);
+		err = vrfd_ring_hand_out(ring, head);
 		if (err)
 			return err;
 		err = vrfd_ring_add_used(ring, head, 0);
@@ -755,20 +755,20 @@ static __always_inline int vrfd_take_chain(struct vrfd_ring *ring,
 	case -E2BIG:
 		return -E2BIG;
 	case -EFAULT:
-		return vrfd_fault(ring, "descriptor table unreadable");
+		return vrfd_ring_fault(ring, "descriptor table unreadable");
 	case -ELOOP:
-		return vrfd_violation(ring, "descriptor chain loops");
+		return vrfd_ring_violation(ring, "descriptor chain loops");
 	case -EOVERFLOW:
-		return vrfd_violation(ring, "chain length overflows");
+		return vrfd_ring_violation(ring, "chain length overflows");
 	default:
-		return vrfd_violation(ring, "bad descriptor");
+		return vrfd_ring_violation(ring, "bad descriptor");
 	}
-	err = vrfd_hand_out(ring, head);
+	err = vrfd_ring_hand_out(ring, head);
 	return err ? err : 1;
 }
 
 /**
- * vrfd_get_chain_publish() - take a chain; publish the chains dropped on
+ * vrfd_ring_get_chain_publish() - take a chain; publish the chains dropped on
  * the way (bad addresses) so user space gets them back at once
  * @ring: the ring
  * @iov: segment array
@@ -782,7 +782,7 @@ static __always_inline int vrfd_take_chain(struct vrfd_ring *ring,
  * (each bounded as any chain); after them the call returns 0.
  * Return: as vrfd_ring_get_chain().
  */
-static __always_inline int vrfd_get_chain_publish(struct vrfd_ring *ring,
+static __always_inline int vrfd_ring_get_chain_publish(struct vrfd_ring *ring,
 						  struct iovec *iov,
 						  unsigned int max_iov,
 						  bool split,
@@ -795,7 +795,7 @@ static __always_inline int vrfd_get_chain_publish(struct vrfd_ring *ring,
 
 	lockdep_assert_held(&ring->lock);
 	for (;;) {
-		ret = vrfd_take_chain(ring, iov, max_iov, split, in_iov,
+		ret = vrfd_ring_take_chain(ring, iov, max_iov, split, in_iov,
 				      max_in, chain);
 		if (likely(ret != VRFD_TAKE_DROPPED))
 			break;
@@ -816,14 +816,14 @@ int vrfd_ring_get_chain_split(struct vrfd_ring *ring, struct iovec *out_iov,
 			      unsigned int max_out, struct iovec *in_iov,
 			      unsigned int max_in, struct vrfd_chain *chain)
 {
-	return vrfd_get_chain_publish(ring, out_iov, max_out, true, in_iov,
+	return vrfd_ring_get_chain_publish(ring, out_iov, max_out, true, in_iov,
 				      max_in, chain);
 }
 
 int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain)
 {
-	return vrfd_get_chain_publish(ring, iov, max_iov, false, NULL, 0, chain);
+	return vrfd_ring_get_chain_publish(ring, iov, max_iov, false, NULL, 0, chain);
 }
 
 int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
@@ -836,14 +836,14 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
 		return err;
 	if (!err)
 		return -EINVAL;
-	err = vrfd_hand_out(ring, chain->head);
+	err = vrfd_ring_hand_out(ring, chain->head);
 	if (err)
 		return err;
 	return vrfd_ring_add_used(ring, chain->head, 0);
 }
 
 /**
- * vrfd_take_inflight() - account one completion
+ * vrfd_ring_take_inflight() - account one completion
  * @ring: the ring
  * @head: head index being completed
  *
@@ -851,7 +851,7 @@ int vrfd_ring_skip_chain(struct vrfd_ring *ring, const struct vrfd_chain *chain)
  * Return: 0, or -EINVAL when @head is out of range or was not handed out
  * (a bug of the attached subsystem).
  */
-static int vrfd_take_inflight(struct vrfd_ring *ring, u16 head)
+static int vrfd_ring_take_inflight(struct vrfd_ring *ring, u16 head)
 {
 	if (head >= ring->num || !test_and_clear_bit(head, ring->inflight_map)) {
 		pr_warn_ratelimited("completion of head %u refused: out of range or not handed out\n",
@@ -862,12 +862,12 @@ static int vrfd_take_inflight(struct vrfd_ring *ring, u16 head)
 }
 
 /**
- * vrfd_signal() - virtio asked for an interrupt: flag it, signal the call fd
+ * vrfd_ring_signal() - virtio asked for an interrupt: flag it, signal the call fd
  * @ring: the ring
  *
  * Context: any; @ring->call is stable (under @lock or @used_lock).
  */
-static void vrfd_signal(struct vrfd_ring *ring)
+static void vrfd_ring_signal(struct vrfd_ring *ring)
 {
 	WRITE_ONCE(ring->notify, true);
 	if (ring->call) {
@@ -877,13 +877,13 @@ static void vrfd_signal(struct vrfd_ring *ring)
 }
 
 /**
- * vrfd_write_used() - write one used element into the ring's used ring
+ * vrfd_ring_write_used() - write one used element into the ring's used ring
  * @u: its user address
  * @e: the element
  *
  * Return: 0, or -EFAULT.
  */
-static int vrfd_write_used(struct vring_used_elem __user *u,
+static int vrfd_ring_write_used(struct vring_used_elem __user *u,
 			   const struct vring_used_elem *e)
 {
 	if (!user_access_begin(u, sizeof(*u)))
@@ -907,7 +907,7 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 	err = vrfd_ring_check(ring);
 	if (err)
 		return err;
-	err = vrfd_take_inflight(ring, head);
+	err = vrfd_ring_take_inflight(ring, head);
 	if (err)
 		return err;
 	elem.id = (__force __virtio32)cpu_to_le32(head);
@@ -924,14 +924,14 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 		return err;
 	}
-	if (vrfd_write_used(&ring->used->ring[ring->used_idx & ring->mask], &elem))
-		return vrfd_fault(ring, "used ring not writable");
+	if (vrfd_ring_write_used(&ring->used->ring[ring->used_idx & ring->mask], &elem))
+		return vrfd_ring_fault(ring, "used ring not writable");
 	ring->used_idx++;
 	return 0;
 }
 
 /**
- * vrfd_need_notify() - apply virtio's interrupt suppression rules
+ * vrfd_ring_need_notify() - apply virtio's interrupt suppression rules
  * @ring: the ring
  * @old: used index at the previous notification check
  * @new: used index just published
@@ -941,19 +941,19 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
  * Context: process, current in the ring's mm.
  * Return: 0, or -EFAULT (avail ring unreadable: now broken).
  */
-static int vrfd_need_notify(struct vrfd_ring *ring, u16 old, u16 new,
+static int vrfd_ring_need_notify(struct vrfd_ring *ring, u16 old, u16 new,
 			    bool old_valid, bool *notify)
 {
 	u16 v;
 
-	if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX)) {
+	if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX)) {
 		if (get_user(v, (u16 __user *)vrfd_used_event(ring)))
-			return vrfd_fault(ring, "used_event unreadable");
+			return vrfd_ring_fault(ring, "used_event unreadable");
 		*notify = !old_valid || vring_need_event(v, new, old);
 		return 0;
 	}
 	if (get_user(v, (u16 __user *)&ring->avail->flags))
-		return vrfd_fault(ring, "avail->flags unreadable");
+		return vrfd_ring_fault(ring, "avail->flags unreadable");
 	*notify = !(v & VRING_AVAIL_F_NO_INTERRUPT);
 	return 0;
 }
@@ -980,7 +980,7 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 		smp_wmb();
 		WRITE_ONCE(ring->used_k->idx, (__force __virtio16)cpu_to_le16(new));
 		ring->published_idx = new;
-		if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+		if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX))
 			WRITE_ONCE(*(__virtio16 *)&ring->used_k->ring[ring->num],
 				   (__force __virtio16)cpu_to_le16(ring->last_avail));
 		old = ring->signalled_used;
@@ -995,11 +995,11 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 		/* Used elements before the index that publishes them. */
 		smp_wmb();
 		if (put_user(new, (u16 __user *)&ring->used->idx))
-			return vrfd_fault(ring, "used->idx not writable");
+			return vrfd_ring_fault(ring, "used->idx not writable");
 		ring->published_idx = new;
-		if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX) &&
+		if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX) &&
 		    put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
-			return vrfd_fault(ring, "avail_event not writable");
+			return vrfd_ring_fault(ring, "avail_event not writable");
 		old = ring->signalled_used;
 		old_valid = ring->signalled_used_valid;
 		ring->signalled_used = new;
@@ -1007,12 +1007,12 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 	}
 	/* The index is visible before we read the driver's suppression. */
 	smp_mb();
-	err = vrfd_need_notify(ring, old, new, old_valid, &notify);
+	err = vrfd_ring_need_notify(ring, old, new, old_valid, &notify);
 	if (err)
 		return err;
 	if (notify) {
 		spin_lock_irqsave(&ring->used_lock, flags);
-		vrfd_signal(ring);
+		vrfd_ring_signal(ring);
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 	}
 	vrfd_ring_wake(ring);
@@ -1030,7 +1030,7 @@ int vrfd_ring_add_used_atomic(struct vrfd_ring *ring, u16 head, u32 len)
 	if (READ_ONCE(ring->broken) || READ_ONCE(ring->dead) ||
 	    READ_ONCE(ring->ended))
 		return -EIO;
-	err = vrfd_take_inflight(ring, head);
+	err = vrfd_ring_take_inflight(ring, head);
 	if (err)
 		return err;
 	elem.id = (__force __virtio32)cpu_to_le32(head);
@@ -1047,13 +1047,13 @@ int vrfd_ring_add_used_atomic(struct vrfd_ring *ring, u16 head, u32 len)
 	WRITE_ONCE(ring->used_k->idx,
 		   (__force __virtio16)cpu_to_le16(ring->used_idx));
 	ring->published_idx = ring->used_idx;
-	if (vrfd_has(ring, VIRTIO_RING_F_EVENT_IDX))
+	if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX))
 		WRITE_ONCE(*(__virtio16 *)&ring->used_k->ring[ring->num],
 			   (__force __virtio16)cpu_to_le16(READ_ONCE(ring->last_avail)));
 	ring->signalled_used = ring->used_idx;
 	ring->signalled_used_valid = true;
 	/* used_event cannot be read here: notify (virtio allows spurious). */
-	vrfd_signal(ring);
+	vrfd_ring_signal(ring);
 	spin_unlock_irqrestore(&ring->used_lock, flags);
 	vrfd_ring_wake(ring);
 	return 0;
@@ -1074,7 +1074,7 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 	else if (ops->owner && !try_module_get(ops->owner))
 		err = -ENODEV;
 	else if (atomic_use) {
-		err = vrfd_pin_used(ring);
+		err = vrfd_ring_pin_used(ring);
 		if (err)
 			module_put(ops->owner);
 	}
@@ -1116,7 +1116,7 @@ void vrfd_ring_detach(struct vrfd_ring *ring)
 	 * heads it took and never completed are not in flight for the next.
 	 */
 	mutex_lock(&ring->lock);
-	vrfd_unpin_used(ring);
+	vrfd_ring_unpin_used(ring);
 	ring->atomic_use = false;
 	bitmap_zero(ring->inflight_map, ring->num);
 	mutex_unlock(&ring->lock);
@@ -1196,4 +1196,74 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
 	ring->mm = current->mm;
 
 	return ring;
+}
+
+/**
+ * vrfd_ring_iov_copy() - copy between a kernel buffer and a user iovec array
+ * @iov: segments (user addresses)
+ * @niov: number of segments
+ * @off: byte offset into the segments
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_user: direction
+ *
+ * Return: 0, or -EFAULT (fault, or the segments end before @off + @len).
+ */
+int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
+		       size_t off, void *buf, size_t len, bool to_user)
+{
+	unsigned int i;
+
+	for (i = 0; i < niov && len; i++) {
+		size_t seg = iov[i].iov_len, n;
+		char __user *p;
+
+		if (off >= seg) {
+			off -= seg;
+			continue;
+		}
+		p = (char __user *)iov[i].iov_base + off;
+		n = min(seg - off, len);
+		if (to_user ? copy_to_user(p, buf, n) : copy_from_user(buf, p, n))
+			return -EFAULT;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/**
+ * vrfd_ring_call_op() - run the attached pull or push callback
+ * @ring: the ring
+ * @push: push (write) rather than pull (read)
+ *
+ * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
+ * such callback), -EIO (broken; also for a protocol violation seen now),
+ * -EPERM (another mm), -EFAULT.
+ */
+ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push)
+{
+	int (*fn)(void *data) = NULL;
+	ssize_t ret;
+
+	if (READ_ONCE(ring->broken))
+		return -EIO;
+	down_read(&ring->attach_sem);
+	if (ring->ops)
+		fn = push ? ring->ops->push : ring->ops->pull;
+	if (!fn)
+		ret = -EINVAL;
+	else if (current->mm != ring->mm)
+		ret = -EPERM;
+	else
+		ret = fn(ring->data);
+	up_read(&ring->attach_sem);
+	ring->stats.calls++;
+	if (ret > 0)
+		ring->stats.batches++;
+	if (ret < 0 && ret != -EFAULT && ret != -EPERM && ret != -EINTR &&
+	    vrfd_ring_is_broken(ring))
+		ret = -EIO;
+	return ret;
 }

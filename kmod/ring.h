@@ -16,7 +16,8 @@
  * A subsystem walking a ring takes @lock around a batch:
  *
  *	mutex_lock(&ring->lock);
- *	while (!vrfd_over_weight(n, bytes) &&
+ *	w0 = vrfd_ring_walked(ring);
+ *	while (!vrfd_over_weight(n, vrfd_ring_walked(ring) - w0, bytes) &&
  *	       (r = vrfd_ring_get_chain(ring, iov, ARRAY_SIZE(iov), &ch)) > 0) {
  *		... copy, n++, bytes += ...;
  *		vrfd_ring_add_used(ring, ch.head, len);
@@ -426,5 +427,48 @@ void vrfd_ring_wake(struct vrfd_ring *ring);
  * EPOLLHUP.  Context: any.
  */
 void vrfd_ring_set_hup(struct vrfd_ring *ring);
+
+/**
+ * vrfd_ring_walked() - walk work done on @ring so far, in units
+ * @ring: the ring
+ *
+ * One unit per chain taken or dropped, per descriptor read (indirect
+ * entries included) and per segment stored.  The counter only grows (and
+ * wraps): a batch takes it at its start and passes the difference to
+ * vrfd_over_weight(), so that skipped chains, long chains and chains split
+ * into many segments all count.
+ * Return: the counter.
+ */
+static inline u32 vrfd_ring_walked(const struct vrfd_ring *ring)
+{
+	return READ_ONCE(ring->walked);
+}
+
+/**
+ * vrfd_ring_iov_copy() - copy between a kernel buffer and a chain's segments
+ * @iov: segments (user addresses, as vrfd_ring_get_chain() gives them)
+ * @niov: number of segments
+ * @off: byte offset into the segments
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_user: direction
+ *
+ * Context: process, in the ring's mm.
+ * Return: 0, or -EFAULT (fault, or the segments end before @off + @len).
+ */
+int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
+		       size_t off, void *buf, size_t len, bool to_user);
+
+/**
+ * vrfd_ring_call_op() - run the attached subsystem's push or pull
+ * @ring: the ring
+ * @push: push (write()) rather than pull (read())
+ *
+ * Counts the call (stats.calls, stats.batches).
+ * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
+ * such callback), -EIO (broken; also for a protocol violation seen now),
+ * -EPERM (another mm), -EFAULT.
+ */
+ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push);
 
 #endif /* VRFD_RING_H */

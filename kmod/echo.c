@@ -216,7 +216,9 @@ static u32 echo_copy(struct vrfd_echo *e, unsigned int nin, bool *fault)
  * echo_pump() - move what can be moved from "from" to "to"
  * @e: the echo instance
  *
- * Bounded by vrfd_over_weight(); stops on a pending signal.
+ * Bounded by vrfd_over_weight(); stops on a pending signal.  @e->lock is
+ * held across user memory access, so it is taken killably (here and by
+ * the ioctls): another pump may be stuck on a ring page.
  * Return: buffers handled, or -errno when none was: -EPIPE (a ring went
  * away), -EINTR (signal), or the error of vrfd_get_buffer() /
  * vrfd_used_buffer().
@@ -231,7 +233,8 @@ static int echo_pump(struct vrfd_echo *e)
 	int r, ret = 0;
 	u32 len, w0[2];
 
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	from = e->ring[ECHO_FROM];
 	to = e->ring[ECHO_TO];
 	if (e->dying || !from || !to) {
@@ -252,6 +255,8 @@ static int echo_pump(struct vrfd_echo *e)
 			nout = ECHO_IOV;
 			r = vrfd_get_buffer(from, e->scratch, &nin, NULL,
 					    e->fout, &nout, &olen);
+			if (r == -EAGAIN)
+				continue;	/* bad chains dropped: more */
 			if (r <= 0) {
 				ret = r;
 				break;
@@ -271,6 +276,8 @@ static int echo_pump(struct vrfd_echo *e)
 		nout = ECHO_IOV;
 		r = vrfd_get_buffer(to, e->tin, &nin, NULL, e->scratch, &nout,
 				    NULL);
+		if (r == -EAGAIN)
+			continue;
 		if (r <= 0) {
 			ret = r;
 			break;
@@ -331,6 +338,10 @@ static int echo_pull(void *data)
 /**
  * echo_stop() - no more pumping; flush the deferred completions
  * @e: the echo instance
+ *
+ * Called from ->destroy and release, which cannot fail: waits for a
+ * running pump uninterruptibly.  A pump stuck on ring memory ends when
+ * its own task gets a signal or the fault is resolved.
  */
 static void echo_stop(struct vrfd_echo *e)
 {
@@ -394,7 +405,8 @@ static long echo_attach(struct vrfd_echo *e, void __user *uarg)
 	if ((a.flags & ~VRINGFD_ECHO_F_IRQ_WORK) || a.reserved[0] ||
 	    a.reserved[1] || a.from_fd == a.to_fd)
 		return -EINVAL;
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	if (e->busy) {
 		mutex_unlock(&e->lock);
 		return -EBUSY;
@@ -440,7 +452,8 @@ static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
 	struct vrfd_ring *from;
 
 	memset(&m, 0, sizeof(m));
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	from = e->ring[ECHO_FROM];
 	if (!from || e->dying) {
 		mutex_unlock(&e->lock);
@@ -476,7 +489,8 @@ static long echo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VRINGFD_ECHO_MISUSE:
 		return echo_misuse(e, (void __user *)arg);
 	case VRINGFD_ECHO_GET_STATS:
-		mutex_lock(&e->lock);
+		if (mutex_lock_killable(&e->lock))
+			return -EINTR;
 		spin_lock_irqsave(&e->alock, flags);
 		st = e->stats;
 		spin_unlock_irqrestore(&e->alock, flags);

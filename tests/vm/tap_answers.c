@@ -184,6 +184,7 @@ static void test_tx_bad_only(void)
 	while (calls < 10 && last_avail(t.fd) != 300) {
 		r = (int)write(t.fd, "", 1);
 		calls++;
+		printf("# tx_bad_addr_only: write() %d = %d\n", calls, r);
 		if (r <= 0) {
 			zero_early = 1;
 			break;

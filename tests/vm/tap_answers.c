@@ -29,6 +29,11 @@
  *       a shared mapping of a ramfs file (page cache of a file system that
  *       is neither shmem nor hugetlbfs) is refused with EOPNOTSUPP, one in
  *       a memfd is accepted (io_uring's rule for long-term pins).
+ *   atomic_pin_uffd_missing_efault  The used ring's page missing under a
+ *       userfaultfd: the pin answers EFAULT, it does not wait for the page
+ *       with the ring's attach_sem held (a guard: 6.1's FOLL_LONGTERM pin
+ *       never waited, also before the pin moved under the mmap lock; a pin
+ *       that may retry its faults would wait, and fail this).
  */
 #include <poll.h>
 #include <pthread.h>
@@ -625,6 +630,108 @@ static void pin_case(void *mem, int want, const char *name)
 }
 
 /**
+ * struct pin_job - an atomic attach in a thread (it may wait on a fault)
+ * @from: vring fd to attach atomically
+ * @to: the other ring
+ * @ret: echo_attach()'s answer
+ * @err: its errno
+ * @efd: the echo fd (closed by the caller)
+ */
+struct pin_job {
+	int from, to, ret, err, efd;
+};
+
+/**
+ * pin_thread() - thread: echo attach with atomic_use
+ * @arg: struct pin_job
+ *
+ * Return: NULL.
+ */
+static void *pin_thread(void *arg)
+{
+	struct pin_job *j = arg;
+
+	j->ret = echo_attach(j->from, j->to, 1, 0, &j->efd);
+	j->err = errno;
+	return NULL;
+}
+
+/**
+ * test_atomic_pin_uffd() - the pin does not wait on a userfaultfd page
+ *
+ * The used ring's page is dropped after creation and registered with a
+ * userfaultfd (missing mode): the long-term pin, made with the mmap lock
+ * held, must fail with EFAULT rather than wait for the page while the
+ * ring's attach_sem is held for writing.
+ */
+static void test_atomic_pin_uffd(void)
+{
+	const char *name = "atomic_pin_uffd_missing_efault";
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct pin_job j = { .from = -1, .to = -1, .efd = -1 };
+	static uint16_t last_used;
+	struct pollfd up;
+	struct tring other;
+	struct vring vr;
+	pthread_t th;
+	void *mem;
+	int uffd;
+
+	memset(&other, 0, sizeof(other));
+	other.fd = -1;
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result_skip(name, "userfaultfd: %s", strerror(errno));
+		if (uffd >= 0)
+			close(uffd);
+		return;
+	}
+	mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		result_fail(name, "mmap: %s", strerror(errno));
+		close(uffd);
+		return;
+	}
+	vring_init(&vr, 8, mem, 4096);
+	j.from = vringfd_create(8, vr.desc, vr.avail, vr.used, &last_used, 0);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)mem + 4096;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (j.from < 0 || tring_open(&other, 8, 64, 0) ||
+	    madvise((uint8_t *)mem + 4096, 4096, MADV_DONTNEED) ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		result_fail(name, "setup: %s", strerror(errno));
+		goto out;
+	}
+	j.to = other.fd;
+	pthread_create(&th, NULL, pin_thread, &j);
+	up.fd = uffd;
+	up.events = POLLIN;
+	if (poll(&up, 1, 2000) == 1) {
+		struct uffdio_zeropage zp = { .range = reg.range };
+
+		result_fail(name, "the attach waits on the userfaultfd page");
+		ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+		pthread_join(th, NULL);
+	} else {
+		pthread_join(th, NULL);
+		result_check(j.ret == -1 && j.err == EFAULT, name,
+			     "echo attach (atomic) = %d (%s), want -1 EFAULT", j.ret,
+			     j.ret ? strerror(j.err) : "-");
+	}
+out:
+	if (j.efd >= 0)
+		close(j.efd);
+	if (j.from >= 0)
+		close(j.from);
+	tring_close(&other);
+	close(uffd);
+	munmap(mem, 8192);
+}
+
+/**
  * test_atomic_pin() - file-backed used rings are not pinned long-term
  */
 static void test_atomic_pin(void)
@@ -685,6 +792,8 @@ int main(void)
 	test_tx_used_ro("tx_used_ro_efault_unbatched", 9000);
 	test_rx_used_ro();
 	test_atomic_pin();
+	if (echo_available())
+		test_atomic_pin_uffd();
 	test_stuck_walker();
 	tc_sh("ip link del " TAPTX "; ip link del " TAPRX);
 	return result_exit_status();

@@ -237,7 +237,7 @@ static int echo_pump(struct vrfd_echo *e)
 		return -EINTR;
 	from = e->ring[ECHO_FROM];
 	to = e->ring[ECHO_TO];
-	if (e->dying || !from || !to) {
+	if (READ_ONCE(e->dying) || !from || !to) {
 		ret = -EPIPE;
 		goto out;
 	}
@@ -339,14 +339,16 @@ static int echo_pull(void *data)
  * echo_stop() - no more pumping; flush the deferred completions
  * @e: the echo instance
  *
- * Called from ->destroy and release, which cannot fail: waits for a
- * running pump uninterruptibly.  A pump stuck on ring memory ends when
- * its own task gets a signal or the fault is resolved.
+ * Called from the echo's release, which cannot fail: waits for a running
+ * pump uninterruptibly.  A pump stuck on ring memory ends when its own
+ * task gets a signal or the fault is resolved; a pump that starts after
+ * this stops at once (@dying).  (A ring's ->destroy waits killably: see
+ * echo_destroy().)
  */
 static void echo_stop(struct vrfd_echo *e)
 {
 	mutex_lock(&e->lock);
-	e->dying = true;
+	WRITE_ONCE(e->dying, true);
 	mutex_unlock(&e->lock);
 	irq_work_sync(&e->iw);
 }
@@ -371,13 +373,29 @@ static void echo_drop_side(struct vrfd_echo *e, int idx)
 /**
  * echo_destroy() - a ring's fd was closed (or VRINGFD_DETACH on it)
  * @data: struct echo_side
+ *
+ * Waits for a running pump killably: a pump holds @e->lock across ring
+ * memory access and may be stuck there (a userfaultfd page) for as long
+ * as user space wants, and a DETACH or close() must stay killable.
+ * Killed, it leaves the ring attached: the ring is ended (every call on
+ * it fails, the pump stops: @dying), and the echo's release detaches it,
+ * as it does every ring still attached.
  */
 static void echo_destroy(void *data)
 {
 	struct echo_side *s = data;
+	struct vrfd_echo *e = s->e;
+	struct vrfd_ring *h;
 
-	echo_stop(s->e);
-	echo_drop_side(s->e, s->idx);
+	WRITE_ONCE(e->dying, true);
+	if (mutex_lock_killable(&e->lock))
+		return;
+	h = e->ring[s->idx];
+	e->ring[s->idx] = NULL;
+	mutex_unlock(&e->lock);
+	irq_work_sync(&e->iw);
+	if (h)
+		vrfd_detach(h);
 }
 
 static const struct vrfd_ops echo_ops = {
@@ -455,7 +473,7 @@ static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
 	if (mutex_lock_killable(&e->lock))
 		return -EINTR;
 	from = e->ring[ECHO_FROM];
-	if (!from || e->dying) {
+	if (!from || READ_ONCE(e->dying)) {
 		mutex_unlock(&e->lock);
 		return -ENOTCONN;
 	}

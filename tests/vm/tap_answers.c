@@ -25,6 +25,10 @@
  *       SIGKILL within 3 s, and the hung-task detector (its timeout
  *       lowered to 2 s for the test) must stay silent (before: all of them
  *       stayed in D state until the page was resolved).
+ *   echo_stuck_pump_detach_killable  The echo's pump stuck on a
+ *       userfaultfd page of its "to" ring: a DETACH of that ring from
+ *       another process (which runs the echo's ->destroy, waiting for the
+ *       pump) dies on SIGKILL.
  *   atomic_pin_*  Atomic mode pins the used ring long-term: a used ring in
  *       a shared mapping of a ramfs file (page cache of a file system that
  *       is neither shmem nor hugetlbfs) is refused with EOPNOTSUPP, one in
@@ -591,6 +595,102 @@ out:
 	tring_close(&st.t);
 }
 
+/**
+ * echo_writer() - thread: write() on the echo's "from" ring
+ * @arg: the vring fd (int *)
+ *
+ * Return: NULL.
+ */
+static void *echo_writer(void *arg)
+{
+	int fd = *(int *)arg;
+
+	if (write(fd, "", 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/**
+ * test_echo_stuck_pump() - DETACH of a ring behind a stuck echo pump
+ *
+ * The echo's pump holds its instance lock while it copies into the "to"
+ * ring's buffer, here a userfaultfd page: a VRINGFD_DETACH of the "to"
+ * ring from another process runs the echo's ->destroy, which waits for the
+ * pump; it must die on SIGKILL.
+ */
+static void test_echo_stuck_pump(void)
+{
+	const char *name = "echo_stuck_pump_detach_killable";
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct tring from, to;
+	int uffd, efd = -1, blocked, reaped;
+	struct pollfd up;
+	uint8_t *page;
+	pthread_t th;
+	pid_t pid;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result_skip(name, "userfaultfd: %s", strerror(errno));
+		if (uffd >= 0)
+			close(uffd);
+		return;
+	}
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = 4096;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (page == MAP_FAILED || tring_open(&from, 8, 256, 0) || tring_open(&to, 8, 256, 0) ||
+	    echo_attach(from.fd, to.fd, 0, 0, &efd) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		result_fail(name, "setup: %s", strerror(errno));
+		close(uffd);
+		return;
+	}
+	post_frame(&from, FLEN, 5);
+	tring_desc(&to, 0, (uintptr_t)page, 256, VRING_DESC_F_WRITE, 0);
+	tring_avail(&to, 0);
+	pthread_create(&th, NULL, echo_writer, &from.fd);
+	up.fd = uffd;
+	up.events = POLLIN;
+	if (poll(&up, 1, 5000) != 1) {
+		result_fail(name, "the echo did not fault on the registered page");
+		close(uffd);
+		pthread_join(th, NULL);
+		goto out;
+	}
+	child_uffd = uffd;
+	pid = spawn(child_detach, to.fd);
+	usleep(500000);
+	blocked = pid > 0 && waitpid(pid, NULL, WNOHANG) == 0;
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	reaped = blocked && reaped_within(pid, 3000);
+	if (pid <= 0)
+		result_fail(name, "fork: %s", strerror(errno));
+	else if (!blocked)
+		result_fail(name, "DETACH returned while the pump was stuck");
+	else
+		result_check(reaped, name, "still alive 3 s after SIGKILL");
+	{
+		struct uffdio_zeropage zp = { .range = reg.range };
+
+		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
+			result_fail(name, "UFFDIO_ZEROPAGE: %s", strerror(errno));
+	}
+	pthread_join(th, NULL);
+	if (pid > 0 && blocked && !reaped)
+		waitpid(pid, NULL, 0);
+	close(uffd);
+out:
+	if (efd >= 0)
+		close(efd);	/* the echo's release detaches what is left */
+	tring_close(&from);
+	tring_close(&to);
+	munmap(page, 4096);
+}
+
 /* ---- atomic mode: long-term pins ---------------------------------------- */
 
 /**
@@ -795,6 +895,8 @@ int main(void)
 	if (echo_available())
 		test_atomic_pin_uffd();
 	test_stuck_walker();
+	if (echo_available())
+		test_echo_stuck_pump();
 	tc_sh("ip link del " TAPTX "; ip link del " TAPRX);
 	return result_exit_status();
 }

@@ -24,7 +24,10 @@
  * Context: process, in the task that owns @fd.
  * Return: the handle, or ERR_PTR(): -EBADF (@fd not open or not a vring
  * fd), -EBUSY (already attached), -EIO (ring broken), -EPERM (@atomic_use
- * from another mm), -EFAULT (used ring cannot be pinned), -ENOMEM.
+ * from another mm), -EFAULT (used ring cannot be pinned), -EOPNOTSUPP
+ * (@atomic_use, used ring in a file mapping other than shmem or
+ * hugetlbfs: not pinned long-term), -ENOMEM, -EINTR (a fatal signal while
+ * a callback of the ring was running).
  */
 struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,
 			      bool atomic_use)
@@ -71,13 +74,21 @@ EXPORT_SYMBOL_GPL(vrfd_detach);
  * Segment addresses are user addresses of current->mm (translated through
  * the ring's memory table if it has one) that passed access_ok(); copy with
  * copy_{from,to}_user().
- * Context: process, current in the ring's mm; takes the ring's mutex.
+ * Chains with a bad address are completed empty on the way (counted in
+ * the ring's drop_bad_addr), at most 64 per call: after them the call
+ * answers -EAGAIN, never 0, while chains may remain.
+ * Context: process, current in the ring's mm; takes the ring's mutex
+ * (killably: another walker may be stuck on ring memory).
  * Return: a positive id for vrfd_used_buffer() (head + 1), 0 when no
- * buffer is available, or -errno: -E2BIG (the chain has more segments of a
+ * buffer is available, or -errno: -EAGAIN (bad-address chains dropped,
+ * none taken: call again, counting it as work for vrfd_over_weight()),
+ * -E2BIG (the chain has more segments of a
  * kind than its array holds; nothing consumed, a retry sees it again),
  * -EINVAL (bad index, loop, bad indirect table, length overflow: the ring
  * is now broken), -EIO (broken, or the vring fd was closed), -EPERM
- * (another mm), -EFAULT (ring memory unreadable: now broken).
+ * (another mm), -EFAULT (ring memory unreadable, or the used ring
+ * unwritable: now broken), -EINTR (a fatal signal while waiting for the
+ * ring's mutex; nothing consumed).
  */
 int vrfd_get_buffer(struct vrfd_ring *ring,
 		    struct iovec *in_iov, unsigned int *num_in,
@@ -90,7 +101,8 @@ int vrfd_get_buffer(struct vrfd_ring *ring,
 	struct vrfd_chain ch;
 	int r;
 
-	mutex_lock(&ring->lock);
+	if (mutex_lock_killable(&ring->lock))
+		return -EINTR;
 	r = vrfd_ring_get_chain_split(ring, out_iov, max_out, in_iov, max_in, &ch);
 	mutex_unlock(&ring->lock);
 	if (r != 1)
@@ -113,8 +125,11 @@ EXPORT_SYMBOL_GPL(vrfd_get_buffer);
  * @id: id returned by vrfd_get_buffer()
  * @len: bytes written into its writable segments
  *
- * Context: process, current in the ring's mm; takes the ring's mutex.
- * Return: 0, -EINVAL (@id not one handed out), -EIO, -EPERM, -EFAULT.
+ * Context: process, current in the ring's mm; takes the ring's mutex
+ * (killably).
+ * Return: 0, -EINVAL (@id not one handed out), -EIO, -EPERM, -EFAULT,
+ * -EINTR (a fatal signal while waiting for the mutex: the buffer is still
+ * in flight, given back at detach).
  */
 int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len)
 {
@@ -122,7 +137,8 @@ int vrfd_used_buffer(struct vrfd_ring *ring, int id, u32 len)
 
 	if (id <= 0 || id > ring->num)
 		return -EINVAL;
-	mutex_lock(&ring->lock);
+	if (mutex_lock_killable(&ring->lock))
+		return -EINTR;
 	err = vrfd_ring_add_used(ring, id - 1, len);
 	if (!err)
 		err = vrfd_ring_publish_used(ring);

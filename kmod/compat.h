@@ -37,18 +37,23 @@ static inline void vrfd_eventfd_signal(struct eventfd_ctx *ctx)
 }
 
 /**
- * vrfd_pin_user_pages() - pin user pages for long-term kernel writes
- * @start: page-aligned user address (current->mm)
+ * vrfd_pin_user_pages_locked() - pin user pages for long-term kernel writes
+ * @start: page-aligned user address (current->mm, its mmap lock held)
  * @nr_pages: number of pages
  * @pages: filled with the pinned pages
  *
+ * pin_user_pages() lost its vmas argument in 6.5.
  * Return: number of pages pinned, or -errno.
  */
-static inline long vrfd_pin_user_pages(unsigned long start, int nr_pages,
-				       struct page **pages)
+static inline long vrfd_pin_user_pages_locked(unsigned long start, int nr_pages,
+					      struct page **pages)
 {
-	return pin_user_pages_fast(start, nr_pages, FOLL_WRITE | FOLL_LONGTERM,
-				   pages);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return pin_user_pages(start, nr_pages, FOLL_WRITE | FOLL_LONGTERM, pages);
+#else
+	return pin_user_pages(start, nr_pages, FOLL_WRITE | FOLL_LONGTERM, pages,
+			      NULL);
+#endif
 }
 
 #endif /* VRFD_COMPAT_H */

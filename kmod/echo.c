@@ -216,7 +216,9 @@ static u32 echo_copy(struct vrfd_echo *e, unsigned int nin, bool *fault)
  * echo_pump() - move what can be moved from "from" to "to"
  * @e: the echo instance
  *
- * Bounded by vrfd_over_weight(); stops on a pending signal.
+ * Bounded by vrfd_over_weight(); stops on a pending signal.  @e->lock is
+ * held across user memory access, so it is taken killably (here and by
+ * the ioctls): another pump may be stuck on a ring page.
  * Return: buffers handled, or -errno when none was: -EPIPE (a ring went
  * away), -EINTR (signal), or the error of vrfd_get_buffer() /
  * vrfd_used_buffer().
@@ -231,10 +233,11 @@ static int echo_pump(struct vrfd_echo *e)
 	int r, ret = 0;
 	u32 len, w0[2];
 
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	from = e->ring[ECHO_FROM];
 	to = e->ring[ECHO_TO];
-	if (e->dying || !from || !to) {
+	if (READ_ONCE(e->dying) || !from || !to) {
 		ret = -EPIPE;
 		goto out;
 	}
@@ -252,6 +255,8 @@ static int echo_pump(struct vrfd_echo *e)
 			nout = ECHO_IOV;
 			r = vrfd_get_buffer(from, e->scratch, &nin, NULL,
 					    e->fout, &nout, &olen);
+			if (r == -EAGAIN)
+				continue;	/* bad chains dropped: more */
 			if (r <= 0) {
 				ret = r;
 				break;
@@ -271,6 +276,8 @@ static int echo_pump(struct vrfd_echo *e)
 		nout = ECHO_IOV;
 		r = vrfd_get_buffer(to, e->tin, &nin, NULL, e->scratch, &nout,
 				    NULL);
+		if (r == -EAGAIN)
+			continue;
 		if (r <= 0) {
 			ret = r;
 			break;
@@ -331,11 +338,17 @@ static int echo_pull(void *data)
 /**
  * echo_stop() - no more pumping; flush the deferred completions
  * @e: the echo instance
+ *
+ * Called from the echo's release, which cannot fail: waits for a running
+ * pump uninterruptibly.  A pump stuck on ring memory ends when its own
+ * task gets a signal or the fault is resolved; a pump that starts after
+ * this stops at once (@dying).  (A ring's ->destroy waits killably: see
+ * echo_destroy().)
  */
 static void echo_stop(struct vrfd_echo *e)
 {
 	mutex_lock(&e->lock);
-	e->dying = true;
+	WRITE_ONCE(e->dying, true);
 	mutex_unlock(&e->lock);
 	irq_work_sync(&e->iw);
 }
@@ -360,13 +373,29 @@ static void echo_drop_side(struct vrfd_echo *e, int idx)
 /**
  * echo_destroy() - a ring's fd was closed (or VRINGFD_DETACH on it)
  * @data: struct echo_side
+ *
+ * Waits for a running pump killably: a pump holds @e->lock across ring
+ * memory access and may be stuck there (a userfaultfd page) for as long
+ * as user space wants, and a DETACH or close() must stay killable.
+ * Killed, it leaves the ring attached: the ring is ended (every call on
+ * it fails, the pump stops: @dying), and the echo's release detaches it,
+ * as it does every ring still attached.
  */
 static void echo_destroy(void *data)
 {
 	struct echo_side *s = data;
+	struct vrfd_echo *e = s->e;
+	struct vrfd_ring *h;
 
-	echo_stop(s->e);
-	echo_drop_side(s->e, s->idx);
+	WRITE_ONCE(e->dying, true);
+	if (mutex_lock_killable(&e->lock))
+		return;
+	h = e->ring[s->idx];
+	e->ring[s->idx] = NULL;
+	mutex_unlock(&e->lock);
+	irq_work_sync(&e->iw);
+	if (h)
+		vrfd_detach(h);
 }
 
 static const struct vrfd_ops echo_ops = {
@@ -394,7 +423,8 @@ static long echo_attach(struct vrfd_echo *e, void __user *uarg)
 	if ((a.flags & ~VRINGFD_ECHO_F_IRQ_WORK) || a.reserved[0] ||
 	    a.reserved[1] || a.from_fd == a.to_fd)
 		return -EINVAL;
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	if (e->busy) {
 		mutex_unlock(&e->lock);
 		return -EBUSY;
@@ -440,9 +470,10 @@ static long echo_misuse(struct vrfd_echo *e, void __user *uarg)
 	struct vrfd_ring *from;
 
 	memset(&m, 0, sizeof(m));
-	mutex_lock(&e->lock);
+	if (mutex_lock_killable(&e->lock))
+		return -EINTR;
 	from = e->ring[ECHO_FROM];
-	if (!from || e->dying) {
+	if (!from || READ_ONCE(e->dying)) {
 		mutex_unlock(&e->lock);
 		return -ENOTCONN;
 	}
@@ -476,7 +507,8 @@ static long echo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case VRINGFD_ECHO_MISUSE:
 		return echo_misuse(e, (void __user *)arg);
 	case VRINGFD_ECHO_GET_STATS:
-		mutex_lock(&e->lock);
+		if (mutex_lock_killable(&e->lock))
+			return -EINTR;
 		spin_lock_irqsave(&e->alock, flags);
 		st = e->stats;
 		spin_unlock_irqrestore(&e->alock, flags);

@@ -79,6 +79,11 @@ static ssize_t vrfd_fd_read(struct file *file, char __user *buf,
  * @file: the vring fd
  * @wait: poll table
  *
+ * The wait for a DETACH or attach in progress is killable; poll() cannot
+ * fail with EINTR, so a fatal signal there answers EPOLLIN|EPOLLRDNORM: a
+ * spurious readiness (the next read() or poll() does the work) rather than
+ * 0, which could lose a readiness for another user of a shared epoll set,
+ * or EPOLLERR, which says the ring is broken.
  * Return: EPOLLIN|EPOLLRDNORM when the pull used buffers or used->idx !=
  * *last_used; EPOLLERR when broken, released, from another mm, or on a
  * fault; EPOLLHUP when the attached device went away.
@@ -93,7 +98,8 @@ static __poll_t vrfd_fd_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &ring->wq, wait);
 	if (READ_ONCE(ring->broken) || current->mm != ring->mm)
 		return EPOLLERR;
-	down_read(&ring->attach_sem);
+	if (down_read_killable(&ring->attach_sem))
+		return EPOLLIN | EPOLLRDNORM;
 	if (ring->ops && ring->ops->poll)
 		mask |= ring->ops->poll(ring->data, file, wait);
 	if (ring->ops && ring->ops->pull) {
@@ -137,7 +143,7 @@ static int vrfd_fd_release(struct inode *inode, struct file *file)
 	down_write(&ring->attach_sem);
 	WRITE_ONCE(ring->dead, true);
 	up_write(&ring->attach_sem);
-	vrfd_ring_end(ring);
+	vrfd_ring_end(ring, false);
 	wake_up_interruptible_poll(&ring->wq, EPOLLHUP);
 	vrfd_ring_put(ring);
 	return 0;
@@ -252,6 +258,7 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 	struct vrfd_ring *ring = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	struct vringfd_stats st;
+	int r;
 
 	switch (cmd) {
 	case VRINGFD_GET_VERSION:
@@ -263,7 +270,8 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 		memset(st.reserved, 0, sizeof(st.reserved));
 		return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 	case VRINGFD_DETACH:
-		return vrfd_ring_end(ring) ? 0 : -ENOENT;
+		r = vrfd_ring_end(ring, true);
+		return r < 0 ? r : r ? 0 : -ENOENT;
 	case VRINGFD_ATTACH_TAP:
 	case VRINGFD_SET_MEM_TABLE:
 	case VRINGFD_SET_CALL_FD:

@@ -13,11 +13,13 @@
 #define pr_fmt(fmt) "vringfd: " fmt
 
 #include <linux/eventfd.h>
+#include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -145,10 +147,49 @@ static void vrfd_ring_unpin_used(struct vrfd_ring *ring)
 }
 
 /**
+ * vrfd_ring_pin_check_vmas() - may the pages of [@first, @end) be pinned
+ * long-term?
+ * @mm: current->mm (its mmap lock held)
+ * @first: page-aligned start
+ * @end: page-aligned end
+ *
+ * A long-term pin of a file's page cache lets the kernel write the page
+ * while the file system believes it clean (writeback, truncation): io_uring
+ * refuses such buffers, and so does this (6.1's pin_user_pages() refuses
+ * only fsdax with FOLL_LONGTERM, and migrates only movable/CMA pages).
+ * shmem (memfd, tmpfs, MAP_SHARED anonymous memory, SysV shm) and
+ * hugetlbfs have no writeback: accepted, as is anonymous memory.
+ * Return: 0, -EFAULT (a hole), -EOPNOTSUPP (another file mapping).
+ */
+static int vrfd_ring_pin_check_vmas(struct mm_struct *mm, unsigned long first,
+				    unsigned long end)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr = first;
+
+	while (addr < end) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start > addr)
+			return -EFAULT;
+		if (vma->vm_file && !is_vm_hugetlb_page(vma) &&
+		    !shmem_file(vma->vm_file))
+			return -EOPNOTSUPP;
+		addr = vma->vm_end;
+	}
+	return 0;
+}
+
+/**
  * vrfd_ring_pin_used() - pin the whole used ring and map it contiguously
  * @ring: the ring; current->mm must be the ring's mm
  *
- * Return: 0, -EFAULT (not mapped writable), -ENOMEM.
+ * The mappings are checked and the pages pinned under one hold of the
+ * mmap lock, so the pinned pages are those of the mappings checked.  The
+ * pin does not wait for a userfaultfd (no retry with the lock held): a
+ * missing page is -EFAULT.
+ * Return: 0, -EFAULT (not mapped writable), -EOPNOTSUPP (see
+ * vrfd_ring_pin_check_vmas()), -ENOMEM, -EINTR (a fatal signal while
+ * waiting for the mmap lock).
  */
 static int vrfd_ring_pin_used(struct vrfd_ring *ring)
 {
@@ -159,16 +200,23 @@ static int vrfd_ring_pin_used(struct vrfd_ring *ring)
 	struct page **pages;
 	long pinned;
 	void *map;
+	int err;
 
 	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
-	pinned = vrfd_pin_user_pages(first, npages, pages);
-	if (pinned != npages) {
+	if (mmap_read_lock_killable(current->mm)) {
+		kvfree(pages);
+		return -EINTR;
+	}
+	err = vrfd_ring_pin_check_vmas(current->mm, first, end);
+	pinned = err ? 0 : vrfd_pin_user_pages_locked(first, npages, pages);
+	mmap_read_unlock(current->mm);
+	if (err || pinned != npages) {
 		if (pinned > 0)
 			unpin_user_pages(pages, pinned);
 		kvfree(pages);
-		return -EFAULT;
+		return err ? err : -EFAULT;
 	}
 	map = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
 	if (!map) {
@@ -779,7 +827,9 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
  * @chain: filled in
  *
  * At most VRFD_DROP_BATCH bad-address chains are completed in one call
- * (each bounded as any chain); after them the call returns 0.
+ * (each bounded as any chain); after them the call returns -EAGAIN, never
+ * 0, which would tell the caller that no chain is left.  @chain->dropped
+ * says how many were completed, whatever the return.
  * Return: as vrfd_ring_get_chain().
  */
 static __always_inline int vrfd_ring_get_chain_publish(struct vrfd_ring *ring,
@@ -800,13 +850,14 @@ static __always_inline int vrfd_ring_get_chain_publish(struct vrfd_ring *ring,
 		if (likely(ret != VRFD_TAKE_DROPPED))
 			break;
 		if (++dropped == VRFD_DROP_BATCH) {
-			ret = 0;
+			ret = -EAGAIN;
 			break;
 		}
 	}
+	chain->dropped = dropped;
 	if (unlikely(dropped)) {
 		err = vrfd_ring_publish_used(ring);
-		if (err && ret >= 0)
+		if (err && (ret >= 0 || ret == -EAGAIN))
 			ret = err;
 	}
 	return ret;
@@ -1075,7 +1126,9 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 {
 	int err = 0;
 
-	down_write(&ring->attach_sem);
+	/* killable: a running callback may be stuck on ring memory */
+	if (down_write_killable(&ring->attach_sem))
+		return -EINTR;
 	if (READ_ONCE(ring->dead) || READ_ONCE(ring->broken))
 		err = -EIO;
 	else if (ring->attached)
@@ -1138,13 +1191,16 @@ void vrfd_ring_detach(struct vrfd_ring *ring)
 	module_put(owner);
 }
 
-bool vrfd_ring_end(struct vrfd_ring *ring)
+int vrfd_ring_end(struct vrfd_ring *ring, bool killable)
 {
 	const struct vrfd_ops *ops = NULL;
 	void *data = NULL;
 	bool ended = false;
 
-	down_write(&ring->attach_sem);
+	if (!killable)
+		down_write(&ring->attach_sem);
+	else if (down_write_killable(&ring->attach_sem))
+		return -EINTR;
 	if (ring->attached && !ring->ended) {
 		ops = ring->ops;
 		data = ring->data;
@@ -1156,7 +1212,7 @@ bool vrfd_ring_end(struct vrfd_ring *ring)
 	}
 	up_write(&ring->attach_sem);
 	if (!ended)
-		return false;
+		return 0;
 	if (ops && ops->destroy)
 		ops->destroy(data);
 	down_write(&ring->attach_sem);
@@ -1170,7 +1226,7 @@ bool vrfd_ring_end(struct vrfd_ring *ring)
 	}
 	up_write(&ring->attach_sem);
 	wake_up_all(&ring->end_wq);
-	return true;
+	return 1;
 }
 
 struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
@@ -1249,9 +1305,11 @@ int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
  * @ring: the ring
  * @push: push (write) rather than pull (read)
  *
+ * Waits killably for a DETACH or attach in progress (which itself waits
+ * for a callback that may be stuck on ring memory).
  * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
  * such callback), -EIO (broken; also for a protocol violation seen now),
- * -EPERM (another mm), -EFAULT.
+ * -EPERM (another mm), -EFAULT, -EINTR (a fatal signal while waiting).
  */
 ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push)
 {
@@ -1260,7 +1318,8 @@ ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push)
 
 	if (READ_ONCE(ring->broken))
 		return -EIO;
-	down_read(&ring->attach_sem);
+	if (down_read_killable(&ring->attach_sem))
+		return -EINTR;
 	if (ring->ops)
 		fn = push ? ring->ops->push : ring->ops->pull;
 	if (!fn)

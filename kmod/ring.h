@@ -7,7 +7,13 @@
  * Locking, outermost first:
  *   @attach_sem (rw_semaphore)  read: a callback of the attached subsystem is
  *                               running (write/read/poll); write: attach,
- *                               detach, the end of an attachment.
+ *                               detach, the end of an attachment.  Taken
+ *                               killably by every call user space makes
+ *                               (a callback may wait on ring memory for as
+ *                               long as user space wants); only the
+ *                               release and vrfd_ring_detach() wait
+ *                               uninterruptibly, and no callback can run
+ *                               then (see vrfd_ring_end()).
  *   @lock (mutex)               serialises ring walkers: everything that
  *                               reads avail/desc or moves @last_avail, and
  *                               (without @atomic_use) writes the used ring.
@@ -19,11 +25,16 @@
  *	w0 = vrfd_ring_walked(ring);
  *	while (!vrfd_over_weight(n, vrfd_ring_walked(ring) - w0, bytes) &&
  *	       (r = vrfd_ring_get_chain(ring, iov, ARRAY_SIZE(iov), &ch)) > 0) {
- *		... copy, n++, bytes += ...;
- *		vrfd_ring_add_used(ring, ch.head, len);
+ *		... copy, n += 1 + ch.dropped, bytes += ...;
+ *		err = vrfd_ring_add_used(ring, ch.head, len);
  *	}
- *	vrfd_ring_publish_used(ring);
+ *	err = vrfd_ring_publish_used(ring);
  *	mutex_unlock(&ring->lock);
+ *
+ * (A real loop also goes on after -EAGAIN, counts ch.dropped whatever
+ * vrfd_ring_get_chain() returned, and answers the first error of
+ * vrfd_ring_add_used()/vrfd_ring_publish_used(): -EFAULT for a used ring
+ * that cannot be written; see tap_tx.c.)
  *
  * Errors of the walker: -EIO (ring broken, now or before), -EPERM (current
  * is not in the ring's mm; nothing touched), -EFAULT (ring memory not
@@ -168,6 +179,10 @@ struct vrfd_ring {
  * @nin: writable segments: iov[@nout .. @nout + @nin)
  * @out_len: bytes in the readable segments
  * @in_len: bytes in the writable segments
+ * @dropped: chains with a bad address completed empty (drop_bad_addr) by
+ *	the same vrfd_ring_get_chain() call before this one; set whatever
+ *	the call returns: a caller counts them as work done (and in its
+ *	answer, when it answers chains consumed)
  *
  * Segment addresses are user addresses of the ring's mm (translated through
  * the memory table when the ring has one), checked with access_ok(); the
@@ -179,6 +194,7 @@ struct vrfd_chain {
 	unsigned int nin;
 	u64 out_len;
 	u64 in_len;
+	unsigned int dropped;
 };
 
 /* Ring features VRINGFD_CREATE understands. */
@@ -213,10 +229,16 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
  * @ring: the ring
  *
  * Called at the file's release and by VRINGFD_DETACH.  ->destroy runs with
- * no lock held, in the calling task.
- * Return: true when an attachment was ended.
+ * no lock held, in the calling task.  Waits for running callbacks
+ * (@attach_sem for writing): with @killable (VRINGFD_DETACH) a fatal
+ * signal ends the wait, since a callback may be stuck on ring memory (a
+ * userfaultfd page) for as long as user space wants.  The release does
+ * not wait that way: every callback runs inside a call on the ring's own
+ * file, which holds a reference to it, so none runs at its release.
+ * Return: 1 when an attachment was ended, 0 when none was attached,
+ * -EINTR (@killable only: a fatal signal; nothing changed).
  */
-bool vrfd_ring_end(struct vrfd_ring *ring);
+int vrfd_ring_end(struct vrfd_ring *ring, bool killable);
 
 /**
  * vrfd_ring_get() - take a reference on @ring
@@ -240,10 +262,16 @@ void vrfd_ring_put(struct vrfd_ring *ring);
  *
  * Takes a reference on @ring, dropped by vrfd_ring_detach(), which must be
  * called exactly once for every successful attach (from ->destroy is fine).
+ * With @atomic_use the used ring is pinned long-term: a used ring in a
+ * file mapping other than shmem (memfd, tmpfs, shared anonymous memory) or
+ * hugetlbfs is refused, as io_uring refuses such buffers (its page cache
+ * pages would be written behind the file system's back while pinned).
  * Context: process, no ring lock held.
  * Return: 0, -EBUSY (already attached), -EIO (broken or released), -EPERM
  * (@atomic_use from another mm), -EFAULT (used ring cannot be pinned),
- * -ENOMEM, -ENODEV (@ops->owner is being unloaded).
+ * -EOPNOTSUPP (@atomic_use, used ring in a file mapping other than shmem
+ * or hugetlbfs), -ENOMEM, -ENODEV (@ops->owner is being unloaded), -EINTR
+ * (a fatal signal while a callback was running).
  */
 int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		     void *data, bool atomic_use);
@@ -303,14 +331,18 @@ bool vrfd_ring_is_broken(const struct vrfd_ring *ring);
  * total length above U32_MAX or an address+length that wraps: the ring is
  * marked broken (-EIO).  An address outside every memory-table region or
  * failing access_ok(): the chain is completed with length 0 and counted
- * in stats.drop_bad_addr, and the next chain is tried.  Zero-length
+ * in stats.drop_bad_addr (and in @chain->dropped), and the next chain is
+ * tried, at most VRFD_DROP_BATCH of them per call.  Zero-length
  * descriptors add no segment.
  * Context: process, @ring->lock held, current in the ring's mm.
- * Return: 1 (a chain), 0 (none available), -EINVAL (protocol violation
- * seen now: the ring is now broken), -EIO (broken before, or released),
- * -EPERM, -EFAULT (ring memory unreadable: now broken), -E2BIG (more
- * segments than @max_iov; nothing consumed).  write()/read() report a
- * protocol violation to user space as EIO.
+ * Return: 1 (a chain), 0 (none available), -EAGAIN (VRFD_DROP_BATCH chains
+ * dropped and none taken: more may be available, call again within the
+ * caller's weight), -EINVAL (protocol violation seen now: the ring is now
+ * broken), -EIO (broken before, or released), -EPERM, -EFAULT (ring
+ * memory unreadable, or the used ring unwritable while completing a
+ * dropped chain: now broken), -E2BIG (more segments than @max_iov;
+ * nothing consumed).  write()/read() report a protocol violation to user
+ * space as EIO.
  */
 int vrfd_ring_get_chain(struct vrfd_ring *ring, struct iovec *iov,
 			unsigned int max_iov, struct vrfd_chain *chain);
@@ -480,10 +512,12 @@ int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
  * @ring: the ring
  * @push: push (write()) rather than pull (read())
  *
- * Counts the call (stats.calls, stats.batches).
+ * Counts the call (stats.calls, stats.batches).  Waits killably for a
+ * DETACH or attach in progress (which waits for a callback that may be
+ * stuck on ring memory).
  * Return: the callback's count, or -errno: -EINVAL (nothing attached or no
  * such callback), -EIO (broken; also for a protocol violation seen now),
- * -EPERM (another mm), -EFAULT.
+ * -EPERM (another mm), -EFAULT, -EINTR (a fatal signal while waiting).
  */
 ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push);
 

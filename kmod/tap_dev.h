@@ -141,4 +141,23 @@ bool vrfd_tap_dev_check_gone(struct vrfd_tap *t);
  */
 void vrfd_tap_dev_update_drops(struct vrfd_tap *t);
 
+/**
+ * vrfd_tap_dev_err() - the error a TX or RX call answers, given a new one
+ * @err: the call's error so far (0: none)
+ * @r: a new result (0 or -errno)
+ *
+ * A ring error (a used-ring fault, the ring broken) wins over the answers
+ * that leave the ring usable (-EPIPE, -EINTR, -ENOMEM): kmod/README.md
+ * promises EFAULT for a fault inside the call, whatever else happened.
+ * Return: the error to answer.
+ */
+static inline int vrfd_tap_dev_err(int err, int r)
+{
+	if (!r)
+		return err;
+	if (!err || err == -EPIPE || err == -EINTR || err == -ENOMEM)
+		return r;
+	return err;
+}
+
 #endif /* VRFD_TAP_DEV_H */

@@ -55,16 +55,23 @@
  * @k: heads to complete
  * @written: bytes the frame took, spread over the heads in order; 0
  *	completes them empty
+ *
+ * The heads are let go whatever happens: after a used-ring fault the ring
+ * is broken and they are never completed.
+ * Return: 0, or the first error of vrfd_ring_add_used() (-EFAULT: the used
+ * ring is not writable, the ring is now broken).
  */
-static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
+static int vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
 {
 	unsigned int i, iovs = 0;
 	u64 cap = 0;
+	int err = 0;
 
 	for (i = 0; i < k; i++) {
 		u64 part = min(t->held[i].cap, written);
 
-		vrfd_ring_add_used(t->ring, t->held[i].head, (u32)part);
+		err = vrfd_tap_dev_err(err, vrfd_ring_add_used(t->ring, t->held[i].head,
+							       (u32)part));
 		written -= part;
 		iovs += t->held[i].niov;
 		cap += t->held[i].cap;
@@ -73,9 +80,10 @@ static void vrfd_tap_rx_release(struct vrfd_tap *t, unsigned int k, u64 written)
 	t->held_iov -= iovs;
 	t->held_cap -= cap;
 	if (!t->nheld)
-		return;		/* the common case: nothing left to move */
+		return err;	/* the common case: nothing left to move */
 	memmove(t->held, t->held + k, t->nheld * sizeof(t->held[0]));
 	memmove(t->iov, t->iov + iovs, t->held_iov * sizeof(t->iov[0]));
+	return err;
 }
 
 /**
@@ -189,17 +197,24 @@ static int vrfd_tap_rx_take(struct vrfd_tap *t, u64 need, unsigned int *n,
 		(*n)++;
 		r = vrfd_ring_get_chain(ring, t->iov + t->held_iov,
 					VRFD_TAP_MAX_IOV - t->held_iov, &ch);
+		*n += ch.dropped;	/* bad addresses, completed on the way */
+		if (r == -EAGAIN)
+			continue;	/* only dropped chains so far: more */
 		if (r == -E2BIG && t->nheld)
 			return 1;	/* this frame has all it can get */
 		if (r == -E2BIG) {
-			vrfd_ring_skip_chain(ring, &ch);
+			r = vrfd_ring_skip_chain(ring, &ch);
+			if (r)
+				return r;
 			ring->stats.drop_bad_chain++;
 			continue;
 		}
 		if (r <= 0)
 			return r;
 		if (ch.nout || !ch.in_len || ch.in_len < t->hdr_len) {
-			vrfd_ring_add_used(ring, ch.head, 0);
+			r = vrfd_ring_add_used(ring, ch.head, 0);
+			if (r)
+				return r;
 			ring->stats.drop_bad_chain++;
 			continue;
 		}
@@ -271,7 +286,9 @@ static int vrfd_tap_rx_put_num_buffers(struct vrfd_tap *t, unsigned int k)
  * @t: the attachment
  *
  * Return: buffers (heads) used, or -errno: -EPIPE (the tap went away and
- * nothing was used), the walker's errors.
+ * nothing was used), the walker's errors, -EFAULT (also when the used ring
+ * could not be written: the ring is now broken, whatever was used before
+ * in this call).
  */
 int vrfd_tap_rx_pull(struct vrfd_tap *t)
 {
@@ -382,10 +399,14 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 		if (bad) {
 			/* give the buffers back empty */
 			used += t->nheld;
-			vrfd_tap_rx_release(t, t->nheld, 0);
+			err = vrfd_tap_rx_release(t, t->nheld, 0);
+			if (err)
+				break;
 			continue;
 		}
-		vrfd_tap_rx_release(t, k, r);
+		err = vrfd_tap_rx_release(t, k, r);
+		if (err)
+			break;	/* the frame is lost with the ring */
 		used += k;
 		ring->stats.frames++;
 		ring->stats.bytes += r - t->hdr_len;
@@ -393,7 +414,7 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 	}
 	if (t->nheld)
 		vrfd_tap_rx_unhold(t);
-	vrfd_ring_publish_used(ring);
+	err = vrfd_tap_dev_err(err, vrfd_ring_publish_used(ring));
 	vrfd_tap_dev_update_drops(t);
 	mutex_unlock(&ring->lock);
 	if (used && (err == -EINTR || err == -EPIPE))

@@ -78,8 +78,13 @@ static int vrfd_tap_tx_copy_to_frag(void *dst, const struct iovec *iov,
  * vrfd_tap_tx_flush() - hand the batched frames to the tap, complete them
  * @t: the attachment
  *
- * Return: 0, or -EPIPE (the tap went away; the frames were freed and their
- * chains completed, and counted in drop_tap).
+ * Frames tun took are counted in frames whatever follows: they are on
+ * their way.  Their chains are then completed; a used ring that cannot be
+ * written breaks the ring (-EFAULT, then -EIO for the rest), and the
+ * frames stay sent: the driver cannot be told, the ring is unusable.
+ * Return: 0, -EPIPE (the tap went away; the frames were freed and their
+ * chains completed, and counted in drop_tap), or the first error of
+ * vrfd_ring_add_used() (-EFAULT: used ring not writable, now broken).
  */
 static int vrfd_tap_tx_flush(struct vrfd_tap *t)
 {
@@ -95,7 +100,7 @@ static int vrfd_tap_tx_flush(struct vrfd_tap *t)
 	};
 	struct vrfd_ring *ring = t->ring;
 	unsigned int i, n = t->nbatch;
-	int ret;
+	int ret, err = 0;
 
 	if (!n)
 		return 0;
@@ -111,8 +116,10 @@ static int vrfd_tap_tx_flush(struct vrfd_tap *t)
 		ring->stats.frames += n;
 	}
 	for (i = 0; i < n; i++)
-		vrfd_ring_add_used(ring, t->heads[i], 0);
+		err = vrfd_tap_dev_err(err, vrfd_ring_add_used(ring, t->heads[i], 0));
 	t->nbatch = 0;
+	if (err)
+		return err;
 	return READ_ONCE(t->gone) ? -EPIPE : 0;
 }
 
@@ -246,9 +253,15 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
  * vrfd_tap_tx_push() - write() on a TX ring: send every available chain
  * @t: the attachment
  *
+ * Every chain consumed is in the answer: sent, or dropped for any reason,
+ * bad-address chains the walker completed on the way included.  0 means
+ * the avail ring is empty; a call that stops on the work bound answers a
+ * positive count with chains left (the caller compares avail->idx).
  * Return: chains consumed (sent or dropped), 0 when none were available,
  * or -errno: -EPIPE (the tap went away; chains already taken are completed
- * and counted in drop_tap), the walker's errors, -EINTR (a signal before
+ * and counted in drop_tap), the walker's errors, -EFAULT (also when the
+ * used ring could not be written: the ring is now broken; frames already
+ * handed to the tap stay counted in frames), -EINTR (a signal before
  * anything was consumed).
  */
 int vrfd_tap_tx_push(struct vrfd_tap *t)
@@ -275,6 +288,9 @@ int vrfd_tap_tx_push(struct vrfd_tap *t)
 		}
 		cond_resched();
 		r = vrfd_ring_get_chain(ring, t->iov, VRFD_TAP_MAX_IOV, &ch);
+		n += ch.dropped;	/* bad addresses, completed on the way */
+		if (r == -EAGAIN)
+			continue;	/* only dropped chains so far: more */
 		if (r == 0) {
 			/* empty: ask for a kick, and look once more */
 			r = vrfd_ring_enable_notify(ring);
@@ -284,9 +300,11 @@ int vrfd_tap_tx_push(struct vrfd_tap *t)
 			break;
 		}
 		if (r == -E2BIG) {
-			vrfd_ring_skip_chain(ring, &ch);
-			ring->stats.drop_bad_chain++;
 			n++;
+			err = vrfd_ring_skip_chain(ring, &ch);
+			if (err)
+				break;
+			ring->stats.drop_bad_chain++;
 			continue;
 		}
 		if (r < 0) {
@@ -338,13 +356,12 @@ int vrfd_tap_tx_push(struct vrfd_tap *t)
 		if (r < 0)
 			err = r;
 complete:
-		vrfd_ring_add_used(ring, ch.head, 0);
+		err = vrfd_tap_dev_err(err, vrfd_ring_add_used(ring, ch.head, 0));
 		if (err)
 			break;
 	}
-	if (vrfd_tap_tx_flush(t) && !err)
-		err = -EPIPE;
-	vrfd_ring_publish_used(ring);
+	err = vrfd_tap_dev_err(err, vrfd_tap_tx_flush(t));
+	err = vrfd_tap_dev_err(err, vrfd_ring_publish_used(ring));
 	vrfd_tap_dev_update_drops(t);
 	mutex_unlock(&ring->lock);
 	/* chains taken before the tap went away are completed (drop_tap) */

@@ -17,9 +17,17 @@
 # Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds
 # its targets to the lists below.
 
-# The kernel to build for: the newest one whose headers are installed, not
-# `uname -r` (a build machine may run a kernel without module support).
-KVER ?= $(shell ls -1d /lib/modules/*/build 2>/dev/null | sed -e 's,^/lib/modules/,,' -e 's,/build$$,,' | sort -V | tail -n 1)
+# The kernels to build for (scripts/kvers), never `uname -r` (a build machine
+# may run a kernel without module support):
+#   KVER   the default one: kmod/*.ko are built for it in place, and the VM
+#          rig boots it without --kver.  Debian's linux-headers-amd64 names
+#          it (Debian 12: 6.1), even when newer headers are installed.
+#   KVERS  every kernel the modules are built for and tested in: the newest
+#          installed headers of each supported series (6.1, 6.12); each one
+#          but KVER is built in build/kmod/KVER/kmod/ (scripts/vm-run --kver
+#          KVER takes the modules from there).
+KVER ?= $(shell scripts/kvers --default 2>/dev/null)
+KVERS ?= $(shell scripts/kvers 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
 # The one version number of the project (daemon, vringnetctl, libvringfd.pc,
@@ -103,10 +111,24 @@ include lib/lib.mk
 
 user: $(ALL_TARGETS)
 
+# The modules for KVER in kmod/, then for each other kernel of KVERS in
+# build/kmod/KVER/kmod: Kbuild writes next to the sources, so they are copied
+# there (timestamps kept: an unchanged file is not rebuilt) with include/uapi
+# beside them, as kmod/Kbuild expects.
+KMOD_SRCS = kmod/Kbuild $(wildcard kmod/*.h) $(filter-out %.mod.c,$(wildcard kmod/*.c))
 modules:
 	@if [ ! -d "$(KDIR)" ]; then \
 		echo "no kernel headers at $(KDIR): install linux-headers-amd64 or set KVER/KDIR" >&2; exit 1; fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	@set -e; for k in $(filter-out $(KVER),$(KVERS)); do \
+		d=build/kmod/$$k; \
+		[ -d "/lib/modules/$$k/build" ] || { echo "no kernel headers at /lib/modules/$$k/build (KVERS)" >&2; exit 1; }; \
+		mkdir -p $$d/kmod $$d/include; \
+		cp -p $(KMOD_SRCS) $$d/kmod/; \
+		cp -pr include/uapi $$d/include/; \
+		echo "modules: building for $$k in $$d/kmod"; \
+		$(MAKE) -C /lib/modules/$$k/build M=$(CURDIR)/$$d/kmod modules; \
+	done
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

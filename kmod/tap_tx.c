@@ -222,7 +222,16 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 	 */
 	if (t->nbatch && t->frag.va && t->frag.offset < buflen)
 		return -EAGAIN;
-	buf = page_frag_alloc_align(&t->frag, buflen, GFP_KERNEL, ~(SMP_CACHE_BYTES - 1));
+	/*
+	 * Cache-line aligned without page_frag_alloc_align(): buflen is a
+	 * multiple of SMP_CACHE_BYTES (SKB_DATA_ALIGN) and so is every offset
+	 * the cache carves in its page, so every fragment starts on a cache
+	 * line.  page_frag_alloc_align()'s last argument changed meaning
+	 * between the two kernels (a mask, ~(align - 1), in 6.1; the alignment
+	 * itself in 6.12, where a mask trips WARN_ON_ONCE(!is_power_of_2(align)):
+	 * seen in the VM rig).
+	 */
+	buf = page_frag_alloc(&t->frag, buflen, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	/* pad >= sizeof(struct tun_xdp_hdr) + hdr_len: no overlap */

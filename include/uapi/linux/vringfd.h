@@ -26,8 +26,14 @@
  *           descriptor loop, an index out of range, avail->idx moving by
  *           more than num, a nested indirect table, ...).  A broken ring stays
  *           broken; close it and create a new one.
- *   EFAULT  ring memory could not be read or written (unmapped, protected).
- *           The ring is marked broken as well.
+ *   EFAULT  ring memory could not be read or written (unmapped, protected),
+ *           also the used ring while a write() or read() completes chains
+ *           (frames it already sent stay sent).  The ring is
+ *           marked broken as well.
+ *   EINTR   a fatal signal while the call waited for another call on the
+ *           ring (one may wait on ring memory, e.g. a userfaultfd page, for
+ *           as long as user space wants).  poll() cannot fail: it then
+ *           reports POLLIN (a spurious readiness).
  *
  * Ioctl numbers: magic 0xB9; 0x00-0x0f on /dev/vringfd, 0x10-0x2f on a
  * vring fd.  Directions are from user space's view (_IOW: user writes).
@@ -208,7 +214,8 @@ struct vringfd_tap {
  * device, or no device has @ifindex in the caller's network namespace).
  *
  * Attached: write() on a TX ring sends every available chain (returns the
- * chains consumed, at most a bounded number per call); read() or write()
+ * chains consumed, sent or dropped, at most a bounded number per call; 0
+ * only when no chain is available); read() or write()
  * on an RX ring fills posted buffers (returns the buffers used; after
  * posting buffers, kick with read() or write()); poll() fills them too.
  * Once the tap device is gone, write() and read() fail with EPIPE and
@@ -220,7 +227,8 @@ struct vringfd_tap {
  * VRINGFD_DETACH - no argument
  *
  * Detach whatever subsystem is attached (a tap, or an in-kernel user of the
- * exported API).  Errors: ENOENT (nothing attached).
+ * exported API).  Errors: ENOENT (nothing attached), EINTR (a fatal signal
+ * while waiting for a running write()/read()/poll() of the ring).
  */
 #define VRINGFD_DETACH		_IO(VRINGFD_IOCTL_MAGIC, 0x11)
 

@@ -724,9 +724,27 @@ static void print_taps_ports(const struct ctlproto_reply *rep)
 	static const char *const ph[] = { "PORT", "TYPE", "TAP", "STATE", "CONNECTIONS", "SOCKET" };
 	static const char *const pk[] = { "name", "type", "tap", "state", "connections", "socket" };
 
+	unsigned int i;
+	bool first = true;
+
 	print_records(rep, "tap", th, tk, 6, "no taps");
 	printf("\n");
 	print_records(rep, "port", ph, pk, 6, "no ports");
+	/* taps and ports that are down say why */
+	for (i = 0; i < rep->nrecords; i++) {
+		const struct ctlproto_record *r = &rep->records[i];
+		const char *why = ctlproto_record_get(r, "error");
+		char *text;
+
+		if (!why || (strcmp(r->type, "tap") && strcmp(r->type, "port")))
+			continue;
+		if (first)
+			printf("\nfailed:\n");
+		first = false;
+		text = printable(why);
+		printf("  %s %s: %s\n", r->type, ctlproto_record_get(r, "name"), text);
+		free(text);
+	}
 }
 
 /**

@@ -614,7 +614,10 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "socket activation: unusable file descriptors passed");
 		goto fail;
 	}
-	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
+	/* under socket activation only a control-mode given in the file is
+	 * applied on top of the unit's SocketMode= */
+	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket,
+			       lfd >= 0 && !d->cfg.control_mode_set ? (mode_t)-1 : d->cfg.control_mode,
 			    d->cfg.control_gid, daemon_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;

@@ -212,6 +212,13 @@ struct ctlproto_tap_info {
  * @socket: its socket path (listen or connect)
  * @state: "listening", "connected", "connecting", ...
  * @connections: connected peers now
+ * @peer_pid: the newest connected peer's pid (SO_PEERCRED), -1 for none
+ * @peer_uid: its uid, -1 for none
+ * @peer_counts: the counts below are known (a port type with peers)
+ * @accepted: peers served since the port opened
+ * @refused: peers refused because the port was full
+ * @disconnects: peers gone since the port opened
+ * @last_disconnect: why the last one went ("" for none)
  * @error: for a configured port that is down (state "failed"), why; else NULL
  */
 struct ctlproto_port_info {
@@ -221,6 +228,13 @@ struct ctlproto_port_info {
 	const char *socket;
 	const char *state;
 	unsigned int connections;
+	long peer_pid;
+	long peer_uid;
+	bool peer_counts;
+	unsigned long accepted;
+	unsigned long refused;
+	unsigned long disconnects;
+	const char *last_disconnect;
 	const char *error;
 };
 

@@ -439,12 +439,22 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 		}
 		for (i = 0; i < d->nports; i++) {
 			struct port *p = d->ports[i];
+			struct port_peer_info ppi;
 			struct ctlproto_port_info pi = {
 				.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
 				.tap = p->cfg.tap,
 				.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
 				.state = p->state, .connections = port_connections(p),
 			};
+
+			port_get_peer_info(p, &ppi);
+			pi.peer_pid = ppi.pid;
+			pi.peer_uid = ppi.uid == (uid_t)-1 ? -1 : (long)ppi.uid;
+			pi.peer_counts = p->ops->peer_info != NULL;
+			pi.accepted = ppi.accepted;
+			pi.refused = ppi.refused;
+			pi.disconnects = ppi.disconnects;
+			pi.last_disconnect = ppi.last_disconnect;
 
 			ctlproto_reply_port(&w, &pi);
 		}

@@ -299,6 +299,21 @@ void port_close(struct port *p)
 }
 
 /**
+ * port_get_peer_info() - who is connected to a port, how its peers left
+ * @p: the port
+ * @info: filled (pid -1, uid -1, zeros, "" when the type tells nothing)
+ */
+void port_get_peer_info(struct port *p, struct port_peer_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->pid = -1;
+	info->uid = (uid_t)-1;
+	info->last_disconnect = "";
+	if (p->ops->peer_info)
+		p->ops->peer_info(p, info);
+}
+
+/**
  * port_get_stats() - counters of a port
  * @p: the port
  * @tx: out: guest -> tap

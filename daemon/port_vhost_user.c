@@ -389,7 +389,7 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
-	port_peer_closed(p, c);
+	port_peer_closed(p, c, why);
 	free(c);
 }
 
@@ -521,7 +521,7 @@ static void port_vhost_user_attach(struct port *p, int fd)
 		return;
 	}
 	deadline_arm(&c->hs, deadline_boot_sec());
-	port_peer_served(p, c);
+	port_peer_served(p, c, fd);
 }
 
 /**
@@ -600,4 +600,5 @@ const struct port_ops port_vhost_user_ops = {
 	.teardown = port_peer_teardown,
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,
+	.peer_info = port_peer_get_info,
 };

@@ -185,7 +185,8 @@ static void daemon_fail(struct daemon *d, bool is_port, const char *name, const 
 	struct daemon_failure *f = NULL;
 	unsigned int i;
 
-	log_err("%s (%s %s is down, the others run; a reload retries it)", why,
+	log_obj(LOG_ERR, is_port ? name : NULL, is_port ? NULL : name,
+		"%s (%s %s is down, the others run; a reload retries it)", why,
 		is_port ? "port" : "tap", name);
 	for (i = 0; i < d->nfails && !f; i++)
 		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
@@ -295,9 +296,9 @@ static void daemon_tap_down(struct daemon *d, unsigned int i)
 	struct daemon_tap *t = d->taps[i];
 
 	if (t->dev.persist)
-		log_info("tap %s: closed, kept (persistent)", t->cfg.name);
+		log_tap(LOG_INFO, t->cfg.name, "tap %s: closed, kept (persistent)", t->cfg.name);
 	else
-		log_info("tap %s: deleted", t->cfg.name);
+		log_tap(LOG_INFO, t->cfg.name, "tap %s: deleted", t->cfg.name);
 	tap_close(&t->dev);
 	free(t);
 	memmove(&d->taps[i], &d->taps[i + 1], (d->ntaps - i - 1) * sizeof(d->taps[0]));
@@ -340,7 +341,7 @@ static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char 
  */
 static void daemon_port_down(struct daemon *d, unsigned int i)
 {
-	log_info("port %s: closed", d->ports[i]->cfg.name);
+	log_port(LOG_INFO, d->ports[i], "port %s: closed", d->ports[i]->cfg.name);
 	port_close(d->ports[i]);
 	memmove(&d->ports[i], &d->ports[i + 1], (d->nports - i - 1) * sizeof(d->ports[0]));
 	d->nports--;

@@ -85,9 +85,9 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 	struct engine_stats tx, rx;
 
 	if (why)
-		log_rl(&p->rl, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
+		log_rl_port(p, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
 	else
-		log_rl(&p->rl, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
+		log_rl_port(p, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->tap);

@@ -381,9 +381,9 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 		return;
 	c->closing = true;
 	if (why)
-		log_rl(&p->rl, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
+		log_rl_port(p, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
-		log_rl(&p->rl, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
+		log_rl_port(p, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
 	vhost_user_dev_reset(&c->dev);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);

@@ -43,6 +43,7 @@ enum ctl_exit {
  * @socket: control socket path
  * @sockbuf: the path read from --config
  * @json: print JSON
+ * @prometheus: stats only: print the Prometheus text exposition format
  * @timeout: seconds to wait for connect, send and reply
  * @req: the request
  */
@@ -50,6 +51,7 @@ struct ctl_opts {
 	const char *socket;
 	char sockbuf[CONFIG_PATH_MAX];
 	bool json;
+	bool prometheus;
 	double timeout;
 	struct ctlproto_request req;
 };
@@ -74,6 +76,8 @@ static void usage(FILE *f)
 		"  -s, --socket PATH   control socket (default %s)\n"
 		"  -c, --config FILE   use the control socket of the daemon's configuration FILE\n"
 		"  -j, --json          print JSON\n"
+		"  -p, --prometheus    stats: print the Prometheus text format (node_exporter's\n"
+		"                      textfile collector)\n"
 		"  -t, --timeout S     seconds to wait for the daemon (default 5)\n"
 		"  -h, --help          print this help\n"
 		"  -V, --version       print the version\n"
@@ -134,6 +138,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -146,11 +151,12 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 
 	o->socket = CONFIG_DEFAULT_CONTROL;
 	o->json = false;
+	o->prometheus = false;
 	o->timeout = 5;
 	memset(&o->req, 0, sizeof(o->req));
 	o->req.version = CTLPROTO_VERSION;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:c:jt:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:jpt:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->socket = optarg;
@@ -161,6 +167,9 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'p':
+			o->prometheus = true;
 			break;
 		case 't':
 			errno = 0;
@@ -230,6 +239,10 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	if (optind < argc) {
 		fprintf(stderr, "vringnetctl: unexpected argument '%s' after '%s'\n",
 			argv[optind], cmd);
+		return EXIT_USAGE;
+	}
+	if (o->prometheus && (o->req.cmd != CTLPROTO_CMD_STATS || o->json)) {
+		fprintf(stderr, "vringnetctl: --prometheus goes with stats, without --json\n");
 		return EXIT_USAGE;
 	}
 	if (strlen(o->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
@@ -724,9 +737,49 @@ static void print_taps_ports(const struct ctlproto_reply *rep)
 	static const char *const ph[] = { "PORT", "TYPE", "TAP", "STATE", "CONNECTIONS", "SOCKET" };
 	static const char *const pk[] = { "name", "type", "tap", "state", "connections", "socket" };
 
+	unsigned int i;
+	bool first = true;
+
 	print_records(rep, "tap", th, tk, 6, "no taps");
 	printf("\n");
 	print_records(rep, "port", ph, pk, 6, "no ports");
+	/* who is on each port, how its peers left */
+	first = true;
+	for (i = 0; i < rep->nrecords; i++) {
+		const struct ctlproto_record *r = &rep->records[i];
+		const char *acc = ctlproto_record_get(r, "accepted");
+		const char *pid = ctlproto_record_get(r, "peer_pid");
+		const char *last = ctlproto_record_get(r, "last_disconnect");
+		char *text;
+
+		if (strcmp(r->type, "port") || !acc)
+			continue;
+		if (first)
+			printf("\nclients:\n");
+		first = false;
+		text = printable(last && *last ? last : "-");
+		printf("  port %s: peer %s%s%s%s, %s connected, %s refused, %s disconnected, last: %s\n",
+		       ctlproto_record_get(r, "name"), pid ? "pid " : "none", pid ? pid : "",
+		       pid ? " uid " : "", pid ? ctlproto_record_get(r, "peer_uid") : "", acc,
+		       ctlproto_record_get(r, "refused"), ctlproto_record_get(r, "disconnects"), text);
+		free(text);
+	}
+	first = true;
+	/* taps and ports that are down say why */
+	for (i = 0; i < rep->nrecords; i++) {
+		const struct ctlproto_record *r = &rep->records[i];
+		const char *why = ctlproto_record_get(r, "error");
+		char *text;
+
+		if (!why || (strcmp(r->type, "tap") && strcmp(r->type, "port")))
+			continue;
+		if (first)
+			printf("\nfailed:\n");
+		first = false;
+		text = printable(why);
+		printf("  %s %s: %s\n", r->type, ctlproto_record_get(r, "name"), text);
+		free(text);
+	}
 }
 
 /**
@@ -845,6 +898,132 @@ static void print_stats(const struct ctlproto_reply *rep)
 }
 
 /**
+ * prom_label() - print ,NAME="VALUE" with the text format's escapes
+ * @name: label name
+ * @value: its value (NULL: empty)
+ * @first: no leading comma
+ */
+static void prom_label(const char *name, const char *value, bool first)
+{
+	const char *s;
+
+	printf("%s%s=\"", first ? "" : ",", name);
+	for (s = value ? value : ""; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			printf("\\%c", *s);
+		else if (*s == '\n')
+			printf("\\n");
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/**
+ * struct prom_metric - one metric family of stats --prometheus
+ * @name: metric name
+ * @help: its HELP text
+ * @of: the stats records it comes from: "port" or "tap"
+ * @field: the counter's key after "tx_"/"rx_"
+ * @reason: the reason label of a drop counter, NULL for none
+ */
+struct prom_metric {
+	const char *name;
+	const char *help;
+	const char *of;
+	const char *field;
+	const char *reason;
+};
+
+/*
+ * Every counter of a stats reply, as Prometheus counters (vringnetctl(8)
+ * documents each).  direction: tx = ring to tap (the guest sends), rx =
+ * tap to ring (the guest receives).  Drops of one family share a name and
+ * differ by the reason label.
+ */
+static const struct prom_metric prom_metrics[] = {
+	{ "vringnet_port_frames_total", "Frames a port moved between its rings and its tap.", "port", "frames", NULL },
+	{ "vringnet_port_bytes_total", "Bytes of those frames (virtio-net headers not counted).", "port", "bytes", NULL },
+	{ "vringnet_port_batches_total", "Engine passes that moved at least one frame.", "port", "batches", NULL },
+	{ "vringnet_port_syscalls_total", "System calls the engine made on the tap or vring fd.", "port", "syscalls", NULL },
+	{ "vringnet_port_notifies_total", "Notifications (kicks or interrupts) sent to the other side.", "port", "notifies", NULL },
+	{ "vringnet_port_dropped_total", "Frames a port dropped, by reason.", "port", "drop_bad_chain", "bad_chain" },
+	{ "vringnet_port_dropped_total", NULL, "port", "drop_too_big", "too_big" },
+	{ "vringnet_port_dropped_total", NULL, "port", "drop_bad_hdr", "bad_hdr" },
+	{ "vringnet_port_dropped_total", NULL, "port", "drop_bad_addr", "bad_addr" },
+	{ "vringnet_port_dropped_total", NULL, "port", "drop_tap", "tap" },
+	{ "vringnet_port_dropped_total", NULL, "port", "drop_peer", "peer" },
+	{ "vringnet_tap_frames_total", "Frames of the tap device (kernel counters: tx = received by the tap from its fds, rx = sent to them).", "tap", "frames", NULL },
+	{ "vringnet_tap_bytes_total", "Bytes of the tap device's frames (kernel counters).", "tap", "bytes", NULL },
+	{ "vringnet_tap_dropped_total", "Frames the tap device dropped (kernel rx_dropped for tx, e.g. unknown EtherTypes; tx_dropped for rx).", "tap", "drop_tap", "kernel" },
+};
+
+/**
+ * print_prometheus() - a stats reply in the Prometheus text exposition format
+ * @rep: the reply
+ *
+ * One family per counter, samples labelled port and tap (port records) or
+ * tap (tap records, each tap once however many ports share it) and
+ * direction; counters a record lacks (drop_peer of a non-dgram port) are
+ * left out.  Meant for node_exporter's textfile collector: write to a
+ * temporary file and rename it into the collector's directory.
+ */
+static void print_prometheus(const struct ctlproto_reply *rep)
+{
+	unsigned int m, i, j, d;
+	char key[CTLPROTO_TOKEN_MAX];
+
+	for (m = 0; m < sizeof(prom_metrics) / sizeof(prom_metrics[0]); m++) {
+		const struct prom_metric *pm = &prom_metrics[m];
+
+		if (pm->help) {
+			printf("# HELP %s %s\n", pm->name, pm->help);
+			printf("# TYPE %s counter\n", pm->name);
+		}
+		for (i = 0; i < rep->nrecords; i++) {
+			const struct ctlproto_record *r = &rep->records[i];
+			const char *of = ctlproto_record_get(r, "of");
+			const char *name = ctlproto_record_get(r, "name");
+			bool dup = false;
+
+			if (strcmp(r->type, "stats") || !of || strcmp(of, pm->of) || !name)
+				continue;
+			/* a tap shared by ports comes once per port: print it once */
+			for (j = 0; j < i && !strcmp(pm->of, "tap"); j++) {
+				const struct ctlproto_record *o = &rep->records[j];
+				const char *oof = ctlproto_record_get(o, "of");
+				const char *on = ctlproto_record_get(o, "name");
+
+				if (!strcmp(o->type, "stats") && oof && !strcmp(oof, "tap") && on &&
+				    !strcmp(on, name))
+					dup = true;
+			}
+			if (dup)
+				continue;
+			for (d = 0; d < 2; d++) {
+				const char *v;
+
+				snprintf(key, sizeof(key), "%s_%s", d ? "rx" : "tx", pm->field);
+				v = ctlproto_record_get(r, key);
+				if (!v || !is_number(v))
+					continue;
+				printf("%s{", pm->name);
+				if (!strcmp(pm->of, "port")) {
+					prom_label("port", name, true);
+					prom_label("tap", ctlproto_record_get(r, "tap"), false);
+				} else {
+					prom_label("tap", name, true);
+				}
+				prom_label("direction", d ? "rx" : "tx", false);
+				if (pm->reason)
+					prom_label("reason", pm->reason, false);
+				printf("} %s\n", v);
+			}
+		}
+	}
+}
+
+/**
  * print_reload() - human output of a reload reply
  * @rep: the reply
  */
@@ -919,7 +1098,9 @@ int main(int argc, char **argv)
 		ctlproto_reply_free(&rep);
 		return EXIT_REFUSED;
 	}
-	if (o.json) {
+	if (o.prometheus) {
+		print_prometheus(&rep);
+	} else if (o.json) {
 		print_json(o.req.cmd, &rep);
 	} else {
 		switch (o.req.cmd) {

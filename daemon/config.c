@@ -474,6 +474,7 @@ static int config_key_control_socket(struct config_parser *p, const char *k, con
  */
 static int config_key_control_mode(struct config_parser *p, const char *k, const char *v)
 {
+	p->cfg->control_mode_set = true;
 	return config_mode(p, k, v, &p->cfg->control_mode);
 }
 

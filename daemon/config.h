@@ -120,6 +120,8 @@ struct config_port {
  * @path: the file it came from
  * @control_socket: path of the control socket
  * @control_mode: permission bits of the control socket (default 0660)
+ * @control_mode_set: control-mode was given in the file (applied to a
+ *	socket-activated control socket too; the default is not)
  * @control_gid: group of the control socket, (gid_t)-1 = the daemon's
  * @engine: auto, kernel or user
  * @log_level: messages above this level are not logged
@@ -127,8 +129,8 @@ struct config_port {
  * @uid: @user's uid, valid when @user is set
  * @gid: @user's gid, valid when @user is set
  * @handshake_timeout: seconds a ring-fd client has to send its SETUP
- * @boot_timeout: seconds a guest (vhost-user, stream) has to start its
- *	network (rings running, first frame)
+ * @boot_timeout: seconds a guest's peer has to finish its handshake
+ *	(vhost-user: SET_OWNER; stream: first frame)
  * @message_timeout: seconds a peer has to finish a message it started
  * @control_per_uid: control clients one uid other than root may have
  * @seccomp: the system call filter: on (kill), off, log
@@ -139,6 +141,7 @@ struct config {
 	char path[4096];
 	char control_socket[CONFIG_PATH_MAX];
 	mode_t control_mode;
+	bool control_mode_set;
 	gid_t control_gid;
 	enum config_engine engine;
 	enum config_log_level log_level;

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,12 +368,68 @@ static void control_listen_ready(struct loop *loop, struct loop_ref *ref, uint32
 }
 
 /**
+ * control_activated_perms() - honour control-mode/control-group on an activated socket
+ * @fd: the socket systemd passed
+ * @mode: control-mode, (mode_t)-1 = not given in the file (leave SocketMode=)
+ * @gid: control-group, (gid_t)-1 = none
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * systemd created the socket (SocketMode=, SocketGroup= of the .socket
+ * unit); the configuration's control-mode and control-group are applied to
+ * its path on top, so the file says what the socket is whatever started
+ * the daemon.  A socket that is not a unix socket with a path is refused.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int control_activated_perms(int fd, mode_t mode, gid_t gid, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	struct stat st;
+	char path[sizeof(sa.sun_path) + 1];
+
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path) || !sa.sun_path[0]) {
+		snprintf(err, errlen, "control socket: socket activation passed a socket without a path: "
+			 "control-mode and control-group cannot be applied");
+		return -1;
+	}
+	memcpy(path, sa.sun_path, sizeof(sa.sun_path));
+	path[sizeof(sa.sun_path)] = '\0';
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "control socket: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (mode != (mode_t)-1 && (st.st_mode & 07777) != mode) {
+		if (chmod(path, mode) < 0) {
+			snprintf(err, errlen, "control socket: %s: control-mode %04o: chmod: %s", path,
+				 (unsigned int)mode, strerror(errno));
+			return -1;
+		}
+		log_info("control: socket-activated %s: control-mode %04o applied (was %04o)", path,
+			 (unsigned int)mode, (unsigned int)(st.st_mode & 07777));
+	}
+	if (gid != (gid_t)-1 && st.st_gid != gid) {
+		if (chown(path, (uid_t)-1, gid) < 0) {
+			snprintf(err, errlen, "control socket: %s: control-group %ld: chown: %s", path,
+				 (long)gid, strerror(errno));
+			return -1;
+		}
+		log_info("control: socket-activated %s: control-group %ld applied", path, (long)gid);
+	}
+	return 0;
+}
+
+/**
  * control_open() - start the control server
  * @loop: the event loop
  * @listen_fd: a listening socket from socket activation, or -1 to bind @path
  * @path: the socket path
- * @mode: its permission bits (when we bind it)
- * @gid: its group, (gid_t)-1 = ours
+ * @mode: its permission bits (applied to an activated socket too, unless
+ *	(mode_t)-1)
+ * @gid: its group, (gid_t)-1 = ours (or as systemd made it)
  * @serve: request handler
  * @opaque: passed to @serve
  * @err: message buffer
@@ -398,6 +457,10 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 			return NULL;
 		}
 		snprintf(c->path, sizeof(c->path), "%s", path);
+	}
+	if (listen_fd >= 0 && control_activated_perms(fd, mode, gid, err, errlen) < 0) {
+		free(c);
+		return NULL;
 	}
 	/* A socket from socket activation may be blocking: accept() must not be. */
 	if (listen_fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {

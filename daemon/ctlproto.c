@@ -264,6 +264,8 @@ void ctlproto_reply_tap(struct ctlproto_writer *w, const struct ctlproto_tap_inf
 	ctlproto_reply_str(w, "state", t->state);
 	ctlproto_reply_u64(w, "queues", t->queues);
 	ctlproto_reply_str(w, "persist", t->persist ? "yes" : "no");
+	if (t->error)
+		ctlproto_reply_str(w, "error", t->error);
 }
 
 /**
@@ -280,6 +282,18 @@ void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_i
 	ctlproto_reply_str(w, "state", p->state);
 	ctlproto_reply_u64(w, "connections", p->connections);
 	ctlproto_reply_str(w, "socket", p->socket);
+	if (p->peer_pid > 0) {
+		ctlproto_reply_u64(w, "peer_pid", (uint64_t)p->peer_pid);
+		ctlproto_reply_u64(w, "peer_uid", (uint64_t)p->peer_uid);
+	}
+	if (p->peer_counts) {
+		ctlproto_reply_u64(w, "accepted", p->accepted);
+		ctlproto_reply_u64(w, "refused", p->refused);
+		ctlproto_reply_u64(w, "disconnects", p->disconnects);
+		ctlproto_reply_str(w, "last_disconnect", p->last_disconnect ? p->last_disconnect : "");
+	}
+	if (p->error)
+		ctlproto_reply_str(w, "error", p->error);
 }
 
 /**

@@ -192,6 +192,7 @@ struct ctlproto_daemon_info {
  * @state: "up", "down", "missing" ...
  * @queues: queues opened
  * @persist: configured persistent
+ * @error: for a configured tap that is down (state "failed"), why; else NULL
  */
 struct ctlproto_tap_info {
 	const char *name;
@@ -200,6 +201,7 @@ struct ctlproto_tap_info {
 	const char *state;
 	unsigned int queues;
 	bool persist;
+	const char *error;
 };
 
 /**
@@ -210,6 +212,14 @@ struct ctlproto_tap_info {
  * @socket: its socket path (listen or connect)
  * @state: "listening", "connected", "connecting", ...
  * @connections: connected peers now
+ * @peer_pid: the newest connected peer's pid (SO_PEERCRED), -1 for none
+ * @peer_uid: its uid, -1 for none
+ * @peer_counts: the counts below are known (a port type with peers)
+ * @accepted: peers served since the port opened
+ * @refused: peers refused because the port was full
+ * @disconnects: peers gone since the port opened
+ * @last_disconnect: why the last one went ("" for none)
+ * @error: for a configured port that is down (state "failed"), why; else NULL
  */
 struct ctlproto_port_info {
 	const char *name;
@@ -218,6 +228,14 @@ struct ctlproto_port_info {
 	const char *socket;
 	const char *state;
 	unsigned int connections;
+	long peer_pid;
+	long peer_uid;
+	bool peer_counts;
+	unsigned long accepted;
+	unsigned long refused;
+	unsigned long disconnects;
+	const char *last_disconnect;
+	const char *error;
 };
 
 /**
@@ -227,11 +245,14 @@ struct ctlproto_port_info {
  * @taps_changed: taps reconfigured (or re-created)
  * @ports_added: ports created
  * @ports_removed: ports torn down
- * @ports_changed: ports re-created
+ * @ports_changed: ports re-created or their socket settings changed
+ * @failed: changes that failed (the reply is then reload-failed, whose
+ *	text says what was applied and what failed)
  */
 struct ctlproto_reload_info {
 	unsigned int taps_added, taps_removed, taps_changed;
 	unsigned int ports_added, ports_removed, ports_changed;
+	unsigned int failed;
 };
 
 void ctlproto_reply_init(struct ctlproto_writer *w, char *buf, size_t len);

@@ -14,6 +14,16 @@
  *        re-created.
  * A tap removed from the file is deleted unless it is persistent (then it
  * is left in place, closed, like at stop).
+ *
+ * Failures stay local: a tap that cannot be set up (its name taken by a
+ * tun device or another process's tap, a netlink error, ...) or a port that
+ * cannot open (its socket, its tap down) is logged, remembered with its
+ * reason (struct daemon_failure) and shown in STATUS= and in the control
+ * socket's status ("state=failed error=..."); every other tap and port is
+ * brought up and serves.  Each reload retries what is down, since the
+ * running set lacks it.  A reload that cannot apply everything applies what
+ * it can and answers reload-failed with exactly what it applied and what
+ * failed; its log line counts only what was done.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -51,6 +61,18 @@ struct daemon_tap {
 };
 
 /**
+ * struct daemon_failure - a configured tap or port that is not running
+ * @is_port: a port (else a tap)
+ * @name: its name
+ * @why: the error of its last attempt
+ */
+struct daemon_failure {
+	bool is_port;
+	char name[CONFIG_NAME_MAX];
+	char why[CONFIG_ERR_MAX];
+};
+
+/**
  * struct daemon - the daemon
  * @cfg: the configuration it was started or last reloaded with
  * @loop: event loop
@@ -64,6 +86,8 @@ struct daemon_tap {
  * @watchdog: WATCHDOG=1 timer
  * @started: CLOCK_MONOTONIC seconds at start
  * @caps: effective capabilities after the drop, as text
+ * @fails: taps and ports of @cfg that failed to come up, with the reason
+ * @nfails: entries in @fails
  */
 struct daemon {
 	struct config cfg;
@@ -78,6 +102,8 @@ struct daemon {
 	struct loop_ref watchdog;
 	time_t started;
 	char caps[256];
+	struct daemon_failure fails[CONFIG_MAX_TAPS + CONFIG_MAX_PORTS];
+	unsigned int nfails;
 };
 
 /**
@@ -128,18 +154,96 @@ static int daemon_find_port(struct daemon *d, const char *name)
 }
 
 /**
+ * daemon_fail_find() - the reason a configured tap or port is down
+ * @d: daemon
+ * @is_port: look for a port (else a tap)
+ * @name: its name
+ *
+ * Return: the error of its last attempt, or NULL when none is recorded.
+ */
+static const char *daemon_fail_find(const struct daemon *d, bool is_port, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nfails; i++)
+		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
+			return d->fails[i].why;
+	return NULL;
+}
+
+/**
+ * daemon_fail() - record and log that a tap or port could not be set up
+ * @d: daemon
+ * @is_port: a port (else a tap)
+ * @name: its name
+ * @why: the error ("tap NAME: ..." or "port NAME: ...")
+ *
+ * The others keep running; the next reload retries it.
+ */
+static void daemon_fail(struct daemon *d, bool is_port, const char *name, const char *why)
+{
+	struct daemon_failure *f = NULL;
+	unsigned int i;
+
+	log_obj(LOG_ERR, is_port ? name : NULL, is_port ? NULL : name,
+		"%s (%s %s is down, the others run; a reload retries it)", why,
+		is_port ? "port" : "tap", name);
+	for (i = 0; i < d->nfails && !f; i++)
+		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
+			f = &d->fails[i];
+	if (!f) {
+		if (d->nfails >= sizeof(d->fails) / sizeof(d->fails[0]))
+			return;
+		f = &d->fails[d->nfails++];
+	}
+	f->is_port = is_port;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->why, sizeof(f->why), "%s", why);
+}
+
+/**
+ * daemon_ports_down() - configured ports that are not running
+ * @d: daemon
+ *
+ * Return: the count.
+ */
+static unsigned int daemon_ports_down(const struct daemon *d)
+{
+	return d->cfg.nports > d->nports ? d->cfg.nports - d->nports : 0;
+}
+
+/**
+ * daemon_taps_down() - configured taps that are not running
+ * @d: daemon
+ *
+ * Return: the count.
+ */
+static unsigned int daemon_taps_down(const struct daemon *d)
+{
+	return d->cfg.ntaps > d->ntaps ? d->cfg.ntaps - d->ntaps : 0;
+}
+
+/**
  * daemon_status_text() - one line for STATUS=
  * @d: daemon
  * @buf: output
  * @len: its size
  *
+ * "N taps up, M down; N ports up, M down; engine E", then the first
+ * failure's reason when something is down.
+ *
  * Return: @buf.
  */
 static const char *daemon_status_text(struct daemon *d, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u tap%s, %u port%s, engine %s", d->ntaps,
-		 d->ntaps == 1 ? "" : "s", d->nports, d->nports == 1 ? "" : "s",
-		 d->eng->name);
+	int n;
+
+	n = snprintf(buf, len, "%u tap%s up, %u down; %u port%s up, %u down; engine %s",
+		     d->ntaps, d->ntaps == 1 ? "" : "s", daemon_taps_down(d),
+		     d->nports, d->nports == 1 ? "" : "s", daemon_ports_down(d), d->eng->name);
+	if (n > 0 && (size_t)n < len && d->nfails &&
+	    (daemon_taps_down(d) || daemon_ports_down(d)))
+		snprintf(buf + n, len - (size_t)n, "; failed: %s", d->fails[0].why);
 	return buf;
 }
 
@@ -192,9 +296,9 @@ static void daemon_tap_down(struct daemon *d, unsigned int i)
 	struct daemon_tap *t = d->taps[i];
 
 	if (t->dev.persist)
-		log_info("tap %s: closed, kept (persistent)", t->cfg.name);
+		log_tap(LOG_INFO, t->cfg.name, "tap %s: closed, kept (persistent)", t->cfg.name);
 	else
-		log_info("tap %s: deleted", t->cfg.name);
+		log_tap(LOG_INFO, t->cfg.name, "tap %s: deleted", t->cfg.name);
 	tap_close(&t->dev);
 	free(t);
 	memmove(&d->taps[i], &d->taps[i + 1], (d->ntaps - i - 1) * sizeof(d->taps[0]));
@@ -237,7 +341,7 @@ static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char 
  */
 static void daemon_port_down(struct daemon *d, unsigned int i)
 {
-	log_info("port %s: closed", d->ports[i]->cfg.name);
+	log_port(LOG_INFO, d->ports[i], "port %s: closed", d->ports[i]->cfg.name);
 	port_close(d->ports[i]);
 	memmove(&d->ports[i], &d->ports[i + 1], (d->nports - i - 1) * sizeof(d->ports[0]));
 	d->nports--;
@@ -321,8 +425,22 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 			}
 			ctlproto_reply_tap(&w, &ti);
 		}
+		/* configured taps that are down, with the reason */
+		for (i = 0; i < d->cfg.ntaps; i++) {
+			const struct config_tap *c = &d->cfg.taps[i];
+			const char *why = daemon_fail_find(d, false, c->name);
+			struct ctlproto_tap_info ti = {
+				.name = c->name, .state = "failed", .persist = c->persist,
+				.error = why ? why : "not running",
+			};
+
+			if (daemon_find_tap(d, c->name) >= 0)
+				continue;
+			ctlproto_reply_tap(&w, &ti);
+		}
 		for (i = 0; i < d->nports; i++) {
 			struct port *p = d->ports[i];
+			struct port_peer_info ppi;
 			struct ctlproto_port_info pi = {
 				.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
 				.tap = p->cfg.tap,
@@ -330,6 +448,29 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 				.state = p->state, .connections = port_connections(p),
 			};
 
+			port_get_peer_info(p, &ppi);
+			pi.peer_pid = ppi.pid;
+			pi.peer_uid = ppi.uid == (uid_t)-1 ? -1 : (long)ppi.uid;
+			pi.peer_counts = p->ops->peer_info != NULL;
+			pi.accepted = ppi.accepted;
+			pi.refused = ppi.refused;
+			pi.disconnects = ppi.disconnects;
+			pi.last_disconnect = ppi.last_disconnect;
+
+			ctlproto_reply_port(&w, &pi);
+		}
+		/* configured ports that are down, with the reason */
+		for (i = 0; i < d->cfg.nports; i++) {
+			const struct config_port *c = &d->cfg.ports[i];
+			const char *why = daemon_fail_find(d, true, c->name);
+			struct ctlproto_port_info pi = {
+				.name = c->name, .type = config_port_type_name(c->type),
+				.tap = c->tap, .socket = c->listen[0] ? c->listen : c->connect,
+				.state = "failed", .error = why ? why : "not running",
+			};
+
+			if (daemon_find_port(d, c->name) >= 0)
+				continue;
 			ctlproto_reply_port(&w, &pi);
 		}
 		break;
@@ -428,7 +569,9 @@ static bool daemon_needs_chown(const struct config *cfg)
  * @errlen: its size
  *
  * Order: engine, netlink, taps, ports, control socket, capability drop,
- * timers, seccomp filter, READY=1.  Any failure undoes what was done.
+ * timers, seccomp filter, READY=1.  A tap or port that cannot be set up is
+ * logged and left down (daemon_fail()) while the others come up, unless no
+ * tap at all came up; any other failure undoes what was done.
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
@@ -464,18 +607,28 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	d->nl = netlink_open(err, errlen);
 	if (!d->nl)
 		goto fail;
+	/* A tap or port that cannot come up stays down alone. */
 	for (i = 0; i < d->cfg.ntaps; i++)
 		if (daemon_tap_up(d, &d->cfg.taps[i], err, errlen) < 0)
-			goto fail;
+			daemon_fail(d, false, d->cfg.taps[i].name, err);
+	/* ... but a daemon with no tap at all has nothing to serve. */
+	if (d->cfg.ntaps && !d->ntaps) {
+		snprintf(err, errlen, "no tap could be set up: %s", d->fails[0].why);
+		goto fail;
+	}
 	for (i = 0; i < d->cfg.nports; i++)
 		if (daemon_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
-			goto fail;
+			daemon_fail(d, true, d->cfg.ports[i].name, err);
+	err[0] = '\0';
 	lfd = sdnotify_listen_fd(d->cfg.control_socket);
 	if (lfd == -2) {
 		snprintf(err, errlen, "socket activation: unusable file descriptors passed");
 		goto fail;
 	}
-	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket, d->cfg.control_mode,
+	/* under socket activation only a control-mode given in the file is
+	 * applied on top of the unit's SocketMode= */
+	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket,
+			       lfd >= 0 && !d->cfg.control_mode_set ? (mode_t)-1 : d->cfg.control_mode,
 			    d->cfg.control_gid, daemon_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
@@ -545,16 +698,54 @@ static int daemon_tap_reconfigure(struct daemon *d, unsigned int i, const struct
 }
 
 /**
- * daemon_note() - remember the first error of a reload, log every one
- * @first: the first error so far ("" if none)
- * @len: its size
- * @msg: this error
+ * struct daemon_reload_report - what a reload could not do
+ * @failed: changes that failed
+ * @text: their errors, "; "-separated (cut at its size)
  */
-static void daemon_note(char *first, size_t len, const char *msg)
+struct daemon_reload_report {
+	unsigned int failed;
+	char text[CONFIG_ERR_MAX];
+};
+
+/**
+ * daemon_note() - count and log one failed change of a reload
+ * @d: daemon
+ * @rr: the reload's report
+ * @is_port: a port (else a tap)
+ * @name: its name
+ * @msg: the error
+ * @down: the tap or port is now down (remembered for status and retried
+ *	by the next reload); else it runs on as far as the failed step goes
+ */
+static void daemon_note(struct daemon *d, struct daemon_reload_report *rr, bool is_port,
+			const char *name, const char *msg, bool down)
 {
-	log_err("reload: %s", msg);
-	if (!first[0])
-		snprintf(first, len, "%s", msg);
+	size_t n = strlen(rr->text);
+
+	if (down)
+		daemon_fail(d, is_port, name, msg);
+	else
+		log_err("reload: %s", msg);
+	if (n < sizeof(rr->text) - 1)
+		snprintf(rr->text + n, sizeof(rr->text) - n, "%s%s", n ? "; " : "", msg);
+	rr->failed++;
+}
+
+/**
+ * daemon_port_was_changed() - whether a reload diff names a port changed
+ * @diff: the diff
+ * @name: the port
+ *
+ * Return: true when @name is RELOAD_CHANGED in @diff.
+ */
+static bool daemon_port_was_changed(const struct reload_diff *diff, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < diff->nports; i++)
+		if (!strcmp(diff->ports[i].name, name))
+			return diff->ports[i].change == RELOAD_CHANGED;
+	return false;
 }
 
 /**
@@ -633,15 +824,19 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
  * sections and the new file) is applied in order: ports removed or to be
  * re-created closed, taps removed, re-created or reconfigured, new taps,
  * new and re-created ports.  Entries RELOAD_UNCHANGED are not touched.  Every
- * change is attempted; the first failure is returned, all are logged.
+ * change is attempted; @info counts the changes that were made (a tap or
+ * port that failed to come up is not counted as added), every failure is
+ * logged, and a tap or port left down is remembered for status and retried
+ * by the next reload.
  *
- * Return: 0, or -1 with @err filled.
+ * Return: 0, or -1 with @err filled: "applied: <counts>; N failed: <errors>".
  */
 int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen)
 {
 	struct config nc, rc;
 	struct reload_diff diff;
-	char msg[CONFIG_ERR_MAX], status[256];
+	struct daemon_reload_report rr = { 0 };
+	char msg[CONFIG_ERR_MAX], status[CONFIG_ERR_MAX + 128];
 	unsigned int i;
 	int k, ret;
 
@@ -679,6 +874,8 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	log_set_level(nc.log_level);
 	deadline_set_limits(nc.handshake_timeout, nc.boot_timeout, nc.message_timeout);
 	control_set_per_uid(d->ctrl, nc.control_per_uid);
+	/* Everything down is retried below: forget the old reasons. */
+	d->nfails = 0;
 
 	/* 1. Ports removed, or changed so that they must be re-created. */
 	for (i = 0; i < diff.nports; i++) {
@@ -687,12 +884,17 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		k = daemon_find_port(d, pd->name);
 		if (k < 0)
 			continue;
-		if (pd->change == RELOAD_REMOVED ||
-		    (pd->change == RELOAD_CHANGED && (pd->attrs & RELOAD_PORT_RECREATE)))
+		if (pd->change == RELOAD_REMOVED) {
 			daemon_port_down(d, (unsigned int)k);
-		else if (pd->change == RELOAD_CHANGED &&
-			 daemon_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
-			daemon_note(err, errlen, msg);
+			info->ports_removed++;
+		} else if (pd->change == RELOAD_CHANGED && (pd->attrs & RELOAD_PORT_RECREATE)) {
+			daemon_port_down(d, (unsigned int)k);	/* counted when back up */
+		} else if (pd->change == RELOAD_CHANGED) {
+			if (daemon_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
+				daemon_note(d, &rr, true, pd->name, msg, false);
+			else
+				info->ports_changed++;
+		}
 	}
 	/* 2. Taps removed, re-created, reconfigured; 3. taps added. */
 	for (i = 0; i < diff.ntaps; i++) {
@@ -703,8 +905,10 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		case RELOAD_UNCHANGED:
 			break;
 		case RELOAD_REMOVED:
-			if (k >= 0)
+			if (k >= 0) {
 				daemon_tap_down(d, (unsigned int)k);
+				info->taps_removed++;
+			}
 			break;
 		case RELOAD_CHANGED:
 			if (k >= 0 && (td->attrs & RELOAD_TAP_RECREATE)) {
@@ -716,16 +920,22 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 					(d->ntaps - k - 1) * sizeof(d->taps[0]));
 				d->ntaps--;
 				if (daemon_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
-					daemon_note(err, errlen, msg);
-			} else if (k >= 0 &&
-				   daemon_tap_reconfigure(d, (unsigned int)k, td->new_tap,
-						       msg, sizeof(msg)) < 0) {
-				daemon_note(err, errlen, msg);
+					daemon_note(d, &rr, false, td->name, msg, true);
+				else
+					info->taps_changed++;
+			} else if (k >= 0) {
+				if (daemon_tap_reconfigure(d, (unsigned int)k, td->new_tap,
+							   msg, sizeof(msg)) < 0)
+					daemon_note(d, &rr, false, td->name, msg, false);
+				else
+					info->taps_changed++;
 			}
 			break;
 		case RELOAD_ADDED:
 			if (daemon_tap_up(d, td->new_tap, msg, sizeof(msg)) < 0)
-				daemon_note(err, errlen, msg);
+				daemon_note(d, &rr, false, td->name, msg, true);
+			else
+				info->taps_added++;
 			break;
 		}
 	}
@@ -734,14 +944,13 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		if (daemon_find_port(d, nc.ports[i].name) >= 0)
 			continue;
 		if (daemon_port_up(d, &nc.ports[i], msg, sizeof(msg)) < 0)
-			daemon_note(err, errlen, msg);
+			daemon_note(d, &rr, true, nc.ports[i].name, msg, true);
+		else if (daemon_port_was_changed(&diff, nc.ports[i].name))
+			info->ports_changed++;
+		else
+			info->ports_added++;
 	}
-	info->taps_added = diff.taps_added;
-	info->taps_removed = diff.taps_removed;
-	info->taps_changed = diff.taps_changed;
-	info->ports_added = diff.ports_added;
-	info->ports_removed = diff.ports_removed;
-	info->ports_changed = diff.ports_changed;
+	info->failed = rr.failed;
 	reload_diff_free(&diff);
 	free(rc.taps);
 	free(rc.ports);
@@ -756,11 +965,18 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	nc.gid = d->cfg.gid;
 	config_free(&d->cfg);
 	d->cfg = nc;
-	log_info("reload: taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed%s",
+	snprintf(msg, sizeof(msg),
+		 "taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,
-		 info->ports_removed, info->ports_changed, err[0] ? " (with errors)" : "");
+		 info->ports_removed, info->ports_changed);
+	if (rr.failed) {
+		log_err("reload: %s; %u failed", msg, rr.failed);
+		snprintf(err, errlen, "applied: %s; %u failed: %s", msg, rr.failed, rr.text);
+	} else {
+		log_info("reload: %s", msg);
+	}
 	sdnotify_ready(daemon_status_text(d, status, sizeof(status)));
-	return err[0] ? -1 : 0;
+	return rr.failed ? -1 : 0;
 }
 
 /**

@@ -33,7 +33,7 @@ $(B)/test/vringnetd: $(VRINGNETD_TEST_OBJS) $(LIBVRINGFD_A)
 
 # ---- install / uninstall (PREFIX, DESTDIR; see the top Makefile) ----------
 # Binaries to SBINDIR/BINDIR, libvringfd and its headers, systemd units to
-# UNITDIR (@SBINDIR@ replaced), the modules-load.d file, man pages, bash
+# UNITDIR (@SBINDIR@, @BINDIR@ replaced), the modules-load.d file, man pages, bash
 # completions, the docs (README, NEWS, COPYING*, examples) to DOCDIR, the
 # example configuration as $(SYSCONFDIR)/vringnetd/vringnetd.conf.example,
 # and a default vringnetd.conf (no taps, valid: the service starts) only when
@@ -62,7 +62,7 @@ install-daemon: $(ALL_TARGETS)
 	ln -sf libvringfd.so.1 $(DESTDIR)$(LIBDIR)/libvringfd.so
 	$(INSTALL) -m 0644 include/vringfd.h $(DESTDIR)$(INCLUDEDIR)/vringfd.h
 	$(INSTALL) -m 0644 include/uapi/linux/vringfd.h $(DESTDIR)$(INCLUDEDIR)/linux/vringfd.h
-	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/vringnetd.service > $(DESTDIR)$(UNITDIR)/vringnetd.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' systemd/vringnetd.service > $(DESTDIR)$(UNITDIR)/vringnetd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/vringnetd.service
 	$(INSTALL) -m 0644 systemd/vringnetd.socket $(DESTDIR)$(UNITDIR)/vringnetd.socket
 	$(INSTALL) -m 0644 systemd/vringfd.conf $(DESTDIR)$(MODULESLOADDIR)/vringfd.conf

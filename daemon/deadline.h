@@ -10,8 +10,9 @@
  * fires the owner's callback closes the connection with a log line.
  *
  * The limits are the configuration's handshake-timeout (a program's
- * handshake: ring-fd SETUP), boot-timeout (a guest's: from its hypervisor
- * connecting until its network runs) and message-timeout
+ * handshake: ring-fd SETUP), boot-timeout (a guest's peer's: from its
+ * hypervisor connecting until its vhost-user SET_OWNER or first stream
+ * frame) and message-timeout
  * (vringnetd.conf(5)), set with deadline_set_limits() at start and reload;
  * a deadline armed before a reload keeps the value it was armed with.
  */

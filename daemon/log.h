@@ -44,12 +44,26 @@ enum config_log_level log_get_level(void);
 bool log_to_journal(void);
 bool log_enabled(int prio);
 void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_obj(int prio, const char *port, const char *tap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_notice(...)	log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* A line about a port (and its tap): VRINGNET_PORT=/VRINGNET_TAP= in the journal. */
+#define log_port(prio, p, ...)	log_obj((prio), (p)->cfg.name, (p)->cfg.tap, __VA_ARGS__)
+/* A line about a tap: VRINGNET_TAP= in the journal. */
+#define log_tap(prio, name, ...)	log_obj((prio), NULL, (name), __VA_ARGS__)
+
+/* A line a client can cause about port @p: logged when its rate limit allows it. */
+#define log_rl_port(p, prio, ...) \
+	do { \
+		if (log_enabled(prio) && log_ratelimit(&(p)->rl)) \
+			log_port((prio), (p), __VA_ARGS__); \
+	} while (0)
 
 /* A line a client can cause: logged when @rl allows it. */
 #define log_rl(rl, prio, ...) \

@@ -42,7 +42,11 @@ const struct port_ops *port_ops_of(enum config_port_type type)
  * port_mkdir_parent() - create the socket's directory if it is missing
  * @path: socket path
  *
- * One level only, mode 0755; errors show up at bind().
+ * One level only, mode 0755 set with chmod(), whatever the umask: the
+ * shipped unit's UMask=0077 would make it 0700 and lock out the socket's
+ * group (libvirt's QEMU runs as libvirt-qemu:kvm); who may connect is the
+ * socket's own socket-mode/socket-owner/socket-group.  A directory that
+ * exists is left as it is.  Errors show up at bind().
  */
 static void port_mkdir_parent(const char *path)
 {
@@ -54,8 +58,12 @@ static void port_mkdir_parent(const char *path)
 	if (!slash || slash == dir)
 		return;
 	*slash = '\0';
-	if (mkdir(dir, 0755) == 0)
-		log_info("created directory %s", dir);
+	if (mkdir(dir, 0755) == 0) {
+		if (chmod(dir, 0755) < 0)
+			log_warn("created directory %s, but chmod 0755: %s", dir, strerror(errno));
+		else
+			log_info("created directory %s (mode 0755)", dir);
+	}
 }
 
 /**
@@ -288,6 +296,21 @@ void port_close(struct port *p)
 		close(p->listen_fd);
 	}
 	free(p);
+}
+
+/**
+ * port_get_peer_info() - who is connected to a port, how its peers left
+ * @p: the port
+ * @info: filled (pid -1, uid -1, zeros, "" when the type tells nothing)
+ */
+void port_get_peer_info(struct port *p, struct port_peer_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->pid = -1;
+	info->uid = (uid_t)-1;
+	info->last_disconnect = "";
+	if (p->ops->peer_info)
+		p->ops->peer_info(p, info);
 }
 
 /**

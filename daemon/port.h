@@ -39,6 +39,25 @@
 struct port;
 
 /**
+ * struct port_peer_info - a port's peers, for status
+ * @pid: the newest connected peer's pid (SO_PEERCRED), -1 for none
+ * @uid: its uid, (uid_t)-1 for none
+ * @accepted: peers served since the port opened
+ * @refused: peers refused because the port was full
+ * @disconnects: peers gone since the port opened (hang-ups included)
+ * @last_disconnect: why the last one went ("" for none; "hung up" when it
+ *	closed the connection itself)
+ */
+struct port_peer_info {
+	pid_t pid;
+	uid_t uid;
+	unsigned long accepted;
+	unsigned long refused;
+	unsigned long disconnects;
+	const char *last_disconnect;
+};
+
+/**
  * struct port_ops - one port type
  * @name: "vhost-user", "stream", "dgram", "ringfd"
  * @sock_type: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET for the socket
@@ -50,6 +69,7 @@ struct port;
  * @teardown: free connections and priv
  * @get_stats: counters (NULL: zero)
  * @connections: connected peers (NULL: 0)
+ * @peer_info: who is connected and how past peers left (NULL: nothing known)
  */
 struct port_ops {
 	const char *name;
@@ -61,6 +81,7 @@ struct port_ops {
 	void (*teardown)(struct port *p);
 	void (*get_stats)(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
 	unsigned int (*connections)(struct port *p);
+	void (*peer_info)(struct port *p, struct port_peer_info *info);
 };
 
 /**
@@ -101,6 +122,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 void port_close(struct port *p);
 void port_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);
+void port_get_peer_info(struct port *p, struct port_peer_info *info);
 void port_stats_add(struct engine_stats *to, const struct engine_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);

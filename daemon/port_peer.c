@@ -88,16 +88,22 @@ bool port_peer_refuse(struct port *p, int fd, const char *what)
  * port_peer_served() - record that @conn is now a peer of the port
  * @p: the port
  * @conn: the type's connection (port_peer_refuse() said there is room)
+ * @fd: its socket, for SO_PEERCRED (the process that connected or, in
+ *	client mode, that listens)
  */
-void port_peer_served(struct port *p, void *conn)
+void port_peer_served(struct port *p, void *conn, int fd)
 {
 	struct port_peer *pp = p->priv;
+	socklen_t len = sizeof(struct ucred);
 	unsigned int i;
 
 	for (i = 0; i < PORT_PEER_MAX; i++) {
 		if (!pp->conns[i]) {
 			pp->conns[i] = conn;
 			pp->nconns++;
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &pp->creds[i], &len) < 0)
+				memset(&pp->creds[i], 0, sizeof(pp->creds[i]));
+			pp->newest = i;
 			break;
 		}
 	}
@@ -109,8 +115,9 @@ void port_peer_served(struct port *p, void *conn)
  * port_peer_closed() - record that @conn is gone; client mode: retry later
  * @p: the port
  * @conn: the type's connection (already freed: only compared)
+ * @why: why it was closed, NULL when the peer hung up
  */
-void port_peer_closed(struct port *p, const void *conn)
+void port_peer_closed(struct port *p, const void *conn, const char *why)
 {
 	struct port_peer *pp = p->priv;
 	unsigned int i;
@@ -119,6 +126,9 @@ void port_peer_closed(struct port *p, const void *conn)
 		if (pp->conns[i] == conn) {
 			pp->conns[i] = NULL;
 			pp->nconns--;
+			memset(&pp->creds[i], 0, sizeof(pp->creds[i]));
+			pp->disconnects++;
+			snprintf(pp->last_why, sizeof(pp->last_why), "%s", why ? why : "hung up");
 		}
 	}
 	if (pp->nconns)
@@ -218,6 +228,33 @@ void port_peer_teardown(struct port *p)
 		loop_timer_fini(p->loop, &pp->timer);
 	free(pp);
 	p->priv = NULL;
+}
+
+/**
+ * port_peer_get_info() - port_ops.peer_info: the newest peer's credentials, counts
+ * @p: the port
+ * @info: filled in (port_get_peer_info() set the defaults)
+ */
+void port_peer_get_info(struct port *p, struct port_peer_info *info)
+{
+	struct port_peer *pp = p->priv;
+	unsigned int i;
+
+	if (!pp)
+		return;
+	info->accepted = pp->accepted;
+	info->refused = pp->refused;
+	info->disconnects = pp->disconnects;
+	info->last_disconnect = pp->last_why;
+	for (i = 0; i < PORT_PEER_MAX; i++) {
+		unsigned int k = (pp->newest + PORT_PEER_MAX - i) % PORT_PEER_MAX;
+
+		if (pp->conns[k] && pp->creds[k].pid) {
+			info->pid = pp->creds[k].pid;
+			info->uid = pp->creds[k].uid;
+			break;
+		}
+	}
 }
 
 /**

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include "engine.h"
 #include "loop.h"
@@ -55,6 +56,10 @@ struct port_peer_ops {
  * @rx: same, tap -> peer
  * @accepted: peers served so far
  * @refused: peers refused while the port was full
+ * @creds: SO_PEERCRED of each peer in @conns (pid 0: unknown)
+ * @newest: the slot of the peer served last
+ * @disconnects: peers gone so far
+ * @last_why: why the last one went ("" for none)
  * @timer: reconnect timer (client mode)
  * @timer_ok: @timer was created
  */
@@ -67,14 +72,19 @@ struct port_peer {
 	struct engine_stats rx;
 	unsigned long accepted;
 	unsigned long refused;
+	struct ucred creds[PORT_PEER_MAX];
+	unsigned int newest;
+	unsigned long disconnects;
+	char last_why[160];
 	struct loop_ref timer;
 	bool timer_ok;
 };
 
 struct port_peer *port_peer_of(struct port *p, const struct port_peer_ops *ops);
 bool port_peer_refuse(struct port *p, int fd, const char *what);
-void port_peer_served(struct port *p, void *conn);
-void port_peer_closed(struct port *p, const void *conn);
+void port_peer_served(struct port *p, void *conn, int fd);
+void port_peer_closed(struct port *p, const void *conn, const char *why);
+void port_peer_get_info(struct port *p, struct port_peer_info *info);
 int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen);
 void port_peer_teardown(struct port *p);
 void port_peer_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);

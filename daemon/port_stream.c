@@ -85,9 +85,9 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 	struct engine_stats tx, rx;
 
 	if (why)
-		log_rl(&p->rl, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
+		log_rl_port(p, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
 	else
-		log_rl(&p->rl, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
+		log_rl_port(p, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->tap);
@@ -97,7 +97,7 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 	port_stats_add(&pp->rx, &rx);
 	frame_rings_close(&c->fp);
 	close(c->fd);
-	port_peer_closed(p, c);
+	port_peer_closed(p, c, why);
 	free(c);
 }
 
@@ -378,7 +378,7 @@ static void port_stream_attach(struct port *p, int fd)
 		return;
 	}
 	deadline_arm(&c->hs, deadline_boot_sec());
-	port_peer_served(p, c);
+	port_peer_served(p, c, fd);
 }
 
 /**
@@ -402,4 +402,5 @@ const struct port_ops port_stream_ops = {
 	.teardown = port_peer_teardown,
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,
+	.peer_info = port_peer_get_info,
 };

@@ -16,9 +16,18 @@
  * A ring set up without a kick fd (SET_VRING_KICK with the no-fd bit: the
  * front-end does not kick) is polled by the pump (vq.h).
  *
- * Every connection is bounded in time (deadline.h): closed (logged) when no
- * queue pair runs boot-timeout seconds after it connected, or when a
- * message it began is not complete message-timeout seconds later.
+ * Every connection is bounded in time (deadline.h): closed (logged) when it
+ * has not finished the vhost-user handshake (SET_OWNER, which QEMU sends
+ * once it has read the features and set the protocol features) boot-timeout
+ * seconds after it connected, or when a message it began is not complete
+ * message-timeout seconds later.  A front-end past SET_OWNER is kept however
+ * long its guest takes to start the rings (a VM started paused, a boot
+ * menu, an installer without virtio drivers): it is the only connection of
+ * its port (two during a migration), its messages stay bounded by
+ * message-timeout and their size, its memory table by VUM_MAX_REGIONS
+ * regions of the front-end's own files, its fds by the ring count, and only
+ * who may open the port's socket (socket-mode, socket-owner, socket-group)
+ * can hold it.  RESET_OWNER arms boot-timeout again.
  *
  * Live migration: a port serves two front-ends at once, the migration's
  * source and its destination (QEMU started with -incoming connects while
@@ -58,7 +67,7 @@
  * @ref: its loop ref
  * @dev: vhost-user state
  * @q: per queue pair (vq.h)
- * @hs: deadline for the first running queue pair (boot-timeout)
+ * @hs: deadline for the end of the handshake (boot-timeout)
  * @msg: deadline for a message begun (message-timeout)
  * @closing: set once the connection is being torn down
  * @in_vu: inside vhost_user_dev_handle(): errors are deferred to @deferred
@@ -372,16 +381,36 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 		return;
 	c->closing = true;
 	if (why)
-		log_rl(&p->rl, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
+		log_rl_port(p, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
-		log_rl(&p->rl, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
+		log_rl_port(p, LOG_INFO, "port %s: vhost-user front-end disconnected", p->cfg.name);
 	vhost_user_dev_reset(&c->dev);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
 	loop_del(p->loop, &c->ref);
 	close(c->fd);
-	port_peer_closed(p, c);
+	port_peer_closed(p, c, why);
 	free(c);
+}
+
+/**
+ * port_vhost_user_handshake_done() - whether boot-timeout no longer applies
+ * @c: the connection
+ *
+ * Return: true once the front-end sent SET_OWNER (QEMU does at the end of
+ * its handshake, also for a VM started paused), or, for a front-end that
+ * skips it, mapped its memory or runs a queue pair.
+ */
+static bool port_vhost_user_handshake_done(const struct port_vhost_user_conn *c)
+{
+	unsigned int qp;
+
+	if (c->dev.owner || c->dev.nregions)
+		return true;
+	for (qp = 0; qp < VHOST_USER_MAX_QUEUE_PAIRS; qp++)
+		if (c->dev.active[qp])
+			return true;
+	return false;
 }
 
 /**
@@ -420,10 +449,16 @@ static void port_vhost_user_conn_ready(struct loop *loop, struct loop_ref *ref, 
 		deadline_arm(&c->msg, deadline_message_sec());
 	else
 		deadline_stop(&c->msg);
+	/* boot-timeout bounds the handshake only: a front-end that owns the
+	 * device may wait for its guest as long as it likes */
+	if (port_vhost_user_handshake_done(c))
+		deadline_stop(&c->hs);
+	else if (!c->hs.armed)
+		deadline_arm(&c->hs, deadline_boot_sec());
 }
 
 /**
- * port_vhost_user_hs_passed() - no queue pair running within boot-timeout
+ * port_vhost_user_hs_passed() - the handshake not finished within boot-timeout
  * @dl: the connection's @hs
  */
 static void port_vhost_user_hs_passed(struct deadline *dl)
@@ -431,7 +466,7 @@ static void port_vhost_user_hs_passed(struct deadline *dl)
 	struct port_vhost_user_conn *c = container_of(dl, struct port_vhost_user_conn, hs);
 	char why[96];
 
-	snprintf(why, sizeof(why), "no ring running within %u s (boot-timeout)",
+	snprintf(why, sizeof(why), "handshake (SET_OWNER) not done within %u s (boot-timeout)",
 		 deadline_boot_sec());
 	port_vhost_user_conn_close(c, why);
 }
@@ -486,7 +521,7 @@ static void port_vhost_user_attach(struct port *p, int fd)
 		return;
 	}
 	deadline_arm(&c->hs, deadline_boot_sec());
-	port_peer_served(p, c);
+	port_peer_served(p, c, fd);
 }
 
 /**
@@ -565,4 +600,5 @@ const struct port_ops port_vhost_user_ops = {
 	.teardown = port_peer_teardown,
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,
+	.peer_info = port_peer_get_info,
 };

@@ -51,6 +51,7 @@
  * connection (port_vhost_user.c).
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
+ *   NET_SET_MTU without PROTOCOL_F_NET_MTU acked -EINVAL
  *   NET_SET_MTU outside 68..65535                -EINVAL
  *   NET_SET_MTU that is not the tap's MTU (or
  *     the tap's MTU cannot be read)              -EINVAL (or that errno)
@@ -740,7 +741,9 @@ static int vhost_user_reply_u64(struct vhost_user_dev *dev, uint32_t request, ui
  * @dev: the connection
  * @mtu: the front-end's value
  *
- * Accepted only when it is the tap's current MTU (see the file comment).
+ * Accepted only when VHOST_USER_PROTOCOL_F_NET_MTU was negotiated (the
+ * specification sends it only then) and the value is the tap's current
+ * MTU (see the file comment).
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
@@ -748,6 +751,8 @@ static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
 {
 	int tap_mtu;
 
+	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_NET_MTU)))
+		return vhost_user_fail(dev, -EINVAL, "NET_SET_MTU: PROTOCOL_F_NET_MTU was not negotiated");
 	if (mtu < VHOST_USER_MTU_MIN || mtu > VHOST_USER_MTU_MAX)
 		return vhost_user_fail(dev, -EINVAL, "NET_SET_MTU: MTU %llu is outside %u..%u",
 			       (unsigned long long)mtu, VHOST_USER_MTU_MIN, VHOST_USER_MTU_MAX);

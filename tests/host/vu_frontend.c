@@ -24,6 +24,12 @@
  * without kick fds (SET_VRING_KICK with the no-fd bit) and nothing is
  * kicked: the daemon must poll them.
  *
+ * With VU_FRONTEND_PAUSE=SEC it plays a VM started paused: after the
+ * handshake QEMU does at start (features, protocol features, SET_OWNER,
+ * SET_FEATURES) it waits SEC seconds before the guest's driver would set up
+ * memory and rings, then checks the connection still answers (GET_FEATURES)
+ * and goes on as usual.
+ *
  * VU_FRONTEND_MEM picks the guest memory (the region's fd):
  *   memfd-sealed (default)  memfd sealed against shrinking and growing
  *   memfd                   memfd without MFD_ALLOW_SEALING (F_SEAL_SEAL)
@@ -487,6 +493,11 @@ handshake:
 	fe_msg(VUM_SET_OWNER, NULL, 0, -1, NULL);
 	v = (1ULL << 32) | (1ULL << VUM_F_PROTOCOL_FEATURES);
 	fe_msg(VUM_SET_FEATURES, &v, 8, -1, NULL);
+	if (getenv("VU_FRONTEND_PAUSE")) {
+		sleep((unsigned int)strtoul(getenv("VU_FRONTEND_PAUSE"), NULL, 0));
+		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */
+		printf("paused %s s, connection kept\n", getenv("VU_FRONTEND_PAUSE"));
+	}
 	memset(&mem, 0, sizeof(mem));
 	mem.nregions = 1;
 	mem.regions[0].guest_addr = 0;

@@ -41,7 +41,7 @@ static int pp_conn_token;
 static void pp_attach(struct port *p, int fd)
 {
 	pp_attached = fd;
-	port_peer_served(p, &pp_conn_token);
+	port_peer_served(p, &pp_conn_token, fd);
 	loop_quit(p->loop, 0);
 }
 
@@ -138,9 +138,10 @@ START_TEST(pp_second_peer_refused)
 	ck_assert_uint_eq(pp->accepted, 1);
 	ck_assert_int_ne(fcntl(a[0], F_GETFD), -1);
 	/* a stale connection closing leaves the served one alone */
-	port_peer_closed(&p, &pp_ops);
+	port_peer_closed(&p, &pp_ops, "stale");
 	ck_assert_ptr_eq(pp->conns[0], &pp_conn_token);
 	ck_assert_uint_eq(pp->nconns, 1);
+	ck_assert_uint_eq(pp->disconnects, 0);
 	/* counters: the port's totals plus the live peer's */
 	{
 		struct engine_stats tx = { 0 }, rx = { 0 };
@@ -188,23 +189,51 @@ START_TEST(pp_two_peers_third_refused)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, c), 0);
 	ck_assert(!port_peer_refuse(&p, a[0], "test peer"));
-	port_peer_served(&p, &src);
+	port_peer_served(&p, &src, a[0]);
 	ck_assert(!port_peer_refuse(&p, b[0], "test peer"));
-	port_peer_served(&p, &dst);
+	port_peer_served(&p, &dst, b[0]);
 	ck_assert_uint_eq(port_peer_connections(&p), 2);
 	ck_assert(port_peer_refuse(&p, c[0], "test peer"));
 	ck_assert_int_eq(fcntl(c[0], F_GETFD), -1);
 	ck_assert_uint_eq(pp->refused, 1);
 	port_peer_get_stats(&p, &tx, &rx);
 	ck_assert_uint_eq(tx.frames, 10);	/* both live peers */
+	/* status: the newest peer's SO_PEERCRED (a socketpair: this process) */
+	{
+		struct port_peer_info pi = { .pid = -1, .uid = (uid_t)-1, .last_disconnect = "" };
+
+		port_peer_get_info(&p, &pi);
+		ck_assert_int_eq(pi.pid, getpid());
+		ck_assert_uint_eq(pi.uid, getuid());
+		ck_assert_uint_eq(pi.accepted, 2);
+		ck_assert_uint_eq(pi.refused, 1);
+		ck_assert_uint_eq(pi.disconnects, 0);
+		ck_assert_str_eq(pi.last_disconnect, "");
+	}
 	/* the source goes: the destination stays, the port stays connected */
-	port_peer_closed(&p, &src);
+	port_peer_closed(&p, &src, "migrated away");
 	ck_assert_uint_eq(port_peer_connections(&p), 1);
 	ck_assert_str_eq(p.state, "connected");
+	{
+		struct port_peer_info pi = { .pid = -1, .uid = (uid_t)-1, .last_disconnect = "" };
+
+		port_peer_get_info(&p, &pi);
+		ck_assert_int_eq(pi.pid, getpid());	/* the destination's */
+		ck_assert_uint_eq(pi.disconnects, 1);
+		ck_assert_str_eq(pi.last_disconnect, "migrated away");
+	}
 	ck_assert(!port_peer_refuse(&p, c[1], "test peer"));
-	port_peer_closed(&p, &dst);
+	port_peer_closed(&p, &dst, NULL);
 	ck_assert_str_eq(p.state, "listening");
 	ck_assert_uint_eq(port_peer_connections(&p), 0);
+	{
+		struct port_peer_info pi = { .pid = -1, .uid = (uid_t)-1, .last_disconnect = "" };
+
+		port_peer_get_info(&p, &pi);
+		ck_assert_int_eq(pi.pid, -1);		/* nobody connected */
+		ck_assert_uint_eq(pi.disconnects, 2);
+		ck_assert_str_eq(pi.last_disconnect, "hung up");
+	}
 	port_peer_teardown(&p);
 	ck_assert_int_eq(pp_closes, 0);
 	close(a[0]);
@@ -229,7 +258,7 @@ START_TEST(pp_peer_closed_back_to_listening)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
 	pp_attach(&p, a[0]);
 	pp_close(&pp_conn_token, NULL);
-	port_peer_closed(&p, &pp_conn_token);
+	port_peer_closed(&p, &pp_conn_token, NULL);
 	ck_assert_str_eq(p.state, "listening");
 	ck_assert_uint_eq(port_peer_connections(&p), 0);
 	port_peer_teardown(&p);
@@ -270,7 +299,7 @@ START_TEST(pp_connect_retries_until_listener)
 	ck_assert_int_ge(c, 0);
 	/* the peer goes: client mode goes back to connecting */
 	pp_close(&pp_conn_token, "test");
-	port_peer_closed(&p, &pp_conn_token);
+	port_peer_closed(&p, &pp_conn_token, NULL);
 	ck_assert_str_eq(p.state, "connecting");
 	port_peer_teardown(&p);
 	loop_timer_fini(l, &guard);

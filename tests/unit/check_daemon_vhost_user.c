@@ -343,7 +343,8 @@ static void prelude(enum prelude p)
 	if (p == P_NONE)
 		return;
 	v = (1ULL << VUM_PROTOCOL_F_MQ) | (1ULL << VUM_PROTOCOL_F_REPLY_ACK) |
-	    (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_RARP);
+	    (1ULL << VUM_PROTOCOL_F_LOG_SHMFD) | (1ULL << VUM_PROTOCOL_F_RARP) |
+	    (1ULL << VUM_PROTOCOL_F_NET_MTU);
 	req_ok(VUM_SET_PROTOCOL_FEATURES, &v, sizeof(v), NULL, 0);
 	v = GOOD_FEATURES;
 	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
@@ -1253,6 +1254,26 @@ START_TEST(bad_net_set_mtu_not_the_taps)
 }
 END_TEST
 
+START_TEST(bad_net_set_mtu_not_negotiated)
+{
+	uint64_t mtu = 1500, v;
+
+	setup();
+	seen.tap_mtu = 1500;
+	/* every protocol feature but NET_MTU: the MTU is the tap's, still refused */
+	v = VU_PROTOCOL_FEATURES & ~(1ULL << VUM_PROTOCOL_F_NET_MTU);
+	req_ok(VUM_SET_PROTOCOL_FEATURES, &v, sizeof(v), NULL, 0);
+	v = GOOD_FEATURES;
+	req_ok(VUM_SET_FEATURES, &v, sizeof(v), NULL, 0);
+	send_msg(VUM_NET_SET_MTU, VUM_FLAG_NEED_REPLY, &mtu, sizeof(mtu), NULL, 0);
+	/* REPLY_ACK was acked: the front-end is told 1 (refused) */
+	expect_fail(-EINVAL, "NET_SET_MTU: PROTOCOL_F_NET_MTU was not negotiated", true,
+		    VUM_NET_SET_MTU);
+	ck_assert_uint_eq(dev.mtu, 0);
+	ck_assert_int_eq(seen.tap_mtu_calls, 0);
+}
+END_TEST
+
 START_TEST(bad_net_set_mtu_too_small)
 {
 	uint64_t mtu = 67;
@@ -1860,6 +1881,7 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, bad_unsupported_config);
 	RUNNER_ADD_TEST(s, net_set_mtu_equal_to_tap);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_not_the_taps);
+	RUNNER_ADD_TEST(s, bad_net_set_mtu_not_negotiated);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_too_small);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_too_big);
 	RUNNER_ADD_TEST(s, bad_net_set_mtu_tap_unreadable);

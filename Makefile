@@ -90,6 +90,25 @@ endif
 ALL_CFLAGS += $(SANITIZE_FLAGS)
 endif
 
+# pkg_flags KIND,MODULES: `pkg-config --KIND MODULES`, for a recursive
+# variable that a recipe expands (never at parse time: `make check` installs
+# the -dev packages first, and a parse-time value would be empty on a fresh
+# machine).  A module pkg-config does not find stops the build with its name
+# and the Debian package that provides it -- never an empty flag set.
+# pkg_lazy VAR,KIND,MODULES: VAR computed once, on first use.
+PKG_DEB_libnl-3.0       := libnl-3-dev
+PKG_DEB_libnl-route-3.0 := libnl-route-3-dev
+PKG_DEB_libcap-ng       := libcap-ng-dev
+PKG_DEB_libsystemd      := libsystemd-dev
+PKG_DEB_libseccomp      := libseccomp-dev
+PKG_DEB_check           := check
+pkg_missing = $(foreach m,$(1),$(if $(shell pkg-config --exists '$(m)' 2>/dev/null && echo y),,$(m)))
+pkg_debs = $(foreach m,$(1),$(or $(PKG_DEB_$(m)),$(m)))
+pkg_flags = $(if $(shell command -v pkg-config),,$(error pkg-config is not installed (Debian package pkg-config): run `make deps` (scripts/install-deps)))$\
+	$(foreach miss,$(call pkg_missing,$(2)),$(if $(miss),$(error pkg-config finds no $(miss) (Debian package $(call pkg_debs,$(miss))): run `make deps` (scripts/install-deps))))$\
+	$(shell pkg-config --$(1) $(2))
+pkg_lazy = $(eval $(1) := $(call pkg_flags,$(2),$(3)))$($(1))
+
 # Filled in by the fragments.
 ALL_TARGETS   :=
 CHECK_DEPS    :=
@@ -155,8 +174,14 @@ sanitized:
 	@echo "make sanitized: set SANITIZE=address or thread (or: make asan, make tsan)" >&2; exit 1
 endif
 
-check: deps all $(CHECK_DEPS)
-	tests/run-all
+# The build runs in a sub-make after deps: the sub-make reads the Makefile
+# (KVER, pkg-config) with the packages installed.  CHECK_SUITES=PATTERN runs
+# only the suites whose name contains PATTERN (tests/run-all PATTERN).
+.PHONY: check-build
+check: deps
+	$(MAKE) check-build
+	tests/run-all $(CHECK_SUITES)
+check-build: all $(CHECK_DEPS)
 
 # The values generated files depend on: a file rewritten only when one of them
 # changes, so "make install PREFIX=/usr" after "make" regenerates the .pc.

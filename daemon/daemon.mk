@@ -3,8 +3,9 @@
 # vringnetd is every daemon/*.c; new files join by existing.  (vringnetctl,
 # which shares ctlproto.c and config.c, is built by ctl/ctl.mk.)
 DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd libseccomp
-DAEMON_CFLAGS := $(shell pkg-config --cflags $(DAEMON_PKGS) 2>/dev/null)
-DAEMON_LIBS   := $(shell pkg-config --libs $(DAEMON_PKGS) 2>/dev/null)
+# computed when a recipe first needs them (pkg_lazy in the top Makefile)
+DAEMON_CFLAGS = $(call pkg_lazy,DAEMON_CFLAGS,cflags,$(DAEMON_PKGS))
+DAEMON_LIBS   = $(call pkg_lazy,DAEMON_LIBS,libs,$(DAEMON_PKGS))
 
 VRINGNETD_SRCS   := $(wildcard daemon/*.c)
 VRINGNETD_OBJS   := $(VRINGNETD_SRCS:%.c=$(B)/%.o)

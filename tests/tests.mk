@@ -5,8 +5,8 @@
 #   tests/vm/*.c                 -> build/tests/vm/NAME  (one program each, run in the VM)
 #   tests/host/*.c               -> build/tests/host/NAME (helpers for host tests)
 #   tests/lib/result.c           -> linked into all of them (PASS/FAIL/SKIP lines)
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+CHECK_CFLAGS = $(call pkg_lazy,CHECK_CFLAGS,cflags,check)
+CHECK_LIBS   = $(call pkg_lazy,CHECK_LIBS,libs,check)
 
 UNIT_LIB_SRCS    := $(wildcard tests/unit/check_lib*.c)
 UNIT_DAEMON_SRCS := $(wildcard tests/unit/check_daemon*.c)

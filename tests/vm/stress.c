@@ -8,6 +8,8 @@
  *   build/tests/vm/stress [--seed N] [--seconds S] [--threads N]
  *                         [--hang-seconds S] [--rmmod]
  *                         [--exclude LIST] [--slab-tolerance-kb KB]
+ *                         [--checks LIST] [--checks-only] [--check-share PCT]
+ *                         [--reap-ms MS]
  *   scripts/vm-run --echo --vhost -- build/tests/vm/stress --seed 42 --seconds 20
  *
  * The seed is printed first ("# stress: seed N ..."); defaults: seed from
@@ -60,6 +62,23 @@
  *   eventfd     reopen/drain;  echo  VRINGFD_ECHO_ATTACH of random pairs
  *               (same ring twice, atomic_every, IRQ_WORK, bad flags), close,
  *               GET_STATS, MISUSE;  fork  the child uses the parent's fds
+ *   check       a checked scenario (stress_check_ops.h): a private ring, tap
+ *               and memory whose right answer is known, the answer asserted:
+ *               acct (bad-address TX chains among good ones: every chain
+ *               answered and counted), used-fault (read-only/PROT_NONE used
+ *               ring, PROT_NONE desc/avail: EFAULT then EIO), rx-fault
+ *               (PROT_NONE/read-only RX buffers inside canaries), memtable
+ *               (held RX heads across SET_MEM_TABLE, an unrelated memfd
+ *               where the region was), gone-tun/gone-macvtap/gone-ipvtap
+ *               (device deleted: EPIPE, POLLHUP, STATE_HUP), uffd (ring
+ *               memory stuck on a userfaultfd page under write(): SIGKILLed
+ *               children calling DETACH/write/... reaped within --reap-ms);
+ *               one result line stress_check_NAME each.  --checks LIST
+ *               picks them (all, none, gone, or names), --checks-only runs
+ *               nothing else (a check alone:
+ *               --checks-only --checks memtable --seconds 20); otherwise
+ *               checks take at most --check-share (25) percent of a
+ *               thread's time
  * --exclude leaves scenarios out: netns, tiny-regions, big-rings (rings
  * over 1024 entries), fork, echo, mem, taps, bulk.  VRINGFD_DEVICE replaces
  * /dev/vringfd (a dry run of the harness on a host without the module:
@@ -272,7 +291,8 @@ static void __attribute__((noreturn)) usage(const char *prog)
 		"          [--exclude netns,tiny-regions,big-rings,fork,echo,mem,taps,bulk]\n"
 		"          [--slab-tolerance-kb KB]\n"
 		"          [--checks all,none,gone,acct,used-fault,rx-fault,memtable,gone-tun,\n"
-		"                    gone-macvtap,gone-ipvtap,uffd] [--checks-only] [--reap-ms MS]\n", prog);
+		"                    gone-macvtap,gone-ipvtap,uffd] [--checks-only] [--check-share PCT]\n"
+		"          [--reap-ms MS]\n", prog);
 	exit(2);
 }
 
@@ -368,6 +388,8 @@ static void parse_args(int argc, char **argv)
 			ck_opt.enabled = ck_parse(argv[0], v), i++;
 		else if (!strcmp(a, "--checks-only"))
 			ck_opt.only = true;
+		else if (!strcmp(a, "--check-share"))
+			ck_opt.share = (unsigned int)parse_num(argv[0], v, 1, 100), i++;
 		else if (!strcmp(a, "--reap-ms"))
 			ck_opt.reap_ms = (unsigned int)parse_num(argv[0], v, 1, 600000), i++;
 		else
@@ -602,6 +624,8 @@ static int setup(void)
 		}
 	}
 	have_echo = !excluded(EX_ECHO) && access("/dev/vringfd_echo", F_OK) == 0;
+	if (!excluded(EX_TAPS))
+		ck_setup();
 	return 0;
 }
 

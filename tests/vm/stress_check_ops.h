@@ -100,15 +100,21 @@ static const char *const ck_names[NCK] = {
  * @enabled: bit per CK_* (default: all)
  * @only: --checks-only: no random operations
  * @reap_ms: how long a SIGKILLed child may take to be reaped
+ * @share: most of a thread's time spent in checks, in percent (unless
+ *	@only): a check takes 0.1-3 s, the random operations milliseconds
  */
 static struct {
 	unsigned int enabled;
 	bool only;
 	unsigned int reap_ms;
-} ck_opt = { (1u << NCK) - 1, false, 2000 };
+	unsigned int share;
+} ck_opt = { (1u << NCK) - 1, false, 2000, 25 };
 
 static atomic_uint ck_runs[NCK], ck_fails[NCK], ck_inconclusive[NCK];
-static char ck_first[NCK][240];
+static atomic_llong ck_ms[NCK];
+static atomic_uint ck_draws[NCK];	/* times picked (the least picked go first) */
+static __thread long long ck_thread_ms, ck_thread_t0;	/* time in checks, thread start */
+static char ck_first[NCK][440];
 static char ck_skip_why[NCK][160];
 static pthread_mutex_t ck_mtx = PTHREAD_MUTEX_INITIALIZER;
 static __thread unsigned int ck_seq;	/* runs of this thread (tap names, messages) */
@@ -120,7 +126,7 @@ static __thread unsigned int ck_seq;	/* runs of this thread (tap names, messages
  */
 static void __attribute__((format(printf, 2, 3))) ck_fail(int ck, const char *fmt, ...)
 {
-	char msg[200];
+	char msg[400];
 	unsigned int n = atomic_fetch_add(&ck_fails[ck], 1);
 	va_list ap;
 
@@ -578,6 +584,9 @@ static void ck_acct(void)
 		left = (uint16_t)(r.aidx - st.last_avail);
 		took = (uint16_t)(st.last_avail - prev);
 		prev = st.last_avail;
+		if (rr != took)
+			ck_fail(CK_ACCT, "write() = %ld but %u chains consumed (%u posted, %u bad%s)",
+				rr, took, posted, nbad, run_bad ? ", bad ones first" : "");
 		if (!left)
 			break;
 		for (i = posted - left; i < posted; i++)
@@ -599,9 +608,9 @@ static void ck_acct(void)
 		good_c += !bad[i];
 		bad_c += bad[i];
 	}
-	if ((uint64_t)sum != s1.frames - s0.frames)
-		ck_fail(CK_ACCT, "write() answers sum to %ld, frames counter +%llu", sum,
-			(unsigned long long)(s1.frames - s0.frames));
+	if (sum != (uint16_t)(st.last_avail - la0))
+		ck_fail(CK_ACCT, "write() answers sum to %ld, %u chains consumed", sum,
+			(uint16_t)(st.last_avail - la0));
 	if (s1.frames - s0.frames != good_c || ck_drops(&s1) - ck_drops(&s0) != bad_c)
 		ck_fail(CK_ACCT, "consumed %u good + %u bad chains: frames +%llu, drops +%llu "
 			"(bad_addr +%llu, bad_chain +%llu, tap +%llu)", good_c, bad_c,
@@ -980,22 +989,49 @@ out:
 		close(mfd);
 }
 
-/* Loading the modules of the macvtap/ipvtap checks, once. */
-static pthread_once_t ck_mod_once = PTHREAD_ONCE_INIT;
+/* The modules of the macvtap/ipvtap checks: loaded by ck_setup()'s thread. */
+static atomic_bool ck_mods_ready;
 
 /**
- * ck_load_modules() - modprobe dummy, macvtap, ipvtap when missing
+ * ck_load_modules() - a thread: modprobe dummy, macvtap, ipvtap when missing
+ * @arg: unused
+ *
+ * Seconds under TCG (the modules come over 9p): done beside the run, the
+ * macvtap/ipvtap checks wait for it (their draws count as not run).
+ *
+ * Return: NULL.
  */
-static void ck_load_modules(void)
+static void *ck_load_modules(void *arg)
 {
 	if (access("/sys/module/dummy", F_OK) && system("modprobe -q dummy >/dev/null 2>&1") == -1)
-		return;
+		errno = 0;
 	if ((ck_opt.enabled & (1u << CK_GONE_MACVTAP)) && access("/sys/module/macvtap", F_OK) &&
 	    system("modprobe -q macvtap >/dev/null 2>&1") == -1)
-		return;
+		errno = 0;
 	if ((ck_opt.enabled & (1u << CK_GONE_IPVTAP)) && access("/sys/module/ipvtap", F_OK) &&
 	    system("modprobe -q ipvtap >/dev/null 2>&1") == -1)
+		errno = 0;
+	atomic_store(&ck_mods_ready, true);
+	return NULL;
+}
+
+/**
+ * ck_setup() - start loading the modules of the macvtap/ipvtap checks
+ */
+static void ck_setup(void)
+{
+	pthread_attr_t a;
+	pthread_t th;
+
+	if (!(ck_opt.enabled & (1u << CK_GONE_MACVTAP | 1u << CK_GONE_IPVTAP))) {
+		atomic_store(&ck_mods_ready, true);
 		return;
+	}
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &a, ck_load_modules, NULL))
+		ck_load_modules(NULL);
+	pthread_attr_destroy(&a);
 }
 
 /**
@@ -1054,7 +1090,7 @@ fail:
 static void ck_gone(int ck)
 {
 	unsigned int hdr = ck == CK_GONE_TUN ? (chance(50) ? 0 : 10) : 10 + 2 * rndn(2), i;
-	char name[IFNAMSIZ], lower[IFNAMSIZ] = "", cmd[128], msg[200] = "";
+	char name[IFNAMSIZ], lower[IFNAMSIZ] = "", cmd[128], msg[300] = "";
 	struct vringfd_stats s0, s1;
 	struct vringfd_state st;
 	int tap = -1, sz = (int)hdr, w_empty = 0, w_full = 0, rd = 0, ph = 0;
@@ -1068,7 +1104,10 @@ static void ck_gone(int ck)
 	if (ck == CK_GONE_TUN) {
 		tap = ck_tap_new(name, hdr);
 	} else {
-		pthread_once(&ck_mod_once, ck_load_modules);
+		if (!atomic_load(&ck_mods_ready)) {
+			ck_skip(ck, "modprobe still running");
+			return;
+		}
 		tap = ck_open_vtap(ck, name, lower);
 		if (tap >= 0 && ioctl(tap, TUNSETVNETHDRSZ, &sz)) {
 			ck_fail(ck, "TUNSETVNETHDRSZ %d on the queue: %s", sz, strerror(errno));
@@ -1122,23 +1161,23 @@ static void ck_gone(int ck)
 	ck_stats(&tx, &s1);
 #define CK_GONE_MSG(...) (ml += (size_t)snprintf(msg + ml, ml < sizeof(msg) ? sizeof(msg) - ml : 0, __VA_ARGS__))
 	if (!w_empty)
-		CK_GONE_MSG(" write(empty TX) no EPIPE;");
+		CK_GONE_MSG(" no EPIPE from write() on the empty TX ring,");
 	if (!w_full)
-		CK_GONE_MSG(" write(frame posted) no EPIPE;");
+		CK_GONE_MSG(" nor with a frame posted,");
 	if (!rd)
-		CK_GONE_MSG(" read(RX) no EPIPE;");
+		CK_GONE_MSG(" nor from read(),");
 	if (ph != 3)
-		CK_GONE_MSG(" POLLHUP on %s;", ph == 0 ? "neither ring" : ph == 1 ? "TX only" : "RX only");
+		CK_GONE_MSG(" POLLHUP on %s,", ph == 0 ? "neither ring" : ph == 1 ? "TX only" : "RX only");
 	if (ck_state(&tx, &st) || !(st.flags & VRINGFD_STATE_HUP))
-		CK_GONE_MSG(" TX STATE_HUP not set;");
+		CK_GONE_MSG(" no STATE_HUP on TX,");
 	if (ck_state(&rx, &st) || !(st.flags & VRINGFD_STATE_HUP))
-		CK_GONE_MSG(" RX STATE_HUP not set;");
+		CK_GONE_MSG(" nor on RX,");
 	if (s1.frames != s0.frames)
-		CK_GONE_MSG(" %llu frames counted as sent after the deletion;",
+		CK_GONE_MSG(" %llu frames counted as sent after it,",
 			    (unsigned long long)(s1.frames - s0.frames));
 #undef CK_GONE_MSG
 	if (ml)
-		ck_fail(ck, "%s deleted (hdr %u), within 3 calls:%s", ck_names[ck] + 5, hdr, msg);
+		ck_fail(ck, "%s deleted (hdr %u), 3 calls each:%s", ck_names[ck] + 5, hdr, msg);
 out:
 	ck_ring_free(&tx);
 	ck_ring_free(&rx);
@@ -1416,19 +1455,31 @@ out_noring:
 }
 
 /**
- * op_check() - one checked scenario, drawn among the enabled ones
+ * op_check() - one checked scenario, drawn among the enabled ones that
+ *	were drawn least (every check gets its turn in a short run)
  */
 static void op_check(void)
 {
 	unsigned int n = 0, k, i;
+	long long t = now_ms();
 	int pick[NCK];
 
+	if (!ck_thread_t0)
+		ck_thread_t0 = t;
+	if (!ck_opt.only && ck_thread_ms * 100 > (t - ck_thread_t0) * (long long)ck_opt.share)
+		return;
+	unsigned int least = ~0u;
+
 	for (i = 0; i < NCK; i++)
-		if (ck_opt.enabled & (1u << i))
+		if ((ck_opt.enabled & (1u << i)) && atomic_load(&ck_draws[i]) < least)
+			least = atomic_load(&ck_draws[i]);
+	for (i = 0; i < NCK; i++)
+		if ((ck_opt.enabled & (1u << i)) && atomic_load(&ck_draws[i]) == least)
 			pick[n++] = (int)i;
 	if (!n)
 		return;
 	k = (unsigned int)pick[rndn(n)];
+	atomic_fetch_add(&ck_draws[k], 1);
 	ck_seq++;
 	OP_BEGIN(ck_names[k]);
 	switch (k) {
@@ -1452,6 +1503,9 @@ static void op_check(void)
 		break;
 	}
 	OP_END();
+	t = now_ms() - t;
+	ck_thread_ms += t;
+	atomic_fetch_add(&ck_ms[k], t);
 }
 
 /**
@@ -1505,8 +1559,8 @@ static void ck_report(void)
 		runs = atomic_load(&ck_runs[i]);
 		fails = atomic_load(&ck_fails[i]);
 		inc = atomic_load(&ck_inconclusive[i]);
-		printf("# check %s: %u runs, %u failures, %u inconclusive\n", ck_names[i], runs, fails,
-		       inc);
+		printf("# check %s: %u runs, %u failures, %u inconclusive, %.1f s\n", ck_names[i], runs,
+		       fails, inc, atomic_load(&ck_ms[i]) / 1000.0);
 		if (fails)
 			result_fail(name, "%u failures in %u runs; first: %s (seed %llu)", fails, runs,
 				    ck_first[i], (unsigned long long)opt.seed);

@@ -548,8 +548,12 @@ static void ck_acct(void)
 	atomic_fetch_add(&ck_runs[CK_ACCT], 1);
 	posted = 1 + rndn(num);
 	p = pbad[rndn(5)];
-	if (chance(30))
-		run_bad = 64 + rndn(40);	/* the 64 bad chains first */
+	if (num >= 128 && chance(40)) {
+		/* 64 or more bad chains first, then mostly good ones */
+		run_bad = 64 + rndn(40);
+		posted = run_bad + 1 + rndn(num - run_bad);
+		p = pbad[rndn(3)];
+	}
 	for (i = 0; i < posted; i++) {
 		uint32_t flen = 60 + rndn(1455), len = flen + hdr;
 		uint8_t *b = r.bufs + (size_t)i * 2048;

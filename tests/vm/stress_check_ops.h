@@ -119,6 +119,15 @@ static char ck_skip_why[NCK][160];
 static pthread_mutex_t ck_mtx = PTHREAD_MUTEX_INITIALIZER;
 static __thread unsigned int ck_seq;	/* runs of this thread (tap names, messages) */
 
+/* Failures by kind (the assertion's format string): count and first message. */
+#define CK_KINDS	48
+static struct {
+	int ck;
+	const char *fmt;
+	unsigned int n;
+	char first[400];
+} ck_kind[CK_KINDS];
+
 /**
  * ck_fail() - record a failed assertion of check @ck
  * @ck: CK_*
@@ -127,7 +136,7 @@ static __thread unsigned int ck_seq;	/* runs of this thread (tap names, messages
 static void __attribute__((format(printf, 2, 3))) ck_fail(int ck, const char *fmt, ...)
 {
 	char msg[400];
-	unsigned int n = atomic_fetch_add(&ck_fails[ck], 1);
+	unsigned int n = atomic_fetch_add(&ck_fails[ck], 1), i;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -137,6 +146,17 @@ static void __attribute__((format(printf, 2, 3))) ck_fail(int ck, const char *fm
 	if (!n)
 		snprintf(ck_first[ck], sizeof(ck_first[ck]), "%s (thread %d run %u)", msg,
 			 self ? self->id : -1, ck_seq);
+	for (i = 0; i < CK_KINDS; i++) {
+		if (!ck_kind[i].fmt) {
+			ck_kind[i].ck = ck;
+			ck_kind[i].fmt = fmt;
+			snprintf(ck_kind[i].first, sizeof(ck_kind[i].first), "%s", msg);
+		}
+		if (ck_kind[i].ck == ck && ck_kind[i].fmt == fmt) {
+			ck_kind[i].n++;
+			break;
+		}
+	}
 	if (n < 5) {
 		printf("# check %s: %s (seed %llu, thread %d, run %u)\n", ck_names[ck], msg,
 		       (unsigned long long)opt.seed, self ? self->id : -1, ck_seq);
@@ -474,15 +494,17 @@ static int ck_send(const char *name, size_t len, uint8_t tag)
  * @r: the ring (its last buffer page is PROT_NONE)
  * @len: the chain's length
  * @memtab: a memory table is installed (then also: outside it)
+ * @fixed: the kind to use (0..3, 4 with @memtab), or -1: any
  * @kind: out, a word for messages
  *
  * Return: the address.
  */
-static uint64_t ck_bad_addr(struct ck_ring *r, uint32_t len, bool memtab, const char **kind)
+static uint64_t ck_bad_addr(struct ck_ring *r, uint32_t len, bool memtab, int fixed,
+			    const char **kind)
 {
 	uint8_t *none = r->bufs + r->bufsz - CK_PAGE;
 
-	switch (rndn(memtab ? 5 : 4)) {
+	switch (fixed >= 0 ? (unsigned int)fixed : rndn(memtab ? 5 : 4)) {
 	case 0:
 		*kind = "kernel";
 		return 0xffff888000000000ULL + CK_PAGE * rndn(1024);
@@ -509,12 +531,13 @@ static void ck_acct(void)
 {
 	static const unsigned int pbad[] = { 0, 10, 50, 90, 100 };
 	unsigned int num = 1u << (6 + rndn(3)), hdr = rndn(3) ? 0 : 10 + 2 * rndn(2);
-	unsigned int posted, nbad = 0, i, calls, good_c, bad_c, p, run_bad = 0;
+	unsigned int posted, nbad = 0, i, calls, ncalls = 0, good_c, bad_c, p, run_bad = 0;
 	struct vringfd_stats s0, s1;
 	struct vringfd_state st;
 	uint16_t prev, la0;
 	uint8_t bad[256];
 	bool memtab = chance(40);
+	int fixed = chance(30) ? -1 : (int)rndn(memtab ? 5 : 4);
 	const char *kind = "";
 	char name[IFNAMSIZ];
 	struct ck_ring r;
@@ -560,7 +583,7 @@ static void ck_acct(void)
 
 		bad[i] = i < run_bad || chance(p);
 		if (bad[i]) {
-			ck_post(&r, ck_bad_addr(&r, len, memtab, &kind), len, false);
+			ck_post(&r, ck_bad_addr(&r, len, memtab, fixed, &kind), len, false);
 			nbad++;
 		} else {
 			memset(b, 0, hdr);
@@ -576,10 +599,11 @@ static void ck_acct(void)
 		unsigned int left, took, good_left = 0;
 
 		rr = write(r.fd, NULL, 0);
+		ncalls++;
 		if (rr < 0 && errno == EINTR)
 			continue;
 		if (rr < 0) {
-			ck_fail(CK_ACCT, "write() %d of %u posted (%u bad, last %s): %s", calls + 1,
+			ck_fail(CK_ACCT, "write() %u of %u posted (%u bad, last %s): %s", ncalls,
 				posted, nbad, kind, strerror(errno));
 			goto out;
 		}
@@ -589,16 +613,18 @@ static void ck_acct(void)
 		took = (uint16_t)(st.last_avail - prev);
 		prev = st.last_avail;
 		if (rr != took)
-			ck_fail(CK_ACCT, "write() = %ld but %u chains consumed (%u posted, %u bad%s)",
-				rr, took, posted, nbad, run_bad ? ", bad ones first" : "");
+			ck_fail(CK_ACCT, "write() = %ld but %u chains consumed (%u posted, %u bad: %s%s)",
+				rr, took, posted, nbad, nbad ? fixed >= 0 ? kind : "mixed" : "-",
+				run_bad ? ", bad ones first" : "");
 		if (!left)
 			break;
 		for (i = posted - left; i < posted; i++)
 			good_left += !bad[i];
 		if (rr == 0 && good_left && took < CK_WEIGHT_CHAINS) {
 			ck_fail(CK_ACCT, "write() = 0 with %u chains left (%u good) after taking %u of %u "
-				"(%u bad%s, hdr %u, %s)", left, good_left, took, posted, nbad,
-				run_bad ? ", bad ones first" : "", hdr, memtab ? "memory table" : "no table");
+				"(%u bad: %s%s, hdr %u, %s)", left, good_left, took, posted, nbad,
+				fixed >= 0 ? kind : "mixed", run_bad ? ", bad ones first" : "", hdr,
+				memtab ? "memory table" : "no table");
 			break;
 		}
 	}
@@ -606,7 +632,7 @@ static void ck_acct(void)
 	ck_stats(&r, &s1);
 	if ((uint16_t)(r.aidx - st.last_avail))
 		ck_fail(CK_ACCT, "%u of %u chains never consumed after %u write() calls (%u bad)",
-			(uint16_t)(r.aidx - st.last_avail), posted, calls, nbad);
+			(uint16_t)(r.aidx - st.last_avail), posted, ncalls, nbad);
 	good_c = bad_c = 0;
 	for (i = 0; i < (uint16_t)(st.last_avail - la0) && i < posted; i++) {
 		good_c += !bad[i];
@@ -1554,7 +1580,7 @@ static unsigned int ck_parse(const char *prog, const char *s)
 static void ck_report(void)
 {
 	char name[64];
-	unsigned int i, runs, fails, inc;
+	unsigned int i, k, runs, fails, inc;
 
 	for (i = 0; i < NCK; i++) {
 		if (!(ck_opt.enabled & (1u << i)))
@@ -1565,6 +1591,9 @@ static void ck_report(void)
 		inc = atomic_load(&ck_inconclusive[i]);
 		printf("# check %s: %u runs, %u failures, %u inconclusive, %.1f s\n", ck_names[i], runs,
 		       fails, inc, atomic_load(&ck_ms[i]) / 1000.0);
+		for (k = 0; k < CK_KINDS && ck_kind[k].fmt; k++)
+			if (ck_kind[k].ck == (int)i)
+				printf("#   %u x %s\n", ck_kind[k].n, ck_kind[k].first);
 		if (fails)
 			result_fail(name, "%u failures in %u runs; first: %s (seed %llu)", fails, runs,
 				    ck_first[i], (unsigned long long)opt.seed);

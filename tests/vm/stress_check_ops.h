@@ -1228,31 +1228,58 @@ static long long ck_uffd_last_ms;
 /**
  * struct ck_writer - the stalled write() of the uffd check
  * @fd: the vring fd
- * @ret: write()'s answer
- * @err: its errno
+ * @ret: write()'s answer (-errno on failure)
  * @done: set when write() returned
  */
 struct ck_writer {
 	int fd;
 	long ret;
-	int err;
-	atomic_bool done;
+	int done;
 };
 
+#ifdef __x86_64__
 /**
- * ck_writer_fn() - a thread: one write() on the ring
+ * ck_writer_fn() - a CLONE_VM child: one write() on the ring, then exit
  * @arg: its struct ck_writer
  *
- * Return: NULL.
+ * It shares the test's memory, so the ring's address space is its own and
+ * the write() walks the ring, but it is a process of its own, which can be
+ * SIGKILLed while stuck.  It runs on the cloning thread's TLS, so it makes
+ * raw system calls only (a libc call would set that thread's errno).
+ *
+ * Return: never (0 for the compiler).
  */
-static void *ck_writer_fn(void *arg)
+static int ck_writer_fn(void *arg)
 {
 	struct ck_writer *w = arg;
+	long ret;
 
-	w->ret = write(w->fd, NULL, 0);
-	w->err = errno;
-	atomic_store(&w->done, true);
-	return NULL;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_write), "D"((long)w->fd), "S"(0L),
+			 "d"(0L) : "rcx", "r11", "memory");
+	w->ret = ret;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	__asm__ volatile("syscall" : : "a"((long)SYS_exit), "D"(0L) : "rcx", "r11", "memory");
+	return 0;
+}
+#endif
+
+/**
+ * ck_reap() - wait up to @ms for child @pid to be reaped
+ * @pid: the child
+ * @ms: bound
+ *
+ * Return: true when it was reaped.
+ */
+static bool ck_reap(pid_t pid, unsigned int ms)
+{
+	long long t0 = now_ms();
+
+	do {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return true;
+		usleep(10000);
+	} while (now_ms() - t0 <= ms);
+	return false;
 }
 
 static const char *const ck_child_ops[] = {
@@ -1331,7 +1358,11 @@ static char ck_proc_state(pid_t pid)
 
 /**
  * ck_uffd() - ring memory stuck on a userfaultfd page under a write():
- *	other processes calling into the ring stay killable
+ *	other processes calling into the ring stay killable, and so does the
+ *	stuck writer
+ *
+ * The writer is a CLONE_VM child (the ring's address space, a process of
+ * its own); half the runs SIGKILL it too while the page is still missing.
  */
 static void ck_uffd(void)
 {
@@ -1340,16 +1371,15 @@ static void ck_uffd(void)
 	struct uffdio_register reg;
 	struct uffdio_copy cp;
 	struct uffdio_api api;
-	struct ck_writer w;
+	static struct ck_writer w;	/* shared with the CLONE_VM child */
 	struct pollfd pu;
-	pid_t pid[6];
+	pid_t pid[6], wpid = -1;
 	int op[6], uffd = -1, tap = -1;
-	bool reaped[6], started = false;
+	bool reaped[6], kill_writer = chance(50);
 	char name[IFNAMSIZ], msg[200] = "";
 	static __thread uint8_t save[CK_PAGE];
 	struct ck_ring r;
-	pthread_t th;
-	uint8_t *pg = NULL;
+	uint8_t *pg = NULL, *stack = MAP_FAILED;
 	size_t ml = 0;
 	long long t0;
 
@@ -1362,6 +1392,10 @@ static void ck_uffd(void)
 	ck_uffd_last_ms = now_ms();
 	r.fd = -1;
 	r.map = NULL;
+#ifndef __x86_64__
+	ck_skip(CK_UFFD, "the CLONE_VM writer is written for x86-64 only");
+	goto out;
+#endif
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0) {
 		ck_skip(CK_UFFD, "userfaultfd(): %s", strerror(errno));
@@ -1397,9 +1431,15 @@ static void ck_uffd(void)
 	madvise(pg, CK_PAGE, MADV_DONTNEED);	/* missing now: the next touch waits */
 	memset(&w, 0, sizeof(w));
 	w.fd = r.fd;
-	if (pthread_create(&th, NULL, ck_writer_fn, &w))
+	stack = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		     -1, 0);
+	if (stack == MAP_FAILED)
 		goto resolve;
-	started = true;
+#ifdef __x86_64__
+	wpid = clone(ck_writer_fn, stack + 65536, CLONE_VM | SIGCHLD, &w);
+#endif
+	if (wpid < 0)
+		goto resolve;
 	pu.fd = uffd;
 	pu.events = POLLIN;
 	if (poll(&pu, 1, 3000) != 1) {
@@ -1441,6 +1481,15 @@ static void ck_uffd(void)
 	if (late)
 		ck_fail(CK_UFFD, "%u of %u children not reaped %u ms after SIGKILL, the %s stuck on a "
 			"userfaultfd page under write():%s", late, nch, ck_opt.reap_ms, part[target], msg);
+	if (kill_writer) {
+		kill(wpid, SIGKILL);
+		if (ck_reap(wpid, ck_opt.reap_ms))
+			wpid = -1;
+		else
+			ck_fail(CK_UFFD, "the writer stuck on the %s's userfaultfd page not reaped %u ms "
+				"after SIGKILL (state %c)", part[target], ck_opt.reap_ms,
+				ck_proc_state(wpid));
+	}
 resolve:
 	memset(&cp, 0, sizeof(cp));
 	cp.dst = (uintptr_t)pg;
@@ -1448,35 +1497,26 @@ resolve:
 	cp.len = CK_PAGE;
 	if (ioctl(uffd, UFFDIO_COPY, &cp) && errno != EEXIST)
 		ck_fail(CK_UFFD, "UFFDIO_COPY: %s", strerror(errno));
-	if (started) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 10;
-		if (pthread_timedjoin_np(th, NULL, &ts)) {
+	if (wpid > 0) {
+		if (!ck_reap(wpid, 10000)) {
 			ck_fail(CK_UFFD, "write() still stuck 10 s after the page was filled");
 			atomic_store(&stop_now, true);
-			goto out_noring;	/* the thread uses the ring: leave it */
+			stack = MAP_FAILED;	/* still its stack */
+		} else if (__atomic_load_n(&w.done, __ATOMIC_ACQUIRE) && w.ret < 0 &&
+			   w.ret != -EINTR && w.ret != -EFAULT && w.ret != -EIO) {
+			ck_fail(CK_UFFD, "the stalled write() answered %s", strerror((int)-w.ret));
 		}
-		if (w.ret < 0 && w.err != EINTR && w.err != EFAULT && w.err != EIO)
-			ck_fail(CK_UFFD, "the stalled write() answered %s", strerror(w.err));
 	}
-	for (i = 0; started && i < nch && late; i++) {
+	for (i = 0; i < nch && late; i++) {
 		/* the children unblock once the page is there */
-		t0 = now_ms();
-		while (!reaped[i] && now_ms() - t0 < 10000) {
-			if (waitpid(pid[i], NULL, WNOHANG) == pid[i])
-				reaped[i] = true;
-			else
-				usleep(10000);
-		}
-		if (!reaped[i])
+		if (!reaped[i] && !(reaped[i] = ck_reap(pid[i], 10000)))
 			ck_fail(CK_UFFD, "child (%s) not reaped 10 s after the page was filled",
 				ck_child_ops[op[i]]);
 	}
 out:
 	ck_ring_free(&r);
-out_noring:
+	if (stack != MAP_FAILED)
+		munmap(stack, 65536);
 	if (tap >= 0)
 		close(tap);
 	if (uffd >= 0)

@@ -8,6 +8,8 @@
  *   build/tests/vm/stress [--seed N] [--seconds S] [--threads N]
  *                         [--hang-seconds S] [--rmmod]
  *                         [--exclude LIST] [--slab-tolerance-kb KB]
+ *                         [--checks LIST] [--checks-only] [--check-share PCT]
+ *                         [--reap-ms MS]
  *   scripts/vm-run --echo --vhost -- build/tests/vm/stress --seed 42 --seconds 20
  *
  * The seed is printed first ("# stress: seed N ..."); defaults: seed from
@@ -60,6 +62,23 @@
  *   eventfd     reopen/drain;  echo  VRINGFD_ECHO_ATTACH of random pairs
  *               (same ring twice, atomic_every, IRQ_WORK, bad flags), close,
  *               GET_STATS, MISUSE;  fork  the child uses the parent's fds
+ *   check       a checked scenario (stress_check_ops.h): a private ring, tap
+ *               and memory whose right answer is known, the answer asserted:
+ *               acct (bad-address TX chains among good ones: every chain
+ *               answered and counted), used-fault (read-only/PROT_NONE used
+ *               ring, PROT_NONE desc/avail: EFAULT then EIO), rx-fault
+ *               (PROT_NONE/read-only RX buffers inside canaries), memtable
+ *               (held RX heads across SET_MEM_TABLE, an unrelated memfd
+ *               where the region was), gone-tun/gone-macvtap/gone-ipvtap
+ *               (device deleted: EPIPE, POLLHUP, STATE_HUP), uffd (ring
+ *               memory stuck on a userfaultfd page under write(): SIGKILLed
+ *               children calling DETACH/write/... reaped within --reap-ms);
+ *               one result line stress_check_NAME each.  --checks LIST
+ *               picks them (all, none, gone, or names), --checks-only runs
+ *               nothing else (a check alone:
+ *               --checks-only --checks memtable --seconds 20); otherwise
+ *               checks take at most --check-share (25) percent of a
+ *               thread's time
  * --exclude leaves scenarios out: netns, tiny-regions, big-rings (rings
  * over 1024 entries), fork, echo, mem, taps, bulk.  VRINGFD_DEVICE replaces
  * /dev/vringfd (a dry run of the harness on a host without the module:
@@ -139,6 +158,7 @@
 #include "stress_pool.h"
 #include "stress_ring_ops.h"
 #include "stress_env_ops.h"
+#include "stress_check_ops.h"
 
 /**
  * struct op_entry - one kind of operation
@@ -177,6 +197,7 @@ static const struct op_entry op_table[] = {
 	{ op_efd, "efd", 2, 0 },
 	{ op_echo, "echo", 5, EX_ECHO },
 	{ op_fork, "fork", 1, EX_FORK },
+	{ op_check, "check", 10, EX_TAPS },
 };
 
 #define NOPS (sizeof(op_table) / sizeof(op_table[0]))
@@ -200,6 +221,23 @@ static void op_bulk_limited(void)
 }
 
 /**
+ * op_wanted() - does operation @i run in this test?
+ * @i: index into op_table
+ *
+ * Return: false when its scenario is excluded, the echo module is missing,
+ * or it is not op_check() under --checks-only (or op_check() with no check
+ * enabled).
+ */
+static bool op_wanted(unsigned int i)
+{
+	if ((op_table[i].ex & opt.exclude) || (op_table[i].fn == op_echo && !have_echo))
+		return false;
+	if (op_table[i].fn == op_check)
+		return ck_opt.enabled != 0;
+	return !ck_opt.only;
+}
+
+/**
  * worker() - a worker thread: random operations until the deadline
  * @arg: its struct thr
  *
@@ -215,13 +253,15 @@ static void *worker(void *arg)
 	atomic_store(&self->tid, (int)syscall(SYS_gettid));
 	self->pkt = -1;
 	for (i = 0; i < NOPS; i++)
-		if (!(op_table[i].ex & opt.exclude) && (op_table[i].fn != op_echo || have_echo))
+		if (op_wanted(i))
 			total += op_table[i].weight;
+	if (!total)
+		return NULL;
 	deadline = now_ms() + (long long)opt.seconds * 1000;
 	while (!atomic_load(&stop_now) && now_ms() < deadline) {
 		w = rndn(total);
 		for (i = 0; i < NOPS; i++) {
-			if ((op_table[i].ex & opt.exclude) || (op_table[i].fn == op_echo && !have_echo))
+			if (!op_wanted(i))
 				continue;
 			if (w < op_table[i].weight) {
 				long long t = now_ms();
@@ -249,7 +289,10 @@ static void __attribute__((noreturn)) usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [--seed N] [--seconds S] [--threads N] [--hang-seconds S] [--rmmod]\n"
 		"          [--exclude netns,tiny-regions,big-rings,fork,echo,mem,taps,bulk]\n"
-		"          [--slab-tolerance-kb KB]\n", prog);
+		"          [--slab-tolerance-kb KB]\n"
+		"          [--checks all,none,gone,acct,used-fault,rx-fault,memtable,gone-tun,\n"
+		"                    gone-macvtap,gone-ipvtap,uffd] [--checks-only] [--check-share PCT]\n"
+		"          [--reap-ms MS]\n", prog);
 	exit(2);
 }
 
@@ -341,6 +384,14 @@ static void parse_args(int argc, char **argv)
 			opt.exclude |= parse_exclude(argv[0], v), i++;
 		else if (!strcmp(a, "--slab-tolerance-kb"))
 			opt.slab_tol_kb = (long)parse_num(argv[0], v, 0, 1 << 30), i++;
+		else if (!strcmp(a, "--checks") && v)
+			ck_opt.enabled = ck_parse(argv[0], v), i++;
+		else if (!strcmp(a, "--checks-only"))
+			ck_opt.only = true;
+		else if (!strcmp(a, "--check-share"))
+			ck_opt.share = (unsigned int)parse_num(argv[0], v, 1, 100), i++;
+		else if (!strcmp(a, "--reap-ms"))
+			ck_opt.reap_ms = (unsigned int)parse_num(argv[0], v, 1, 600000), i++;
 		else
 			usage(argv[0]);
 	}
@@ -573,6 +624,8 @@ static int setup(void)
 		}
 	}
 	have_echo = !excluded(EX_ECHO) && access("/dev/vringfd_echo", F_OK) == 0;
+	if (!excluded(EX_TAPS))
+		ck_setup();
 	return 0;
 }
 
@@ -660,9 +713,10 @@ int main(int argc, char **argv)
 	long long t0;
 
 	parse_args(argc, argv);
-	printf("# stress: seed %llu (reproduce: %s --seed %llu --seconds %u --threads %u%s)\n",
+	printf("# stress: seed %llu (reproduce: %s --seed %llu --seconds %u --threads %u%s%s)\n",
 	       (unsigned long long)opt.seed, argv[0], (unsigned long long)opt.seed, opt.seconds,
-	       opt.threads, opt.exclude ? " --exclude ..." : "");
+	       opt.threads, opt.exclude ? " --exclude ..." : "",
+	       ck_opt.only ? " --checks-only --checks ..." : "");
 	fflush(stdout);
 	if (geteuid() != 0) {
 		result_skip("stress", "not root (taps, namespaces, module refcounts)");
@@ -705,6 +759,8 @@ int main(int argc, char **argv)
 		       atomic_load(&op_ms[i]) / 1000.0);
 	hist_print();
 	result_pass("stress_no_hang");
+	if (!excluded(EX_TAPS))
+		ck_report();
 
 	teardown();
 	r = atomic_load(&unexpected);

@@ -169,7 +169,7 @@ static void __attribute__((format(printf, 2, 3))) ck_fail(int ck, const char *fm
 }
 
 /**
- * ck_skip() - remember why check @ck could not run (the first reason)
+ * ck_skip() - remember why check @ck could not run (the latest reason)
  * @ck: CK_*
  * @fmt: why (printf format)
  */
@@ -178,11 +178,9 @@ static void __attribute__((format(printf, 2, 3))) ck_skip(int ck, const char *fm
 	va_list ap;
 
 	pthread_mutex_lock(&ck_mtx);
-	if (!ck_skip_why[ck][0]) {
-		va_start(ap, fmt);
-		vsnprintf(ck_skip_why[ck], sizeof(ck_skip_why[ck]), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(ck_skip_why[ck], sizeof(ck_skip_why[ck]), fmt, ap);
+	va_end(ap);
 	pthread_mutex_unlock(&ck_mtx);
 }
 
@@ -1147,7 +1145,11 @@ static void ck_gone(int ck)
 		tap = ck_tap_new(name, hdr);
 	} else {
 		if (!atomic_load(&ck_mods_ready)) {
+			/* not a turn: drawn again once the modules are there */
+			atomic_fetch_sub(&ck_draws[ck], 1);
 			ck_skip(ck, "modprobe still running");
+			if (ck_opt.only)
+				usleep(100000);
 			return;
 		}
 		tap = ck_open_vtap(ck, name, lower);

@@ -2,7 +2,8 @@
 #
 #   make            build the module (against KDIR), libvringfd, vringnetd, vringnetctl
 #   make modules-debug  the module for the VM rig's debug kernel (build/kmod-debug/)
-#   make check      install missing test packages, build, run every test suite
+#   make check      install missing test packages, then build (a sub-make) and
+#                   run every test suite (CHECK_SUITES=PATTERN: only those)
 #   make demo       run the daemon's main job in a private network namespace,
 #                   then the kernel path (vringfd.ko) in the VM rig
 #   make bench      benchmarks in the VM rig (icount: instructions per frame;
@@ -119,7 +120,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

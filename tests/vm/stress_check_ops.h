@@ -116,6 +116,7 @@ static struct {
 static atomic_uint ck_runs[NCK], ck_fails[NCK], ck_inconclusive[NCK];
 static atomic_llong ck_ms[NCK];
 static atomic_uint ck_draws[NCK];	/* times picked (the least picked go first) */
+static atomic_uint ck_unavail;		/* CK_* bits that cannot run here (no module) */
 static __thread long long ck_thread_ms, ck_thread_t0;	/* time in checks, thread start */
 static char ck_first[NCK][440];
 static char ck_skip_why[NCK][160];
@@ -1153,6 +1154,9 @@ static void ck_gone(int ck)
 			return;
 		}
 		tap = ck_open_vtap(ck, name, lower);
+		if (tap < 0 && access(ck == CK_GONE_MACVTAP ? "/sys/module/macvtap" :
+				      "/sys/module/ipvtap", F_OK))
+			atomic_fetch_or(&ck_unavail, 1u << ck);	/* not built: stop trying */
 		if (tap >= 0 && ioctl(tap, TUNSETVNETHDRSZ, &sz)) {
 			ck_fail(ck, "TUNSETVNETHDRSZ %d on the queue: %s", sz, strerror(errno));
 			goto out;
@@ -1559,14 +1563,19 @@ static void op_check(void)
 		return;
 	unsigned int least = ~0u;
 
+	unsigned int on = ck_opt.enabled & ~atomic_load(&ck_unavail);
+
 	for (i = 0; i < NCK; i++)
-		if ((ck_opt.enabled & (1u << i)) && atomic_load(&ck_draws[i]) < least)
+		if ((on & (1u << i)) && atomic_load(&ck_draws[i]) < least)
 			least = atomic_load(&ck_draws[i]);
 	for (i = 0; i < NCK; i++)
-		if ((ck_opt.enabled & (1u << i)) && atomic_load(&ck_draws[i]) == least)
+		if ((on & (1u << i)) && atomic_load(&ck_draws[i]) == least)
 			pick[n++] = (int)i;
-	if (!n)
+	if (!n) {
+		if (ck_opt.only)
+			usleep(100000);
 		return;
+	}
 	k = (unsigned int)pick[rndn(n)];
 	atomic_fetch_add(&ck_draws[k], 1);
 	ck_seq++;

@@ -154,6 +154,25 @@ static int daemon_find_port(struct daemon *d, const char *name)
 }
 
 /**
+ * daemon_fail_entry() - the failure recorded for a configured tap or port
+ * @d: daemon
+ * @is_port: look for a port (else a tap)
+ * @name: its name
+ *
+ * Return: the entry, or NULL when none is recorded.
+ */
+static struct daemon_failure *daemon_fail_entry(struct daemon *d, bool is_port,
+						 const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nfails; i++)
+		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
+			return &d->fails[i];
+	return NULL;
+}
+
+/**
  * daemon_fail_find() - the reason a configured tap or port is down
  * @d: daemon
  * @is_port: look for a port (else a tap)
@@ -161,14 +180,11 @@ static int daemon_find_port(struct daemon *d, const char *name)
  *
  * Return: the error of its last attempt, or NULL when none is recorded.
  */
-static const char *daemon_fail_find(const struct daemon *d, bool is_port, const char *name)
+static const char *daemon_fail_find(struct daemon *d, bool is_port, const char *name)
 {
-	unsigned int i;
+	const struct daemon_failure *f = daemon_fail_entry(d, is_port, name);
 
-	for (i = 0; i < d->nfails; i++)
-		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
-			return d->fails[i].why;
-	return NULL;
+	return f ? f->why : NULL;
 }
 
 /**
@@ -182,15 +198,11 @@ static const char *daemon_fail_find(const struct daemon *d, bool is_port, const 
  */
 static void daemon_fail(struct daemon *d, bool is_port, const char *name, const char *why)
 {
-	struct daemon_failure *f = NULL;
-	unsigned int i;
+	struct daemon_failure *f = daemon_fail_entry(d, is_port, name);
 
 	log_obj(LOG_ERR, is_port ? name : NULL, is_port ? NULL : name,
 		"%s (%s %s is down, the others run; a reload retries it)", why,
 		is_port ? "port" : "tap", name);
-	for (i = 0; i < d->nfails && !f; i++)
-		if (d->fails[i].is_port == is_port && !strcmp(d->fails[i].name, name))
-			f = &d->fails[i];
 	if (!f) {
 		if (d->nfails >= sizeof(d->fails) / sizeof(d->fails[0]))
 			return;

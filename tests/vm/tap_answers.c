@@ -350,6 +350,27 @@ struct stuck {
 };
 
 /**
+ * uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
+ * @name: the test to report as skipped when the kernel refuses it
+ *
+ * Return: the fd, or -1 (SKIP printed).
+ */
+static int uffd_open(const char *name)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int uffd;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result_skip(name, "userfaultfd: %s", strerror(errno));
+		if (uffd >= 0)
+			close(uffd);
+		return -1;
+	}
+	return uffd;
+}
+
+/**
  * stuck_writer() - thread: write() on the TX ring (stalls on the page)
  * @arg: struct stuck
  *
@@ -492,7 +513,6 @@ static void test_stuck_walker(void)
 		"stuck_walker_detach_killable", "stuck_walker_write_killable",
 		"stuck_walker_poll_killable",
 	};
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg;
 	struct pollfd up;
 	struct stuck st;
@@ -504,13 +524,9 @@ static void test_stuck_walker(void)
 	pthread_t th;
 
 	memset(&st, 0, sizeof(st));
-	st.uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (st.uffd < 0 || ioctl(st.uffd, UFFDIO_API, &api)) {
-		result_skip("stuck_walker", "userfaultfd: %s", strerror(errno));
-		if (st.uffd >= 0)
-			close(st.uffd);
+	st.uffd = uffd_open("stuck_walker");
+	if (st.uffd < 0)
 		return;
-	}
 	if (tx_ring(&st.t, 8, 64)) {
 		result_fail("stuck_walker", "setup: %s", strerror(errno));
 		goto out;
@@ -621,7 +637,6 @@ static void *echo_writer(void *arg)
 static void test_echo_stuck_pump(void)
 {
 	const char *name = "echo_stuck_pump_detach_killable";
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg;
 	struct tring from, to;
 	int uffd, efd = -1, blocked, reaped;
@@ -630,13 +645,9 @@ static void test_echo_stuck_pump(void)
 	pthread_t th;
 	pid_t pid;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		result_skip(name, "userfaultfd: %s", strerror(errno));
-		if (uffd >= 0)
-			close(uffd);
+	uffd = uffd_open(name);
+	if (uffd < 0)
 		return;
-	}
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	memset(&reg, 0, sizeof(reg));
 	reg.range.start = (uintptr_t)page;
@@ -767,7 +778,6 @@ static void *pin_thread(void *arg)
 static void test_atomic_pin_uffd(void)
 {
 	const char *name = "atomic_pin_uffd_missing_efault";
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg;
 	struct pin_job j = { .from = -1, .to = -1, .efd = -1 };
 	static uint16_t last_used;
@@ -780,13 +790,9 @@ static void test_atomic_pin_uffd(void)
 
 	memset(&other, 0, sizeof(other));
 	other.fd = -1;
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		result_skip(name, "userfaultfd: %s", strerror(errno));
-		if (uffd >= 0)
-			close(uffd);
+	uffd = uffd_open(name);
+	if (uffd < 0)
 		return;
-	}
 	mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
 		result_fail(name, "mmap: %s", strerror(errno));

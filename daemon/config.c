@@ -52,9 +52,9 @@ struct config_parser {
 	unsigned int key_line[32];
 	unsigned int tap_cap;
 	unsigned int port_cap;
-	unsigned int port_tap_line[CONFIG_MAX_PORTS];
-	unsigned int port_listen_line[CONFIG_MAX_PORTS];
-	unsigned int tap_bridge_line[CONFIG_MAX_TAPS];
+	unsigned int port_tap_line[CFG_MAX_PORTS];
+	unsigned int port_listen_line[CFG_MAX_PORTS];
+	unsigned int tap_bridge_line[CFG_MAX_TAPS];
 };
 
 /**
@@ -68,7 +68,7 @@ struct config_parser {
 static int __attribute__((format(printf, 3, 4)))
 config_err(struct config_parser *p, unsigned int line, const char *fmt, ...)
 {
-	char msg[CONFIG_ERR_MAX];
+	char msg[CFG_ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -115,7 +115,7 @@ static const char *config_name_problem(const char *s)
 
 	if (n == 0)
 		return "empty";
-	if (n >= CONFIG_NAME_MAX)
+	if (n >= CFG_NAME_MAX)
 		return "longer than 15 bytes";
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "'.' and '..' are reserved";
@@ -214,7 +214,7 @@ static int config_bool(struct config_parser *p, const char *key, const char *v, 
  * @p: the parser
  * @key: key name, for messages
  * @v: the text
- * @out: destination, CONFIG_PATH_MAX bytes
+ * @out: destination, CFG_PATH_MAX bytes
  *
  * Return: 0, or -EINVAL (not absolute, too long, non-printable bytes).
  */
@@ -224,9 +224,9 @@ static int config_path(struct config_parser *p, const char *key, const char *v, 
 
 	if (v[0] != '/')
 		return config_err(p, p->line, "%s: '%s' is not an absolute path", key, v);
-	if (n >= CONFIG_PATH_MAX)
+	if (n >= CFG_PATH_MAX)
 		return config_err(p, p->line, "%s: path longer than %zu bytes (a unix socket's limit)",
-			       key, CONFIG_PATH_MAX - 1);
+			       key, CFG_PATH_MAX - 1);
 	if (v[n - 1] == '/')
 		return config_err(p, p->line, "%s: '%s' names a directory", key, v);
 	for (i = 0; i < n; i++)
@@ -616,9 +616,9 @@ static int config_key_address(struct config_parser *p, const char *k, const char
 			    sizeof(a.addr.in) : sizeof(a.addr.in6)))
 			return config_err(p, p->line, "address: '%s' is listed twice", v);
 	}
-	if (t->naddresses >= CONFIG_MAX_ADDRESSES)
+	if (t->naddresses >= CFG_MAX_ADDRESSES)
 		return config_err(p, p->line, "address: too many addresses (max %d)",
-			       CONFIG_MAX_ADDRESSES);
+			       CFG_MAX_ADDRESSES);
 	t->addresses[t->naddresses++] = a;
 	return 0;
 }
@@ -652,7 +652,7 @@ static int config_key_bridge(struct config_parser *p, const char *k, const char 
  */
 static int config_key_queues(struct config_parser *p, const char *k, const char *v)
 {
-	return config_uint(p, k, v, 1, CONFIG_MAX_QUEUES, &config_cur_tap(p)->queues);
+	return config_uint(p, k, v, 1, CFG_MAX_QUEUES, &config_cur_tap(p)->queues);
 }
 
 /**
@@ -1168,8 +1168,8 @@ static int config_begin_section(struct config_parser *p, char *s)
 			if (!strcmp(cfg->taps[i].name, name))
 				return config_err(p, p->line, "duplicate tap '%s' (first at line %u)",
 					       name, cfg->taps[i].line);
-		if (cfg->ntaps >= CONFIG_MAX_TAPS)
-			return config_err(p, p->line, "too many taps (max %d)", CONFIG_MAX_TAPS);
+		if (cfg->ntaps >= CFG_MAX_TAPS)
+			return config_err(p, p->line, "too many taps (max %d)", CFG_MAX_TAPS);
 		if (config_grow((void **)&cfg->taps, &p->tap_cap, cfg->ntaps, sizeof(*t)))
 			return config_err(p, p->line, "out of memory");
 		t = &cfg->taps[cfg->ntaps++];
@@ -1189,8 +1189,8 @@ static int config_begin_section(struct config_parser *p, char *s)
 			if (!strcmp(cfg->ports[i].name, name))
 				return config_err(p, p->line, "duplicate port '%s' (first at line %u)",
 					       name, cfg->ports[i].line);
-		if (cfg->nports >= CONFIG_MAX_PORTS)
-			return config_err(p, p->line, "too many ports (max %d)", CONFIG_MAX_PORTS);
+		if (cfg->nports >= CFG_MAX_PORTS)
+			return config_err(p, p->line, "too many ports (max %d)", CFG_MAX_PORTS);
 		if (config_grow((void **)&cfg->ports, &p->port_cap, cfg->nports, sizeof(*port)))
 			return config_err(p, p->line, "out of memory");
 		port = &cfg->ports[cfg->nports++];
@@ -1313,17 +1313,17 @@ static void config_defaults(struct config *cfg, const char *name)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
-	strcpy(cfg->control_socket, CONFIG_DEFAULT_CONTROL);
+	strcpy(cfg->control_socket, CFG_DEFAULT_CONTROL);
 	cfg->control_mode = 0660;
 	cfg->control_gid = (gid_t)-1;
 	cfg->engine = CONFIG_ENGINE_AUTO;
 	cfg->log_level = CONFIG_LOG_INFO;
 	cfg->uid = (uid_t)-1;
 	cfg->gid = (gid_t)-1;
-	cfg->handshake_timeout = CONFIG_DEFAULT_HANDSHAKE_TIMEOUT;
-	cfg->boot_timeout = CONFIG_DEFAULT_BOOT_TIMEOUT;
-	cfg->message_timeout = CONFIG_DEFAULT_MESSAGE_TIMEOUT;
-	cfg->control_per_uid = CONFIG_DEFAULT_CONTROL_PER_UID;
+	cfg->handshake_timeout = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
+	cfg->boot_timeout = CFG_DEFAULT_BOOT_TIMEOUT;
+	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
+	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
 	cfg->seccomp = CONFIG_SECCOMP_ON;
 }
 
@@ -1343,7 +1343,7 @@ int config_parse_buffer(const char *name, const char *text, size_t len,
 		     struct config *cfg, char *err, size_t errlen)
 {
 	struct config_parser *p;
-	char line[CONFIG_LINE_MAX + 1];
+	char line[CFG_LINE_MAX + 1];
 	size_t pos = 0;
 	int ret = 0;
 
@@ -1367,8 +1367,8 @@ int config_parse_buffer(const char *name, const char *text, size_t len,
 		size_t e;
 
 		p->line++;
-		if (n > CONFIG_LINE_MAX) {
-			ret = config_err(p, p->line, "line too long (over %d bytes)", CONFIG_LINE_MAX);
+		if (n > CFG_LINE_MAX) {
+			ret = config_err(p, p->line, "line too long (over %d bytes)", CFG_LINE_MAX);
 			break;
 		}
 		if (memchr(text + pos, '\0', n)) {
@@ -1404,7 +1404,7 @@ int config_parse_buffer(const char *name, const char *text, size_t len,
  * @path: the file
  * @cfg: the result; on success free it with config_free()
  * @err: "FILE:LINE: message" (or "FILE: message" for a file that cannot be
- *	read: missing, not a regular file, over CONFIG_FILE_MAX bytes)
+ *	read: missing, not a regular file, over CFG_FILE_MAX bytes)
  * @errlen: size of @err
  *
  * Return: 0, -EINVAL for an invalid file, or -errno (@err set in all cases).
@@ -1437,12 +1437,12 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a regular file", path);
 		goto out;
 	}
-	if (st.st_size > CONFIG_FILE_MAX) {
+	if (st.st_size > CFG_FILE_MAX) {
 		ret = -EFBIG;
-		snprintf(err, errlen, "%s: file larger than %d bytes", path, CONFIG_FILE_MAX);
+		snprintf(err, errlen, "%s: file larger than %d bytes", path, CFG_FILE_MAX);
 		goto out;
 	}
-	buf = malloc(CONFIG_FILE_MAX + 1);
+	buf = malloc(CFG_FILE_MAX + 1);
 	if (!buf) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -1450,7 +1450,7 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 	}
 	/* Read until EOF: the file may have grown since fstat(). */
 	for (;;) {
-		ssize_t r = read(fd, buf + got, CONFIG_FILE_MAX + 1 - got);
+		ssize_t r = read(fd, buf + got, CFG_FILE_MAX + 1 - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -1462,10 +1462,10 @@ int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
 		if (r == 0)
 			break;
 		got += (size_t)r;
-		if (got > CONFIG_FILE_MAX) {
+		if (got > CFG_FILE_MAX) {
 			ret = -EFBIG;
 			snprintf(err, errlen, "%s: file larger than %d bytes", path,
-				 CONFIG_FILE_MAX);
+				 CFG_FILE_MAX);
 			goto out;
 		}
 	}

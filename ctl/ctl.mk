@@ -1,9 +1,10 @@
 # ctl/ctl.mk - vringnetctl, the administration client
 #
 # vringnetctl is ctl/vringnetctl.c plus the daemon's control protocol codec
-# (daemon/ctlproto.c) and configuration parser (daemon/config.c: --config
-# finds the control socket with the daemon's own parser).
-VRINGNETCTL_SRCS := ctl/vringnetctl.c daemon/ctlproto.c daemon/config.c
+# (daemon/ctlproto.c) and configuration parser (DAEMON_CONFIG_SRCS of
+# daemon/daemon.mk: --config finds the control socket with the daemon's own
+# parser).
+VRINGNETCTL_SRCS := ctl/vringnetctl.c daemon/ctlproto.c $(DAEMON_CONFIG_SRCS)
 
 $(B)/ctl/%.o: DIR_CPPFLAGS += -Idaemon
 

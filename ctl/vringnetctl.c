@@ -49,7 +49,7 @@ enum ctl_exit {
  */
 struct ctl_opts {
 	const char *socket;
-	char sockbuf[CONFIG_PATH_MAX];
+	char sockbuf[CFG_PATH_MAX];
 	bool json;
 	bool prometheus;
 	double timeout;
@@ -84,7 +84,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 done, 1 the daemon refused the request, 2 usage error,\n"
 		"3 daemon not running, 4 permission denied, 5 protocol error, 6 timeout,\n"
-		"7 other system error.\n", CONFIG_DEFAULT_CONTROL);
+		"7 other system error.\n", CFG_DEFAULT_CONTROL);
 }
 
 /**
@@ -101,7 +101,7 @@ static void usage(FILE *f)
 static int socket_from_config(const char *path, struct ctl_opts *o)
 {
 	struct config *cfg = calloc(1, sizeof(*cfg));
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	if (!cfg) {
 		fprintf(stderr, "vringnetctl: --config: %s\n", strerror(ENOMEM));
@@ -149,7 +149,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	char *end;
 	int c, ret;
 
-	o->socket = CONFIG_DEFAULT_CONTROL;
+	o->socket = CFG_DEFAULT_CONTROL;
 	o->json = false;
 	o->prometheus = false;
 	o->timeout = 5;

@@ -17,27 +17,31 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#define CONFIG_DEFAULT_PATH	"/etc/vringnetd/vringnetd.conf"
-#define CONFIG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
-#define CONFIG_MAX_ADDRESSES	32
-#define CONFIG_MAX_TAPS		256
-#define CONFIG_MAX_PORTS	256
-#define CONFIG_MAX_QUEUES	16
-#define CONFIG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
-#define CONFIG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
-#define CONFIG_ERR_MAX		512
-#define CONFIG_LINE_MAX		4096		/* bytes of a line, without the LF */
-#define CONFIG_FILE_MAX		(1 << 20)	/* bytes of a file */
+/*
+ * Limits and defaults of the file.  CFG_, not CONFIG_: a CONFIG_ name reads
+ * as a Kconfig symbol to a kernel reader.
+ */
+#define CFG_DEFAULT_PATH	"/etc/vringnetd/vringnetd.conf"
+#define CFG_DEFAULT_CONTROL	"/run/vringnetd/control.sock"
+#define CFG_MAX_ADDRESSES	32
+#define CFG_MAX_TAPS		256
+#define CFG_MAX_PORTS		256
+#define CFG_MAX_QUEUES		16
+#define CFG_NAME_MAX		IFNAMSIZ	/* includes the NUL */
+#define CFG_PATH_MAX		sizeof(((struct sockaddr_un *)0)->sun_path)
+#define CFG_ERR_MAX		512
+#define CFG_LINE_MAX		4096		/* bytes of a line, without the LF */
+#define CFG_FILE_MAX		(1 << 20)	/* bytes of a file */
 
 enum config_engine { CONFIG_ENGINE_AUTO, CONFIG_ENGINE_KERNEL, CONFIG_ENGINE_USER };
 enum config_log_level { CONFIG_LOG_ERR, CONFIG_LOG_WARNING, CONFIG_LOG_NOTICE, CONFIG_LOG_INFO, CONFIG_LOG_DEBUG };
 enum config_port_type { CONFIG_PORT_VHOST_USER, CONFIG_PORT_STREAM, CONFIG_PORT_DGRAM, CONFIG_PORT_RINGFD };
 enum config_seccomp { CONFIG_SECCOMP_ON, CONFIG_SECCOMP_OFF, CONFIG_SECCOMP_LOG };
 
-#define CONFIG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
-#define CONFIG_DEFAULT_BOOT_TIMEOUT		300	/* seconds */
-#define CONFIG_DEFAULT_MESSAGE_TIMEOUT		10	/* seconds */
-#define CONFIG_DEFAULT_CONTROL_PER_UID		4
+#define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
+#define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
+#define CFG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
+#define CFG_DEFAULT_CONTROL_PER_UID	4
 
 /**
  * struct config_address - one interface address
@@ -64,21 +68,21 @@ struct config_address {
  *	address derived from @name)
  * @addresses: @naddresses addresses, in file order
  * @bridge: master bridge name, "" for none
- * @queues: 1..CONFIG_MAX_QUEUES; > 1 means IFF_MULTI_QUEUE
+ * @queues: 1..CFG_MAX_QUEUES; > 1 means IFF_MULTI_QUEUE
  * @ring_size: power of two 1..32768 (default 256)
  * @owner_uid: owner of the device, (uid_t)-1 for none
  * @group_gid: group of the device, (gid_t)-1 for none
  * @persist: keep the tap when the daemon stops
  */
 struct config_tap {
-	char name[CONFIG_NAME_MAX];
+	char name[CFG_NAME_MAX];
 	unsigned int line;
 	unsigned int mtu;
 	uint8_t mac[6];
 	bool mac_set;
-	struct config_address addresses[CONFIG_MAX_ADDRESSES];
+	struct config_address addresses[CFG_MAX_ADDRESSES];
 	unsigned int naddresses;
-	char bridge[CONFIG_NAME_MAX];
+	char bridge[CFG_NAME_MAX];
 	unsigned int queues;
 	unsigned int ring_size;
 	uid_t owner_uid;
@@ -102,13 +106,13 @@ struct config_tap {
  * @reconnect: client mode: seconds between reconnect attempts (default 1)
  */
 struct config_port {
-	char name[CONFIG_NAME_MAX];
+	char name[CFG_NAME_MAX];
 	unsigned int line;
-	char tap[CONFIG_NAME_MAX];
+	char tap[CFG_NAME_MAX];
 	enum config_port_type type;
-	char listen[CONFIG_PATH_MAX];
-	char connect[CONFIG_PATH_MAX];
-	char peer[CONFIG_PATH_MAX];
+	char listen[CFG_PATH_MAX];
+	char connect[CFG_PATH_MAX];
+	char peer[CFG_PATH_MAX];
 	mode_t socket_mode;
 	uid_t socket_uid;
 	gid_t socket_gid;
@@ -139,7 +143,7 @@ struct config_port {
  */
 struct config {
 	char path[4096];
-	char control_socket[CONFIG_PATH_MAX];
+	char control_socket[CFG_PATH_MAX];
 	mode_t control_mode;
 	bool control_mode_set;
 	gid_t control_gid;

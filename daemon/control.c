@@ -63,7 +63,7 @@ struct control {
 	struct loop_ref ref;
 	struct loop_ref idle;
 	bool idle_armed;
-	char path[CONFIG_PATH_MAX];
+	char path[CFG_PATH_MAX];
 	control_serve_fn serve;
 	void *opaque;
 	struct control_client clients[CONTROL_MAX_CLIENTS];
@@ -442,7 +442,7 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 		       char *err, size_t errlen)
 {
 	struct control *c = calloc(1, sizeof(*c));
-	char why[CONFIG_ERR_MAX];
+	char why[CFG_ERR_MAX];
 	int fd = listen_fd;
 
 	if (!c) {
@@ -469,7 +469,7 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 		return NULL;
 	}
 	c->loop = loop;
-	c->per_uid = CONFIG_DEFAULT_CONTROL_PER_UID;
+	c->per_uid = CFG_DEFAULT_CONTROL_PER_UID;
 	log_ratelimit_init(&c->rl, "control");
 	c->serve = serve;
 	c->opaque = opaque;

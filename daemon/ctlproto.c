@@ -714,7 +714,7 @@ static unsigned int ctlproto_parse_version(const char *s)
  * ctlproto_port_name_ok() - whether a stats port argument is a valid name
  * @s: the name
  *
- * Return: true for 1..CONFIG_NAME_MAX-1 bytes of 0x21..0x7e, no '/' or ':'.
+ * Return: true for 1..CFG_NAME_MAX-1 bytes of 0x21..0x7e, no '/' or ':'.
  */
 static bool ctlproto_port_name_ok(const char *s)
 {
@@ -723,7 +723,7 @@ static bool ctlproto_port_name_ok(const char *s)
 	for (i = 0; s[i]; i++)
 		if (s[i] <= 0x20 || s[i] > 0x7e || s[i] == '/' || s[i] == ':')
 			return false;
-	return i > 0 && i < CONFIG_NAME_MAX && strcmp(s, ".") && strcmp(s, "..");
+	return i > 0 && i < CFG_NAME_MAX && strcmp(s, ".") && strcmp(s, "..");
 }
 
 /**
@@ -746,7 +746,7 @@ int ctlproto_encode_request(const struct ctlproto_request *req, char *buf, size_
 		if (memchr(req->port, '\0', sizeof(req->port)) == NULL ||
 		    !ctlproto_port_name_ok(req->port))
 			return -EINVAL;
-		char port[3 * CONFIG_NAME_MAX];
+		char port[3 * CFG_NAME_MAX];
 		size_t i, o = 0;
 
 		/* Port names are plain bytes but for '%', which is escaped. */

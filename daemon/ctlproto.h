@@ -115,7 +115,7 @@ enum ctlproto_status {
 struct ctlproto_request {
 	unsigned int version;
 	enum ctlproto_cmd cmd;
-	char port[CONFIG_NAME_MAX];
+	char port[CFG_NAME_MAX];
 };
 
 const char *ctlproto_cmd_name(enum ctlproto_cmd cmd);

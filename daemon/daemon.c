@@ -68,8 +68,8 @@ struct daemon_tap {
  */
 struct daemon_failure {
 	bool is_port;
-	char name[CONFIG_NAME_MAX];
-	char why[CONFIG_ERR_MAX];
+	char name[CFG_NAME_MAX];
+	char why[CFG_ERR_MAX];
 };
 
 /**
@@ -94,15 +94,15 @@ struct daemon {
 	struct loop *loop;
 	struct netlink *nl;
 	const struct engine_ops *eng;
-	struct daemon_tap *taps[CONFIG_MAX_TAPS];
+	struct daemon_tap *taps[CFG_MAX_TAPS];
 	unsigned int ntaps;
-	struct port *ports[CONFIG_MAX_PORTS];
+	struct port *ports[CFG_MAX_PORTS];
 	unsigned int nports;
 	struct control *ctrl;
 	struct loop_ref watchdog;
 	time_t started;
 	char caps[256];
-	struct daemon_failure fails[CONFIG_MAX_TAPS + CONFIG_MAX_PORTS];
+	struct daemon_failure fails[CFG_MAX_TAPS + CFG_MAX_PORTS];
 	unsigned int nfails;
 };
 
@@ -272,8 +272,8 @@ static int daemon_tap_up(struct daemon *d, const struct config_tap *cfg, char *e
 {
 	struct daemon_tap *t;
 
-	if (d->ntaps >= CONFIG_MAX_TAPS) {
-		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CONFIG_MAX_TAPS);
+	if (d->ntaps >= CFG_MAX_TAPS) {
+		snprintf(err, errlen, "tap %s: more than %d taps", cfg->name, CFG_MAX_TAPS);
 		return -1;
 	}
 	t = calloc(1, sizeof(*t));
@@ -335,8 +335,8 @@ static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char 
 		snprintf(err, errlen, "port %s: tap %s is not running", cfg->name, cfg->tap);
 		return -1;
 	}
-	if (d->nports >= CONFIG_MAX_PORTS) {
-		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CONFIG_MAX_PORTS);
+	if (d->nports >= CFG_MAX_PORTS) {
+		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CFG_MAX_PORTS);
 		return -1;
 	}
 	p = port_open(cfg, d->loop, &d->taps[ti]->dev, d->eng, err, errlen);
@@ -389,7 +389,7 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 	struct ctlproto_reload_info ri;
 	struct netlink_link_info li;
 	struct engine_stats tx, rx;
-	char err[CONFIG_ERR_MAX], user[64];
+	char err[CFG_ERR_MAX], user[64];
 	unsigned int i;
 
 	if (req->cmd == CTLPROTO_CMD_RELOAD) {
@@ -531,7 +531,7 @@ static void daemon_on_signal(struct loop *loop, int signo, void *opaque)
 {
 	struct daemon *d = opaque;
 	struct ctlproto_reload_info ri;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	if (signo == SIGHUP) {
 		log_info("SIGHUP: reloading %s", d->cfg.path);
@@ -716,7 +716,7 @@ static int daemon_tap_reconfigure(struct daemon *d, unsigned int i, const struct
  */
 struct daemon_reload_report {
 	unsigned int failed;
-	char text[CONFIG_ERR_MAX];
+	char text[CFG_ERR_MAX];
 };
 
 /**
@@ -848,7 +848,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	struct config nc, rc;
 	struct reload_diff diff;
 	struct daemon_reload_report rr = { 0 };
-	char msg[CONFIG_ERR_MAX], status[CONFIG_ERR_MAX + 128];
+	char msg[CFG_ERR_MAX], status[CFG_ERR_MAX + 128];
 	unsigned int i;
 	int k, ret;
 

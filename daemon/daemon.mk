@@ -1,13 +1,17 @@
 # daemon/daemon.mk - vringnetd
 #
 # vringnetd is every daemon/*.c; new files join by existing.  (vringnetctl,
-# which shares ctlproto.c and config.c, is built by ctl/ctl.mk.)
+# which shares ctlproto.c and the configuration parser, is built by ctl/ctl.mk.)
 DAEMON_PKGS   := libnl-3.0 libnl-route-3.0 libcap-ng libsystemd libseccomp
 # computed when a recipe first needs them (pkg_lazy in the top Makefile)
 DAEMON_CFLAGS = $(call pkg_lazy,DAEMON_CFLAGS,cflags,$(DAEMON_PKGS))
 DAEMON_LIBS   = $(call pkg_lazy,DAEMON_LIBS,libs,$(DAEMON_PKGS))
 
 VRINGNETD_SRCS   := $(wildcard daemon/*.c)
+# The configuration parser: config.c (lines, sections, the file), config_value.c
+# (values) and one file per section type; vringnetctl and fuzz_config link it.
+DAEMON_CONFIG_SRCS := daemon/config.c daemon/config_value.c daemon/config_daemon.c \
+		      daemon/config_tap.c daemon/config_port.c
 VRINGNETD_OBJS   := $(VRINGNETD_SRCS:%.c=$(B)/%.o)
 # Everything but main(): what unit tests and fuzzers link against.
 DAEMON_LIB_OBJS  := $(filter-out $(B)/daemon/main.o,$(VRINGNETD_OBJS))

@@ -8,9 +8,9 @@
 #include "config.h"
 #include "deadline.h"
 
-static unsigned int deadline_hs = CONFIG_DEFAULT_HANDSHAKE_TIMEOUT;
-static unsigned int deadline_boot = CONFIG_DEFAULT_BOOT_TIMEOUT;
-static unsigned int deadline_msg = CONFIG_DEFAULT_MESSAGE_TIMEOUT;
+static unsigned int deadline_hs = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
+static unsigned int deadline_boot = CFG_DEFAULT_BOOT_TIMEOUT;
+static unsigned int deadline_msg = CFG_DEFAULT_MESSAGE_TIMEOUT;
 
 /**
  * deadline_set_limits() - the configured limits

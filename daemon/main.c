@@ -33,7 +33,7 @@ static void main_usage(FILE *f)
 		"  -t, --check-config[=FILE] only validate the configuration and exit 0/1\n"
 		"  -h, --help               this text\n"
 		"  -V, --version            print the version\n",
-		CONFIG_DEFAULT_PATH);
+		CFG_DEFAULT_PATH);
 }
 
 /**
@@ -48,7 +48,7 @@ static void main_usage(FILE *f)
  */
 static int main_check(const char *path)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = CONFIG_DEFAULT_PATH, *check = NULL;
-	char err[CONFIG_ERR_MAX];
+	const char *path = CFG_DEFAULT_PATH, *check = NULL;
+	char err[CFG_ERR_MAX];
 	struct config cfg;
 	bool check_only = false;
 	struct daemon *d;

@@ -50,7 +50,7 @@ const struct port_ops *port_ops_of(enum config_port_type type)
  */
 static void port_mkdir_parent(const char *path)
 {
-	char dir[CONFIG_PATH_MAX];
+	char dir[CFG_PATH_MAX];
 	char *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -222,7 +222,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       char *err, size_t errlen)
 {
 	struct port *p = calloc(1, sizeof(*p));
-	char why[CONFIG_ERR_MAX];
+	char why[CFG_ERR_MAX];
 	int ret;
 
 	if (!p) {

@@ -71,10 +71,10 @@ static void reload_tap_compare(struct reload_tap_diff *d)
 		d->attrs |= RELOAD_TAP_QUEUES;
 	if (o->ring_size != n->ring_size)
 		d->attrs |= RELOAD_TAP_RING_SIZE;
-	for (i = 0; i < n->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
+	for (i = 0; i < n->naddresses && i < CFG_MAX_ADDRESSES; i++)
 		if (!reload_addr_in(&n->addresses[i], o))
 			d->add[d->nadd++] = (unsigned char)i;
-	for (i = 0; i < o->naddresses && i < CONFIG_MAX_ADDRESSES; i++)
+	for (i = 0; i < o->naddresses && i < CFG_MAX_ADDRESSES; i++)
 		if (!reload_addr_in(&o->addresses[i], n))
 			d->del[d->ndel++] = (unsigned char)i;
 	if (d->nadd || d->ndel)

@@ -83,9 +83,9 @@ struct reload_tap_diff {
 	const struct config_tap *old_tap;
 	const struct config_tap *new_tap;
 	unsigned int attrs;
-	unsigned char add[CONFIG_MAX_ADDRESSES];
+	unsigned char add[CFG_MAX_ADDRESSES];
 	unsigned int nadd;
-	unsigned char del[CONFIG_MAX_ADDRESSES];
+	unsigned char del[CFG_MAX_ADDRESSES];
 	unsigned int ndel;
 };
 

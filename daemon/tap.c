@@ -155,12 +155,12 @@ int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 	unsigned int i, queues = cfg->queues ? cfg->queues : 1;
 
 	memset(tap, 0, sizeof(*tap));
-	for (i = 0; i < CONFIG_MAX_QUEUES; i++)
+	for (i = 0; i < CFG_MAX_QUEUES; i++)
 		tap->fds[i] = -1;
 	snprintf(tap->name, sizeof(tap->name), "%s", cfg->name);
-	if (queues > CONFIG_MAX_QUEUES) {
+	if (queues > CFG_MAX_QUEUES) {
 		snprintf(err, errlen, "tap %s: %u queues (at most %d)", cfg->name,
-			 queues, CONFIG_MAX_QUEUES);
+			 queues, CFG_MAX_QUEUES);
 		return -1;
 	}
 	if (queues > 1)
@@ -192,7 +192,7 @@ fail:
 	 * flag we already cleared would vanish with it.
 	 */
 	if (tap->persist != tap->adopted) {
-		char why[CONFIG_ERR_MAX];
+		char why[CFG_ERR_MAX];
 
 		if (tap_set_persist(tap, tap->adopted, why, sizeof(why)) < 0)
 			log_warn("%s (undoing a failed open)", why);
@@ -262,7 +262,7 @@ void tap_close(struct tap_dev *tap)
 {
 	unsigned int i;
 
-	for (i = 0; i < CONFIG_MAX_QUEUES; i++) {
+	for (i = 0; i < CFG_MAX_QUEUES; i++) {
 		if (tap->fds[i] >= 0)
 			close(tap->fds[i]);
 		tap->fds[i] = -1;
@@ -276,7 +276,7 @@ void tap_close(struct tap_dev *tap)
  */
 void tap_destroy(struct tap_dev *tap)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	if (tap->persist && tap_set_persist(tap, false, err, sizeof(err)) < 0)
 		log_warn("%s", err);

@@ -32,8 +32,8 @@
  * @persist: TUNSETPERSIST is on (the device outlives our fds)
  */
 struct tap_dev {
-	char name[CONFIG_NAME_MAX];
-	int fds[CONFIG_MAX_QUEUES];
+	char name[CFG_NAME_MAX];
+	int fds[CFG_MAX_QUEUES];
 	unsigned int nqueues;
 	int ifindex;
 	bool adopted;

@@ -13,7 +13,7 @@ CHECK_DEPS += $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 
 # FUZZ_DEPS_<name> := sources linked into fuzz_<name>
-FUZZ_DEPS_config   := daemon/config.c daemon/reload.c
+FUZZ_DEPS_config   := $(DAEMON_CONFIG_SRCS) daemon/reload.c
 FUZZ_DEPS_ctlproto := daemon/ctlproto.c
 FUZZ_DEPS_vhost_user := daemon/vhost_user.c daemon/vhost_user_msg.c daemon/evfd.c daemon/guard.c daemon/dirty_log.c
 FUZZ_DEPS_frame_stream := daemon/frame_stream.c

@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config cfg, empty;
 	struct reload_diff d;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	int ret;
 
-	if (size > CONFIG_FILE_MAX)
+	if (size > CFG_FILE_MAX)
 		return 0;
 	ret = config_parse_buffer("fuzz.conf", (const char *)data, size, &cfg, err, sizeof(err));
 	if (ret) {

@@ -8,6 +8,7 @@
 #include <check.h>
 
 Suite *config_suite(void);	/* check_daemon_config.c: good and bad files */
+Suite *config_doc_suite(void);	/* check_daemon_config_doc.c: key tables vs vringnetd.conf(5) */
 Suite *reload_suite(void);	/* check_daemon_reload.c: reload_diff() */
 Suite *ctlproto_suite(void);	/* check_daemon_ctlproto.c: codec, malformed input */
 Suite *ctlclient_suite(void);	/* check_daemon_ctlclient.c: vringnetctl vs a fake server */

@@ -23,13 +23,13 @@
  * parse() - parse a NUL-terminated text as file "t.conf"
  * @text: the file
  * @cfg: the result
- * @err: error buffer, CONFIG_ERR_MAX bytes
+ * @err: error buffer, CFG_ERR_MAX bytes
  *
  * Return: what config_parse_buffer() returned.
  */
 static int parse(const char *text, struct config *cfg, char *err)
 {
-	return config_parse_buffer(T_FILE, text, strlen(text), cfg, err, CONFIG_ERR_MAX);
+	return config_parse_buffer(T_FILE, text, strlen(text), cfg, err, CFG_ERR_MAX);
 }
 
 /**
@@ -39,7 +39,7 @@ static int parse(const char *text, struct config *cfg, char *err)
  */
 static void parse_ok(const char *text, struct config *cfg)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	int ret = parse(text, cfg, err);
 
 	ck_assert_msg(ret == 0, "refused a good file: %s", err);
@@ -274,7 +274,7 @@ START_TEST(config_bad)
 {
 	const struct bad_case *c = &bad_cases[_i];
 	struct config cfg;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	size_t len = c->len ? c->len : strlen(c->text);
 	int ret;
 
@@ -293,7 +293,7 @@ END_TEST
 START_TEST(config_bad_line_too_long)
 {
 	size_t n = 9 + 4097 + 1;
-	char *text = malloc(n + 1), err[CONFIG_ERR_MAX];
+	char *text = malloc(n + 1), err[CFG_ERR_MAX];
 	struct config cfg;
 
 	memcpy(text, "[daemon]\n", 9);
@@ -313,7 +313,7 @@ END_TEST
 
 START_TEST(config_bad_path_too_long)
 {
-	char text[512], path[CONFIG_PATH_MAX + 1], err[CONFIG_ERR_MAX];
+	char text[512], path[CFG_PATH_MAX + 1], err[CFG_ERR_MAX];
 	struct config cfg;
 
 	/* 108 bytes: one more than sun_path can hold with its NUL */
@@ -334,13 +334,13 @@ END_TEST
 
 START_TEST(config_bad_too_many_addresses)
 {
-	char text[4096], err[CONFIG_ERR_MAX];
+	char text[4096], err[CFG_ERR_MAX];
 	struct config cfg;
 	size_t pos = 0;
 	int i;
 
 	pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "[tap t0]\n");
-	for (i = 0; i <= CONFIG_MAX_ADDRESSES; i++)
+	for (i = 0; i <= CFG_MAX_ADDRESSES; i++)
 		pos += (size_t)snprintf(text + pos, sizeof(text) - pos,
 					"address = 10.0.%d.1/24\n", i);
 	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
@@ -350,12 +350,12 @@ END_TEST
 
 START_TEST(config_bad_too_many_taps)
 {
-	size_t cap = 32 * (CONFIG_MAX_TAPS + 1), pos = 0;
-	char *text = malloc(cap), err[CONFIG_ERR_MAX];
+	size_t cap = 32 * (CFG_MAX_TAPS + 1), pos = 0;
+	char *text = malloc(cap), err[CFG_ERR_MAX];
 	struct config cfg;
 	int i;
 
-	for (i = 0; i <= CONFIG_MAX_TAPS; i++)
+	for (i = 0; i <= CFG_MAX_TAPS; i++)
 		pos += (size_t)snprintf(text + pos, cap - pos, "[tap t%d]\n", i);
 	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
 	ck_assert_str_eq(err, "t.conf:257: too many taps (max 256)");
@@ -404,7 +404,7 @@ static void write_file(const char *name, const void *data, size_t len, char *pat
 
 START_TEST(config_file_missing)
 {
-	char path[128], err[CONFIG_ERR_MAX], want[256];
+	char path[128], err[CFG_ERR_MAX], want[256];
 	struct config cfg;
 
 	snprintf(path, sizeof(path), "%s/none.conf", tmpdir);
@@ -416,7 +416,7 @@ END_TEST
 
 START_TEST(config_file_directory)
 {
-	char err[CONFIG_ERR_MAX], want[256];
+	char err[CFG_ERR_MAX], want[256];
 	struct config cfg;
 
 	ck_assert_int_eq(config_load(tmpdir, &cfg, err, sizeof(err)), -EINVAL);
@@ -427,7 +427,7 @@ END_TEST
 
 START_TEST(config_file_device)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct config cfg;
 
 	ck_assert_int_eq(config_load("/dev/null", &cfg, err, sizeof(err)), -EINVAL);
@@ -437,7 +437,7 @@ END_TEST
 
 START_TEST(config_file_fifo)
 {
-	char path[128], err[CONFIG_ERR_MAX], want[256];
+	char path[128], err[CFG_ERR_MAX], want[256];
 	struct config cfg;
 
 	snprintf(path, sizeof(path), "%s/fifo.conf", tmpdir);
@@ -451,8 +451,8 @@ END_TEST
 
 START_TEST(config_file_too_big)
 {
-	size_t n = CONFIG_FILE_MAX + 1;
-	char *data = malloc(n), path[128], err[CONFIG_ERR_MAX], want[256];
+	size_t n = CFG_FILE_MAX + 1;
+	char *data = malloc(n), path[128], err[CFG_ERR_MAX], want[256];
 	struct config cfg;
 
 	memset(data, '\n', n);
@@ -471,7 +471,7 @@ END_TEST
 START_TEST(config_file_error_names_file)
 {
 	static const char text[] = "[daemon]\n\n# x\n[tap t0]\nmtu = big\n";
-	char path[128], err[CONFIG_ERR_MAX], want[256];
+	char path[128], err[CFG_ERR_MAX], want[256];
 	struct config cfg;
 
 	write_file("bad.conf", text, sizeof(text) - 1, path);
@@ -483,7 +483,7 @@ END_TEST
 
 START_TEST(config_file_example)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct config cfg;
 	const char *path = "examples/vringnetd.conf";
 
@@ -768,10 +768,10 @@ START_TEST(config_good_limits)
 	struct config cfg;
 
 	parse_ok("[daemon]\n", &cfg);
-	ck_assert_uint_eq(cfg.handshake_timeout, CONFIG_DEFAULT_HANDSHAKE_TIMEOUT);
-	ck_assert_uint_eq(cfg.boot_timeout, CONFIG_DEFAULT_BOOT_TIMEOUT);
-	ck_assert_uint_eq(cfg.message_timeout, CONFIG_DEFAULT_MESSAGE_TIMEOUT);
-	ck_assert_uint_eq(cfg.control_per_uid, CONFIG_DEFAULT_CONTROL_PER_UID);
+	ck_assert_uint_eq(cfg.handshake_timeout, CFG_DEFAULT_HANDSHAKE_TIMEOUT);
+	ck_assert_uint_eq(cfg.boot_timeout, CFG_DEFAULT_BOOT_TIMEOUT);
+	ck_assert_uint_eq(cfg.message_timeout, CFG_DEFAULT_MESSAGE_TIMEOUT);
+	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
 	ck_assert_int_eq(cfg.seccomp, CONFIG_SECCOMP_ON);
 	config_free(&cfg);
 	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
@@ -852,7 +852,7 @@ END_TEST
 START_TEST(config_good_comment_needs_blank)
 {
 	struct config cfg;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	/* without a blank before it, '#' is part of the value */
 	ck_assert_int_eq(parse("[daemon]\nengine = user#x\n", &cfg, err), -EINVAL);
@@ -863,7 +863,7 @@ END_TEST
 START_TEST(config_good_reparse_after_error)
 {
 	struct config cfg;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	ck_assert_int_eq(parse("[tap t0]\n[tap t1]\nmtu = 1\n", &cfg, err), -EINVAL);
 	config_free(&cfg);	/* harmless after an error */

@@ -343,19 +343,19 @@ START_TEST(ctl_reply_full_stats_fit)
 	struct engine_stats s;
 	struct ctlproto_writer w;
 	struct ctlproto_reply rep;
-	char err[CTLPROTO_ERROR_MAX], name[CONFIG_NAME_MAX];
+	char err[CTLPROTO_ERROR_MAX], name[CFG_NAME_MAX];
 	int i, n;
 
 	memset(&s, 0xff, sizeof(s));
 	ctlproto_reply_init(&w, big, CTLPROTO_REPLY_MAX);
-	for (i = 0; i < CONFIG_MAX_PORTS; i++) {
+	for (i = 0; i < CFG_MAX_PORTS; i++) {
 		snprintf(name, sizeof(name), "port%011d", i);
 		ctlproto_reply_stats(&w, "port", name, &s, &s);
 	}
 	n = ctlproto_reply_finish(&w);
 	ck_assert_msg(!ctlproto_decode_reply(big, (size_t)n, &rep, err, sizeof(err)), "%s", err);
 	ck_assert_int_eq(rep.status, CTLPROTO_OK);
-	ck_assert_uint_eq(rep.nrecords, CONFIG_MAX_PORTS);
+	ck_assert_uint_eq(rep.nrecords, CFG_MAX_PORTS);
 	ctlproto_reply_free(&rep);
 }
 END_TEST

@@ -68,7 +68,7 @@ static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
 static void ut_setup_tap(void)
 {
 	struct config_tap ct;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct netlink *nl;
 	int fd;
 
@@ -109,7 +109,7 @@ static void ut_setup(unsigned int hdr_len, bool mrg)
 {
 	size_t sz = vringfd_ring_size(UT_NUM, 4096);
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	ut_setup_tap();
 	ck_assert(posix_memalign(&ut_txmem, 4096, sz) == 0);
@@ -480,7 +480,7 @@ START_TEST(test_user_mem_table)
 	struct engine_mem_region r;
 	struct engine_queue_config qc;
 	struct engine_stats tx;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	int efd;
 	uint64_t n = 0;
 
@@ -533,7 +533,7 @@ START_TEST(test_user_dirty_log)
 	struct engine_mem_region r = { .guest_addr = 0x100000, .size = sizeof(gm), .uaddr = gm };
 	struct iovec in = { (void *)0x108000, 2048 };
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct dirty_log log;
 	uint8_t bits[64];
 	uint32_t len = 0;
@@ -586,7 +586,7 @@ END_TEST
 START_TEST(test_user_open_refuses)
 {
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX] = "";
+	char err[CFG_ERR_MAX] = "";
 	static uint8_t mem[8192] __attribute__((aligned(4096)));
 	struct vringfd_ring r;
 
@@ -720,7 +720,7 @@ START_TEST(test_kernel_rx_preposted)
 	static uint8_t buf[2048];
 	struct iovec in = { buf, sizeof(buf) };
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 	struct pollfd p;
 	bool starved = true;
 	uint32_t len = 0;
@@ -762,7 +762,7 @@ END_TEST
 START_TEST(test_kernel_refuses_no_header)
 {
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX] = "";
+	char err[CFG_ERR_MAX] = "";
 
 	memset(&qc, 0, sizeof(qc));
 	qc.vnet_hdr_len = 0;
@@ -774,7 +774,7 @@ END_TEST
 START_TEST(test_kernel_refuses_dirty_log)
 {
 	struct engine_queue_config qc;
-	char err[CONFIG_ERR_MAX] = "";
+	char err[CFG_ERR_MAX] = "";
 	struct dirty_log log;
 
 	dirty_log_init(&log);

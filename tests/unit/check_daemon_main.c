@@ -7,6 +7,7 @@
 
 Suite *(*const runner_suites[])(void) = {
 	config_suite,
+	config_doc_suite,
 	reload_suite,
 	ctlproto_suite,
 	ctlclient_suite,

@@ -28,7 +28,7 @@ static struct reload_diff diff;
  */
 static void diff_of(const char *a, const char *b)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CFG_ERR_MAX];
 
 	ck_assert_msg(!config_parse_buffer("old.conf", a, strlen(a), &old_cfg, err, sizeof(err)),
 		      "%s", err);

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * config_daemon.c - the [daemon] section of vringnetd.conf: its keys, and
+ * the names of its enum settings (engine, log-level, seccomp).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "config_section.h"
+#include "config_value.h"
+
+static const struct config_enum config_daemon_engines[] = {
+	{ "auto", CONFIG_ENGINE_AUTO },
+	{ "kernel", CONFIG_ENGINE_KERNEL },
+	{ "user", CONFIG_ENGINE_USER },
+	{ NULL, 0 },
+};
+
+static const struct config_enum config_daemon_log_levels[] = {
+	{ "err", CONFIG_LOG_ERR },
+	{ "warning", CONFIG_LOG_WARNING },
+	{ "notice", CONFIG_LOG_NOTICE },
+	{ "info", CONFIG_LOG_INFO },
+	{ "debug", CONFIG_LOG_DEBUG },
+	{ NULL, 0 },
+};
+
+static const struct config_enum config_daemon_seccomp_modes[] = {
+	{ "on", CONFIG_SECCOMP_ON },
+	{ "off", CONFIG_SECCOMP_OFF },
+	{ "log", CONFIG_SECCOMP_LOG },
+	{ NULL, 0 },
+};
+
+/**
+ * config_daemon_object() - where the [daemon] keys are stored
+ * @p: the parser
+ *
+ * Return: the configuration itself.
+ */
+static void *config_daemon_object(struct config_parser *p)
+{
+	return p->cfg;
+}
+
+/**
+ * config_daemon_control_mode() - the 'control-mode' key: a mode, and that
+ *	it was given (it then applies to a socket-activated socket too)
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int config_daemon_control_mode(struct config_parser *p, const char *k, const char *v)
+{
+	p->cfg->control_mode_set = true;
+	return config_value_mode(p, k, v, &p->cfg->control_mode);
+}
+
+/**
+ * config_daemon_user() - the 'user' key: a user of the user database, its
+ *	uid, primary group and name
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int config_daemon_user(struct config_parser *p, const char *k, const char *v)
+{
+	if (strlen(v) >= sizeof(p->cfg->user))
+		return config_value_err(p, p->line, "user: name longer than %zu bytes",
+					sizeof(p->cfg->user) - 1);
+	if (config_value_user(p, k, v, &p->cfg->uid, &p->cfg->gid, true))
+		return -EINVAL;
+	strcpy(p->cfg->user, v);
+	return 0;
+}
+
+static const struct config_key config_daemon_keys[] = {
+	CFG_PATH_KEY("control-socket", struct config, control_socket),
+	CFG_FUNC_KEY("control-mode", config_daemon_control_mode),
+	CFG_GROUP_KEY("control-group", struct config, control_gid),
+	CFG_ENUM_KEY("engine", struct config, engine, config_daemon_engines),
+	CFG_ENUM_KEY("log-level", struct config, log_level, config_daemon_log_levels),
+	CFG_FUNC_KEY("user", config_daemon_user),
+	CFG_UINT_KEY("handshake-timeout", struct config, handshake_timeout, 1, 3600),
+	CFG_UINT_KEY("boot-timeout", struct config, boot_timeout, 1, 86400),
+	CFG_UINT_KEY("message-timeout", struct config, message_timeout, 1, 3600),
+	CFG_UINT_KEY("control-clients-per-uid", struct config, control_per_uid, 1, 15),
+	CFG_ENUM_KEY("seccomp", struct config, seccomp, config_daemon_seccomp_modes),
+};
+
+_Static_assert(CFG_ENTRIES(config_daemon_keys) <= CFG_SECTION_KEYS_MAX,
+	       "struct config_parser's key_line[] is too small for [daemon]");
+
+const struct config_section config_daemon_section = {
+	.name = "daemon",
+	.named = false,
+	.keys = config_daemon_keys,
+	.nkeys = CFG_ENTRIES(config_daemon_keys),
+	.object = config_daemon_object,
+	.end = NULL,
+};
+
+/**
+ * config_engine_name() - name of an engine setting
+ * @engine: the setting
+ *
+ * Return: "auto", "kernel" or "user" ("?" for a bad value).
+ */
+const char *config_engine_name(enum config_engine engine)
+{
+	return config_value_enum_name(config_daemon_engines, (int)engine);
+}
+
+/**
+ * config_log_level_name() - name of a log level
+ * @level: the level
+ *
+ * Return: "err", "warning", "notice", "info" or "debug" ("?" for a bad value).
+ */
+const char *config_log_level_name(enum config_log_level level)
+{
+	return config_value_enum_name(config_daemon_log_levels, (int)level);
+}
+
+/**
+ * config_seccomp_name() - a seccomp mode as written in the file
+ * @mode: the mode
+ *
+ * Return: "on", "off" or "log" ("?" for a bad value).
+ */
+const char *config_seccomp_name(enum config_seccomp mode)
+{
+	return config_value_enum_name(config_daemon_seccomp_modes, (int)mode);
+}

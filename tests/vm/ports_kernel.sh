@@ -73,7 +73,7 @@ listen = $work/sk.sock
 EOF
 ip netns exec "$ns" build/vringnetd --config "$work/k.conf" >"$work/daemon.log" 2>&1 &
 dpid=$!
-for i in $(seq 50); do grep -q 'ready:' "$work/daemon.log" && break; sleep 0.2; done
+for i in $(seq 150); do grep -q 'ready:' "$work/daemon.log" && break; sleep 0.2; done
 if ! grep -q 'ready:' "$work/daemon.log"; then
 	sed 's/^/# daemon: /' "$work/daemon.log"
 	for t in $tests; do echo "FAIL: $pfx-$t: vringnetd did not start with engine = kernel"; done

@@ -60,7 +60,7 @@ EOF2
 dlog=$work/daemon.log
 ip netns exec "$ns" build/vringnetd --config "$work/k.conf" >"$dlog" 2>&1 &
 dpid=$!
-for i in $(seq 50); do grep -q 'ready:' "$dlog" && break; sleep 0.2; done
+for i in $(seq 150); do grep -q 'ready:' "$dlog" && break; sleep 0.2; done
 if ! grep -q 'ready:' "$dlog" || ! grep -q 'engine: kernel' "$dlog"; then
 	sed 's/^/# daemon: /' "$dlog"
 	for t in $tests; do echo "FAIL: $pfx-$t: vringnetd did not start with engine = kernel"; done

@@ -71,32 +71,6 @@ static void if_up(const char *name)
 }
 
 /**
- * sys_ifindex() - the ifindex of @name in the first network namespace, from
- *	sysfs
- * @name: interface
- *
- * Not if_nametoindex(): SIOCGIFINDEX of a missing device asks for the
- * module "netdev-NAME" (a modprobe run, seconds under TCG over 9p).
- *
- * Return: the index, or 0 when the device does not exist there.
- */
-static unsigned int sys_ifindex(const char *name)
-{
-	char path[96];
-	unsigned int idx = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%u", &idx) != 1)
-		idx = 0;
-	fclose(f);
-	return idx;
-}
-
-/**
  * tap_flags() - random TUNSETIFF flags, mostly a multi-queue tap without PI
  *
  * Return: the flags.

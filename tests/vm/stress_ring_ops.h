@@ -43,6 +43,32 @@ static const unsigned long known_cmds[] = {
 static __thread uint8_t argbuf[8192] __attribute__((aligned(16)));
 
 /**
+ * sys_ifindex() - the ifindex of @name in the first network namespace, from
+ *	sysfs
+ * @name: interface
+ *
+ * Not if_nametoindex(): SIOCGIFINDEX of a missing device asks for the
+ * module "netdev-NAME" (a modprobe run, seconds under TCG over 9p).
+ *
+ * Return: the index, or 0 when the device does not exist there.
+ */
+static unsigned int sys_ifindex(const char *name)
+{
+	char path[96];
+	unsigned int idx = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &idx) != 1)
+		idx = 0;
+	fclose(f);
+	return idx;
+}
+
+/**
  * bad_ptr() - an argument pointer the kernel must refuse with EFAULT
  *
  * Return: NULL, a kernel address, or an unmapped arena neighbour.
@@ -395,7 +421,7 @@ static void op_attach_tap(void)
 				a.vnet_hdr_len = (unsigned int)sz;
 			if (chance(50)) {
 				ifr.ifr_name[IFNAMSIZ - 1] = 0;
-				a.ifindex = (int)if_nametoindex(ifr.ifr_name);
+				a.ifindex = (int)sys_ifindex(ifr.ifr_name);
 			}
 		}
 	}

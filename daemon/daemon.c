@@ -467,7 +467,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	if (wd) {
 		if (loop_timer_init(d->loop, &d->watchdog, daemon_watchdog_fired) < 0 ||
 		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
-			snprintf(err, errlen, "watchdog timerfd: %s", strerror(errno));
+			log_buf_errno(err, errlen, errno, "watchdog timerfd");
 			goto fail;
 		}
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
@@ -619,8 +619,8 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
 {
 	if (np->listen[0] && np->socket_mode != p->cfg.socket_mode &&
 	    chmod(np->listen, np->socket_mode) < 0) {
-		snprintf(err, errlen, "port %s: chmod %04o %s: %s", np->name,
-			 (unsigned int)np->socket_mode, np->listen, strerror(errno));
+		log_buf_errno(err, errlen, errno, "port %s: chmod %04o %s", np->name,
+			 (unsigned int)np->socket_mode, np->listen);
 		return -1;
 	}
 	if (np->listen[0] && (np->socket_uid != p->cfg.socket_uid ||

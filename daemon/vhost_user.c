@@ -102,6 +102,7 @@
 #include "dirty_log.h"
 #include "evfd.h"
 #include "guard.h"
+#include "log.h"
 #include "vhost_user.h"
 
 #define VHOST_USER_MAX_MSGS_PER_CALL	256
@@ -499,8 +500,8 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 					       j, i);
 		}
 		if (fstat(msg->fds[i], &st[i]) < 0)
-			return vhost_user_fail(dev, -errno, "SET_MEM_TABLE: region %u: fstat: %s",
-				       i, strerror(errno));
+			return log_buf_errno(dev->err, sizeof(dev->err), errno,
+					     "SET_MEM_TABLE: region %u: fstat", i);
 		if (!S_ISREG(st[i].st_mode))
 			return vhost_user_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
@@ -632,8 +633,8 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_
 			break;	/* none before, none now */
 		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
 			if (dup2(fd, vr->call_fd) < 0) {
-				ret = vhost_user_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",
-					      idx, strerror(errno));
+				ret = log_buf_errno(dev->err, sizeof(dev->err), errno,
+						    "SET_VRING_CALL: ring %u: dup2", idx);
 				close(fd);
 				return ret;
 			}

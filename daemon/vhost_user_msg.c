@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "vhost_user_msg.h"
 
 static const char *const vhost_user_msg_names[VUM_REQUEST_MAX] = {
@@ -255,8 +256,7 @@ int vhost_user_msg_recv(int fd, struct vhost_user_msg_rx *rx, char *err, size_t 
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
-			return vhost_user_msg_fail(err, errlen, -errno, "receiving a message: %s",
-					strerror(errno));
+			return log_buf_errno(err, errlen, errno, "receiving a message");
 		}
 		ret = vhost_user_msg_collect_fds(m, &mh);
 		if (ret < 0 || (mh.msg_flags & MSG_CTRUNC))
@@ -358,8 +358,8 @@ int vhost_user_msg_send(int fd, uint32_t request, const void *payload, uint32_t 
 		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return vhost_user_msg_fail(err, errlen, -errno, "sending the reply to %s: %s",
-				vhost_user_msg_request_name(request), strerror(errno));
+		return log_buf_errno(err, errlen, errno, "sending the reply to %s",
+				     vhost_user_msg_request_name(request));
 	if ((size_t)n != sizeof(hdr) + size)
 		return vhost_user_msg_fail(err, errlen, -EAGAIN,
 				"sending the reply to %s: front-end not reading (short write)",

@@ -192,7 +192,7 @@ $(B)/install-vars.stamp: FORCE
 	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' > $@
 
 # The version is compiled into the daemon and vringnetctl.
-$(B)/daemon/main.o $(B)/daemon/daemon.o $(B)/ctl/vringnetctl.o \
+$(B)/daemon/main.o $(B)/daemon/daemon_control.o $(B)/ctl/vringnetctl.o \
 	$(B)/tests/unit/check_daemon_ctlclient.o: VERSION
 
 # make install installs user space only (the module goes through DKMS,

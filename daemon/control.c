@@ -237,7 +237,7 @@ static void control_idle_arm(struct control *c, time_t now)
 	first += CONTROL_IDLE_SEC + 1;
 	if (loop_timer_set(&c->idle, (uint64_t)(first > now ? first - now : 1) * 1000000000ULL,
 			   0) < 0)
-		log_warn("control: idle timer: %s", strerror(errno));
+		log_warn_errno(errno, "control: idle timer");
 	else
 		c->idle_armed = true;
 }
@@ -328,7 +328,7 @@ static void control_listen_ready(struct loop *loop, struct loop_ref *ref, uint32
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
 			    errno != ECONNABORTED)
-				log_warn("control: accept: %s", strerror(errno));
+				log_warn_errno(errno, "control: accept");
 			return;
 		}
 		len = sizeof(cred);
@@ -355,7 +355,7 @@ static void control_listen_ready(struct loop *loop, struct loop_ref *ref, uint32
 		loop_ref_init(&c->clients[i].ref, LOOP_REF_CONTROL_CLIENT, fd,
 			      control_client_ready);
 		if (loop_add(c->loop, &c->clients[i].ref, EPOLLIN) < 0) {
-			log_warn("control: epoll: %s", strerror(errno));
+			log_warn_errno(errno, "control: epoll");
 			close(fd);
 			c->clients[i].in_use = false;
 			continue;
@@ -399,13 +399,13 @@ static int control_activated_perms(int fd, mode_t mode, gid_t gid, char *err, si
 	memcpy(path, sa.sun_path, sizeof(sa.sun_path));
 	path[sizeof(sa.sun_path)] = '\0';
 	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "control socket: %s: %s", path, strerror(errno));
+		log_buf_errno(err, errlen, errno, "control socket: %s", path);
 		return -1;
 	}
 	if (mode != (mode_t)-1 && (st.st_mode & 07777) != mode) {
 		if (chmod(path, mode) < 0) {
-			snprintf(err, errlen, "control socket: %s: control-mode %04o: chmod: %s", path,
-				 (unsigned int)mode, strerror(errno));
+			log_buf_errno(err, errlen, errno, "control socket: %s: control-mode %04o: chmod", path,
+				 (unsigned int)mode);
 			return -1;
 		}
 		log_info("control: socket-activated %s: control-mode %04o applied (was %04o)", path,
@@ -413,8 +413,8 @@ static int control_activated_perms(int fd, mode_t mode, gid_t gid, char *err, si
 	}
 	if (gid != (gid_t)-1 && st.st_gid != gid) {
 		if (chown(path, (uid_t)-1, gid) < 0) {
-			snprintf(err, errlen, "control socket: %s: control-group %ld: chown: %s", path,
-				 (long)gid, strerror(errno));
+			log_buf_errno(err, errlen, errno, "control socket: %s: control-group %ld: chown", path,
+				 (long)gid);
 			return -1;
 		}
 		log_info("control: socket-activated %s: control-group %ld applied", path, (long)gid);
@@ -464,7 +464,7 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 	}
 	/* A socket from socket activation may be blocking: accept() must not be. */
 	if (listen_fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "control socket: fcntl O_NONBLOCK: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "control socket: fcntl O_NONBLOCK");
 		free(c);
 		return NULL;
 	}
@@ -476,7 +476,7 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 	loop_ref_init(&c->ref, LOOP_REF_CONTROL, fd, control_listen_ready);
 	if (loop_timer_init(loop, &c->idle, control_idle_fired) < 0 ||
 	    loop_add(loop, &c->ref, EPOLLIN) < 0) {
-		snprintf(err, errlen, "control socket: event loop: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "control socket: event loop");
 		loop_timer_fini(loop, &c->idle);
 		if (c->path[0])
 			port_unix_unlink(c->path, fd);

@@ -24,9 +24,12 @@
  * running set lacks it.  A reload that cannot apply everything applies what
  * it can and answers reload-failed with exactly what it applied and what
  * failed; its log line counts only what was done.
+ *
+ * struct daemon is in daemon_priv.h; control requests (status, list,
+ * stats, reload) are answered by daemon_control.c, whose
+ * daemon_control_serve() daemon_start() gives to control_open().
  */
 #include <errno.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,8 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "daemon_control.h"
+#include "daemon_priv.h"
 #include "deadline.h"
 #include "engine.h"
 #include "guard.h"
@@ -49,62 +54,6 @@
 #include "sandbox.h"
 #include "sdnotify.h"
 #include "tap.h"
-
-/**
- * struct daemon_tap - a running tap
- * @cfg: the section it runs with
- * @dev: the device
- */
-struct daemon_tap {
-	struct config_tap cfg;
-	struct tap_dev dev;
-};
-
-/**
- * struct daemon_failure - a configured tap or port that is not running
- * @is_port: a port (else a tap)
- * @name: its name
- * @why: the error of its last attempt
- */
-struct daemon_failure {
-	bool is_port;
-	char name[CFG_NAME_MAX];
-	char why[CFG_ERR_MAX];
-};
-
-/**
- * struct daemon - the daemon
- * @cfg: the configuration it was started or last reloaded with
- * @loop: event loop
- * @nl: rtnetlink socket
- * @eng: engine in use
- * @taps: running taps (stable pointers: ports point at dev)
- * @ntaps: entries in @taps
- * @ports: running ports
- * @nports: entries in @ports
- * @ctrl: control server
- * @watchdog: WATCHDOG=1 timer
- * @started: CLOCK_MONOTONIC seconds at start
- * @caps: effective capabilities after the drop, as text
- * @fails: taps and ports of @cfg that failed to come up, with the reason
- * @nfails: entries in @fails
- */
-struct daemon {
-	struct config cfg;
-	struct loop *loop;
-	struct netlink *nl;
-	const struct engine_ops *eng;
-	struct daemon_tap *taps[CFG_MAX_TAPS];
-	unsigned int ntaps;
-	struct port *ports[CFG_MAX_PORTS];
-	unsigned int nports;
-	struct control *ctrl;
-	struct loop_ref watchdog;
-	time_t started;
-	char caps[256];
-	struct daemon_failure fails[CFG_MAX_TAPS + CFG_MAX_PORTS];
-	unsigned int nfails;
-};
 
 /**
  * daemon_now() - monotonic seconds
@@ -120,13 +69,24 @@ static time_t daemon_now(void)
 }
 
 /**
+ * daemon_uptime() - seconds since the daemon started
+ * @d: daemon
+ *
+ * Return: the seconds.
+ */
+time_t daemon_uptime(const struct daemon *d)
+{
+	return daemon_now() - d->started;
+}
+
+/**
  * daemon_find_tap() - a running tap by name
  * @d: daemon
  * @name: tap name
  *
  * Return: its index in d->taps, or -1.
  */
-static int daemon_find_tap(struct daemon *d, const char *name)
+int daemon_find_tap(struct daemon *d, const char *name)
 {
 	unsigned int i;
 
@@ -143,7 +103,7 @@ static int daemon_find_tap(struct daemon *d, const char *name)
  *
  * Return: its index in d->ports, or -1.
  */
-static int daemon_find_port(struct daemon *d, const char *name)
+int daemon_find_port(struct daemon *d, const char *name)
 {
 	unsigned int i;
 
@@ -180,7 +140,7 @@ static struct daemon_failure *daemon_fail_entry(struct daemon *d, bool is_port,
  *
  * Return: the error of its last attempt, or NULL when none is recorded.
  */
-static const char *daemon_fail_find(struct daemon *d, bool is_port, const char *name)
+const char *daemon_fail_find(struct daemon *d, bool is_port, const char *name)
 {
 	const struct daemon_failure *f = daemon_fail_entry(d, is_port, name);
 
@@ -374,154 +334,6 @@ static void daemon_teardown(struct daemon *d)
 }
 
 /**
- * daemon_serve() - answer a control request
- * @opaque: the daemon
- * @req: the request
- * @buf: reply buffer
- * @len: its size
- *
- * Return: reply length.
- */
-static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *buf, size_t len)
-{
-	struct daemon *d = opaque;
-	struct ctlproto_writer w;
-	struct ctlproto_reload_info ri;
-	struct netlink_link_info li;
-	struct engine_stats tx, rx;
-	char err[CFG_ERR_MAX], user[64];
-	unsigned int i;
-
-	if (req->cmd == CTLPROTO_CMD_RELOAD) {
-		if (daemon_reload(d, &ri, err, sizeof(err)) < 0)
-			return ctlproto_reply_error(buf, len, CTLPROTO_E_RELOAD_FAILED, "%s", err);
-		ctlproto_reply_init(&w, buf, len);
-		ctlproto_reply_reload(&w, &ri);
-		return ctlproto_reply_finish(&w);
-	}
-	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && daemon_find_port(d, req->port) < 0)
-		return ctlproto_reply_error(buf, len, CTLPROTO_E_NO_SUCH_PORT, "no port named %s",
-					    req->port);
-	ctlproto_reply_init(&w, buf, len);
-	switch (req->cmd) {
-	case CTLPROTO_CMD_STATUS: {
-		struct ctlproto_daemon_info di = {
-			.pid = getpid(), .version = VRINGNETD_VERSION,
-			.engine = d->eng->name, .config = d->cfg.path,
-			.uptime = (uint64_t)(daemon_now() - d->started), .caps = d->caps,
-			.user = user, .ntaps = d->ntaps, .nports = d->nports,
-		};
-		struct passwd *pw = getpwuid(geteuid());
-
-		if (pw)
-			snprintf(user, sizeof(user), "%s", pw->pw_name);
-		else
-			snprintf(user, sizeof(user), "%ld", (long)geteuid());
-		ctlproto_reply_daemon(&w, &di);
-	}
-		/* fall through */
-	case CTLPROTO_CMD_LIST:
-		for (i = 0; i < d->ntaps; i++) {
-			struct daemon_tap *t = d->taps[i];
-			struct ctlproto_tap_info ti = {
-				.name = t->cfg.name, .queues = t->dev.nqueues,
-				.persist = t->cfg.persist,
-			};
-
-			if (netlink_link_info(d->nl, t->cfg.name, &li) == 0) {
-				ti.ifindex = li.ifindex;
-				ti.mtu = li.mtu;
-				ti.state = li.up ? "up" : "down";
-			} else {
-				ti.state = "missing";
-			}
-			ctlproto_reply_tap(&w, &ti);
-		}
-		/* configured taps that are down, with the reason */
-		for (i = 0; i < d->cfg.ntaps; i++) {
-			const struct config_tap *c = &d->cfg.taps[i];
-			const char *why = daemon_fail_find(d, false, c->name);
-			struct ctlproto_tap_info ti = {
-				.name = c->name, .state = "failed", .persist = c->persist,
-				.error = why ? why : "not running",
-			};
-
-			if (daemon_find_tap(d, c->name) >= 0)
-				continue;
-			ctlproto_reply_tap(&w, &ti);
-		}
-		for (i = 0; i < d->nports; i++) {
-			struct port *p = d->ports[i];
-			struct port_peer_info ppi;
-			struct ctlproto_port_info pi = {
-				.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
-				.tap = p->cfg.tap,
-				.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
-				.state = p->state, .connections = port_connections(p),
-			};
-
-			port_get_peer_info(p, &ppi);
-			pi.peer_pid = ppi.pid;
-			pi.peer_uid = ppi.uid == (uid_t)-1 ? -1 : (long)ppi.uid;
-			pi.peer_counts = p->ops->peer_info != NULL;
-			pi.accepted = ppi.accepted;
-			pi.refused = ppi.refused;
-			pi.disconnects = ppi.disconnects;
-			pi.last_disconnect = ppi.last_disconnect;
-
-			ctlproto_reply_port(&w, &pi);
-		}
-		/* configured ports that are down, with the reason */
-		for (i = 0; i < d->cfg.nports; i++) {
-			const struct config_port *c = &d->cfg.ports[i];
-			const char *why = daemon_fail_find(d, true, c->name);
-			struct ctlproto_port_info pi = {
-				.name = c->name, .type = config_port_type_name(c->type),
-				.tap = c->tap, .socket = c->listen[0] ? c->listen : c->connect,
-				.state = "failed", .error = why ? why : "not running",
-			};
-
-			if (daemon_find_port(d, c->name) >= 0)
-				continue;
-			ctlproto_reply_port(&w, &pi);
-		}
-		break;
-	case CTLPROTO_CMD_STATS:
-		for (i = 0; i < d->nports; i++) {
-			struct port *p = d->ports[i];
-			int ti;
-
-			if (req->port[0] && strcmp(req->port, p->cfg.name))
-				continue;
-			port_get_stats(p, &tx, &rx);
-			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
-			/* Only a dgram port has a peer to check senders against. */
-			if (p->cfg.type == CONFIG_PORT_DGRAM)
-				ctlproto_reply_u64(&w, "tx_drop_peer", tx.drop_peer);
-			ctlproto_reply_str(&w, "tap", p->cfg.tap);
-			/* The tap's own counters: ring -> tap is what the tap
-			 * received from its fds, tap -> ring what it sent. */
-			ti = daemon_find_tap(d, p->cfg.tap);
-			if (ti >= 0 && netlink_link_info(d->nl, p->cfg.tap, &li) == 0) {
-				memset(&tx, 0, sizeof(tx));
-				memset(&rx, 0, sizeof(rx));
-				tx.frames = li.rx_packets;
-				tx.bytes = li.rx_bytes;
-				tx.drop_tap = li.rx_dropped;
-				rx.frames = li.tx_packets;
-				rx.bytes = li.tx_bytes;
-				rx.drop_tap = li.tx_dropped;
-				ctlproto_reply_stats(&w, "tap", p->cfg.tap, &tx, &rx);
-			}
-		}
-		break;
-	case CTLPROTO_CMD_RELOAD:
-		break;
-	}
-	return ctlproto_reply_finish(&w);
-}
-
-/**
  * daemon_on_signal() - SIGHUP reloads, SIGTERM/SIGINT stop
  * @loop: the loop
  * @signo: the signal
@@ -641,7 +453,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	 * applied on top of the unit's SocketMode= */
 	d->ctrl = control_open(d->loop, lfd, d->cfg.control_socket,
 			       lfd >= 0 && !d->cfg.control_mode_set ? (mode_t)-1 : d->cfg.control_mode,
-			    d->cfg.control_gid, daemon_serve, d, err, errlen);
+			    d->cfg.control_gid, daemon_control_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
 	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
@@ -655,7 +467,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	if (wd) {
 		if (loop_timer_init(d->loop, &d->watchdog, daemon_watchdog_fired) < 0 ||
 		    loop_timer_set(&d->watchdog, wd, wd) < 0) {
-			snprintf(err, errlen, "watchdog timerfd: %s", strerror(errno));
+			log_buf_errno(err, errlen, errno, "watchdog timerfd");
 			goto fail;
 		}
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
@@ -807,8 +619,8 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
 {
 	if (np->listen[0] && np->socket_mode != p->cfg.socket_mode &&
 	    chmod(np->listen, np->socket_mode) < 0) {
-		snprintf(err, errlen, "port %s: chmod %04o %s: %s", np->name,
-			 (unsigned int)np->socket_mode, np->listen, strerror(errno));
+		log_buf_errno(err, errlen, errno, "port %s: chmod %04o %s", np->name,
+			 (unsigned int)np->socket_mode, np->listen);
 		return -1;
 	}
 	if (np->listen[0] && (np->socket_uid != p->cfg.socket_uid ||

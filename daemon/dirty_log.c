@@ -25,6 +25,7 @@
 
 #include "dirty_log.h"
 #include "guard.h"
+#include "log.h"
 
 /**
  * dirty_log_init() - a log with nothing mapped
@@ -69,7 +70,7 @@ int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset, c
 	}
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "log fd: fstat: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "log fd: fstat");
 		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -88,8 +89,8 @@ int dirty_log_map(struct dirty_log *l, int fd, uint64_t size, uint64_t offset, c
 	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)aligned);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		snprintf(err, errlen, "log: mmap of 0x%llx bytes at offset 0x%llx: %s",
-			 (unsigned long long)len, (unsigned long long)aligned, strerror(errno));
+		log_buf_errno(err, errlen, errno, "log: mmap of 0x%llx bytes at offset 0x%llx",
+			 (unsigned long long)len, (unsigned long long)aligned);
 		return ret;
 	}
 	ret = guard_map_add((uint8_t *)p + delta, (size_t)size, owner, guard_index);

@@ -26,7 +26,7 @@ bool engine_probe_kernel(char *why, size_t whylen)
 			snprintf(why, whylen, "%s: %s (is vringfd.ko loaded? modprobe vringfd)",
 				 VRINGFD_DEVICE, strerror(errno));
 		else
-			snprintf(why, whylen, "%s: %s", VRINGFD_DEVICE, strerror(errno));
+			log_buf_errno(why, whylen, errno, "%s", VRINGFD_DEVICE);
 		return false;
 	}
 	if (ver.api_version != VRINGFD_API_VERSION) {

@@ -128,8 +128,8 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 
 	fd = engine_kernel_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
-		snprintf(err, errlen, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE: %s",
-			 what, ring->num, ring->last_avail, strerror(errno));
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE",
+			 what, ring->num, ring->last_avail);
 		return -1;
 	}
 	if (cfg->nregions) {
@@ -144,21 +144,19 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 			regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
 		}
 		if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
-			snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions): %s",
-				 what, cfg->nregions, strerror(errno));
+			log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions)",
+				 what, cfg->nregions);
 			goto fail;
 		}
 		free(regions);
 		regions = NULL;
 	}
 	if (call_fd >= 0 && vringfd_set_call_fd(fd, call_fd) < 0) {
-		snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_SET_CALL_FD: %s", what,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_CALL_FD", what);
 		goto fail;
 	}
 	if (vringfd_attach_tap_ex(fd, &tap) < 0) {
-		snprintf(err, errlen, "kernel engine: %s ring: VRINGFD_ATTACH_TAP: %s", what,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_ATTACH_TAP", what);
 		goto fail;
 	}
 	return fd;
@@ -198,7 +196,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 		return NULL;
 	}
 	if (vringfd_get_version(&ver) < 0) {
-		snprintf(err, errlen, "kernel engine: VRINGFD_GET_VERSION: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "kernel engine: VRINGFD_GET_VERSION");
 		return NULL;
 	}
 	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
@@ -206,8 +204,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	/* the module's declaration must be true: the tap's header size */
 	sz = (int)cfg->vnet_hdr_len;
 	if (ioctl(cfg->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		snprintf(err, errlen, "kernel engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "kernel engine: TUNSETVNETHDRSZ %d on the tap", sz);
 		return NULL;
 	}
 	q = calloc(1, sizeof(*q));

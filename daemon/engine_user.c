@@ -302,8 +302,7 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 	}
 	sz = (int)q->tap_hdr_len;
 	if (ioctl(q->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		snprintf(err, errlen, "user engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "user engine: TUNSETVNETHDRSZ %d on the tap", sz);
 		goto fail;
 	}
 	return q;
@@ -379,7 +378,7 @@ static int engine_user_tx(struct engine_queue *q)
 		q->stx.syscalls++;
 		if (w < 0) {
 			q->stx.drop_tap++;
-			log_debug("user engine: tap write: %s", strerror(errno));
+			log_debug_errno(errno, "user engine: tap write");
 			goto done;
 		}
 		q->stx.frames++;

@@ -207,6 +207,91 @@ void log_msg(int prio, const char *fmt, ...)
 }
 
 /**
+ * log_vformat_errno() - format a message and append ": " and strerror(@err)
+ * @buf: output (may be NULL when @len is 0)
+ * @len: its size
+ * @err: errno, positive or negative
+ * @fmt: printf format
+ * @ap: its arguments
+ *
+ * errno is preserved.
+ *
+ * Return: -|@err|.
+ */
+static int __attribute__((format(printf, 4, 0)))
+log_vformat_errno(char *buf, size_t len, int err, const char *fmt, va_list ap)
+{
+	int saved = errno, n;
+
+	if (err < 0)
+		err = -err;
+	if (!buf || !len)
+		return -err;
+	n = vsnprintf(buf, len, fmt, ap);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ": %s", strerror(err));
+	errno = saved;
+	return -err;
+}
+
+/**
+ * log_buf_errno() - a reason into an error buffer, with ": strerror(@err)"
+ * @buf: the caller's error buffer (may be NULL when @len is 0)
+ * @len: its size
+ * @err: errno, positive or negative
+ * @fmt: printf format
+ *
+ * For the functions that fill an err buffer for their caller to log:
+ * log_buf_errno(err, errlen, errno, "bind %s", path) writes what
+ * log_buf_errno(err, errlen, errno, "bind %s", path) would.
+ * errno is preserved.
+ *
+ * Return: -|@err|.
+ */
+int log_buf_errno(char *buf, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = log_vformat_errno(buf, len, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/**
+ * log_obj_errno() - log_obj() or log_msg() with ": " and strerror(@err) appended
+ * @prio: LOG_ERR .. LOG_DEBUG
+ * @err: errno, positive or negative
+ * @port: the port it is about, or NULL
+ * @tap: the tap it is about, or NULL
+ * @fmt: printf format
+ *
+ * About a port or tap the line goes out through log_obj(), so the journal
+ * gets the same VRINGNET_PORT=/VRINGNET_TAP= fields; about neither (the
+ * log_err_errno() family) through log_msg().  errno is preserved.
+ *
+ * Return: -|@err|.
+ */
+int log_obj_errno(int prio, int err, const char *port, const char *tap, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	int ret;
+
+	if (prio > log_max_prio)
+		return err < 0 ? err : -err;
+	va_start(ap, fmt);
+	ret = log_vformat_errno(msg, sizeof(msg), err, fmt, ap);
+	va_end(ap);
+	if (port || tap)
+		log_obj(prio, port, tap, "%s", msg);
+	else
+		log_msg(prio, "%s", msg);
+	return ret;
+}
+
+/**
  * log_ratelimit_init() - a fresh rate limit
  * @rl: the limit
  * @what: who its lines are about, for the suppressed line

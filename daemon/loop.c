@@ -100,12 +100,12 @@ struct loop *loop_new(loop_signal_fn on_signal, void *opaque,
 	int sfd;
 
 	if (!loop) {
-		snprintf(err, errlen, "event loop: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "event loop");
 		return NULL;
 	}
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (loop->epfd < 0) {
-		snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "epoll_create1");
 		free(loop);
 		return NULL;
 	}
@@ -116,7 +116,7 @@ struct loop *loop_new(loop_signal_fn on_signal, void *opaque,
 	sigaddset(&set, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "signalfd: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "signalfd");
 		close(loop->epfd);
 		free(loop);
 		return NULL;
@@ -125,7 +125,7 @@ struct loop *loop_new(loop_signal_fn on_signal, void *opaque,
 	loop->opaque = opaque;
 	loop_ref_init(&loop->sig, LOOP_REF_SIGNAL, sfd, loop_signal_ready);
 	if (loop_add(loop, &loop->sig, EPOLLIN) < 0) {
-		snprintf(err, errlen, "epoll_ctl(signalfd): %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "epoll_ctl(signalfd)");
 		close(sfd);
 		close(loop->epfd);
 		free(loop);
@@ -222,8 +222,8 @@ void loop_del(struct loop *loop, struct loop_ref *ref)
 	if (!ref->registered)
 		return;
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ref->fd, NULL) < 0)
-		log_debug("epoll_ctl(DEL, %s fd %d): %s",
-			  loop_ref_type_name(ref->type), ref->fd, strerror(errno));
+		log_debug_errno(errno, "epoll_ctl(DEL, %s fd %d)",
+			  loop_ref_type_name(ref->type), ref->fd);
 	ref->registered = false;
 	for (i = 0; i < loop->nev; i++)
 		if (loop->ev[i].data.ptr == ref)
@@ -255,7 +255,7 @@ int loop_run(struct loop *loop)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			log_err("epoll_wait: %s", strerror(errno));
+			log_err_errno(errno, "epoll_wait");
 			return -1;
 		}
 		loop->nev = n;

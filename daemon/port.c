@@ -60,7 +60,7 @@ static void port_mkdir_parent(const char *path)
 	*slash = '\0';
 	if (mkdir(dir, 0755) == 0) {
 		if (chmod(dir, 0755) < 0)
-			log_warn("created directory %s, but chmod 0755: %s", dir, strerror(errno));
+			log_warn_errno(errno, "created directory %s, but chmod 0755", dir);
 		else
 			log_info("created directory %s (mode 0755)", dir);
 	}
@@ -115,17 +115,16 @@ int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t g
 	port_mkdir_parent(path);
 	s = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0) {
-		snprintf(err, errlen, "%s: socket: %s", path, strerror(errno));
+		log_buf_errno(err, errlen, errno, "%s: socket", path);
 		return -1;
 	}
 	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		snprintf(err, errlen, "%s: bind: %s", path, strerror(errno));
+		log_buf_errno(err, errlen, errno, "%s: bind", path);
 		close(s);
 		return -1;
 	}
 	if (chmod(path, mode) < 0) {
-		snprintf(err, errlen, "%s: chmod %04o: %s", path, (unsigned int)mode,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "%s: chmod %04o", path, (unsigned int)mode);
 		goto fail;
 	}
 	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && chown(path, uid, gid) < 0) {
@@ -135,7 +134,7 @@ int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t g
 		goto fail;
 	}
 	if (type != SOCK_DGRAM && listen(s, PORT_BACKLOG) < 0) {
-		snprintf(err, errlen, "%s: listen: %s", path, strerror(errno));
+		log_buf_errno(err, errlen, errno, "%s: listen", path);
 		goto fail;
 	}
 	*fd = s;
@@ -195,7 +194,7 @@ static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
 		fd = accept4(p->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("port %s: accept: %s", p->cfg.name, strerror(errno));
+				log_warn_errno(errno, "port %s: accept", p->cfg.name);
 			return;
 		}
 		log_rl(&p->rl, LOG_INFO, "port %s: connection on %s", p->cfg.name, p->cfg.listen);
@@ -257,7 +256,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 			loop_ref_init(&p->listen_ref, LOOP_REF_PORT_LISTEN, p->listen_fd,
 				      port_listen_ready);
 			if (loop_add(loop, &p->listen_ref, EPOLLIN) < 0) {
-				snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
+				log_buf_errno(why, sizeof(why), errno, "epoll");
 				goto fail;
 			}
 		}

@@ -83,8 +83,7 @@ static void port_dgram_deliver(void *opaque, const uint8_t *frame, size_t len)
 		   (struct sockaddr *)&pp->peer, pp->peer_len);
 	if (n < 0) {
 		pp->rx.drop_tap++;
-		log_debug("port %s: send to %s: %s", pp->port->cfg.name, pp->peer.sun_path,
-			  strerror(errno));
+		log_debug_errno(errno, "port %s: send to %s", pp->port->cfg.name, pp->peer.sun_path);
 	}
 }
 
@@ -163,7 +162,7 @@ static void port_dgram_readable(struct port *p)
 		n = recvmmsg(p->listen_fd, pp->msgs, want, MSG_DONTWAIT, NULL);
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				log_warn("port %s: recvmmsg: %s", p->cfg.name, strerror(errno));
+				log_warn_errno(errno, "port %s: recvmmsg", p->cfg.name);
 			break;
 		}
 		for (k = 0; k < (unsigned int)n; k++) {
@@ -230,7 +229,7 @@ static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 		return -1;
 	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), port_dgram_tap_ready);
 	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {
-		snprintf(err, errlen, "epoll on the tap: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "epoll on the tap");
 		return -1;
 	}
 	return 0;

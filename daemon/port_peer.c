@@ -201,7 +201,7 @@ int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err
 	}
 	if (!pp->timer_ok) {
 		if (loop_timer_init(p->loop, &pp->timer, port_peer_timer) < 0) {
-			snprintf(err, errlen, "reconnect timer: %s", strerror(errno));
+			log_buf_errno(err, errlen, errno, "reconnect timer");
 			return -1;
 		}
 		pp->timer_ok = true;

@@ -270,8 +270,8 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		c->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fds[0], 0);
 		if (c->mem == MAP_FAILED) {
 			ret = -errno;
-			snprintf(why, sizeof(why), "mmap of the memfd (%llu bytes): %s",
-				 (unsigned long long)size, strerror(errno));
+			log_buf_errno(why, sizeof(why), errno, "mmap of the memfd (%llu bytes)",
+				 (unsigned long long)size);
 		}
 		c->mem_size = size;
 	}
@@ -409,8 +409,7 @@ static void port_ringfd_accept(struct port *p, int fd)
 	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
 		c->fds[i] = -1;
 	if (deadline_init(&c->dl, p->loop, port_ringfd_deadline_passed) < 0) {
-		log_err("port %s: ring-fd client refused: timerfd: %s", p->cfg.name,
-			strerror(errno));
+		log_err_errno(errno, "port %s: ring-fd client refused: timerfd", p->cfg.name);
 		deadline_fini(&c->dl);
 		close(fd);
 		free(c);
@@ -418,7 +417,7 @@ static void port_ringfd_accept(struct port *p, int fd)
 	}
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_ringfd_conn_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
+		log_err_errno(errno, "port %s: epoll", p->cfg.name);
 		deadline_fini(&c->dl);
 		close(fd);
 		free(c);

@@ -193,7 +193,7 @@ static int port_stream_read(struct port_stream_conn *c)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
-			snprintf(why, sizeof(why), "read: %s", strerror(errno));
+			log_buf_errno(why, sizeof(why), errno, "read");
 			port_stream_close(c, why);
 			return -1;
 		}
@@ -349,8 +349,7 @@ static void port_stream_attach(struct port *p, int fd)
 	frame_stream_encoder_init(&c->enc);
 	if (deadline_init(&c->hs, p->loop, port_stream_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, port_stream_msg_passed) < 0) {
-		log_err("port %s: stream peer refused: timerfd: %s", p->cfg.name,
-			strerror(errno));
+		log_err_errno(errno, "port %s: stream peer refused: timerfd", p->cfg.name);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
 		close(fd);
@@ -368,7 +367,7 @@ static void port_stream_attach(struct port *p, int fd)
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_stream_conn_ready);
 	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&c->fp), port_stream_tap_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0 || loop_add(p->loop, &c->tap, EPOLLIN) < 0) {
-		log_err("port %s: epoll: %s", p->cfg.name, strerror(errno));
+		log_err_errno(errno, "port %s: epoll", p->cfg.name);
 		loop_del(p->loop, &c->ref);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);

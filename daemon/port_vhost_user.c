@@ -512,8 +512,7 @@ static void port_vhost_user_attach(struct port *p, int fd)
 	if (deadline_init(&c->hs, p->loop, port_vhost_user_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, port_vhost_user_msg_passed) < 0 ||
 	    loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err("port %s: vhost-user connection closed: epoll/timerfd: %s", p->cfg.name,
-			strerror(errno));
+		log_err_errno(errno, "port %s: vhost-user connection closed: epoll/timerfd", p->cfg.name);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
 		close(fd);

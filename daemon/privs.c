@@ -91,7 +91,7 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
 	}
 #ifdef PR_CAP_AMBIENT
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL) {
-		snprintf(err, errlen, "capabilities: clearing the ambient set: %s", strerror(errno));
+		log_buf_errno(err, errlen, errno, "capabilities: clearing the ambient set");
 		return -1;
 	}
 #endif

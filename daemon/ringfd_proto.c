@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "ringfd_proto.h"
 
 _Static_assert(sizeof(struct vringnet_rfd_hdr) == 12, "wire header size");
@@ -371,7 +372,7 @@ ssize_t ringfd_proto_recv(int sock, void *buf, size_t len, int *fds, unsigned in
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return -EAGAIN;
-		return ringfd_proto_fail(err, errlen, -errno, "recvmsg: %s", strerror(errno));
+		return log_buf_errno(err, errlen, errno, "recvmsg");
 	}
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		unsigned int k, cnt;

@@ -106,8 +106,7 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
 
 	fd = open(TAP_TUN_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "tap %s: open %s: %s", name, TAP_TUN_DEVICE,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "tap %s: open %s", name, TAP_TUN_DEVICE);
 		return -1;
 	}
 	memset(&ifr, 0, sizeof(ifr));
@@ -127,8 +126,7 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
 		return -1;
 	}
 	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrlen) < 0) {
-		snprintf(err, errlen, "tap %s: TUNSETVNETHDRSZ %d: %s", name, hdrlen,
-			 strerror(errno));
+		log_buf_errno(err, errlen, errno, "tap %s: TUNSETVNETHDRSZ %d", name, hdrlen);
 		close(fd);
 		return -1;
 	}
@@ -215,8 +213,8 @@ int tap_set_persist(struct tap_dev *tap, bool persist, char *err, size_t errlen)
 	if (!tap->nqueues)
 		return 0;
 	if (ioctl(tap->fds[0], TUNSETPERSIST, (unsigned long)persist) < 0) {
-		snprintf(err, errlen, "tap %s: TUNSETPERSIST %d: %s", tap->name,
-			 persist, strerror(errno));
+		log_buf_errno(err, errlen, errno, "tap %s: TUNSETPERSIST %d", tap->name,
+			 persist);
 		return -1;
 	}
 	tap->persist = persist;
@@ -242,13 +240,13 @@ int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
 	if (!tap->nqueues)
 		return 0;
 	if (uid != (uid_t)-1 && ioctl(tap->fds[0], TUNSETOWNER, (unsigned long)uid) < 0) {
-		snprintf(err, errlen, "tap %s: TUNSETOWNER %ld: %s", tap->name,
-			 (long)(int)uid, strerror(errno));
+		log_buf_errno(err, errlen, errno, "tap %s: TUNSETOWNER %ld", tap->name,
+			 (long)(int)uid);
 		return -1;
 	}
 	if (gid != (gid_t)-1 && ioctl(tap->fds[0], TUNSETGROUP, (unsigned long)gid) < 0) {
-		snprintf(err, errlen, "tap %s: TUNSETGROUP %ld: %s", tap->name,
-			 (long)(int)gid, strerror(errno));
+		log_buf_errno(err, errlen, errno, "tap %s: TUNSETGROUP %ld", tap->name,
+			 (long)(int)gid);
 		return -1;
 	}
 	return 0;

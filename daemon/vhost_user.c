@@ -12,6 +12,12 @@
  * kick, features) the queue pair is stopped, and started again afterwards
  * when it is still ready.
  *
+ * Requests are served from one table, vhost_user_requests[]: per request
+ * its handler, the payload size and fds it takes, the ring it names, the
+ * protocol feature it needs and whether it has a reply of its own (then no
+ * REPLY_ACK).  vhost_user_do() makes those checks once, in that order,
+ * before the handler runs; a request not in the table is refused.
+ *
  * Bad input and the answer (vhost_user_dev_handle() returns the errno, vhost_user_dev.err
  * says why; a NEED_REPLY request also gets a non-zero REPLY_ACK first; the
  * owner closes the connection):
@@ -96,6 +102,7 @@
 #include "dirty_log.h"
 #include "evfd.h"
 #include "guard.h"
+#include "log.h"
 #include "vhost_user.h"
 
 #define VHOST_USER_MAX_MSGS_PER_CALL	256
@@ -493,8 +500,8 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 					       j, i);
 		}
 		if (fstat(msg->fds[i], &st[i]) < 0)
-			return vhost_user_fail(dev, -errno, "SET_MEM_TABLE: region %u: fstat: %s",
-				       i, strerror(errno));
+			return log_buf_errno(dev->err, sizeof(dev->err), errno,
+					     "SET_MEM_TABLE: region %u: fstat", i);
 		if (!S_ISREG(st[i].st_mode))
 			return vhost_user_fail(dev, -EINVAL,
 				       "SET_MEM_TABLE: region %u: fd is not a memory file (memfd or regular file)",
@@ -586,25 +593,9 @@ err_unmap:
 }
 
 /**
- * vhost_user_ring_index() - check a ring index from a message
- * @dev: the connection
- * @name: request name for the message
- * @index: the index
- *
- * Return: 0, or -ERANGE.
- */
-static int vhost_user_ring_index(struct vhost_user_dev *dev, const char *name, uint32_t index)
-{
-	if (index >= 2 * dev->queue_pairs)
-		return vhost_user_fail(dev, -ERANGE, "%s: ring %u does not exist (%u rings)",
-			       name, index, 2 * dev->queue_pairs);
-	return 0;
-}
-
-/**
  * vhost_user_set_ring_fd() - SET_VRING_KICK/CALL/ERR
  * @dev: the connection
- * @msg: the message (its fd, if any, is consumed)
+ * @msg: the message (ring index checked; its fd, if any, is consumed)
  *
  * A call fd replaced while its queue runs keeps its number (dup2), so the
  * engine goes on signalling the right eventfd without a restart.
@@ -615,13 +606,9 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_
 {
 	unsigned int idx = msg->payload.u64 & VUM_VRING_IDX_MASK;
 	bool nofd = msg->payload.u64 & VUM_VRING_NOFD;
-	struct vhost_user_vring *vr;
+	struct vhost_user_vring *vr = &dev->vrings[idx];
 	int ret, fd;
 
-	ret = vhost_user_ring_index(dev, vhost_user_msg_request_name(msg->hdr.request), idx);
-	if (ret < 0)
-		return ret;
-	vr = &dev->vrings[idx];
 	fd = nofd ? -1 : vhost_user_msg_take_fd(msg, 0);
 	if (fd >= 0) {
 		ret = evfd_adopt(fd);
@@ -646,8 +633,8 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_
 			break;	/* none before, none now */
 		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
 			if (dup2(fd, vr->call_fd) < 0) {
-				ret = vhost_user_fail(dev, -errno, "SET_VRING_CALL: ring %u: dup2: %s",
-					      idx, strerror(errno));
+				ret = log_buf_errno(dev->err, sizeof(dev->err), errno,
+						    "SET_VRING_CALL: ring %u: dup2", idx);
 				close(fd);
 				return ret;
 			}
@@ -671,7 +658,8 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_
 /**
  * vhost_user_set_log_base() - SET_LOG_BASE: map the dirty log, answer
  * @dev: the connection
- * @msg: the (shape-checked: 16 bytes, one fd) message; its fd is consumed
+ * @msg: the (shape-checked: 16 bytes, one fd; LOG_SHMFD negotiated)
+ *	message; its fd is consumed
  *
  * A log mapped before is replaced (QEMU resizes the log when guest memory
  * changes); running queues mark the new one from their next write, as
@@ -687,9 +675,6 @@ static int vhost_user_set_log_base(struct vhost_user_dev *dev, struct vhost_user
 	char why[200];
 	int fd, ret;
 
-	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_LOG_SHMFD)))
-		return vhost_user_fail(dev, -EINVAL,
-			       "SET_LOG_BASE: LOG_SHMFD was not negotiated (no log the back-end can map)");
 	fd = vhost_user_msg_take_fd(msg, 0);
 	ret = dirty_log_map(&dev->log, fd, lg.mmap_size, lg.mmap_offset, dev, VHOST_USER_GUARD_LOG,
 		       why, sizeof(why));
@@ -739,20 +724,18 @@ static int vhost_user_reply_u64(struct vhost_user_dev *dev, uint32_t request, ui
 /**
  * vhost_user_net_set_mtu() - NET_SET_MTU: the MTU the front-end gives the guest
  * @dev: the connection
- * @mtu: the front-end's value
+ * @msg: the message (PROTOCOL_F_NET_MTU negotiated); its u64 is the MTU
  *
- * Accepted only when VHOST_USER_PROTOCOL_F_NET_MTU was negotiated (the
- * specification sends it only then) and the value is the tap's current
- * MTU (see the file comment).
+ * Accepted only when the value is the tap's current MTU (see the file
+ * comment).
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
-static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
+static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
+	uint64_t mtu = msg->payload.u64;
 	int tap_mtu;
 
-	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_NET_MTU)))
-		return vhost_user_fail(dev, -EINVAL, "NET_SET_MTU: PROTOCOL_F_NET_MTU was not negotiated");
 	if (mtu < VHOST_USER_MTU_MIN || mtu > VHOST_USER_MTU_MAX)
 		return vhost_user_fail(dev, -EINVAL, "NET_SET_MTU: MTU %llu is outside %u..%u",
 			       (unsigned long long)mtu, VHOST_USER_MTU_MIN, VHOST_USER_MTU_MAX);
@@ -774,7 +757,8 @@ static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
 /**
  * vhost_user_send_rarp() - SEND_RARP: announce the guest's MAC after a migration
  * @dev: the connection
- * @payload: the request's u64; its first six bytes are the MAC
+ * @msg: the message (PROTOCOL_F_RARP negotiated); the first six bytes of
+ *	its u64 are the MAC
  *
  * QEMU sends it to the destination's back-end when the guest cannot
  * announce itself (no VIRTIO_NET_F_GUEST_ANNOUNCE): the owner sends one
@@ -784,14 +768,12 @@ static int vhost_user_net_set_mtu(struct vhost_user_dev *dev, uint64_t mtu)
  *
  * Return: 0 or a negative errno (with @dev->err set).
  */
-static int vhost_user_send_rarp(struct vhost_user_dev *dev, uint64_t payload)
+static int vhost_user_send_rarp(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
 	uint8_t mac[6];
 	int ret;
 
-	memcpy(mac, &payload, sizeof(mac));
-	if (!(dev->protocol_features & (1ULL << VUM_PROTOCOL_F_RARP)))
-		return vhost_user_fail(dev, -EINVAL, "SEND_RARP: PROTOCOL_F_RARP was not negotiated");
+	memcpy(mac, &msg->payload.u64, sizeof(mac));
 	if ((mac[0] & 1) || !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
 		return vhost_user_fail(dev, -EINVAL,
 			       "SEND_RARP: %02x:%02x:%02x:%02x:%02x:%02x is not a unicast MAC",
@@ -806,190 +788,479 @@ static int vhost_user_send_rarp(struct vhost_user_dev *dev, uint64_t payload)
 }
 
 /**
- * vhost_user_has_reply() - whether a request is answered anyway (no REPLY_ACK then)
- * @request: the request
- *
- * Return: true for the GET requests.
- */
-static bool vhost_user_has_reply(uint32_t request)
-{
-	switch (request) {
-	case VUM_GET_FEATURES:
-	case VUM_GET_PROTOCOL_FEATURES:
-	case VUM_GET_VRING_BASE:
-	case VUM_GET_QUEUE_NUM:
-	case VUM_GET_MAX_MEM_SLOTS:
-	case VUM_SET_LOG_BASE:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/**
- * vhost_user_do() - carry out one shape-checked request
+ * vhost_user_get_features() - GET_FEATURES: the device features offered
  * @dev: the connection
  * @msg: the message
  *
- * Return: 0 or a negative errno (with @dev->err set).
+ * Return: 0 or a negative errno.
  */
-static int vhost_user_do(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+static int vhost_user_get_features(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
-	const char *name = vhost_user_msg_request_name(msg->hdr.request);
+	return vhost_user_reply_u64(dev, msg->hdr.request, dev->features_offered);
+}
+
+/**
+ * vhost_user_set_features() - SET_FEATURES: the device features acked
+ * @dev: the connection
+ * @msg: the message; its u64 is the features
+ *
+ * A change after the first SET_FEATURES stops every queue pair (they are
+ * started again with the new features when still ready).
+ *
+ * Return: 0, or -EINVAL for bits not offered.
+ */
+static int vhost_user_set_features(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	uint64_t v = msg->payload.u64;
+
+	if (v & ~dev->features_offered)
+		return vhost_user_fail(dev, -EINVAL, "SET_FEATURES: 0x%llx not offered (offered 0x%llx)",
+			       (unsigned long long)(v & ~dev->features_offered),
+			       (unsigned long long)dev->features_offered);
+	if (dev->features_set && v != dev->features)
+		vhost_user_stop_all(dev);
+	dev->features = v;
+	dev->features_set = true;
+	return 0;
+}
+
+/**
+ * vhost_user_get_protocol_features() - GET_PROTOCOL_FEATURES: those offered
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_get_protocol_features(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	return vhost_user_reply_u64(dev, msg->hdr.request, VU_PROTOCOL_FEATURES);
+}
+
+/**
+ * vhost_user_set_protocol_features() - SET_PROTOCOL_FEATURES: those acked
+ * @dev: the connection
+ * @msg: the message; its u64 is the protocol features
+ *
+ * Return: 0, or -EINVAL for bits not offered.
+ */
+static int vhost_user_set_protocol_features(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	uint64_t v = msg->payload.u64;
+
+	if (v & ~VU_PROTOCOL_FEATURES)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_PROTOCOL_FEATURES: 0x%llx not offered (offered 0x%llx)",
+			       (unsigned long long)(v & ~VU_PROTOCOL_FEATURES),
+			       (unsigned long long)VU_PROTOCOL_FEATURES);
+	dev->protocol_features = v;
+	return 0;
+}
+
+/**
+ * vhost_user_set_owner() - SET_OWNER: the front-end takes the device
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Sent once per queue pair by QEMU: idempotent.
+ *
+ * Return: 0.
+ */
+static int vhost_user_set_owner(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	(void)msg;
+	dev->owner = true;
+	return 0;
+}
+
+/**
+ * vhost_user_reset_owner() - RESET_OWNER: back to a fresh connection's state
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Stops every queue pair, unmaps guest memory and the dirty log, closes
+ * every ring's fds and forgets the features.
+ *
+ * Return: 0.
+ */
+static int vhost_user_reset_owner(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	unsigned int i;
+
+	(void)msg;
+	vhost_user_stop_all(dev);
+	vhost_user_unmap_all(dev);
+	vhost_user_log_release(dev);
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
+		vhost_user_vring_close_fds(&dev->vrings[i]);
+		vhost_user_vring_init(&dev->vrings[i]);
+	}
+	dev->features = 0;
+	dev->features_set = false;
+	dev->protocol_features = 0;
+	dev->owner = false;
+	dev->mtu = 0;
+	return 0;
+}
+
+/**
+ * vhost_user_get_queue_num() - GET_QUEUE_NUM: the queue pairs offered
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_get_queue_num(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	return vhost_user_reply_u64(dev, msg->hdr.request, dev->queue_pairs);
+}
+
+/**
+ * vhost_user_get_max_mem_slots() - GET_MAX_MEM_SLOTS: the memory regions taken
+ * @dev: the connection
+ * @msg: the message
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_get_max_mem_slots(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	return vhost_user_reply_u64(dev, msg->hdr.request, VUM_MAX_REGIONS);
+}
+
+/**
+ * vhost_user_set_vring_num() - SET_VRING_NUM: a ring's size
+ * @dev: the connection
+ * @msg: the message (ring index checked)
+ *
+ * Return: 0, -EINVAL for a size that is not a power of two in
+ * 1..VHOST_USER_MAX_RING_NUM, or the error of translating the ring's
+ * addresses again.
+ */
+static int vhost_user_set_vring_num(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	const struct vhost_user_msg_vring_state st = msg->payload.state;
+	struct vhost_user_vring *vr = &dev->vrings[st.index];
+
+	if (st.num < 1 || st.num > VHOST_USER_MAX_RING_NUM || (st.num & (st.num - 1)))
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_NUM: ring %u: size %u is not a power of two in 1..%u",
+			       st.index, st.num, VHOST_USER_MAX_RING_NUM);
+	vhost_user_stop_qp(dev, st.index / 2);
+	vr->num = st.num;
+	if (vr->addr_set)
+		return vhost_user_vring_translate(dev, st.index);
+	return 0;
+}
+
+/**
+ * vhost_user_set_vring_base() - SET_VRING_BASE: where the device starts reading
+ * @dev: the connection
+ * @msg: the message (ring index checked)
+ *
+ * Return: 0, or -EINVAL for a base that does not fit 16 bits.
+ */
+static int vhost_user_set_vring_base(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	const struct vhost_user_msg_vring_state st = msg->payload.state;
+
+	if (st.num > 0xffff)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_BASE: ring %u: base %u does not fit 16 bits",
+			       st.index, st.num);
+	vhost_user_stop_qp(dev, st.index / 2);
+	dev->vrings[st.index].last_avail = (uint16_t)st.num;
+	return 0;
+}
+
+/**
+ * vhost_user_get_vring_base() - GET_VRING_BASE: stop a ring, say where it stopped
+ * @dev: the connection
+ * @msg: the message (ring index checked)
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_get_vring_base(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
 	struct vhost_user_msg_vring_state st = msg->payload.state;
-	struct vhost_user_vring *vr;
-	uint64_t v;
+	struct vhost_user_vring *vr = &dev->vrings[st.index];
+
+	/* Stopping the pair stores the engine's positions in last_avail. */
+	vhost_user_stop_qp(dev, st.index / 2);
+	vr->started = false;
+	vr->kick_set = false;
+	if (vr->kick_fd >= 0)
+		close(vr->kick_fd);
+	vr->kick_fd = -1;
+	st.num = vr->last_avail;
+	return vhost_user_msg_send(dev->fd, msg->hdr.request, &st, sizeof(st),
+			dev->err, sizeof(dev->err));
+}
+
+/**
+ * vhost_user_set_vring_addr() - SET_VRING_ADDR: where a ring's parts are
+ * @dev: the connection
+ * @msg: the message (ring index checked)
+ *
+ * Return: 0, -EINVAL for unknown flags, a misaligned log address or a
+ * request before SET_VRING_NUM or SET_MEM_TABLE, or the error of
+ * translating the addresses (the ring then has none).
+ */
+static int vhost_user_set_vring_addr(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	const struct vhost_user_msg_vring_addr a = msg->payload.addr;
+	struct vhost_user_vring *vr = &dev->vrings[a.index];
 	int ret;
 
-	switch (msg->hdr.request) {
-	case VUM_GET_FEATURES:
-		return vhost_user_reply_u64(dev, msg->hdr.request, dev->features_offered);
-	case VUM_SET_FEATURES:
-		v = msg->payload.u64;
-		if (v & ~dev->features_offered)
-			return vhost_user_fail(dev, -EINVAL, "SET_FEATURES: 0x%llx not offered (offered 0x%llx)",
-				       (unsigned long long)(v & ~dev->features_offered),
-				       (unsigned long long)dev->features_offered);
-		if (dev->features_set && v != dev->features)
-			vhost_user_stop_all(dev);
-		dev->features = v;
-		dev->features_set = true;
-		return 0;
-	case VUM_GET_PROTOCOL_FEATURES:
-		return vhost_user_reply_u64(dev, msg->hdr.request, VU_PROTOCOL_FEATURES);
-	case VUM_SET_PROTOCOL_FEATURES:
-		v = msg->payload.u64;
-		if (v & ~VU_PROTOCOL_FEATURES)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_PROTOCOL_FEATURES: 0x%llx not offered (offered 0x%llx)",
-				       (unsigned long long)(v & ~VU_PROTOCOL_FEATURES),
-				       (unsigned long long)VU_PROTOCOL_FEATURES);
-		dev->protocol_features = v;
-		return 0;
-	case VUM_SET_OWNER:
-		/* Sent once per queue pair by QEMU: idempotent. */
-		dev->owner = true;
-		return 0;
-	case VUM_RESET_OWNER: {
-		unsigned int i;
+	if (a.flags & ~VUM_VRING_F_LOG)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_ADDR: ring %u: unknown flags 0x%x",
+			       a.index, a.flags & ~VUM_VRING_F_LOG);
+	if ((a.flags & VUM_VRING_F_LOG) && (a.log & 3))
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_ADDR: ring %u: used ring log address 0x%llx is not 4-byte aligned",
+			       a.index, (unsigned long long)a.log);
+	if (!vr->num)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_ADDR: ring %u: sent before SET_VRING_NUM", a.index);
+	if (!dev->nregions)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_ADDR: ring %u: sent before SET_MEM_TABLE", a.index);
+	vhost_user_stop_qp(dev, a.index / 2);
+	vr->addr = a;
+	vr->addr_set = true;
+	vr->log = a.flags & VUM_VRING_F_LOG;
+	ret = vhost_user_vring_translate(dev, a.index);
+	if (ret < 0) {
+		vr->addr_set = false;
+		return ret;
+	}
+	return 0;
+}
 
-		vhost_user_stop_all(dev);
-		vhost_user_unmap_all(dev);
-		vhost_user_log_release(dev);
-		for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
-			vhost_user_vring_close_fds(&dev->vrings[i]);
-			vhost_user_vring_init(&dev->vrings[i]);
-		}
-		dev->features = 0;
-		dev->features_set = false;
-		dev->protocol_features = 0;
-		dev->owner = false;
-		dev->mtu = 0;
-		return 0;
-	}
-	case VUM_GET_QUEUE_NUM:
-		return vhost_user_reply_u64(dev, msg->hdr.request, dev->queue_pairs);
-	case VUM_GET_MAX_MEM_SLOTS:
-		return vhost_user_reply_u64(dev, msg->hdr.request, VUM_MAX_REGIONS);
-	case VUM_SET_MEM_TABLE:
-		return vhost_user_set_mem_table(dev, msg);
-	case VUM_SET_VRING_NUM:
-		ret = vhost_user_ring_index(dev, name, st.index);
-		if (ret < 0)
-			return ret;
-		if (st.num < 1 || st.num > VHOST_USER_MAX_RING_NUM || (st.num & (st.num - 1)))
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_NUM: ring %u: size %u is not a power of two in 1..%u",
-				       st.index, st.num, VHOST_USER_MAX_RING_NUM);
-		vr = &dev->vrings[st.index];
-		vhost_user_stop_qp(dev, st.index / 2);
-		vr->num = st.num;
-		if (vr->addr_set)
-			return vhost_user_vring_translate(dev, st.index);
-		return 0;
-	case VUM_SET_VRING_BASE:
-		ret = vhost_user_ring_index(dev, name, st.index);
-		if (ret < 0)
-			return ret;
-		if (st.num > 0xffff)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_BASE: ring %u: base %u does not fit 16 bits",
-				       st.index, st.num);
-		vhost_user_stop_qp(dev, st.index / 2);
-		dev->vrings[st.index].last_avail = (uint16_t)st.num;
-		return 0;
-	case VUM_GET_VRING_BASE:
-		ret = vhost_user_ring_index(dev, name, st.index);
-		if (ret < 0)
-			return ret;
-		vr = &dev->vrings[st.index];
-		/* Stopping the pair stores the engine's positions in last_avail. */
-		vhost_user_stop_qp(dev, st.index / 2);
-		vr->started = false;
-		vr->kick_set = false;
-		if (vr->kick_fd >= 0)
-			close(vr->kick_fd);
-		vr->kick_fd = -1;
-		st.num = vr->last_avail;
-		return vhost_user_msg_send(dev->fd, msg->hdr.request, &st, sizeof(st),
-				dev->err, sizeof(dev->err));
-	case VUM_SET_VRING_ADDR: {
-		struct vhost_user_msg_vring_addr a = msg->payload.addr;
+/**
+ * vhost_user_set_vring_enable() - SET_VRING_ENABLE: a ring may run or not
+ * @dev: the connection
+ * @msg: the message (ring index checked)
+ *
+ * Return: 0, or -EINVAL for a value other than 0 and 1.
+ */
+static int vhost_user_set_vring_enable(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
+{
+	const struct vhost_user_msg_vring_state st = msg->payload.state;
 
-		ret = vhost_user_ring_index(dev, name, a.index);
-		if (ret < 0)
-			return ret;
-		vr = &dev->vrings[a.index];
-		if (a.flags & ~VUM_VRING_F_LOG)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_ADDR: ring %u: unknown flags 0x%x",
-				       a.index, a.flags & ~VUM_VRING_F_LOG);
-		if ((a.flags & VUM_VRING_F_LOG) && (a.log & 3))
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_ADDR: ring %u: used ring log address 0x%llx is not 4-byte aligned",
-				       a.index, (unsigned long long)a.log);
-		if (!vr->num)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_ADDR: ring %u: sent before SET_VRING_NUM", a.index);
-		if (!dev->nregions)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_ADDR: ring %u: sent before SET_MEM_TABLE", a.index);
-		vhost_user_stop_qp(dev, a.index / 2);
-		vr->addr = a;
-		vr->addr_set = true;
-		vr->log = a.flags & VUM_VRING_F_LOG;
-		ret = vhost_user_vring_translate(dev, a.index);
-		if (ret < 0) {
-			vr->addr_set = false;
-			return ret;
-		}
-		return 0;
+	if (st.num > 1)
+		return vhost_user_fail(dev, -EINVAL,
+			       "SET_VRING_ENABLE: ring %u: value %u (0 or 1)", st.index, st.num);
+	dev->vrings[st.index].enabled = st.num;
+	return 0;
+}
+
+/* Where a request names its ring (checked against the rings offered). */
+enum vhost_user_ring_arg {
+	VU_RING_NONE = 0,	/* names no ring */
+	VU_RING_STATE,		/* payload.state.index (= payload.addr.index) */
+	VU_RING_U64,		/* bits 0-7 of payload.u64 (SET_VRING_KICK/CALL/ERR) */
+};
+
+/* How a request's payload size and fd count are found. */
+enum vhost_user_shape {
+	VU_SHAPE_FIXED = 0,	/* exactly .size bytes and .fds fds */
+	VU_SHAPE_OPT_U64,	/* .size bytes or a u64 (SET_LOG_FD), .fds fds */
+	VU_SHAPE_MEM_TABLE,	/* at least .size bytes: a region and an fd per nregions */
+	VU_SHAPE_RING_FD,	/* a u64 of a ring index and VUM_VRING_NOFD; an fd
+				 * unless NOFD is set; other bits reserved */
+};
+
+/**
+ * struct vhost_user_request - what the back-end serves of one request
+ * @handle: carries it out, once the checks below passed; returns 0 or a
+ *	negative errno with @dev->err set
+ * @size: payload bytes it takes (see @shape)
+ * @fds: file descriptors it takes (see @shape)
+ * @shape: how @size and @fds apply
+ * @ring: where it names a ring, if it does
+ * @reply: answered with its own reply (a GET, SET_LOG_BASE): never a
+ *	REPLY_ACK
+ * @protocol: protocol feature bits that must have been negotiated, 0 for none
+ * @protocol_missing: the refusal when they were not ("PROTOCOL_F_RARP was
+ *	not negotiated"), after the request's name
+ */
+struct vhost_user_request {
+	int (*handle)(struct vhost_user_dev *dev, struct vhost_user_msg *msg);
+	uint32_t size;
+	uint8_t fds;
+	uint8_t shape;
+	uint8_t ring;
+	bool reply;
+	uint64_t protocol;
+	const char *protocol_missing;
+};
+
+/* The requests served; every other number is refused with -EOPNOTSUPP. */
+static const struct vhost_user_request vhost_user_requests[VUM_REQUEST_MAX] = {
+	[VUM_GET_FEATURES] = {
+		.handle = vhost_user_get_features, .reply = true,
+	},
+	[VUM_SET_FEATURES] = {
+		.handle = vhost_user_set_features, .size = VUM_SIZE_U64,
+	},
+	[VUM_SET_OWNER] = {
+		.handle = vhost_user_set_owner,
+	},
+	[VUM_RESET_OWNER] = {
+		.handle = vhost_user_reset_owner,
+	},
+	[VUM_SET_MEM_TABLE] = {
+		.handle = vhost_user_set_mem_table, .size = VUM_SIZE_MEM(0),
+		.shape = VU_SHAPE_MEM_TABLE,
+	},
+	[VUM_SET_LOG_BASE] = {
+		.handle = vhost_user_set_log_base, .size = VUM_SIZE_LOG, .fds = 1,
+		.reply = true, .protocol = 1ULL << VUM_PROTOCOL_F_LOG_SHMFD,
+		.protocol_missing = "LOG_SHMFD was not negotiated (no log the back-end can map)",
+	},
+	[VUM_SET_LOG_FD] = {
+		/* no payload in the specification; a u64 is tolerated */
+		.handle = vhost_user_set_log_fd, .fds = 1, .shape = VU_SHAPE_OPT_U64,
+	},
+	[VUM_SET_VRING_NUM] = {
+		.handle = vhost_user_set_vring_num, .size = VUM_SIZE_STATE, .ring = VU_RING_STATE,
+	},
+	[VUM_SET_VRING_ADDR] = {
+		.handle = vhost_user_set_vring_addr, .size = VUM_SIZE_ADDR, .ring = VU_RING_STATE,
+	},
+	[VUM_SET_VRING_BASE] = {
+		.handle = vhost_user_set_vring_base, .size = VUM_SIZE_STATE, .ring = VU_RING_STATE,
+	},
+	[VUM_GET_VRING_BASE] = {
+		.handle = vhost_user_get_vring_base, .size = VUM_SIZE_STATE, .ring = VU_RING_STATE,
+		.reply = true,
+	},
+	[VUM_SET_VRING_KICK] = {
+		.handle = vhost_user_set_ring_fd, .size = VUM_SIZE_U64, .fds = 1,
+		.shape = VU_SHAPE_RING_FD, .ring = VU_RING_U64,
+	},
+	[VUM_SET_VRING_CALL] = {
+		.handle = vhost_user_set_ring_fd, .size = VUM_SIZE_U64, .fds = 1,
+		.shape = VU_SHAPE_RING_FD, .ring = VU_RING_U64,
+	},
+	[VUM_SET_VRING_ERR] = {
+		.handle = vhost_user_set_ring_fd, .size = VUM_SIZE_U64, .fds = 1,
+		.shape = VU_SHAPE_RING_FD, .ring = VU_RING_U64,
+	},
+	[VUM_GET_PROTOCOL_FEATURES] = {
+		.handle = vhost_user_get_protocol_features, .reply = true,
+	},
+	[VUM_SET_PROTOCOL_FEATURES] = {
+		.handle = vhost_user_set_protocol_features, .size = VUM_SIZE_U64,
+	},
+	[VUM_GET_QUEUE_NUM] = {
+		.handle = vhost_user_get_queue_num, .reply = true,
+	},
+	[VUM_SET_VRING_ENABLE] = {
+		.handle = vhost_user_set_vring_enable, .size = VUM_SIZE_STATE, .ring = VU_RING_STATE,
+	},
+	[VUM_SEND_RARP] = {
+		.handle = vhost_user_send_rarp, .size = VUM_SIZE_U64,
+		.protocol = 1ULL << VUM_PROTOCOL_F_RARP,
+		.protocol_missing = "PROTOCOL_F_RARP was not negotiated",
+	},
+	[VUM_NET_SET_MTU] = {
+		.handle = vhost_user_net_set_mtu, .size = VUM_SIZE_U64,
+		.protocol = 1ULL << VUM_PROTOCOL_F_NET_MTU,
+		.protocol_missing = "PROTOCOL_F_NET_MTU was not negotiated",
+	},
+	[VUM_GET_MAX_MEM_SLOTS] = {
+		.handle = vhost_user_get_max_mem_slots, .reply = true,
+	},
+};
+
+/**
+ * vhost_user_request() - the table entry of a request
+ * @request: the request number from a header
+ *
+ * Return: the entry, or NULL for a request that is not served.
+ */
+static const struct vhost_user_request *vhost_user_request(uint32_t request)
+{
+	if (request >= VUM_REQUEST_MAX || !vhost_user_requests[request].handle)
+		return NULL;
+	return &vhost_user_requests[request];
+}
+
+/**
+ * vhost_user_check_shape() - a message's payload size and fd count against its request's
+ * @dev: the connection
+ * @req: the request's entry
+ * @msg: the message
+ *
+ * Checked in this order: SET_MEM_TABLE's region count, the payload size,
+ * SET_VRING_KICK/CALL/ERR's reserved bits, the fd count.
+ *
+ * Return: 0, -EBADMSG for a payload of the wrong size or shape, -EBADF for
+ * a wrong fd count (with @dev->err set).
+ */
+static int vhost_user_check_shape(struct vhost_user_dev *dev, const struct vhost_user_request *req,
+				  const struct vhost_user_msg *msg)
+{
+	const char *name = vhost_user_msg_request_name(msg->hdr.request);
+	uint32_t size = req->size;
+	unsigned int fds = req->fds;
+	int ret;
+
+	if (req->shape == VU_SHAPE_MEM_TABLE && msg->hdr.size >= VUM_SIZE_MEM(0)) {
+		fds = msg->payload.mem.nregions;
+		if (fds == 0 || fds > VUM_MAX_REGIONS)
+			return vhost_user_fail(dev, -EBADMSG, "%s: %u regions (1..%u allowed)",
+					       name, fds, VUM_MAX_REGIONS);
+		size = VUM_SIZE_MEM(fds);
 	}
-	case VUM_SET_VRING_KICK:
-	case VUM_SET_VRING_CALL:
-	case VUM_SET_VRING_ERR:
-		return vhost_user_set_ring_fd(dev, msg);
-	case VUM_SET_LOG_BASE:
-		return vhost_user_set_log_base(dev, msg);
-	case VUM_SET_LOG_FD:
-		return vhost_user_set_log_fd(dev, msg);
-	case VUM_SET_VRING_ENABLE:
-		ret = vhost_user_ring_index(dev, name, st.index);
-		if (ret < 0)
-			return ret;
-		if (st.num > 1)
-			return vhost_user_fail(dev, -EINVAL,
-				       "SET_VRING_ENABLE: ring %u: value %u (0 or 1)", st.index, st.num);
-		dev->vrings[st.index].enabled = st.num;
-		return 0;
-	case VUM_NET_SET_MTU:
-		return vhost_user_net_set_mtu(dev, msg->payload.u64);
-	case VUM_SEND_RARP:
-		return vhost_user_send_rarp(dev, msg->payload.u64);
-	default:
-		break;
+	if (req->shape == VU_SHAPE_OPT_U64 && msg->hdr.size == VUM_SIZE_U64)
+		size = VUM_SIZE_U64;
+	ret = vhost_user_msg_check_size(msg, size, dev->err, sizeof(dev->err));
+	if (ret < 0)
+		return ret;
+	if (req->shape == VU_SHAPE_RING_FD) {
+		if (msg->payload.u64 & ~(uint64_t)(VUM_VRING_IDX_MASK | VUM_VRING_NOFD))
+			return vhost_user_fail(dev, -EBADMSG, "%s: reserved bits set in 0x%llx", name,
+					       (unsigned long long)msg->payload.u64);
+		if (msg->payload.u64 & VUM_VRING_NOFD)
+			fds = 0;
 	}
-	return vhost_user_fail(dev, -EOPNOTSUPP, "unsupported request %s (%u)", name, msg->hdr.request);
+	return vhost_user_msg_check_fds(msg, fds, dev->err, sizeof(dev->err));
+}
+
+/**
+ * vhost_user_do() - check one complete message against its request and carry it out
+ * @dev: the connection
+ * @req: the request's entry
+ * @msg: the message
+ *
+ * The checks every request shares, in this order: its shape
+ * (vhost_user_check_shape()), the ring it names, the protocol feature it
+ * needs; then its handler.
+ *
+ * Return: 0 or a negative errno (with @dev->err set).
+ */
+static int vhost_user_do(struct vhost_user_dev *dev, const struct vhost_user_request *req,
+			 struct vhost_user_msg *msg)
+{
+	const char *name = vhost_user_msg_request_name(msg->hdr.request);
+	uint32_t ring;
+	int ret;
+
+	ret = vhost_user_check_shape(dev, req, msg);
+	if (ret < 0)
+		return ret;
+	if (req->ring != VU_RING_NONE) {
+		ring = req->ring == VU_RING_U64 ? msg->payload.u64 & VUM_VRING_IDX_MASK :
+						  msg->payload.state.index;
+		if (ring >= 2 * dev->queue_pairs)
+			return vhost_user_fail(dev, -ERANGE, "%s: ring %u does not exist (%u rings)",
+					       name, ring, 2 * dev->queue_pairs);
+	}
+	if ((dev->protocol_features & req->protocol) != req->protocol)
+		return vhost_user_fail(dev, -EINVAL, "%s: %s", name, req->protocol_missing);
+	return req->handle(dev, msg);
 }
 
 /**
@@ -1005,16 +1276,18 @@ static int vhost_user_do(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
  */
 int vhost_user_dev_process(struct vhost_user_dev *dev, struct vhost_user_msg *msg)
 {
+	const struct vhost_user_request *req = vhost_user_request(msg->hdr.request);
 	bool ack = (dev->protocol_features & (1ULL << VUM_PROTOCOL_F_REPLY_ACK)) &&
-		   (msg->hdr.flags & VUM_FLAG_NEED_REPLY) &&
-		   !vhost_user_has_reply(msg->hdr.request);
+		   (msg->hdr.flags & VUM_FLAG_NEED_REPLY) && !(req && req->reply);
 	int ret;
 
 	dev->err[0] = '\0';
 	dev->messages++;
-	ret = vhost_user_msg_check(msg, dev->err, sizeof(dev->err));
-	if (ret == 0)
-		ret = vhost_user_do(dev, msg);
+	if (req)
+		ret = vhost_user_do(dev, req, msg);
+	else
+		ret = vhost_user_fail(dev, -EOPNOTSUPP, "unsupported request %s (%u)",
+				      vhost_user_msg_request_name(msg->hdr.request), msg->hdr.request);
 	if (ret == 0)
 		ret = vhost_user_sync(dev);
 	if (ack) {

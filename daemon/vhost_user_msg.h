@@ -6,9 +6,10 @@
  * order) followed by @size payload bytes; file descriptors travel as
  * SCM_RIGHTS ancillary data with the header.  This file only frames and
  * checks messages: vhost_user_msg_recv() reads one incrementally from a non-blocking
- * stream socket, vhost_user_msg_check() validates its size and fd count against what
- * its request takes, vhost_user_msg_send() writes a reply.  What a message *means* is
- * vhost_user.c's business.
+ * stream socket, vhost_user_msg_check_size() and vhost_user_msg_check_fds() compare
+ * its size and fd count with what its request takes, vhost_user_msg_send() writes a
+ * reply.  What a request takes and what a message *means* is vhost_user.c's
+ * business (its table of requests).
  */
 #ifndef VRINGNET_VHOST_USER_MSG_H
 #define VRINGNET_VHOST_USER_MSG_H
@@ -204,7 +205,8 @@ struct vhost_user_msg_rx {
 void vhost_user_msg_rx_init(struct vhost_user_msg_rx *rx);
 void vhost_user_msg_rx_reset(struct vhost_user_msg_rx *rx);
 int vhost_user_msg_recv(int fd, struct vhost_user_msg_rx *rx, char *err, size_t errlen);
-int vhost_user_msg_check(const struct vhost_user_msg *msg, char *err, size_t errlen);
+int vhost_user_msg_check_size(const struct vhost_user_msg *msg, uint32_t size, char *err, size_t errlen);
+int vhost_user_msg_check_fds(const struct vhost_user_msg *msg, unsigned int nfds, char *err, size_t errlen);
 int vhost_user_msg_send(int fd, uint32_t request, const void *payload, uint32_t size,
 	     char *err, size_t errlen);
 void vhost_user_msg_close_fds(struct vhost_user_msg *msg);

@@ -18,7 +18,7 @@ Suite *engine_suite(void);	/* check_daemon_engine.c: user engine vs a tap and ba
 Suite *frame_stream_suite(void);	/* check_daemon_frame_stream.c: stream framing codec */
 Suite *frame_rings_suite(void);	/* check_daemon_frame_rings.c: daemon-driven ring pair */
 Suite *ringfd_suite(void);	/* check_daemon_ringfd.c: ring-fd port protocol, malformed SETUPs */
-Suite *limits_suite(void);	/* check_daemon_limits.c: log rate limits, deadlines */
+Suite *limits_suite(void);	/* check_daemon_limits.c: log rate limits, deadlines, _errno log forms */
 Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, client-mode retry */
 Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
 

@@ -2,12 +2,21 @@
 /*
  * check_daemon_limits.c - the bounds on clients: log_ratelimit() (a burst,
  * then a "N messages suppressed" line) and deadline.c (fires once, is not
- * pushed back by re-arming, does not fire once stopped).
+ * pushed back by re-arming, does not fire once stopped); and log.c's
+ * _errno forms, whose lines must read as the strerror() ones they replace,
+ * journal fields included.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_daemon.h"
@@ -15,6 +24,7 @@
 #include "deadline.h"
 #include "log.h"
 #include "loop.h"
+#include "port.h"
 
 /**
  * lim_capture() - send stderr to a fresh temporary file
@@ -89,6 +99,137 @@ START_TEST(test_log_ratelimit_flush)
 	lim_read(fd, saved, out, sizeof(out));
 	ck_assert_msg(!strncmp(strstr(out, "control:") ? strstr(out, "control:") : "",
 			       "control: 3 messages suppressed", 30), "got '%s'", out);
+}
+END_TEST
+
+START_TEST(test_log_errno_same_lines)
+{
+	struct port vm1 = { .cfg = { .name = "vm1", .tap = "tap0" } };
+	char old[4096], got[4096];
+	int fd, saved, ret;
+
+	unsetenv("JOURNAL_STREAM");
+	log_init("t");
+	log_set_level(CONFIG_LOG_INFO);
+	fd = lim_capture(&saved);
+	log_err("epoll_wait: %s", strerror(EBADF));
+	log_warn("port %s: accept: %s", "vm1", strerror(EMFILE));
+	log_port(LOG_ERR, &vm1, "port %s: epoll: %s", "vm1", strerror(ENOMEM));
+	lim_read(fd, saved, old, sizeof(old));
+
+	fd = lim_capture(&saved);
+	errno = EAGAIN;
+	ret = log_err_errno(EBADF, "epoll_wait");
+	ck_assert_int_eq(ret, -EBADF);
+	ck_assert_int_eq(errno, EAGAIN);	/* errno is kept */
+	ret = log_warn_errno(-EMFILE, "port %s: accept", "vm1");	/* either sign */
+	ck_assert_int_eq(ret, -EMFILE);
+	ret = log_port_errno(LOG_ERR, &vm1, ENOMEM, "port %s: epoll", "vm1");
+	ck_assert_int_eq(ret, -ENOMEM);
+	/* below the level: nothing written, the errno still returned */
+	ck_assert_int_eq(log_debug_errno(EIO, "not shown"), -EIO);
+	lim_read(fd, saved, got, sizeof(got));
+
+	ck_assert_msg(strstr(got, "t: error: epoll_wait: Bad file descriptor\n"), "got '%s'", got);
+	ck_assert_str_eq(got, old);
+}
+END_TEST
+
+START_TEST(test_log_buf_errno)
+{
+	char want[64], buf[64], small[12];
+
+	errno = EINTR;
+	ck_assert_int_eq(log_buf_errno(buf, sizeof(buf), EACCES, "%s: bind", "/run/x.sock"),
+			 -EACCES);
+	ck_assert_int_eq(errno, EINTR);
+	snprintf(want, sizeof(want), "%s: bind: %s", "/run/x.sock", strerror(EACCES));
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq(log_buf_errno(buf, sizeof(buf), -ENOENT, "open"), -ENOENT);
+	ck_assert_str_eq(buf, "open: No such file or directory");
+	/* truncated like snprintf, always terminated */
+	log_buf_errno(small, sizeof(small), ENOENT, "open");
+	ck_assert_str_eq(small, "open: No su");
+	log_buf_errno(small, sizeof(small), ENOENT, "a message longer than the buffer");
+	ck_assert_str_eq(small, "a message l");
+	/* no buffer: only the errno */
+	ck_assert_int_eq(log_buf_errno(NULL, 0, EPERM, "nowhere"), -EPERM);
+}
+END_TEST
+
+/**
+ * lim_journal_child() - log one _errno line about a port under a fake journald
+ * @out: pipe to write the received entry to
+ *
+ * Runs in a child of its own: a private mount namespace with a tmpfs on
+ * /run/systemd, where a datagram socket at journal/socket stands in for
+ * journald; JOURNAL_STREAM names our stderr, so log.c sends entries with
+ * fields.  Exit status 77: the namespace could not be made.
+ */
+static void __attribute__((noreturn)) lim_journal_child(int out)
+{
+	struct port vm1 = { .cfg = { .name = "vm1", .tap = "tap0" } };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char entry[4096], env[64];
+	struct stat st;
+	ssize_t n;
+	int sock;
+
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/run/systemd", "tmpfs", 0, "mode=0755") < 0 ||
+	    mkdir("/run/systemd/journal", 0755) < 0)
+		_exit(77);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/systemd/journal/socket");
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(2);
+	if (fstat(STDERR_FILENO, &st) < 0)
+		_exit(2);
+	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	log_init("t");
+	if (!log_to_journal())
+		_exit(3);
+	log_port_errno(LOG_ERR, &vm1, EBADF, "port %s: epoll", "vm1");
+	n = recv(sock, entry, sizeof(entry) - 1, MSG_DONTWAIT);
+	if (n <= 0)
+		_exit(4);
+	if (write(out, entry, (size_t)n) != n)
+		_exit(2);
+	_exit(0);
+}
+
+START_TEST(test_log_port_errno_journal_fields)
+{
+	char entry[4096];
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		lim_journal_child(p[1]);
+	}
+	close(p[1]);
+	n = read(p[0], entry, sizeof(entry) - 1);
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		runner_skip("no private mount namespace for a fake journald (unshare/mount: not root?)");
+	ck_assert_msg(WEXITSTATUS(status) == 0, "child exit status %d", WEXITSTATUS(status));
+	ck_assert_int_gt(n, 0);
+	entry[n] = '\0';
+	/* sd_journal_sendv(): one "FIELD=value\n" per field */
+	ck_assert_msg(strstr(entry, "MESSAGE=port vm1: epoll: Bad file descriptor\n"), "got '%s'", entry);
+	ck_assert_msg(strstr(entry, "VRINGNET_PORT=vm1\n"), "got '%s'", entry);
+	ck_assert_msg(strstr(entry, "VRINGNET_TAP=tap0\n"), "got '%s'", entry);
+	ck_assert_msg(strstr(entry, "PRIORITY=3\n"), "got '%s'", entry);
 }
 END_TEST
 
@@ -191,7 +332,7 @@ START_TEST(test_deadline_stopped_does_not_fire)
 END_TEST
 
 /**
- * limits_suite() - log rate limits and deadlines
+ * limits_suite() - log rate limits, deadlines, the _errno log forms
  *
  * Return: the suite.
  */
@@ -203,5 +344,8 @@ Suite *limits_suite(void)
 	RUNNER_ADD_TEST(s, test_log_ratelimit_flush);
 	RUNNER_ADD_TEST(s, test_deadline_fires_not_pushed_back);
 	RUNNER_ADD_TEST(s, test_deadline_stopped_does_not_fire);
+	RUNNER_ADD_TEST(s, test_log_errno_same_lines);
+	RUNNER_ADD_TEST(s, test_log_buf_errno);
+	RUNNER_ADD_TEST(s, test_log_port_errno_journal_fields);
 	return s;
 }

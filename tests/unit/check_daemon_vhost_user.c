@@ -867,7 +867,7 @@ START_TEST(bad_too_many_fds)
 }
 END_TEST
 
-/* ---- malformed shapes (vhost_user_msg_check) --------------------------------------- */
+/* ---- malformed shapes (vhost_user.c's table of requests) ------------------------- */
 
 static const uint64_t zero64;
 

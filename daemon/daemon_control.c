@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * daemon_control.c - answer control requests from the daemon's running state
+ *
+ * status: the daemon's line, then what list gives; list: every running tap
+ * and port, then every configured one that is down with the reason of its
+ * last attempt; stats: a port's counters (or every port's) and its tap's;
+ * reload: daemon_reload() and what it applied.  Nothing here changes the
+ * running set except through daemon_reload().
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "daemon_control.h"
+#include "daemon_priv.h"
+
+/**
+ * daemon_control_daemon() - the daemon's own line of a status reply
+ * @d: daemon
+ * @w: the reply
+ */
+static void daemon_control_daemon(struct daemon *d, struct ctlproto_writer *w)
+{
+	char user[64];
+	struct ctlproto_daemon_info di = {
+		.pid = getpid(), .version = VRINGNETD_VERSION,
+		.engine = d->eng->name, .config = d->cfg.path,
+		.uptime = (uint64_t)daemon_uptime(d), .caps = d->caps,
+		.user = user, .ntaps = d->ntaps, .nports = d->nports,
+	};
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (pw)
+		snprintf(user, sizeof(user), "%s", pw->pw_name);
+	else
+		snprintf(user, sizeof(user), "%ld", (long)geteuid());
+	ctlproto_reply_daemon(w, &di);
+}
+
+/**
+ * daemon_control_taps() - the taps of a list reply: running, then down
+ * @d: daemon
+ * @w: the reply
+ */
+static void daemon_control_taps(struct daemon *d, struct ctlproto_writer *w)
+{
+	struct netlink_link_info li;
+	unsigned int i;
+
+	for (i = 0; i < d->ntaps; i++) {
+		struct daemon_tap *t = d->taps[i];
+		struct ctlproto_tap_info ti = {
+			.name = t->cfg.name, .queues = t->dev.nqueues,
+			.persist = t->cfg.persist,
+		};
+
+		if (netlink_link_info(d->nl, t->cfg.name, &li) == 0) {
+			ti.ifindex = li.ifindex;
+			ti.mtu = li.mtu;
+			ti.state = li.up ? "up" : "down";
+		} else {
+			ti.state = "missing";
+		}
+		ctlproto_reply_tap(w, &ti);
+	}
+	/* configured taps that are down, with the reason */
+	for (i = 0; i < d->cfg.ntaps; i++) {
+		const struct config_tap *c = &d->cfg.taps[i];
+		const char *why = daemon_fail_find(d, false, c->name);
+		struct ctlproto_tap_info ti = {
+			.name = c->name, .state = "failed", .persist = c->persist,
+			.error = why ? why : "not running",
+		};
+
+		if (daemon_find_tap(d, c->name) >= 0)
+			continue;
+		ctlproto_reply_tap(w, &ti);
+	}
+}
+
+/**
+ * daemon_control_ports() - the ports of a list reply: running, then down
+ * @d: daemon
+ * @w: the reply
+ */
+static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nports; i++) {
+		struct port *p = d->ports[i];
+		struct port_peer_info ppi;
+		struct ctlproto_port_info pi = {
+			.name = p->cfg.name, .type = config_port_type_name(p->cfg.type),
+			.tap = p->cfg.tap,
+			.socket = p->cfg.listen[0] ? p->cfg.listen : p->cfg.connect,
+			.state = p->state, .connections = port_connections(p),
+		};
+
+		port_get_peer_info(p, &ppi);
+		pi.peer_pid = ppi.pid;
+		pi.peer_uid = ppi.uid == (uid_t)-1 ? -1 : (long)ppi.uid;
+		pi.peer_counts = p->ops->peer_info != NULL;
+		pi.accepted = ppi.accepted;
+		pi.refused = ppi.refused;
+		pi.disconnects = ppi.disconnects;
+		pi.last_disconnect = ppi.last_disconnect;
+
+		ctlproto_reply_port(w, &pi);
+	}
+	/* configured ports that are down, with the reason */
+	for (i = 0; i < d->cfg.nports; i++) {
+		const struct config_port *c = &d->cfg.ports[i];
+		const char *why = daemon_fail_find(d, true, c->name);
+		struct ctlproto_port_info pi = {
+			.name = c->name, .type = config_port_type_name(c->type),
+			.tap = c->tap, .socket = c->listen[0] ? c->listen : c->connect,
+			.state = "failed", .error = why ? why : "not running",
+		};
+
+		if (daemon_find_port(d, c->name) >= 0)
+			continue;
+		ctlproto_reply_port(w, &pi);
+	}
+}
+
+/**
+ * daemon_control_stats() - a stats reply: each port's counters and its tap's
+ * @d: daemon
+ * @w: the reply
+ * @port: the one port asked for, or "" for every port
+ */
+static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, const char *port)
+{
+	struct netlink_link_info li;
+	struct engine_stats tx, rx;
+	unsigned int i;
+
+	for (i = 0; i < d->nports; i++) {
+		struct port *p = d->ports[i];
+		int ti;
+
+		if (port[0] && strcmp(port, p->cfg.name))
+			continue;
+		port_get_stats(p, &tx, &rx);
+		ctlproto_reply_stats(w, "port", p->cfg.name, &tx, &rx);
+		/* Only a dgram port has a peer to check senders against. */
+		if (p->cfg.type == CONFIG_PORT_DGRAM)
+			ctlproto_reply_u64(w, "tx_drop_peer", tx.drop_peer);
+		ctlproto_reply_str(w, "tap", p->cfg.tap);
+		/* The tap's own counters: ring -> tap is what the tap
+		 * received from its fds, tap -> ring what it sent. */
+		ti = daemon_find_tap(d, p->cfg.tap);
+		if (ti >= 0 && netlink_link_info(d->nl, p->cfg.tap, &li) == 0) {
+			memset(&tx, 0, sizeof(tx));
+			memset(&rx, 0, sizeof(rx));
+			tx.frames = li.rx_packets;
+			tx.bytes = li.rx_bytes;
+			tx.drop_tap = li.rx_dropped;
+			rx.frames = li.tx_packets;
+			rx.bytes = li.tx_bytes;
+			rx.drop_tap = li.tx_dropped;
+			ctlproto_reply_stats(w, "tap", p->cfg.tap, &tx, &rx);
+		}
+	}
+}
+
+/**
+ * daemon_control_serve() - answer a control request (a control_serve_fn)
+ * @opaque: the daemon
+ * @req: the request
+ * @buf: reply buffer
+ * @len: its size
+ *
+ * Return: reply length.
+ */
+int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char *buf, size_t len)
+{
+	struct daemon *d = opaque;
+	struct ctlproto_writer w;
+	struct ctlproto_reload_info ri;
+	char err[CFG_ERR_MAX];
+
+	if (req->cmd == CTLPROTO_CMD_RELOAD) {
+		if (daemon_reload(d, &ri, err, sizeof(err)) < 0)
+			return ctlproto_reply_error(buf, len, CTLPROTO_E_RELOAD_FAILED, "%s", err);
+		ctlproto_reply_init(&w, buf, len);
+		ctlproto_reply_reload(&w, &ri);
+		return ctlproto_reply_finish(&w);
+	}
+	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && daemon_find_port(d, req->port) < 0)
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_NO_SUCH_PORT, "no port named %s",
+					    req->port);
+	ctlproto_reply_init(&w, buf, len);
+	switch (req->cmd) {
+	case CTLPROTO_CMD_STATUS:
+		daemon_control_daemon(d, &w);
+		/* fall through */
+	case CTLPROTO_CMD_LIST:
+		daemon_control_taps(d, &w);
+		daemon_control_ports(d, &w);
+		break;
+	case CTLPROTO_CMD_STATS:
+		daemon_control_stats(d, &w, req->port);
+		break;
+	case CTLPROTO_CMD_RELOAD:
+		break;
+	}
+	return ctlproto_reply_finish(&w);
+}

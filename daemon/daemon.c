@@ -389,8 +389,9 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 	struct ctlproto_reload_info ri;
 	struct netlink_link_info li;
 	struct engine_stats tx, rx;
+	struct port_stats ps;
 	char err[CFG_ERR_MAX], user[64];
-	unsigned int i;
+	unsigned int i, q;
 
 	if (req->cmd == CTLPROTO_CMD_RELOAD) {
 		if (daemon_reload(d, &ri, err, sizeof(err)) < 0)
@@ -493,7 +494,8 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 
 			if (req->port[0] && strcmp(req->port, p->cfg.name))
 				continue;
-			port_get_stats(p, &tx, &rx);
+			port_get_stats(p, &ps);
+			port_stats_sum(&ps, &tx, &rx);
 			ctlproto_reply_stats(&w, "port", p->cfg.name, &tx, &rx);
 			/* Only a dgram port has a peer to check senders against. */
 			if (p->cfg.type == CONFIG_PORT_DGRAM)
@@ -513,6 +515,9 @@ static int daemon_serve(void *opaque, const struct ctlproto_request *req, char *
 				rx.drop_tap = li.tx_dropped;
 				ctlproto_reply_stats(&w, "tap", p->cfg.tap, &tx, &rx);
 			}
+			for (q = 0; req->queues && q < ps.nqp; q++)
+				ctlproto_reply_queue_stats(&w, p->cfg.name, p->cfg.tap, q, &ps.tx[q],
+							   &ps.rx[q], p->cfg.type == CONFIG_PORT_DGRAM);
 		}
 		break;
 	case CTLPROTO_CMD_RELOAD:

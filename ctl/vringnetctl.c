@@ -3,7 +3,10 @@
  * vringnetctl.c - the admin command of vringnetd (vringnetctl(8)).
  *
  * Sends one request over the control socket (vringnetd-control(7)), waits
- * for its reply and prints it as aligned tables or, with --json, as JSON.
+ * for its reply and prints it as aligned tables or, with --json, as JSON;
+ * stats also in the Prometheus text format (--prometheus), and
+ * "metrics-http" serves that format to one HTTP request on stdin/stdout
+ * (the exporter unit, systemd/vringnetd-exporter@.service).
  * Exit status: 0 done, 1 the daemon refused the request, 2 usage error,
  * 3 the daemon is not running, 4 permission denied, 5 protocol error,
  * 6 timeout, 7 another system error.
@@ -11,12 +14,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctlproto.h"
@@ -44,6 +49,7 @@ enum ctl_exit {
  * @sockbuf: the path read from --config
  * @json: print JSON
  * @prometheus: stats only: print the Prometheus text exposition format
+ * @http: metrics-http: answer an HTTP request on stdin with the metrics
  * @timeout: seconds to wait for connect, send and reply
  * @req: the request
  */
@@ -52,6 +58,7 @@ struct ctl_opts {
 	char sockbuf[CFG_PATH_MAX];
 	bool json;
 	bool prometheus;
+	bool http;
 	double timeout;
 	struct ctlproto_request req;
 };
@@ -71,13 +78,16 @@ static void usage(FILE *f)
 		"  list           taps and ports\n"
 		"  stats [PORT]   counters of every port, or of one\n"
 		"  reload         re-read the configuration file and apply the difference\n"
+		"  metrics-http   answer one HTTP request on stdin (GET /metrics) with the\n"
+		"                 counters in the Prometheus format, on stdout\n"
 		"\n"
 		"Options (before or after the command):\n"
 		"  -s, --socket PATH   control socket (default %s)\n"
 		"  -c, --config FILE   use the control socket of the daemon's configuration FILE\n"
 		"  -j, --json          print JSON\n"
 		"  -p, --prometheus    stats: print the Prometheus text format (node_exporter's\n"
-		"                      textfile collector)\n"
+		"                      textfile collector), a series per queue pair\n"
+		"  -q, --queues        stats: also the counters of each queue pair\n"
 		"  -t, --timeout S     seconds to wait for the daemon (default 5)\n"
 		"  -h, --help          print this help\n"
 		"  -V, --version       print the version\n"
@@ -139,6 +149,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "queues", no_argument, NULL, 'q' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -152,11 +163,12 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 	o->socket = CFG_DEFAULT_CONTROL;
 	o->json = false;
 	o->prometheus = false;
+	o->http = false;
 	o->timeout = 5;
 	memset(&o->req, 0, sizeof(o->req));
 	o->req.version = CTLPROTO_VERSION;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:c:jpt:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:jpqt:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->socket = optarg;
@@ -170,6 +182,9 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			break;
 		case 'p':
 			o->prometheus = true;
+			break;
+		case 'q':
+			o->req.queues = true;
 			break;
 		case 't':
 			errno = 0;
@@ -208,7 +223,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			return ret;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload)\n"
+		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload, metrics-http)\n"
 			"Try 'vringnetctl --help'.\n");
 		return EXIT_USAGE;
 	}
@@ -231,8 +246,15 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		}
 	} else if (!strcmp(cmd, "reload")) {
 		o->req.cmd = CTLPROTO_CMD_RELOAD;
+	} else if (!strcmp(cmd, "metrics-http")) {
+		if (o->json || o->prometheus || o->req.queues) {
+			fprintf(stderr, "vringnetctl: metrics-http takes no --json, --prometheus or --queues\n");
+			return EXIT_USAGE;
+		}
+		o->req.cmd = CTLPROTO_CMD_STATS;
+		o->http = true;
 	} else {
-		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload)\n",
+		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload, metrics-http)\n",
 			cmd);
 		return EXIT_USAGE;
 	}
@@ -245,6 +267,13 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		fprintf(stderr, "vringnetctl: --prometheus goes with stats, without --json\n");
 		return EXIT_USAGE;
 	}
+	if (o->req.queues && o->req.cmd != CTLPROTO_CMD_STATS) {
+		fprintf(stderr, "vringnetctl: --queues goes with stats\n");
+		return EXIT_USAGE;
+	}
+	/* the Prometheus series are per queue pair (see print_prometheus()) */
+	if (o->prometheus || o->http)
+		o->req.queues = true;
 	if (strlen(o->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
 		fprintf(stderr, "vringnetctl: socket path too long (max %zu bytes)\n",
 			sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
@@ -444,7 +473,7 @@ static bool is_number(const char *s)
 static bool numeric_key(const char *key)
 {
 	static const char *const keys[] = {
-		"pid", "uptime", "taps", "ports", "ifindex", "mtu", "queues",
+		"pid", "uptime", "taps", "ports", "ifindex", "mtu", "queues", "queue",
 		"connections", "taps_added", "taps_removed", "taps_changed",
 		"ports_added", "ports_removed", "ports_changed", NULL,
 	};
@@ -855,7 +884,7 @@ static void print_status(const struct ctlproto_reply *rep)
 
 /**
  * print_stats() - human output of a stats reply: two rows (tx, rx) per record
- * @rep: the reply
+ * @rep: the reply; a queue pair's record (--queues) is named PORT:N
  */
 static void print_stats(const struct ctlproto_reply *rep)
 {
@@ -869,7 +898,7 @@ static void print_stats(const struct ctlproto_reply *rep)
 	};
 	struct table t = { .ncols = 14 };
 	const char *vals[14];
-	char key[CTLPROTO_TOKEN_MAX];
+	char key[CTLPROTO_TOKEN_MAX], qname[CTLPROTO_VALUE_MAX + 32];
 	unsigned int i, d, f;
 
 	table_row(&t, heads);
@@ -879,8 +908,16 @@ static void print_stats(const struct ctlproto_reply *rep)
 		if (strcmp(r->type, "stats"))
 			continue;
 		for (d = 0; d < 2; d++) {
+			const char *of = ctlproto_record_get(r, "of");
+			const char *qp = ctlproto_record_get(r, "queue");
+
 			vals[0] = ctlproto_record_get(r, "name");
-			vals[1] = ctlproto_record_get(r, "of");
+			/* a queue pair's row is named PORT:N (no port name has a ':') */
+			if (of && !strcmp(of, "queue") && vals[0] && qp) {
+				snprintf(qname, sizeof(qname), "%s:%s", vals[0], qp);
+				vals[0] = qname;
+			}
+			vals[1] = of;
 			vals[2] = d ? "rx" : "tx";
 			for (f = 0; f < 11; f++) {
 				snprintf(key, sizeof(key), "%s_%s", vals[2], fields[f]);
@@ -899,31 +936,32 @@ static void print_stats(const struct ctlproto_reply *rep)
 
 /**
  * prom_label() - print ,NAME="VALUE" with the text format's escapes
+ * @f: where to
  * @name: label name
  * @value: its value (NULL: empty)
  * @first: no leading comma
  */
-static void prom_label(const char *name, const char *value, bool first)
+static void prom_label(FILE *f, const char *name, const char *value, bool first)
 {
 	const char *s;
 
-	printf("%s%s=\"", first ? "" : ",", name);
+	fprintf(f, "%s%s=\"", first ? "" : ",", name);
 	for (s = value ? value : ""; *s; s++) {
 		if (*s == '\\' || *s == '"')
-			printf("\\%c", *s);
+			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
-			printf("\\n");
+			fputs("\\n", f);
 		else
-			putchar(*s);
+			fputc(*s, f);
 	}
-	putchar('"');
+	fputc('"', f);
 }
 
 /**
  * struct prom_metric - one metric family of stats --prometheus
  * @name: metric name
  * @help: its HELP text
- * @of: the stats records it comes from: "port" or "tap"
+ * @of: the stats records it comes from: "queue" (a port's queue pairs) or "tap"
  * @field: the counter's key after "tx_"/"rx_"
  * @reason: the reason label of a drop counter, NULL for none
  */
@@ -939,66 +977,86 @@ struct prom_metric {
  * Every counter of a stats reply, as Prometheus counters (vringnetctl(8)
  * documents each).  direction: tx = ring to tap (the guest sends), rx =
  * tap to ring (the guest receives).  Drops of one family share a name and
- * differ by the reason label.
+ * differ by the reason label.  The vringnet_port_* families have one
+ * series per queue pair (label queue) and none for the port as a whole,
+ * so that sum by (port) is the port's figure and nothing is counted twice.
  */
 static const struct prom_metric prom_metrics[] = {
-	{ "vringnet_port_frames_total", "Frames a port moved between its rings and its tap.", "port", "frames", NULL },
-	{ "vringnet_port_bytes_total", "Bytes of those frames (virtio-net headers not counted).", "port", "bytes", NULL },
-	{ "vringnet_port_batches_total", "Engine passes that moved at least one frame.", "port", "batches", NULL },
-	{ "vringnet_port_syscalls_total", "System calls the engine made on the tap or vring fd.", "port", "syscalls", NULL },
-	{ "vringnet_port_notifies_total", "Notifications (kicks or interrupts) sent to the other side.", "port", "notifies", NULL },
-	{ "vringnet_port_dropped_total", "Frames a port dropped, by reason.", "port", "drop_bad_chain", "bad_chain" },
-	{ "vringnet_port_dropped_total", NULL, "port", "drop_too_big", "too_big" },
-	{ "vringnet_port_dropped_total", NULL, "port", "drop_bad_hdr", "bad_hdr" },
-	{ "vringnet_port_dropped_total", NULL, "port", "drop_bad_addr", "bad_addr" },
-	{ "vringnet_port_dropped_total", NULL, "port", "drop_tap", "tap" },
-	{ "vringnet_port_dropped_total", NULL, "port", "drop_peer", "peer" },
+	{ "vringnet_port_frames_total", "Frames a port's queue pair moved between its rings and its tap.", "queue", "frames", NULL },
+	{ "vringnet_port_bytes_total", "Bytes of those frames (virtio-net headers not counted).", "queue", "bytes", NULL },
+	{ "vringnet_port_batches_total", "Engine passes that moved at least one frame.", "queue", "batches", NULL },
+	{ "vringnet_port_syscalls_total", "System calls the engine made on the tap or vring fd.", "queue", "syscalls", NULL },
+	{ "vringnet_port_notifies_total", "Notifications (kicks or interrupts) sent to the other side.", "queue", "notifies", NULL },
+	{ "vringnet_port_dropped_total", "Frames a port's queue pair dropped, by reason.", "queue", "drop_bad_chain", "bad_chain" },
+	{ "vringnet_port_dropped_total", NULL, "queue", "drop_too_big", "too_big" },
+	{ "vringnet_port_dropped_total", NULL, "queue", "drop_bad_hdr", "bad_hdr" },
+	{ "vringnet_port_dropped_total", NULL, "queue", "drop_bad_addr", "bad_addr" },
+	{ "vringnet_port_dropped_total", NULL, "queue", "drop_tap", "tap" },
+	{ "vringnet_port_dropped_total", NULL, "queue", "drop_peer", "peer" },
 	{ "vringnet_tap_frames_total", "Frames of the tap device (kernel counters: tx = received by the tap from its fds, rx = sent to them).", "tap", "frames", NULL },
 	{ "vringnet_tap_bytes_total", "Bytes of the tap device's frames (kernel counters).", "tap", "bytes", NULL },
 	{ "vringnet_tap_dropped_total", "Frames the tap device dropped (kernel rx_dropped for tx, e.g. unknown EtherTypes; tx_dropped for rx).", "tap", "drop_tap", "kernel" },
 };
 
 /**
- * print_prometheus() - a stats reply in the Prometheus text exposition format
+ * prom_seen_tap() - whether an earlier record of the reply is the same tap's
  * @rep: the reply
+ * @i: the record's index
+ * @name: the tap's name
  *
- * One family per counter, samples labelled port and tap (port records) or
- * tap (tap records, each tap once however many ports share it) and
- * direction; counters a record lacks (drop_peer of a non-dgram port) are
- * left out.  Meant for node_exporter's textfile collector: write to a
- * temporary file and rename it into the collector's directory.
+ * Return: true when a "stats of=tap" record for @name comes before @i.
  */
-static void print_prometheus(const struct ctlproto_reply *rep)
+static bool prom_seen_tap(const struct ctlproto_reply *rep, unsigned int i, const char *name)
 {
-	unsigned int m, i, j, d;
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		const struct ctlproto_record *o = &rep->records[j];
+		const char *oof = ctlproto_record_get(o, "of");
+		const char *on = ctlproto_record_get(o, "name");
+
+		if (!strcmp(o->type, "stats") && oof && !strcmp(oof, "tap") && on && !strcmp(on, name))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * print_prometheus() - a stats reply in the Prometheus text exposition format
+ * @f: where to
+ * @rep: the reply (asked with queues=yes)
+ *
+ * One family per counter; port families come from the queue pairs' records,
+ * labelled port, tap and queue, tap families from the tap records,
+ * labelled tap (each tap once however many ports share it); all labelled
+ * direction.  Counters a record lacks (drop_peer of a non-dgram port) are
+ * left out.  For node_exporter's textfile collector (write to a temporary
+ * file and rename it into the collector's directory) and metrics-http.
+ */
+static void print_prometheus(FILE *f, const struct ctlproto_reply *rep)
+{
+	unsigned int m, i, d;
 	char key[CTLPROTO_TOKEN_MAX];
 
 	for (m = 0; m < sizeof(prom_metrics) / sizeof(prom_metrics[0]); m++) {
 		const struct prom_metric *pm = &prom_metrics[m];
 
 		if (pm->help) {
-			printf("# HELP %s %s\n", pm->name, pm->help);
-			printf("# TYPE %s counter\n", pm->name);
+			fprintf(f, "# HELP %s %s\n", pm->name, pm->help);
+			fprintf(f, "# TYPE %s counter\n", pm->name);
 		}
 		for (i = 0; i < rep->nrecords; i++) {
 			const struct ctlproto_record *r = &rep->records[i];
 			const char *of = ctlproto_record_get(r, "of");
 			const char *name = ctlproto_record_get(r, "name");
-			bool dup = false;
+			bool queue = !strcmp(pm->of, "queue");
 
 			if (strcmp(r->type, "stats") || !of || strcmp(of, pm->of) || !name)
 				continue;
+			if (queue && !ctlproto_record_get(r, "queue"))
+				continue;
 			/* a tap shared by ports comes once per port: print it once */
-			for (j = 0; j < i && !strcmp(pm->of, "tap"); j++) {
-				const struct ctlproto_record *o = &rep->records[j];
-				const char *oof = ctlproto_record_get(o, "of");
-				const char *on = ctlproto_record_get(o, "name");
-
-				if (!strcmp(o->type, "stats") && oof && !strcmp(oof, "tap") && on &&
-				    !strcmp(on, name))
-					dup = true;
-			}
-			if (dup)
+			if (!queue && prom_seen_tap(rep, i, name))
 				continue;
 			for (d = 0; d < 2; d++) {
 				const char *v;
@@ -1007,17 +1065,18 @@ static void print_prometheus(const struct ctlproto_reply *rep)
 				v = ctlproto_record_get(r, key);
 				if (!v || !is_number(v))
 					continue;
-				printf("%s{", pm->name);
-				if (!strcmp(pm->of, "port")) {
-					prom_label("port", name, true);
-					prom_label("tap", ctlproto_record_get(r, "tap"), false);
+				fprintf(f, "%s{", pm->name);
+				if (queue) {
+					prom_label(f, "port", name, true);
+					prom_label(f, "tap", ctlproto_record_get(r, "tap"), false);
+					prom_label(f, "queue", ctlproto_record_get(r, "queue"), false);
 				} else {
-					prom_label("tap", name, true);
+					prom_label(f, "tap", name, true);
 				}
-				prom_label("direction", d ? "rx" : "tx", false);
+				prom_label(f, "direction", d ? "rx" : "tx", false);
 				if (pm->reason)
-					prom_label("reason", pm->reason, false);
-				printf("} %s\n", v);
+					prom_label(f, "reason", pm->reason, false);
+				fprintf(f, "} %s\n", v);
 			}
 		}
 	}
@@ -1047,6 +1106,281 @@ static void print_reload(const struct ctlproto_reply *rep)
 }
 
 /**
+ * fetch_reply() - send the request, receive and decode the reply
+ * @o: the options
+ * @rep: the decoded reply, whose status is ok (free with ctlproto_reply_free())
+ *
+ * A reply with another status is printed to stderr (and, with --json, as
+ * JSON on stdout) and freed.
+ *
+ * Return: EXIT_OK, or the exit status after printing why.
+ */
+static int fetch_reply(const struct ctl_opts *o, struct ctlproto_reply *rep)
+{
+	char err[CTLPROTO_ERROR_MAX + 64];
+	char *buf;
+	size_t len = 0;
+	int rc;
+
+	buf = malloc(CTLPROTO_REPLY_MAX + 1);
+	if (!buf) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		return EXIT_SYSTEM;
+	}
+	rc = transact(o, buf, &len);
+	if (rc != EXIT_OK) {
+		free(buf);
+		return rc;
+	}
+	rc = ctlproto_decode_reply(buf, len, rep, err, sizeof(err));
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "vringnetctl: %s: invalid reply from the daemon: %s\n",
+			o->socket, err);
+		return EXIT_PROTOCOL;
+	}
+	if (rep->status != CTLPROTO_OK) {
+		char *text = printable(rep->error);
+
+		fprintf(stderr, "vringnetctl: %s failed: %s: %s\n",
+			ctlproto_cmd_name(o->req.cmd), ctlproto_status_name(rep->status), text);
+		free(text);
+		if (o->json) {
+			printf("{\n  \"status\": ");
+			json_string(ctlproto_status_name(rep->status));
+			printf(",\n  \"error\": ");
+			json_string(rep->error);
+			printf("\n}\n");
+		}
+		ctlproto_reply_free(rep);
+		return EXIT_REFUSED;
+	}
+	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------ metrics-http */
+
+#define HTTP_HEAD_MAX	8192	/* bytes of a request head read, at most */
+
+/**
+ * now() - a monotonic clock
+ *
+ * Return: seconds.
+ */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/**
+ * http_read_head() - read an HTTP request head from stdin
+ * @buf: HTTP_HEAD_MAX + 1 bytes; gets the head, NUL-terminated
+ * @timeout: seconds to wait for all of it
+ *
+ * Reads until the empty line that ends the head (CRLF CRLF or LF LF), or
+ * until the end of the input once a line is complete; never more than
+ * HTTP_HEAD_MAX bytes.  A request body is not read (GET and HEAD have none).
+ *
+ * Return: 0, or the HTTP status to answer: 400 (no line, a NUL byte, a read
+ * error), 408 (the head not complete within @timeout), 431 (longer than
+ * HTTP_HEAD_MAX).
+ */
+static int http_read_head(char *buf, double timeout)
+{
+	double end = now() + timeout;
+	size_t len = 0;
+	ssize_t n;
+
+	buf[0] = '\0';
+	for (;;) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		double left = end - now();
+		int r;
+
+		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
+			return 0;
+		if (len == HTTP_HEAD_MAX)
+			return 431;
+		if (left <= 0)
+			return 408;
+		r = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			return 408;
+		n = r < 0 ? -1 : read(STDIN_FILENO, buf + len, HTTP_HEAD_MAX - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return 400;
+		if (n == 0)
+			return strchr(buf, '\n') ? 0 : 400;
+		if (memchr(buf + len, '\0', (size_t)n))
+			return 400;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+}
+
+/**
+ * http_route() - what to answer a request head
+ * @head: the head (http_read_head())
+ * @head_only: set for a HEAD request (headers without the body)
+ *
+ * The request line must be METHOD SP TARGET SP HTTP/1.N, then CRLF or LF.
+ *
+ * Return: 200 for GET or HEAD of /metrics (a query string is ignored), 404
+ * for another path, 405 for another method, 505 for another HTTP version,
+ * 400 for a malformed request line.
+ */
+static int http_route(const char *head, bool *head_only)
+{
+	size_t ml = strspn(head, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	const char *t, *v;
+	size_t tl, vl, pl;
+
+	*head_only = false;
+	if (!ml || head[ml] != ' ')
+		return 400;
+	t = head + ml + 1;
+	tl = strcspn(t, " \r\n");
+	if (!tl || t[tl] != ' ')
+		return 400;
+	v = t + tl + 1;
+	vl = strcspn(v, " \r\n");
+	if (v[vl] != '\r' && v[vl] != '\n')
+		return 400;
+	if (vl != 8 || strncmp(v, "HTTP/1.", 7) || v[7] < '0' || v[7] > '9')
+		return 505;
+	pl = strcspn(t, "?");
+	if (pl > tl)
+		pl = tl;
+	if (pl != 8 || strncmp(t, "/metrics", 8))
+		return 404;
+	if (ml == 4 && !strncmp(head, "HEAD", 4))
+		*head_only = true;
+	else if (ml != 3 || strncmp(head, "GET", 3))
+		return 405;
+	return 200;
+}
+
+/**
+ * http_reply() - write an HTTP/1.0 response on stdout
+ * @status: 200, 400, 404, 405, 408, 431, 503 or 505
+ * @type: the Content-Type
+ * @body: the body
+ * @len: its length
+ * @head_only: leave the body out (HEAD)
+ *
+ * Return: EXIT_OK once written, EXIT_SYSTEM when stdout failed.
+ */
+static int http_reply(int status, const char *type, const char *body, size_t len,
+		      bool head_only)
+{
+	static const struct {
+		int status;
+		const char *reason;
+	} reasons[] = {
+		{ 200, "OK" }, { 400, "Bad Request" }, { 404, "Not Found" },
+		{ 405, "Method Not Allowed" }, { 408, "Request Timeout" },
+		{ 431, "Request Header Fields Too Large" }, { 503, "Service Unavailable" },
+		{ 505, "HTTP Version Not Supported" },
+	};
+	const char *reason = "Error";
+	unsigned int i;
+
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (reasons[i].status == status)
+			reason = reasons[i].reason;
+	printf("HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+	       "Connection: close\r\n\r\n", status, reason, type, len,
+	       status == 405 ? "Allow: GET, HEAD\r\n" : "");
+	if (!head_only)
+		fwrite(body, 1, len, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "vringnetctl: metrics-http: cannot write the response: %s\n",
+			strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	return EXIT_OK;
+}
+
+/**
+ * http_error() - an error response whose body is its status line
+ * @status: the HTTP status
+ * @head_only: leave the body out
+ *
+ * Return: as http_reply().
+ */
+static int http_error(int status, bool head_only)
+{
+	char body[96];
+	int n;
+
+	n = snprintf(body, sizeof(body), "%d: %s\n", status,
+		     status == 404 ? "the metrics are at /metrics" :
+		     status == 503 ? "vringnetd did not answer (see this service's log)" :
+		     "the request was refused");
+	fprintf(stderr, "vringnetctl: metrics-http: answered %d\n", status);
+	return http_reply(status, "text/plain; charset=utf-8", body, (size_t)n, head_only);
+}
+
+/**
+ * http_serve() - metrics-http: answer one HTTP request on stdin on stdout
+ * @o: the options (socket, timeout; the request is stats queues=yes)
+ *
+ * For a socket unit with Accept=yes (stdin and stdout are the connection):
+ * the request head is read (bounded in size and time), GET or HEAD of
+ * /metrics gets the counters in the Prometheus text format (version
+ * 0.0.4), anything else an error status; a daemon that does not answer
+ * gives 503 (the reason goes to stderr).
+ *
+ * Return: EXIT_OK once a response was written, whatever its status;
+ * EXIT_SYSTEM when it could not be.
+ */
+static int http_serve(const struct ctl_opts *o)
+{
+	struct ctlproto_reply rep;
+	bool head_only = false;
+	char *head, *body = NULL;
+	size_t len = 0;
+	FILE *f;
+	int st;
+
+	head = malloc(HTTP_HEAD_MAX + 1);
+	if (!head) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		return EXIT_SYSTEM;
+	}
+	st = http_read_head(head, o->timeout);
+	if (!st)
+		st = http_route(head, &head_only);
+	free(head);
+	if (st != 200)
+		return http_error(st, head_only);
+	if (fetch_reply(o, &rep) != EXIT_OK)
+		return http_error(503, head_only);
+	f = open_memstream(&body, &len);
+	if (!f) {
+		ctlproto_reply_free(&rep);
+		fprintf(stderr, "vringnetctl: open_memstream: %s\n", strerror(errno));
+		return http_error(503, head_only);
+	}
+	print_prometheus(f, &rep);
+	ctlproto_reply_free(&rep);
+	if (fclose(f)) {
+		free(body);
+		return http_error(503, head_only);
+	}
+	st = http_reply(200, "text/plain; version=0.0.4; charset=utf-8", body, len, head_only);
+	free(body);
+	return st;
+}
+
+/**
  * main() - vringnetctl
  * @argc: argument count
  * @argv: arguments
@@ -1057,49 +1391,18 @@ int main(int argc, char **argv)
 {
 	struct ctl_opts o;
 	struct ctlproto_reply rep;
-	char err[CTLPROTO_ERROR_MAX + 64];
-	char *buf;
-	size_t len = 0;
 	int rc;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	buf = malloc(CTLPROTO_REPLY_MAX + 1);
-	if (!buf) {
-		fprintf(stderr, "vringnetctl: out of memory\n");
-		return EXIT_SYSTEM;
-	}
-	rc = transact(&o, buf, &len);
-	if (rc != EXIT_OK) {
-		free(buf);
+	if (o.http)
+		return http_serve(&o);
+	rc = fetch_reply(&o, &rep);
+	if (rc != EXIT_OK)
 		return rc;
-	}
-	rc = ctlproto_decode_reply(buf, len, &rep, err, sizeof(err));
-	free(buf);
-	if (rc) {
-		fprintf(stderr, "vringnetctl: %s: invalid reply from the daemon: %s\n",
-			o.socket, err);
-		return EXIT_PROTOCOL;
-	}
-	if (rep.status != CTLPROTO_OK) {
-		char *text = printable(rep.error);
-
-		fprintf(stderr, "vringnetctl: %s failed: %s: %s\n",
-			ctlproto_cmd_name(o.req.cmd), ctlproto_status_name(rep.status), text);
-		free(text);
-		if (o.json) {
-			printf("{\n  \"status\": ");
-			json_string(ctlproto_status_name(rep.status));
-			printf(",\n  \"error\": ");
-			json_string(rep.error);
-			printf("\n}\n");
-		}
-		ctlproto_reply_free(&rep);
-		return EXIT_REFUSED;
-	}
 	if (o.prometheus) {
-		print_prometheus(&rep);
+		print_prometheus(stdout, &rep);
 	} else if (o.json) {
 		print_json(o.req.cmd, &rep);
 	} else {

@@ -332,7 +332,7 @@ static void ctlproto_put_stats(struct ctlproto_writer *w, const char *dir,
 /**
  * ctlproto_reply_stats() - add a "stats" record
  * @w: the writer
- * @of: what it counts: "port" or "tap"
+ * @of: what it counts: "port", "tap" or "queue" (ctlproto_reply_queue_stats())
  * @name: the port's or tap's name
  * @tx: tx-direction counters (ring -> tap), NULL = zeros
  * @rx: rx-direction counters (tap -> ring), NULL = zeros
@@ -349,6 +349,30 @@ void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char 
 	ctlproto_reply_str(w, "name", name);
 	ctlproto_put_stats(w, "tx", tx);
 	ctlproto_put_stats(w, "rx", rx);
+}
+
+/**
+ * ctlproto_reply_queue_stats() - add the "stats" record of one queue pair of a port
+ * @w: the writer
+ * @port: the port's name
+ * @tap: its tap
+ * @qp: the queue pair's index
+ * @tx: tx-direction counters of the pair
+ * @rx: rx-direction counters of the pair
+ * @drop_peer: add tx_drop_peer (a dgram port's: its sender check)
+ *
+ * Keys: of=queue, name, the counters as in ctlproto_reply_stats(), then
+ * tx_drop_peer when asked, queue and tap.
+ */
+void ctlproto_reply_queue_stats(struct ctlproto_writer *w, const char *port, const char *tap,
+				unsigned int qp, const struct engine_stats *tx,
+				const struct engine_stats *rx, bool drop_peer)
+{
+	ctlproto_reply_stats(w, "queue", port, tx, rx);
+	if (drop_peer)
+		ctlproto_reply_u64(w, "tx_drop_peer", tx->drop_peer);
+	ctlproto_reply_u64(w, "queue", qp);
+	ctlproto_reply_str(w, "tap", tap);
 }
 
 /**
@@ -738,17 +762,17 @@ static bool ctlproto_port_name_ok(const char *s)
 int ctlproto_encode_request(const struct ctlproto_request *req, char *buf, size_t len)
 {
 	unsigned int version = req->version ? req->version : CTLPROTO_VERSION;
+	bool stats = req->cmd == CTLPROTO_CMD_STATS;
+	char port[3 * CFG_NAME_MAX] = "";
+	size_t i, o = 0;
 	int n;
 
 	if ((unsigned int)req->cmd >= sizeof(ctlproto_cmd_names) / sizeof(ctlproto_cmd_names[0]))
 		return -EINVAL;
-	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0]) {
+	if (stats && req->port[0]) {
 		if (memchr(req->port, '\0', sizeof(req->port)) == NULL ||
 		    !ctlproto_port_name_ok(req->port))
 			return -EINVAL;
-		char port[3 * CFG_NAME_MAX];
-		size_t i, o = 0;
-
 		/* Port names are plain bytes but for '%', which is escaped. */
 		for (i = 0; req->port[i]; i++) {
 			if (req->port[i] == '%') {
@@ -759,12 +783,9 @@ int ctlproto_encode_request(const struct ctlproto_request *req, char *buf, size_
 			}
 		}
 		port[o] = '\0';
-		n = snprintf(buf, len, "%s version=%u port=%s\n",
-			     ctlproto_cmd_names[req->cmd], version, port);
-	} else {
-		n = snprintf(buf, len, "%s version=%u\n", ctlproto_cmd_names[req->cmd],
-			     version);
 	}
+	n = snprintf(buf, len, "%s version=%u%s%s%s\n", ctlproto_cmd_names[req->cmd], version,
+		     port[0] ? " port=" : "", port, stats && req->queues ? " queues=yes" : "");
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	return n;
@@ -847,6 +868,14 @@ enum ctlproto_status ctlproto_decode_request(const void *buf, size_t len,
 				return CTLPROTO_E_BAD_REQUEST;
 			}
 			strcpy(req->port, kv->value);
+			continue;
+		}
+		if (req->cmd == CTLPROTO_CMD_STATS && !strcmp(kv->key, "queues")) {
+			if (strcmp(kv->value, "yes") && strcmp(kv->value, "no")) {
+				snprintf(err, errlen, "queues must be yes or no");
+				return CTLPROTO_E_BAD_REQUEST;
+			}
+			req->queues = !strcmp(kv->value, "yes");
 			continue;
 		}
 		snprintf(err, errlen, "unknown key '%s' for command '%s'", kv->key,

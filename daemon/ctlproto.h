@@ -26,8 +26,10 @@
  *	list version=1\n
  *	stats version=1\n            (every port)
  *	stats version=1 port=vm1\n   (one port)
+ *	stats version=1 queues=yes\n (and each queue pair's counters)
  *	reload version=1\n
- * version comes first and must be CTLPROTO_VERSION; no other keys.
+ * version comes first and must be CTLPROTO_VERSION; stats may add port and
+ * queues (yes or no); no other keys.
  *
  * Reply: a first record "reply", then data records:
  *	reply version=1 status=ok error=\n
@@ -35,6 +37,7 @@
  *	tap name=vnet0 ifindex=7 mtu=1500 state=up queues=1 persist=no\n
  *	port name=vm1 type=vhost-user tap=vnet0 socket=/run/... connections=1\n
  *	stats of=port name=vm1 tx_frames=.. tx_bytes=.. ... rx_frames=.. ...\n
+ *	stats of=queue name=vm1 tx_frames=.. ... queue=1 tap=vnet0\n
  *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
  * status is one of ctlproto_status_name(); on anything but "ok", error
  * says why in English and no data records follow.  Which data records each
@@ -111,11 +114,13 @@ enum ctlproto_status {
  * @version: protocol version (CTLPROTO_VERSION)
  * @cmd: the command
  * @port: stats only: the port's name, "" for every port
+ * @queues: stats only: also a record per queue pair of each port
  */
 struct ctlproto_request {
 	unsigned int version;
 	enum ctlproto_cmd cmd;
 	char port[CFG_NAME_MAX];
+	bool queues;
 };
 
 const char *ctlproto_cmd_name(enum ctlproto_cmd cmd);
@@ -264,6 +269,9 @@ void ctlproto_reply_tap(struct ctlproto_writer *w, const struct ctlproto_tap_inf
 void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_info *p);
 void ctlproto_reply_stats(struct ctlproto_writer *w, const char *of, const char *name,
 			  const struct engine_stats *tx, const struct engine_stats *rx);
+void ctlproto_reply_queue_stats(struct ctlproto_writer *w, const char *port, const char *tap,
+				unsigned int qp, const struct engine_stats *tx,
+				const struct engine_stats *rx, bool drop_peer);
 void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_reload_info *r);
 int ctlproto_reply_finish(struct ctlproto_writer *w);
 int ctlproto_reply_error(char *buf, size_t len, enum ctlproto_status st,

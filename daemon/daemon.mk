@@ -70,6 +70,9 @@ install-daemon: $(ALL_TARGETS)
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' systemd/vringnetd.service > $(DESTDIR)$(UNITDIR)/vringnetd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/vringnetd.service
 	$(INSTALL) -m 0644 systemd/vringnetd.socket $(DESTDIR)$(UNITDIR)/vringnetd.socket
+	sed -e 's|@BINDIR@|$(BINDIR)|g' 'systemd/vringnetd-exporter@.service' > '$(DESTDIR)$(UNITDIR)/vringnetd-exporter@.service'
+	chmod 0644 '$(DESTDIR)$(UNITDIR)/vringnetd-exporter@.service'
+	$(INSTALL) -m 0644 systemd/vringnetd-exporter.socket $(DESTDIR)$(UNITDIR)/vringnetd-exporter.socket
 	$(INSTALL) -m 0644 systemd/vringfd.conf $(DESTDIR)$(MODULESLOADDIR)/vringfd.conf
 	if [ -e examples/vringnetd.conf ]; then $(INSTALL) -m 0644 examples/vringnetd.conf \
 		$(CONF_DIR)/vringnetd.conf.example; fi
@@ -88,6 +91,8 @@ uninstall-daemon:
 		$(DESTDIR)$(LIBDIR)/libvringfd.so $(DESTDIR)$(INCLUDEDIR)/vringfd.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/vringfd.h \
 		$(DESTDIR)$(UNITDIR)/vringnetd.service $(DESTDIR)$(UNITDIR)/vringnetd.socket \
+		'$(DESTDIR)$(UNITDIR)/vringnetd-exporter@.service' \
+		$(DESTDIR)$(UNITDIR)/vringnetd-exporter.socket \
 		$(DESTDIR)$(MODULESLOADDIR)/vringfd.conf \
 		$(CONF_DIR)/vringnetd.conf.example
 	if cmp -s $(CONF_DEFAULT) $(CONF_DIR)/vringnetd.conf; then rm -f $(CONF_DIR)/vringnetd.conf; fi

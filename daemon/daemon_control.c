@@ -132,12 +132,15 @@ static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w)
  * @d: daemon
  * @w: the reply
  * @port: the one port asked for, or "" for every port
+ * @queues: also a record per queue pair (stats queues=yes)
  */
-static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, const char *port)
+static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, const char *port,
+				 bool queues)
 {
 	struct netlink_link_info li;
 	struct engine_stats tx, rx;
-	unsigned int i;
+	struct port_stats ps;
+	unsigned int i, q;
 
 	for (i = 0; i < d->nports; i++) {
 		struct port *p = d->ports[i];
@@ -145,7 +148,8 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
 
 		if (port[0] && strcmp(port, p->cfg.name))
 			continue;
-		port_get_stats(p, &tx, &rx);
+		port_get_stats(p, &ps);
+		port_stats_sum(&ps, &tx, &rx);
 		ctlproto_reply_stats(w, "port", p->cfg.name, &tx, &rx);
 		/* Only a dgram port has a peer to check senders against. */
 		if (p->cfg.type == CONFIG_PORT_DGRAM)
@@ -165,6 +169,9 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
 			rx.drop_tap = li.tx_dropped;
 			ctlproto_reply_stats(w, "tap", p->cfg.tap, &tx, &rx);
 		}
+		for (q = 0; queues && q < ps.nqp; q++)
+			ctlproto_reply_queue_stats(w, p->cfg.name, p->cfg.tap, q, &ps.tx[q],
+						   &ps.rx[q], p->cfg.type == CONFIG_PORT_DGRAM);
 	}
 }
 
@@ -204,7 +211,7 @@ int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char 
 		daemon_control_ports(d, &w);
 		break;
 	case CTLPROTO_CMD_STATS:
-		daemon_control_stats(d, &w, req->port);
+		daemon_control_stats(d, &w, req->port, req->queues);
 		break;
 	case CTLPROTO_CMD_RELOAD:
 		break;

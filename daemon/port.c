@@ -313,17 +313,53 @@ void port_get_peer_info(struct port *p, struct port_peer_info *info)
 }
 
 /**
- * port_get_stats() - counters of a port
+ * port_get_stats() - counters of a port, per queue pair
  * @p: the port
+ * @s: out: s->nqp pairs (the tap's queues for a multiqueue type, else 1)
+ */
+void port_get_stats(struct port *p, struct port_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->nqp = p->ops->multiqueue && p->tap ? p->tap->nqueues : 1;
+	if (s->nqp < 1)
+		s->nqp = 1;
+	if (s->nqp > CFG_MAX_QUEUES)
+		s->nqp = CFG_MAX_QUEUES;
+	if (p->ops->get_stats)
+		p->ops->get_stats(p, s);
+}
+
+/**
+ * port_stats_sum() - a port's figure: the sum over its queue pairs
+ * @s: the counters (port_get_stats())
  * @tx: out: guest -> tap
  * @rx: out: tap -> guest
  */
-void port_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+void port_stats_sum(const struct port_stats *s, struct engine_stats *tx, struct engine_stats *rx)
 {
+	unsigned int qp;
+
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
-	if (p->ops->get_stats)
-		p->ops->get_stats(p, tx, rx);
+	for (qp = 0; qp < s->nqp; qp++) {
+		port_stats_add(tx, &s->tx[qp]);
+		port_stats_add(rx, &s->rx[qp]);
+	}
+}
+
+/**
+ * port_stats_merge() - add per-pair counters to an accumulator
+ * @to: accumulator; its pairs qp < to->nqp get the counters
+ * @from: the counters to add (its nqp is not used)
+ */
+void port_stats_merge(struct port_stats *to, const struct port_stats *from)
+{
+	unsigned int qp;
+
+	for (qp = 0; qp < to->nqp; qp++) {
+		port_stats_add(&to->tx[qp], &from->tx[qp]);
+		port_stats_add(&to->rx[qp], &from->rx[qp]);
+	}
 }
 
 /**

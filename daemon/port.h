@@ -18,7 +18,7 @@
  *             with a loop timer, see loop_timer_init())
  *   teardown  release every connection and port.priv (the listening socket
  *             is closed by port.c afterwards)
- *   get_stats counters of the port's queues
+ *   get_stats counters of the port's queue pairs (struct port_stats)
  *   connections  peers connected now
  *
  * Types are provided by port_<type>.c files defining the const objects
@@ -58,6 +58,25 @@ struct port_peer_info {
 };
 
 /**
+ * struct port_stats - a port's counters, per queue pair
+ * @nqp: queue pairs counted: the tap's queues for a type that runs one pair
+ *	per tap queue (port_ops.multiqueue), else 1
+ * @tx: per queue pair, ring -> tap (the guest or peer sends)
+ * @rx: per queue pair, tap -> ring
+ *
+ * Whoever runs a pair keeps its counters in plain structs of its own (the
+ * engine queue, a connection's frame rings, the totals of peers gone); a
+ * read adds them up here.  Nothing is counted for the port alone: its
+ * figure is the sum over its pairs (port_stats_sum()), so the per-pair and
+ * the per-port figures always agree.
+ */
+struct port_stats {
+	unsigned int nqp;
+	struct engine_stats tx[CFG_MAX_QUEUES];
+	struct engine_stats rx[CFG_MAX_QUEUES];
+};
+
+/**
  * struct port_ops - one port type
  * @name: "vhost-user", "stream", "dgram", "ringfd"
  * @sock_type: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET for the socket
@@ -66,20 +85,24 @@ struct port_peer_info {
  * @accept: take ownership of a connected fd
  * @readable: a SOCK_DGRAM port's socket is readable
  * @connect: client mode: start connecting to cfg.connect
+ * @multiqueue: runs one queue pair per tap queue (else one pair, on the
+ *	tap's first queue)
  * @teardown: free connections and priv
- * @get_stats: counters (NULL: zero)
+ * @get_stats: add the counters of each queue pair qp < s->nqp to
+ *	s->tx[qp] and s->rx[qp] (NULL: zero)
  * @connections: connected peers (NULL: 0)
  * @peer_info: who is connected and how past peers left (NULL: nothing known)
  */
 struct port_ops {
 	const char *name;
 	int sock_type;
+	bool multiqueue;
 	int (*listen)(struct port *p, char *err, size_t errlen);
 	void (*accept)(struct port *p, int fd);
 	void (*readable)(struct port *p);
 	int (*connect)(struct port *p, char *err, size_t errlen);
 	void (*teardown)(struct port *p);
-	void (*get_stats)(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
+	void (*get_stats)(struct port *p, struct port_stats *s);
 	unsigned int (*connections)(struct port *p);
 	void (*peer_info)(struct port *p, struct port_peer_info *info);
 };
@@ -120,10 +143,12 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen);
 void port_close(struct port *p);
-void port_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
+void port_get_stats(struct port *p, struct port_stats *s);
+void port_stats_sum(const struct port_stats *s, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);
 void port_get_peer_info(struct port *p, struct port_peer_info *info);
 void port_stats_add(struct engine_stats *to, const struct engine_stats *from);
+void port_stats_merge(struct port_stats *to, const struct port_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);
 void port_unix_unlink(const char *path, int fd);

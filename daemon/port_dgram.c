@@ -252,12 +252,11 @@ static void port_dgram_teardown(struct port *p)
 }
 
 /**
- * port_dgram_get_stats() - port_ops.get_stats
+ * port_dgram_get_stats() - port_ops.get_stats: its one queue pair
  * @p: the port
- * @tx: out
- * @rx: out
+ * @s: accumulator
  */
-static void port_dgram_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+static void port_dgram_get_stats(struct port *p, struct port_stats *s)
 {
 	struct port_dgram *pp = p->priv;
 	struct engine_stats t, r;
@@ -265,12 +264,12 @@ static void port_dgram_get_stats(struct port *p, struct engine_stats *tx, struct
 	if (!pp)
 		return;
 	frame_rings_get_stats(&pp->fp, &t, &r);
-	*tx = t;
-	*rx = r;
-	tx->drop_too_big += pp->tx.drop_too_big;
-	tx->drop_bad_chain += pp->tx.drop_bad_chain;
-	tx->drop_peer += pp->tx.drop_peer;
-	rx->drop_tap += pp->rx.drop_tap;
+	t.drop_too_big += pp->tx.drop_too_big;
+	t.drop_bad_chain += pp->tx.drop_bad_chain;
+	t.drop_peer += pp->tx.drop_peer;
+	r.drop_tap += pp->rx.drop_tap;
+	port_stats_add(&s->tx[0], &t);
+	port_stats_add(&s->rx[0], &r);
 }
 
 /**

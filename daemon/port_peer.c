@@ -258,23 +258,21 @@ void port_peer_get_info(struct port *p, struct port_peer_info *info)
 }
 
 /**
- * port_peer_get_stats() - port_ops.get_stats: closed peers plus the live one
+ * port_peer_get_stats() - port_ops.get_stats: closed peers plus the live ones
  * @p: the port
- * @tx: out: accumulated (peer -> tap)
- * @rx: out: accumulated (tap -> peer)
+ * @s: accumulator, per queue pair
  */
-void port_peer_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+void port_peer_get_stats(struct port *p, struct port_stats *s)
 {
 	struct port_peer *pp = p->priv;
 	unsigned int i;
 
 	if (!pp)
 		return;
-	port_stats_add(tx, &pp->tx);
-	port_stats_add(rx, &pp->rx);
+	port_stats_merge(s, &pp->gone);
 	for (i = 0; i < PORT_PEER_MAX; i++)
 		if (pp->conns[i] && pp->ops->conn_stats)
-			pp->ops->conn_stats(p, pp->conns[i], tx, rx);
+			pp->ops->conn_stats(p, pp->conns[i], s);
 }
 
 /**

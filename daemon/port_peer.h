@@ -33,14 +33,14 @@
  * struct port_peer_ops - what the port type provides
  * @attach: serve a connected socket (owned from the call on)
  * @close: close a peer, with a reason for the log (NULL: clean hang-up)
- * @conn_stats: the counters of a live peer (NULL: none besides the port's)
+ * @conn_stats: add the counters of a live peer's queue pairs to @s (NULL:
+ *	none besides the port's)
  * @max_peers: peers served at once, 1..PORT_PEER_MAX (0 means 1)
  */
 struct port_peer_ops {
 	void (*attach)(struct port *p, int fd);
 	void (*close)(void *conn, const char *why);
-	void (*conn_stats)(struct port *p, void *conn, struct engine_stats *tx,
-			   struct engine_stats *rx);
+	void (*conn_stats)(struct port *p, void *conn, struct port_stats *s);
 	unsigned int max_peers;
 };
 
@@ -52,8 +52,8 @@ struct port_peer_ops {
  * @ops: the type's part
  * @conns: the peers served (NULL: a free slot)
  * @nconns: peers served
- * @tx: counters of closed peers and port-level drops (peer -> tap)
- * @rx: same, tap -> peer
+ * @gone: counters of closed peers, and drops of frames that reached no
+ *	ring, per queue pair
  * @accepted: peers served so far
  * @refused: peers refused while the port was full
  * @creds: SO_PEERCRED of each peer in @conns (pid 0: unknown)
@@ -68,8 +68,7 @@ struct port_peer {
 	const struct port_peer_ops *ops;
 	void *conns[PORT_PEER_MAX];
 	unsigned int nconns;
-	struct engine_stats tx;
-	struct engine_stats rx;
+	struct port_stats gone;
 	unsigned long accepted;
 	unsigned long refused;
 	struct ucred creds[PORT_PEER_MAX];
@@ -87,7 +86,7 @@ void port_peer_closed(struct port *p, const void *conn, const char *why);
 void port_peer_get_info(struct port *p, struct port_peer_info *info);
 int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen);
 void port_peer_teardown(struct port *p);
-void port_peer_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx);
+void port_peer_get_stats(struct port *p, struct port_stats *s);
 unsigned int port_peer_connections(struct port *p);
 
 #endif /* VRINGNET_PORT_PEER_H */

@@ -80,21 +80,22 @@ struct port_ringfd_conn {
 	struct vq q[VRINGNET_RFD_MAX_QP];
 };
 
+/* a queue pair's counters live in the port's per-pair struct port_stats */
+_Static_assert(VRINGNET_RFD_MAX_QP <= CFG_MAX_QUEUES, "queue pairs beyond port_stats");
+
 /**
  * struct port_ringfd - per-port data (port.priv)
  * @conns: connections
  * @npending: connections not yet set up
  * @active: the served client, or NULL
- * @tx: counters of clients gone (client -> tap)
- * @rx: same, tap -> client
+ * @gone: counters of clients gone, per queue pair
  * @refused: SETUPs answered with an error
  */
 struct port_ringfd {
 	struct port_ringfd_conn *conns;
 	unsigned int npending;
 	struct port_ringfd_conn *active;
-	struct engine_stats tx;
-	struct engine_stats rx;
+	struct port_stats gone;
 	unsigned long refused;
 };
 
@@ -116,7 +117,7 @@ static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 		else
 			log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client hung up", p->cfg.name);
 		for (i = 0; i < c->setup.nqp; i++)
-			vq_stop(&c->q[i], &pp->tx, &pp->rx, NULL);
+			vq_stop(&c->q[i], &pp->gone.tx[i], &pp->gone.rx[i], NULL);
 		pp->active = NULL;
 		p->state = "listening";
 	} else {
@@ -446,12 +447,11 @@ static void port_ringfd_teardown(struct port *p)
 }
 
 /**
- * port_ringfd_get_stats() - port_ops.get_stats
+ * port_ringfd_get_stats() - port_ops.get_stats: clients gone plus the served one
  * @p: the port
- * @tx: out
- * @rx: out
+ * @s: accumulator, per queue pair
  */
-static void port_ringfd_get_stats(struct port *p, struct engine_stats *tx, struct engine_stats *rx)
+static void port_ringfd_get_stats(struct port *p, struct port_stats *s)
 {
 	struct port_ringfd *pp = p->priv;
 	struct engine_stats t, r;
@@ -459,16 +459,15 @@ static void port_ringfd_get_stats(struct port *p, struct engine_stats *tx, struc
 
 	if (!pp)
 		return;
-	port_stats_add(tx, &pp->tx);
-	port_stats_add(rx, &pp->rx);
+	port_stats_merge(s, &pp->gone);
 	if (!pp->active)
 		return;
-	for (i = 0; i < pp->active->setup.nqp; i++) {
+	for (i = 0; i < pp->active->setup.nqp && i < s->nqp; i++) {
 		if (!vq_running(&pp->active->q[i]))
 			continue;
 		vq_get_stats(&pp->active->q[i], &t, &r);
-		port_stats_add(tx, &t);
-		port_stats_add(rx, &r);
+		port_stats_add(&s->tx[i], &t);
+		port_stats_add(&s->rx[i], &r);
 	}
 }
 
@@ -488,6 +487,7 @@ static unsigned int port_ringfd_connections(struct port *p)
 const struct port_ops port_ringfd_ops = {
 	.name = "ringfd",
 	.sock_type = SOCK_SEQPACKET,
+	.multiqueue = true,
 	.accept = port_ringfd_accept,
 	.teardown = port_ringfd_teardown,
 	.get_stats = port_ringfd_get_stats,

@@ -93,8 +93,8 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 	loop_del(p->loop, &c->tap);
 	loop_del(p->loop, &c->ref);
 	frame_rings_get_stats(&c->fp, &tx, &rx);
-	port_stats_add(&pp->tx, &tx);
-	port_stats_add(&pp->rx, &rx);
+	port_stats_add(&pp->gone.tx[0], &tx);
+	port_stats_add(&pp->gone.rx[0], &rx);
 	frame_rings_close(&c->fp);
 	close(c->fd);
 	port_peer_closed(p, c, why);
@@ -136,7 +136,7 @@ static void port_stream_deliver(void *opaque, const uint8_t *frame, size_t len)
 	struct port_peer *pp = c->port->priv;
 
 	if (frame_stream_encoder_push(&c->enc, frame, len) < 0) {
-		pp->rx.drop_tap++;
+		pp->gone.rx[0].drop_tap++;
 		c->stalled++;
 	}
 }
@@ -179,7 +179,7 @@ static int port_stream_read(struct port_stream_conn *c)
 
 		if (n == 0) {
 			if (frame_stream_decoder_mid_frame(&c->dec)) {
-				pp->tx.drop_bad_chain++;
+				pp->gone.tx[0].drop_bad_chain++;
 				frame_rings_tx_flush(&c->fp);
 				port_stream_close(c, "hung up in the middle of a frame (partial frame dropped)");
 			} else {
@@ -216,7 +216,7 @@ static int port_stream_read(struct port_stream_conn *c)
 			ret = frame_stream_decode(&c->dec, dst, c->rbuf + off, (size_t)n - off, &used);
 			off += used;
 			if (ret < 0) {
-				pp->tx.drop_bad_hdr++;
+				pp->gone.tx[0].drop_bad_hdr++;
 				snprintf(why, sizeof(why), "frame length prefix %s",
 					 ret == -EBADMSG ? "0" : "above 65535");
 				frame_rings_tx_flush(&c->fp);
@@ -228,7 +228,7 @@ static int port_stream_read(struct port_stream_conn *c)
 				deadline_stop(&c->hs);
 			}
 			if (ret > 0 && frame_rings_tx_commit(&c->fp, (size_t)ret) < 0)
-				pp->tx.drop_bad_chain++;
+				pp->gone.tx[0].drop_bad_chain++;
 		}
 	}
 	if (frame_rings_tx_flush(&c->fp) < 0) {
@@ -290,18 +290,16 @@ static void port_stream_conn_ready(struct loop *loop, struct loop_ref *ref, uint
  * port_stream_conn_stats() - port_peer_ops.conn_stats: the live peer's ring counters
  * @p: the port
  * @conn: the peer
- * @tx: accumulator (peer -> tap)
- * @rx: accumulator (tap -> peer)
+ * @s: accumulator; a stream port has one queue pair
  */
-static void port_stream_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
-			   struct engine_stats *rx)
+static void port_stream_conn_stats(struct port *p, void *conn, struct port_stats *s)
 {
 	struct port_stream_conn *c = conn;
 	struct engine_stats t, r;
 
 	frame_rings_get_stats(&c->fp, &t, &r);
-	port_stats_add(tx, &t);
-	port_stats_add(rx, &r);
+	port_stats_add(&s->tx[0], &t);
+	port_stats_add(&s->rx[0], &r);
 }
 
 /**

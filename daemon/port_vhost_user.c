@@ -86,6 +86,9 @@ struct port_vhost_user_conn {
 	char deferred[320];
 };
 
+/* a queue pair's counters live in the port's per-pair struct port_stats */
+_Static_assert(VHOST_USER_MAX_QUEUE_PAIRS <= CFG_MAX_QUEUES, "queue pairs beyond port_stats");
+
 static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const char *why);
 
 /**
@@ -226,7 +229,7 @@ static void port_vhost_user_queue_stop(struct port_vhost_user_conn *c, unsigned 
 
 	if (!vq_running(&c->q[qp]))
 		return;
-	vq_stop(&c->q[qp], &pp->tx, &pp->rx, la);
+	vq_stop(&c->q[qp], &pp->gone.tx[qp], &pp->gone.rx[qp], la);
 	vhost_user_dev_set_last_avail(&c->dev, 2 * qp + 1, la[ENGINE_TX]);
 	vhost_user_dev_set_last_avail(&c->dev, 2 * qp, la[ENGINE_RX]);
 	if (vhost_user_dev_logging(&c->dev))
@@ -527,23 +530,21 @@ static void port_vhost_user_attach(struct port *p, int fd)
  * port_vhost_user_conn_stats() - port_peer_ops.conn_stats: the running queues' counters
  * @p: the port
  * @conn: the connection
- * @tx: accumulator (guest -> tap)
- * @rx: accumulator (tap -> guest)
+ * @s: accumulator, per queue pair
  */
-static void port_vhost_user_conn_stats(struct port *p, void *conn, struct engine_stats *tx,
-			   struct engine_stats *rx)
+static void port_vhost_user_conn_stats(struct port *p, void *conn, struct port_stats *s)
 {
 	struct port_vhost_user_conn *c = conn;
 	unsigned int qp;
 
-	for (qp = 0; qp < VHOST_USER_MAX_QUEUE_PAIRS; qp++) {
+	for (qp = 0; qp < VHOST_USER_MAX_QUEUE_PAIRS && qp < s->nqp; qp++) {
 		struct engine_stats t, r;
 
 		if (!vq_running(&c->q[qp]))
 			continue;
 		vq_get_stats(&c->q[qp], &t, &r);
-		port_stats_add(tx, &t);
-		port_stats_add(rx, &r);
+		port_stats_add(&s->tx[qp], &t);
+		port_stats_add(&s->rx[qp], &r);
 	}
 }
 
@@ -594,6 +595,7 @@ static int port_vhost_user_connect(struct port *p, char *err, size_t errlen)
 const struct port_ops port_vhost_user_ops = {
 	.name = "vhost-user",
 	.sock_type = SOCK_STREAM,
+	.multiqueue = true,
 	.accept = port_vhost_user_accept,
 	.connect = port_vhost_user_connect,
 	.teardown = port_peer_teardown,

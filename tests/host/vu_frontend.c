@@ -20,6 +20,10 @@
  * last one completed, for bench/daemon_bench) and exits 0 when
  * every frame was completed (and RX_MIN reached), 1 otherwise.
  *
+ * With VU_FRONTEND_QP=N (0..15, default 0) it sets up and drives queue pair
+ * N (vrings 2N and 2N + 1) instead of the first one; the daemon's tap must
+ * have more than N queues (MQ is negotiated when offered).
+ *
  * With VU_FRONTEND_POLL_KICKS=1 in the environment both rings are set up
  * without kick fds (SET_VRING_KICK with the no-fd bit) and nothing is
  * kicked: the daemon must poll them.
@@ -427,6 +431,7 @@ int main(int argc, char **argv)
 	const char *mem_kind = getenv("VU_FRONTEND_MEM") ? getenv("VU_FRONTEND_MEM") : "memfd-sealed";
 	const char *evil = getenv("VU_FRONTEND_EVIL") ? getenv("VU_FRONTEND_EVIL") : "";
 	const char *mg = getenv("VU_FRONTEND_MIGRATE");
+	uint32_t qp = getenv("VU_FRONTEND_QP") ? (uint32_t)strtoul(getenv("VU_FRONTEND_QP"), NULL, 0) : 0;
 	bool migrate = mg && !strcmp(mg, "1");
 	unsigned long phase_len, phase_end;
 	unsigned int i, phase = 0;
@@ -443,6 +448,10 @@ int main(int argc, char **argv)
 	phase_len = phase_end = count;
 	if (migrate)
 		count *= 3;
+	if (qp > 15) {
+		fprintf(stderr, "vu_frontend: VU_FRONTEND_QP must be 0..15\n");
+		return 2;
+	}
 	if (size < 60 || size > FE_TX_SLOT - FE_HDR) {
 		fprintf(stderr, "vu_frontend: SIZE must be 60..%u\n", FE_TX_SLOT - FE_HDR);
 		return 2;
@@ -508,20 +517,20 @@ handshake:
 		return fe_expect_refused();
 	for (r = 0; r < 2; r++) {
 		struct vhost_user_msg_vring_addr a = {
-			.index = (uint32_t)r,
+			.index = 2 * qp + (uint32_t)r,
 			.desc = (uint64_t)(uintptr_t)(fe_mem + FE_RING(r)),
 			.avail = (uint64_t)(uintptr_t)(fe_mem + FE_RING(r) + 0x1000),
 			.used = (uint64_t)(uintptr_t)(fe_mem + FE_RING(r) + 0x2000),
 		};
 
-		fe_state(VUM_SET_VRING_NUM, (uint32_t)r, FE_NUM);
-		fe_state(VUM_SET_VRING_BASE, (uint32_t)r, 0);
+		fe_state(VUM_SET_VRING_NUM, a.index, FE_NUM);
+		fe_state(VUM_SET_VRING_BASE, a.index, 0);
 		fe_msg(VUM_SET_VRING_ADDR, &a, sizeof(a), -1, NULL);
-		v = (uint64_t)r;
+		v = a.index;
 		if (poll_kicks) {
 			v |= VUM_VRING_NOFD;
 			fe_msg(VUM_SET_VRING_KICK, &v, 8, -1, NULL);
-			v = (uint64_t)r;
+			v = a.index;
 		} else {
 			fe_msg(VUM_SET_VRING_KICK, &v, 8, kick[r], NULL);
 		}
@@ -530,8 +539,8 @@ handshake:
 	for (i = 0; i < FE_NUM; i++)
 		fe_post_rx(&ring[0], i);
 	vringfd_ring_publish(&ring[0]);
-	fe_state(VUM_SET_VRING_ENABLE, 0, 1);
-	fe_state(VUM_SET_VRING_ENABLE, 1, 1);
+	fe_state(VUM_SET_VRING_ENABLE, 2 * qp, 1);
+	fe_state(VUM_SET_VRING_ENABLE, 2 * qp + 1, 1);
 
 	t_start = fe_now();
 	deadline = t_start + 10 + count / 1000.0;

@@ -544,6 +544,59 @@ START_TEST(ctl_stats_human)
 }
 END_TEST
 
+/**
+ * queue_reply() - a stats reply of port vm1 with two queue pairs (asked with queues=yes)
+ * @reply: buffer, CTLPROTO_REPLY_MAX bytes
+ *
+ * Return: its length.
+ */
+static int queue_reply(char *reply)
+{
+	struct engine_stats q0 = { .frames = 3, .bytes = 180 }, q1 = { .frames = 5, .bytes = 300 };
+	struct engine_stats tx = { .frames = 8, .bytes = 480 };
+	struct ctlproto_writer w;
+
+	ctlproto_reply_init(&w, reply, CTLPROTO_REPLY_MAX);
+	ctlproto_reply_stats(&w, "port", "vm1", &tx, NULL);
+	ctlproto_reply_str(&w, "tap", "vnet0");
+	ctlproto_reply_queue_stats(&w, "vm1", "vnet0", 0, &q0, NULL, false);
+	ctlproto_reply_queue_stats(&w, "vm1", "vnet0", 1, &q1, NULL, false);
+	return ctlproto_reply_finish(&w);
+}
+
+START_TEST(ctl_stats_queues_human)
+{
+	static char reply[CTLPROTO_REPLY_MAX];
+	int n = queue_reply(reply);
+
+	fake_server(FAKE_REPLY, reply, (size_t)n);
+	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "--queues", "stats", "vm1", NULL), 0);
+	ck_assert_msg(strstr(out, "\nvm1:0  queue  tx   3       180 ") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "\nvm1:1  queue  tx   5       300 ") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "\nvm1    port   tx   8       480 ") != NULL, "%s", out);
+	read_file("request", out, sizeof(out));
+	ck_assert_str_eq(out, "stats version=1 port=vm1 queues=yes\n");
+}
+END_TEST
+
+START_TEST(ctl_stats_prometheus_queues)
+{
+	static char reply[CTLPROTO_REPLY_MAX];
+	int n = queue_reply(reply);
+
+	fake_server(FAKE_REPLY, reply, (size_t)n);
+	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "--prometheus", "stats", NULL), 0);
+	ck_assert_msg(strstr(out, "\nvringnet_port_frames_total{port=\"vm1\",tap=\"vnet0\",queue=\"0\",direction=\"tx\"} 3\n"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "\nvringnet_port_frames_total{port=\"vm1\",tap=\"vnet0\",queue=\"1\",direction=\"tx\"} 5\n"),
+		      "%s", out);
+	/* the port's own record (8 frames) is not a series: no double count */
+	ck_assert_msg(!strstr(out, "} 8\n") && !strstr(out, "tap=\"vnet0\",direction"), "%s", out);
+	read_file("request", out, sizeof(out));
+	ck_assert_str_eq(out, "stats version=1 queues=yes\n");
+}
+END_TEST
+
 START_TEST(ctl_status_with_stats)
 {
 	static const char reply[] = "reply version=1 status=ok error=\n"
@@ -609,9 +662,9 @@ static const struct usage_case {
 	const char *out_prefix;
 } usage_cases[] = {
 	{ "usage_no_command", { NULL }, 2,
-	  "vringnetctl: no command given (status, list, stats, reload)\nTry 'vringnetctl --help'.\n", "" },
+	  "vringnetctl: no command given (status, list, stats, reload, metrics-http)\nTry 'vringnetctl --help'.\n", "" },
 	{ "usage_unknown_command", { "start", NULL }, 2,
-	  "vringnetctl: unknown command 'start' (status, list, stats, reload)\n", "" },
+	  "vringnetctl: unknown command 'start' (status, list, stats, reload, metrics-http)\n", "" },
 	{ "usage_extra_argument", { "status", "now", NULL }, 2,
 	  "vringnetctl: unexpected argument 'now' after 'status'\n", "" },
 	{ "usage_stats_two_ports", { "stats", "a", "b", NULL }, 2,
@@ -639,6 +692,12 @@ static const struct usage_case {
 	  "vringnetctl: --config: /nonexistent/vringnetd.conf: cannot open: No such file or directory\n", "" },
 	{ "usage_option_without_value", { "--timeout", NULL }, 2,
 	  "vringnetctl: option '--timeout' needs an argument\nTry 'vringnetctl --help'.\n", "" },
+	{ "usage_queues_not_stats", { "--queues", "status", NULL }, 2,
+	  "vringnetctl: --queues goes with stats\n", "" },
+	{ "usage_metrics_http_json", { "metrics-http", "--json", NULL }, 2,
+	  "vringnetctl: metrics-http takes no --json, --prometheus or --queues\n", "" },
+	{ "usage_metrics_http_argument", { "metrics-http", "vm1", NULL }, 2,
+	  "vringnetctl: unexpected argument 'vm1' after 'metrics-http'\n", "" },
 	{ "usage_help", { "--help", NULL }, 0, "", "Usage: vringnetctl [OPTIONS] COMMAND [OPTIONS]\n" },
 	{ "usage_version", { "--version", NULL }, 0, "", "vringnetctl " VRINGNET_VERSION " (control protocol 1)\n" },
 };
@@ -708,6 +767,8 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_json_after_command);
 	ADD(s, ctl_socket_from_config);
 	ADD(s, ctl_stats_human);
+	ADD(s, ctl_stats_queues_human);
+	ADD(s, ctl_stats_prometheus_queues);
 	ADD(s, ctl_status_with_stats);
 	ADD(s, ctl_reload_human);
 	for (i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++)

@@ -98,6 +98,10 @@ static const struct bad_request {
 	  CTLPROTO_E_BAD_REQUEST, "malformed request: line 1: key longer than 31 bytes" },
 	{ "req_type_too_long", "statusstatusstatusstatusstatusstatus version=1\n", 0,
 	  CTLPROTO_E_BAD_REQUEST, "malformed request: line 1: record type longer than 31 bytes" },
+	{ "req_queues_bad_value", "stats version=1 queues=1\n", 0, CTLPROTO_E_BAD_REQUEST,
+	  "queues must be yes or no" },
+	{ "req_queues_not_stats", "status version=1 queues=yes\n", 0, CTLPROTO_E_BAD_REQUEST,
+	  "unknown key 'queues' for command 'status'" },
 };
 
 #define N_BAD_REQ (sizeof(bad_requests) / sizeof(bad_requests[0]))
@@ -202,6 +206,25 @@ START_TEST(ctl_request_roundtrip)
 	ck_assert_mem_eq(buf, "stats version=1 port=vm1^r.%25b\n", (size_t)n);
 	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTLPROTO_OK);
 	ck_assert_str_eq(out.port, "vm1^r.%b");
+	ck_assert(!out.queues);
+
+	/* per-queue counters: queues=yes after the port, stats only */
+	req.queues = true;
+	n = ctlproto_encode_request(&req, buf, sizeof(buf));
+	ck_assert_int_eq(n, (int)strlen("stats version=1 port=vm1^r.%25b queues=yes\n"));
+	ck_assert_mem_eq(buf, "stats version=1 port=vm1^r.%25b queues=yes\n", (size_t)n);
+	ck_assert_int_eq(ctlproto_decode_request(buf, (size_t)n, &out, err, sizeof(err)), CTLPROTO_OK);
+	ck_assert_str_eq(out.port, "vm1^r.%b");
+	ck_assert(out.queues);
+	req.port[0] = '\0';
+	n = ctlproto_encode_request(&req, buf, sizeof(buf));
+	ck_assert_mem_eq(buf, "stats version=1 queues=yes\n", (size_t)n);
+	ck_assert_int_eq(ctlproto_decode_request("stats version=1 queues=no\n", 26, &out, err,
+						 sizeof(err)), CTLPROTO_OK);
+	ck_assert(!out.queues);
+	req.cmd = CTLPROTO_CMD_LIST;
+	n = ctlproto_encode_request(&req, buf, sizeof(buf));
+	ck_assert_mem_eq(buf, "list version=1\n", (size_t)n);
 }
 END_TEST
 
@@ -314,10 +337,20 @@ START_TEST(ctl_reply_stats_and_reload)
 	ctlproto_reply_init(&w, big, sizeof(big));
 	ctlproto_reply_stats(&w, "port", "vm1", &tx, NULL);
 	ctlproto_reply_str(&w, "tap", "vnet0");
+	ctlproto_reply_queue_stats(&w, "vm1", "vnet0", 1, &tx, &tx, true);
 	ctlproto_reply_reload(&w, &rl);
 	n = ctlproto_reply_finish(&w);
 	ck_assert_msg(!ctlproto_decode_reply(big, (size_t)n, &rep, err, sizeof(err)), "%s", err);
-	ck_assert_uint_eq(rep.nrecords, 2);
+	ck_assert_uint_eq(rep.nrecords, 3);
+	r = &rep.records[1];
+	ck_assert_str_eq(r->type, "stats");
+	ck_assert_uint_eq(r->nkv, 25);
+	ck_assert_str_eq(ctlproto_record_get(r, "of"), "queue");
+	ck_assert_str_eq(ctlproto_record_get(r, "name"), "vm1");
+	ck_assert_str_eq(ctlproto_record_get(r, "queue"), "1");
+	ck_assert_str_eq(ctlproto_record_get(r, "tap"), "vnet0");
+	ck_assert_str_eq(ctlproto_record_get(r, "rx_drop_tap"), "4");
+	ck_assert_str_eq(ctlproto_record_get(r, "tx_drop_peer"), "0");
 	r = &rep.records[0];
 	ck_assert_uint_eq(r->nkv, 23);
 	ck_assert_str_eq(ctlproto_record_get(r, "of"), "port");
@@ -328,7 +361,7 @@ START_TEST(ctl_reply_stats_and_reload)
 	ck_assert_str_eq(ctlproto_record_get(r, "rx_frames"), "0");
 	ck_assert_str_eq(ctlproto_record_get(r, "rx_drop_bad_addr"), "0");
 	ck_assert_str_eq(ctlproto_record_get(r, "tap"), "vnet0");
-	r = &rep.records[1];
+	r = &rep.records[2];
 	ck_assert_str_eq(r->type, "reload");
 	ck_assert_str_eq(ctlproto_record_get(r, "taps_added"), "1");
 	ck_assert_str_eq(ctlproto_record_get(r, "ports_changed"), "2");

@@ -14,7 +14,7 @@
  *   max_peers 2 (vhost-user migration)  two served, the third refused;
  *                                       one closing leaves "connected"
  * and that teardown closes the peer with "port closed" and frees port.priv,
- * that stats are the port's totals plus the live peer's.
+ * that stats are the port's totals plus the live peer's, per queue pair.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,16 +60,18 @@ static void pp_close(void *conn, const char *why)
 }
 
 /**
- * pp_conn_stats() - fake live counters: 5 tx frames, 7 rx frames
+ * pp_conn_stats() - fake live counters: 5 tx frames, 7 rx frames on pair 0,
+ *	1 tx frame on pair 1
  * @p: the port
  * @conn: the token
- * @tx: accumulator
- * @rx: accumulator
+ * @s: accumulator
  */
-static void pp_conn_stats(struct port *p, void *conn, struct engine_stats *tx, struct engine_stats *rx)
+static void pp_conn_stats(struct port *p, void *conn, struct port_stats *s)
 {
-	tx->frames += 5;
-	rx->frames += 7;
+	s->tx[0].frames += 5;
+	s->rx[0].frames += 7;
+	if (s->nqp > 1)
+		s->tx[1].frames += 1;
 }
 
 static const struct port_peer_ops pp_ops = {
@@ -144,12 +146,22 @@ START_TEST(pp_second_peer_refused)
 	ck_assert_uint_eq(pp->disconnects, 0);
 	/* counters: the port's totals plus the live peer's */
 	{
-		struct engine_stats tx = { 0 }, rx = { 0 };
+		struct port_stats s = { .nqp = 2 };
+		struct engine_stats tx, rx;
 
-		pp->tx.frames = 100;
-		pp->rx.drop_tap = 3;
-		port_peer_get_stats(&p, &tx, &rx);
-		ck_assert_uint_eq(tx.frames, 105);
+		pp->gone.tx[0].frames = 100;
+		pp->gone.rx[0].drop_tap = 3;
+		pp->gone.tx[1].frames = 20;
+		pp->gone.tx[2].frames = 1000;	/* beyond nqp: not counted */
+		port_peer_get_stats(&p, &s);
+		ck_assert_uint_eq(s.tx[0].frames, 105);
+		ck_assert_uint_eq(s.tx[1].frames, 21);
+		ck_assert_uint_eq(s.rx[0].frames, 7);
+		ck_assert_uint_eq(s.rx[0].drop_tap, 3);
+		ck_assert_uint_eq(s.rx[1].frames, 0);
+		/* the port's figure is the sum of its pairs' */
+		port_stats_sum(&s, &tx, &rx);
+		ck_assert_uint_eq(tx.frames, 126);
 		ck_assert_uint_eq(rx.frames, 7);
 		ck_assert_uint_eq(rx.drop_tap, 3);
 	}
@@ -175,7 +187,7 @@ START_TEST(pp_two_peers_third_refused)
 {
 	char err[128];
 	struct loop *l = loop_new(NULL, NULL, err, sizeof(err));
-	struct engine_stats tx = { 0 }, rx = { 0 };
+	struct port_stats s = { .nqp = 1 };
 	static int src, dst;
 	struct port_peer *pp;
 	struct port p;
@@ -196,8 +208,8 @@ START_TEST(pp_two_peers_third_refused)
 	ck_assert(port_peer_refuse(&p, c[0], "test peer"));
 	ck_assert_int_eq(fcntl(c[0], F_GETFD), -1);
 	ck_assert_uint_eq(pp->refused, 1);
-	port_peer_get_stats(&p, &tx, &rx);
-	ck_assert_uint_eq(tx.frames, 10);	/* both live peers */
+	port_peer_get_stats(&p, &s);
+	ck_assert_uint_eq(s.tx[0].frames, 10);	/* both live peers */
 	/* status: the newest peer's SO_PEERCRED (a socketpair: this process) */
 	{
 		struct port_peer_info pi = { .pid = -1, .uid = (uid_t)-1, .last_disconnect = "" };

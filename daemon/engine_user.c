@@ -314,8 +314,10 @@ fail:
 }
 
 /**
- * engine_user_tx() - send every available tx chain to the tap, one writev() each
+ * engine_user_tx() - send available tx chains to the tap, one writev() each
  * @q: the queue
+ * @budget: charged one frame (and its bytes) per chain consumed; the walk
+ *	stops when it is spent
  *
  * Chains with writable segments, shorter than header + Ethernet header,
  * longer than 64 KiB + header, or with an invalid header are completed
@@ -323,16 +325,16 @@ fail:
  *
  * Return: chains consumed, or -EIO when the ring is broken.
  */
-static int engine_user_tx(struct engine_queue *q)
+static int engine_user_tx(struct engine_queue *q, struct engine_budget *budget)
 {
 	static const uint8_t zero_hdr[12];
 	struct vringfd_chain ch;
 	unsigned int n = 0;
 	int ret = 0;
 
-	while (n < q->tx.num) {
+	while (n < q->tx.num && !engine_budget_spent(budget)) {
 		struct virtio_net_hdr_mrg_rxbuf h;
-		uint64_t frame_len;
+		uint64_t frame_len = 0;
 		ssize_t w;
 
 		ret = vringfd_dev_get_chain(&q->tx, &ch, q->iov + 1, ENGINE_USER_MAX_IOV - 1);
@@ -385,6 +387,7 @@ static int engine_user_tx(struct engine_queue *q)
 		q->stx.frames++;
 		q->stx.bytes += frame_len;
 done:
+		engine_budget_take(budget, frame_len);
 		vringfd_dev_put_used(&q->tx, ch.head, 0);
 	}
 	if (n) {
@@ -530,6 +533,8 @@ static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct
 /**
  * engine_user_rx() - fill posted rx buffers with frames from the tap
  * @q: the queue
+ * @budget: charged one frame (and its bytes) per frame read; reading
+ *	stops when it is spent
  * @starved: set when the tap may have frames but no buffer is posted
  *
  * Per frame: take chains (engine_user_rx_take()), one readv() into them
@@ -539,14 +544,14 @@ static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct
  *
  * Return: buffers (heads) filled, or -EIO when the ring is broken.
  */
-static int engine_user_rx(struct engine_queue *q, bool *starved)
+static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
 	struct engine_user_rx_frame f;
 	unsigned int filled = 0, frames = 0, k;
 	int ret = 0;
 
 	*starved = false;
-	while (frames < q->rx.num) {
+	while (frames < q->rx.num && !engine_budget_spent(budget)) {
 		ssize_t r;
 		uint64_t got;
 
@@ -572,6 +577,7 @@ static int engine_user_rx(struct engine_queue *q, bool *starved)
 		}
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
+		engine_budget_take(budget, got);
 		if (q->log)	/* what readv() wrote into guest buffers */
 			dirty_log_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
 				      got < f.space ? got : f.space);

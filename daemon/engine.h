@@ -236,5 +236,6 @@ extern const struct engine_ops engine_kernel_ops;
 
 bool engine_probe_kernel(char *why, size_t whylen);
 const struct engine_ops *engine_select(enum config_engine want, char *err, size_t errlen);
+const struct engine_ops *engine_for_queue(const struct engine_ops *port_eng, bool dirty_log);
 
 #endif /* VRINGNET_ENGINE_H */

@@ -11,7 +11,7 @@
  * The tap is ours to configure, as for vhost-net: vringfd.ko issues no
  * ioctl on it and takes the rings' header length as our declaration of
  * what the tap uses, so engine_kernel_open() sets the tap's header size
- * (TUNSETVNETHDRSZ, as the user engine does) before attaching.  The tap's
+ * (tap_set_vnet_hdr_len(), as the user engine does) before attaching.  The tap's
  * ifindex goes to the module (VRINGFD_CAP_TAP_IFINDEX) for the drop
  * counter of the device itself (tap_rx_dropped).
  *
@@ -28,12 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <endian.h>
-#include <sys/ioctl.h>
-#include <linux/if_tun.h>
 #include <linux/virtio_ring.h>
 
 #include "engine.h"
 #include "log.h"
+#include "tap.h"
 #include "vringfd.h"
 
 /**
@@ -182,7 +181,6 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	struct vringfd_version ver;
 	struct engine_queue *q;
 	bool base_ok, ifindex_ok;
-	int sz;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -204,12 +202,8 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
 	ifindex_ok = ver.caps & VRINGFD_CAP_TAP_IFINDEX;
 	/* the module's declaration must be true: the tap's header size */
-	sz = (int)cfg->vnet_hdr_len;
-	if (ioctl(cfg->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		snprintf(err, errlen, "kernel engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
-			 strerror(errno));
+	if (tap_set_vnet_hdr_len(cfg->tap_fd, cfg->vnet_hdr_len, "kernel engine", err, errlen) < 0)
 		return NULL;
-	}
 	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));

@@ -14,14 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
-#include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 #include <linux/vringfd_vnet_hdr.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,6 +27,7 @@
 #include "engine.h"
 #include "evfd.h"
 #include "log.h"
+#include "tap.h"
 #include "vringfd.h"
 
 #define ENGINE_USER_MAX_IOV		1024	/* UIO_MAXIOV: one writev()/readv() */
@@ -239,7 +238,7 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 				   char *err, size_t errlen)
 {
 	struct engine_queue *q;
-	int ret, sz;
+	int ret;
 
 	if (cfg->vnet_hdr_len != 0 && cfg->vnet_hdr_len != 10 && cfg->vnet_hdr_len != 12) {
 		snprintf(err, errlen, "user engine: virtio-net header of %u bytes (0, 10 or 12)",
@@ -300,12 +299,8 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 		q->tx.xlate = q->rx.xlate = engine_user_xlate;
 		q->tx.xlate_opaque = q->rx.xlate_opaque = q;
 	}
-	sz = (int)q->tap_hdr_len;
-	if (ioctl(q->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		snprintf(err, errlen, "user engine: TUNSETVNETHDRSZ %d on the tap: %s", sz,
-			 strerror(errno));
+	if (tap_set_vnet_hdr_len(q->tap_fd, q->tap_hdr_len, "user engine", err, errlen) < 0)
 		goto fail;
-	}
 	return q;
 fail:
 	free(q->regions);

@@ -641,6 +641,10 @@ START_TEST(test_engine_select)
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
 	ck_assert(!engine_probe_kernel(err, sizeof(err)));
+	/* a queue whose front-end logs dirty pages runs on the user engine */
+	ck_assert_ptr_eq(engine_for_queue(&engine_kernel_ops, true), &engine_user_ops);
+	ck_assert_ptr_eq(engine_for_queue(&engine_kernel_ops, false), &engine_kernel_ops);
+	ck_assert_ptr_eq(engine_for_queue(&engine_user_ops, false), &engine_user_ops);
 }
 END_TEST
 

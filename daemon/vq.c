@@ -44,9 +44,9 @@ static void vq_engine_broken(struct vq *vq, enum engine_dir dir, int n)
  *
  * One service: at most one budget (ENGINE_WEIGHT_FRAMES frames or
  * ENGINE_WEIGHT_BYTES bytes).  When it is spent with chains possibly left,
- * the pair kicks itself and returns, so the loop serves the other ready
- * queues before it comes back to this one (a polled ring: the timer comes
- * back).
+ * the pair requeues its tx kick in the loop and returns, so the loop serves
+ * the other ready queues before it comes back to this one (a polled ring:
+ * the timer comes back).
  * Return: 0, or -EIO when the pair is broken (the owner was told).
  */
 static int vq_tx_walk(struct vq *vq)
@@ -67,8 +67,8 @@ static int vq_tx_walk(struct vq *vq)
 		if (!eng->enable_notify(vq->eq, ENGINE_TX))
 			return 0;
 	}
-	if (vq->tx_kick.fd >= 0 && !evfd_signal(vq->tx_kick.fd))
-		log_debug("port %s: self-kick: %s", vq->port->cfg.name, strerror(errno));
+	if (vq->tx_kick.fd >= 0)
+		loop_requeue(vq->port->loop, &vq->tx_kick);
 	return 0;
 }
 
@@ -147,16 +147,17 @@ static int vq_guarded(struct vq *vq, int (*walk)(struct vq *vq))
 }
 
 /**
- * vq_tx_kick() - the driver kicked the tx ring
+ * vq_tx_kick() - the driver kicked the tx ring, or the last walk was requeued
  * @loop: the loop
  * @ref: the pair's tx_kick
- * @events: epoll events
+ * @events: epoll events; 0: loop_requeue() (nothing to consume)
  */
 static void vq_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	struct vq *vq = container_of(ref, struct vq, tx_kick);
 
-	evfd_consume(ref->fd);
+	if (events)
+		evfd_consume(ref->fd);
 	if (vq_guarded(vq, vq_tx_walk) < 0)
 		return;
 	/* A polled rx ring: serve it here too. */

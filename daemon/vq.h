@@ -12,7 +12,9 @@
  *
  *   tx kick readable   -> tx walk: eng tx(), then eng enable_notify(TX):
  *                         again while it says more arrived, until the
- *                         service's budget is spent, then a self-kick
+ *                         service's budget is spent, then requeued
+ *                         (loop_requeue(): the loop calls it again after
+ *                         the other ready fds)
  *   rx kick readable   -> rx walk: eng rx(); when starved (frames wait, no
  *   rx fd readable        buffer) eng enable_notify(RX): again if buffers
  *                         arrived, else stop polling the rx fd until the
@@ -21,10 +23,11 @@
  *
  * Fair shares: each walk is one service with one budget (engine.h:
  * ENGINE_WEIGHT_FRAMES frames, ENGINE_WEIGHT_BYTES bytes).  A walk that
- * spends it leaves its queue ready (the tx kick eventfd signalled again,
- * the level-triggered rx fd still readable) and returns: epoll hands out
- * the other ready fds first, so a guest that keeps its ring full delays
- * another guest's frame by at most about one budget per busy queue.
+ * spends it leaves its queue ready (the tx kick requeued in the loop, the
+ * level-triggered rx fd still readable) and returns: the loop serves the
+ * other ready fds first, so a guest that keeps its ring full delays another
+ * guest's frame by at most about two budgets (the service in progress when
+ * the other's kick came, and one more).
  *
  * Every walk runs inside a guard scope of the pair's owner (guard.h).  When
  * the engine gives up on a ring or front-end memory faults, the owner's

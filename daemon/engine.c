@@ -80,3 +80,18 @@ const struct engine_ops *engine_select(enum config_engine want, char *err, size_
 	snprintf(err, errlen, "engine: unknown value %d", (int)want);
 	return NULL;
 }
+
+/**
+ * engine_for_queue() - the engine a queue runs on
+ * @port_eng: the port's engine (engine_select())
+ * @dirty_log: the front-end logs dirty pages (a migration's source)
+ *
+ * Only the user engine marks the pages it writes in a dirty log
+ * (vringfd.ko refuses a queue with a log): a logging guest's queues run
+ * on it until logging stops.
+ * Return: the engine.
+ */
+const struct engine_ops *engine_for_queue(const struct engine_ops *port_eng, bool dirty_log)
+{
+	return dirty_log ? &engine_user_ops : port_eng;
+}

@@ -124,6 +124,65 @@ struct engine_stats {
 
 struct engine_queue;
 
+/*
+ * Fair shares: one service of a queue (a kick, a readable rx fd, a
+ * readable frame socket) moves at most ENGINE_WEIGHT_FRAMES frames or
+ * ENGINE_WEIGHT_BYTES bytes (whichever comes first, the frame that crosses
+ * the byte weight still goes) in each direction, then gives the loop back
+ * so that other ready queues run before it comes again: vhost-net's
+ * VHOST_NET_PKT_WEIGHT and VHOST_NET_WEIGHT, and vringfd.ko's own weights
+ * per write()/read() (kmod/vringfd_api.h).  A guest that keeps its ring
+ * full then waits its turn like the others.
+ */
+#define ENGINE_WEIGHT_FRAMES	256u
+#define ENGINE_WEIGHT_BYTES	0x80000u
+
+/**
+ * struct engine_budget - what one service of a queue may still move
+ * @frames: frames left
+ * @bytes: bytes left (frame bytes, headers excluded)
+ *
+ * Lives on the stack of one service (or in the queue that serves); the
+ * engine's tx()/rx() take from it as they move frames.
+ */
+struct engine_budget {
+	unsigned int frames;
+	uint64_t bytes;
+};
+
+/**
+ * engine_budget_init() - a full budget for one service
+ * @b: the budget
+ */
+static inline void engine_budget_init(struct engine_budget *b)
+{
+	b->frames = ENGINE_WEIGHT_FRAMES;
+	b->bytes = ENGINE_WEIGHT_BYTES;
+}
+
+/**
+ * engine_budget_take() - charge one frame to a budget
+ * @b: the budget
+ * @bytes: the frame's bytes
+ */
+static inline void engine_budget_take(struct engine_budget *b, uint64_t bytes)
+{
+	if (b->frames)
+		b->frames--;
+	b->bytes = bytes < b->bytes ? b->bytes - bytes : 0;
+}
+
+/**
+ * engine_budget_spent() - whether a service has moved its share
+ * @b: the budget
+ *
+ * Return: true when no frame or no byte is left.
+ */
+static inline bool engine_budget_spent(const struct engine_budget *b)
+{
+	return !b->frames || !b->bytes;
+}
+
 /**
  * enum engine_dir - one ring of a queue
  * @ENGINE_TX: the ring whose chains go to the tap
@@ -138,12 +197,15 @@ enum engine_dir {
  * struct engine_ops - one engine
  * @name: "kernel" or "user"
  * @open: bind a ring pair to a tap queue; NULL with @err filled on failure
- * @tx: send available tx chains (bounded: at most one ring's worth, less
- *	when the engine's weight is reached); returns chains consumed, or
- *	-errno (-EIO: the ring is broken)
- * @rx: fill posted rx buffers from the tap; returns buffers filled or
- *	-errno; sets *starved when frames wait but no buffer is posted (the
- *	caller stops polling the rx fd until the driver posts more)
+ * @tx: send available tx chains, charging each frame to @budget and
+ *	stopping when it is spent (the kernel engine: one write(), which
+ *	vringfd.ko bounds by the same weights; a write() that stopped with
+ *	chains left spends the budget); returns chains consumed, or -errno
+ *	(-EIO: the ring is broken)
+ * @rx: fill posted rx buffers from the tap, charging @budget the same
+ *	way; returns buffers filled or -errno; sets *starved when frames
+ *	wait but no buffer is posted (the caller stops polling the rx fd
+ *	until the driver posts more)
  * @enable_notify: after @tx or a starved @rx: ask the driver to kick for
  *	the next chain of that ring, then look again (vhost's
  *	vhost_enable_notify() contract); true when more work arrived (or the
@@ -160,8 +222,8 @@ struct engine_ops {
 	const char *name;
 	struct engine_queue *(*open)(const struct engine_queue_config *cfg,
 				  char *err, size_t errlen);
-	int (*tx)(struct engine_queue *q);
-	int (*rx)(struct engine_queue *q, bool *starved);
+	int (*tx)(struct engine_queue *q, struct engine_budget *budget);
+	int (*rx)(struct engine_queue *q, struct engine_budget *budget, bool *starved);
 	bool (*enable_notify)(struct engine_queue *q, enum engine_dir dir);
 	int (*rx_fd)(struct engine_queue *q);
 	void (*get_stats)(struct engine_queue *q, struct engine_stats *tx,
@@ -174,5 +236,6 @@ extern const struct engine_ops engine_kernel_ops;
 
 bool engine_probe_kernel(char *why, size_t whylen);
 const struct engine_ops *engine_select(enum config_engine want, char *err, size_t errlen);
+const struct engine_ops *engine_for_queue(const struct engine_ops *port_eng, bool dirty_log);
 
 #endif /* VRINGNET_ENGINE_H */

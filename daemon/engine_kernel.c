@@ -11,7 +11,7 @@
  * The tap is ours to configure, as for vhost-net: vringfd.ko issues no
  * ioctl on it and takes the rings' header length as our declaration of
  * what the tap uses, so engine_kernel_open() sets the tap's header size
- * (TUNSETVNETHDRSZ, as the user engine does) before attaching.  The tap's
+ * (tap_set_vnet_hdr_len(), as the user engine does) before attaching.  The tap's
  * ifindex goes to the module (VRINGFD_CAP_TAP_IFINDEX) for the drop
  * counter of the device itself (tap_rx_dropped).
  *
@@ -28,12 +28,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <endian.h>
-#include <sys/ioctl.h>
-#include <linux/if_tun.h>
 #include <linux/virtio_ring.h>
 
 #include "engine.h"
 #include "log.h"
+#include "tap.h"
 #include "vringfd.h"
 
 /**
@@ -180,7 +179,6 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	struct vringfd_version ver;
 	struct engine_queue *q;
 	bool base_ok, ifindex_ok;
-	int sz;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -202,11 +200,8 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
 	ifindex_ok = ver.caps & VRINGFD_CAP_TAP_IFINDEX;
 	/* the module's declaration must be true: the tap's header size */
-	sz = (int)cfg->vnet_hdr_len;
-	if (ioctl(cfg->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		log_buf_errno(err, errlen, errno, "kernel engine: TUNSETVNETHDRSZ %d on the tap", sz);
+	if (tap_set_vnet_hdr_len(cfg->tap_fd, cfg->vnet_hdr_len, "kernel engine", err, errlen) < 0)
 		return NULL;
-	}
 	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
@@ -232,12 +227,35 @@ fail:
 }
 
 /**
+ * engine_kernel_tx_left() - whether the last write() left chains in the tx ring
+ * @q: the queue
+ *
+ * True when the last write() consumed chains and avail->idx is past what
+ * all write()s consumed (it stopped at its weight, or the driver posted
+ * more after it looked).  A write() that consumed nothing: false.
+ * Return: true when chains are left.
+ */
+static bool engine_kernel_tx_left(const struct engine_queue *q)
+{
+	uint16_t idx;
+
+	if (q->tx_last <= 0)
+		return false;
+	idx = le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
+	return idx != q->tx_taken;
+}
+
+/**
  * engine_kernel_tx() - one write() on the tx ring fd
  * @q: the queue
+ * @budget: charged a frame per chain consumed; spent when the write()
+ *	stopped with chains left (vringfd.ko stops at the same weights as
+ *	a service's budget, ENGINE_WEIGHT_*, and does not say how many bytes
+ *	it sent)
  *
  * Return: chains consumed, or -errno.
  */
-static int engine_kernel_tx(struct engine_queue *q)
+static int engine_kernel_tx(struct engine_queue *q, struct engine_budget *budget)
 {
 	char dummy = 0;
 	ssize_t n;
@@ -246,7 +264,11 @@ static int engine_kernel_tx(struct engine_queue *q)
 	if (n < 0)
 		return q->tx_last = -errno;
 	q->tx_taken += (uint16_t)n;
-	return q->tx_last = (int)n;
+	q->tx_last = (int)n;
+	budget->frames = (unsigned int)n < budget->frames ? budget->frames - (unsigned int)n : 0;
+	if (engine_kernel_tx_left(q))
+		budget->frames = 0;
+	return q->tx_last;
 }
 
 /**
@@ -264,27 +286,26 @@ static int engine_kernel_tx(struct engine_queue *q)
  */
 static bool engine_kernel_enable_notify(struct engine_queue *q, enum engine_dir dir)
 {
-	uint16_t idx;
-
-	if (dir != ENGINE_TX || q->tx_last <= 0)
-		return false;
-	idx = le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
-	return idx != q->tx_taken;
+	return dir == ENGINE_TX && engine_kernel_tx_left(q);
 }
 
 /**
  * engine_kernel_rx() - one read() on the rx ring fd
  * @q: the queue
+ * @budget: spent by the read() (vringfd.ko bounds one read() by the same
+ *	weights as a service's budget; the rx fd stays readable when it
+ *	stopped with frames left, so the loop comes back)
  * @starved: always false: the module waits for buffers itself
  *
  * Return: buffers filled, or -errno (-EAGAIN counts as 0).
  */
-static int engine_kernel_rx(struct engine_queue *q, bool *starved)
+static int engine_kernel_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
 	char dummy;
 	ssize_t n;
 
 	*starved = false;
+	budget->frames = 0;
 	n = read(q->rx_fd, &dummy, 1);
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;

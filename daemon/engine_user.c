@@ -14,14 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_ether.h>
-#include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 #include <linux/vringfd_vnet_hdr.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,6 +27,7 @@
 #include "engine.h"
 #include "evfd.h"
 #include "log.h"
+#include "tap.h"
 #include "vringfd.h"
 
 #define ENGINE_USER_MAX_IOV		1024	/* UIO_MAXIOV: one writev()/readv() */
@@ -239,7 +238,7 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 				   char *err, size_t errlen)
 {
 	struct engine_queue *q;
-	int ret, sz;
+	int ret;
 
 	if (cfg->vnet_hdr_len != 0 && cfg->vnet_hdr_len != 10 && cfg->vnet_hdr_len != 12) {
 		snprintf(err, errlen, "user engine: virtio-net header of %u bytes (0, 10 or 12)",
@@ -300,11 +299,8 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 		q->tx.xlate = q->rx.xlate = engine_user_xlate;
 		q->tx.xlate_opaque = q->rx.xlate_opaque = q;
 	}
-	sz = (int)q->tap_hdr_len;
-	if (ioctl(q->tap_fd, TUNSETVNETHDRSZ, &sz) < 0) {
-		log_buf_errno(err, errlen, errno, "user engine: TUNSETVNETHDRSZ %d on the tap", sz);
+	if (tap_set_vnet_hdr_len(q->tap_fd, q->tap_hdr_len, "user engine", err, errlen) < 0)
 		goto fail;
-	}
 	return q;
 fail:
 	free(q->regions);
@@ -313,8 +309,10 @@ fail:
 }
 
 /**
- * engine_user_tx() - send every available tx chain to the tap, one writev() each
+ * engine_user_tx() - send available tx chains to the tap, one writev() each
  * @q: the queue
+ * @budget: charged one frame (and its bytes) per chain consumed; the walk
+ *	stops when it is spent
  *
  * Chains with writable segments, shorter than header + Ethernet header,
  * longer than 64 KiB + header, or with an invalid header are completed
@@ -322,16 +320,16 @@ fail:
  *
  * Return: chains consumed, or -EIO when the ring is broken.
  */
-static int engine_user_tx(struct engine_queue *q)
+static int engine_user_tx(struct engine_queue *q, struct engine_budget *budget)
 {
 	static const uint8_t zero_hdr[12];
 	struct vringfd_chain ch;
 	unsigned int n = 0;
 	int ret = 0;
 
-	while (n < q->tx.num) {
+	while (n < q->tx.num && !engine_budget_spent(budget)) {
 		struct virtio_net_hdr_mrg_rxbuf h;
-		uint64_t frame_len;
+		uint64_t frame_len = 0;
 		ssize_t w;
 
 		ret = vringfd_dev_get_chain(&q->tx, &ch, q->iov + 1, ENGINE_USER_MAX_IOV - 1);
@@ -384,6 +382,7 @@ static int engine_user_tx(struct engine_queue *q)
 		q->stx.frames++;
 		q->stx.bytes += frame_len;
 done:
+		engine_budget_take(budget, frame_len);
 		vringfd_dev_put_used(&q->tx, ch.head, 0);
 	}
 	if (n) {
@@ -529,6 +528,8 @@ static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct
 /**
  * engine_user_rx() - fill posted rx buffers with frames from the tap
  * @q: the queue
+ * @budget: charged one frame (and its bytes) per frame read; reading
+ *	stops when it is spent
  * @starved: set when the tap may have frames but no buffer is posted
  *
  * Per frame: take chains (engine_user_rx_take()), one readv() into them
@@ -538,14 +539,14 @@ static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct
  *
  * Return: buffers (heads) filled, or -EIO when the ring is broken.
  */
-static int engine_user_rx(struct engine_queue *q, bool *starved)
+static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
 	struct engine_user_rx_frame f;
 	unsigned int filled = 0, frames = 0, k;
 	int ret = 0;
 
 	*starved = false;
-	while (frames < q->rx.num) {
+	while (frames < q->rx.num && !engine_budget_spent(budget)) {
 		ssize_t r;
 		uint64_t got;
 
@@ -571,6 +572,7 @@ static int engine_user_rx(struct engine_queue *q, bool *starved)
 		}
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
+		engine_budget_take(budget, got);
 		if (q->log)	/* what readv() wrote into guest buffers */
 			dirty_log_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
 				      got < f.space ? got : f.space);

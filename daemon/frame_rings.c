@@ -278,22 +278,25 @@ int frame_rings_tx_commit_n(struct frame_rings_pair *fp, unsigned int n, const s
  * @fp: the pair
  *
  * The engine's enable_notify() says when tx() stopped with chains left
- * (the kernel engine's weight: 512 KiB per write()); tx() is called again
- * then, so no frame waits for the next batch.  Each further call consumes
- * at least one chain: at most FRAME_RINGS_NUM calls.
+ * (at its weight: a budget per call); tx() is called again then, with a
+ * fresh budget, so no frame waits for the next batch (the port bounds what
+ * it posts per service with a budget of its own).  Each further call
+ * consumes at least one chain: at most FRAME_RINGS_NUM calls.
  * Return: frames the engine consumed, or -EIO when the ring broke.
  */
 int frame_rings_tx_flush(struct frame_rings_pair *fp)
 {
 	void *toks[FRAME_RINGS_COLLECT];
 	unsigned int k, got, rounds = 0;
+	struct engine_budget budget;
 	int n, sum = 0;
 
 	if (!fp->tx_pending)
 		return 0;
 	vringfd_ring_publish(&fp->tx);
 	do {
-		n = fp->eng->tx(fp->eq);
+		engine_budget_init(&budget);
+		n = fp->eng->tx(fp->eq, &budget);
 		if (n < 0)
 			break;
 		sum += n;
@@ -315,17 +318,21 @@ int frame_rings_tx_flush(struct frame_rings_pair *fp)
  * @deliver: called per frame
  * @opaque: its data
  *
+ * One service: one budget (engine.h); the rx fd stays readable when
+ * frames are left, and the loop comes back after the others.
  * Return: frames delivered, or -EIO when the ring broke.
  */
 int frame_rings_rx(struct frame_rings_pair *fp, frame_rings_deliver_fn deliver, void *opaque)
 {
 	uint32_t lens[FRAME_RINGS_COLLECT];
 	void *toks[FRAME_RINGS_COLLECT];
+	struct engine_budget budget;
 	unsigned int k, m;
 	bool starved;
 	int n, got = 0;
 
-	n = fp->eng->rx(fp->eq, &starved);
+	engine_budget_init(&budget);
+	n = fp->eng->rx(fp->eq, &budget, &starved);
 	/* used->idx read once per FRAME_RINGS_COLLECT entries */
 	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FRAME_RINGS_COLLECT))) {
 		for (k = 0; k < m; k++) {

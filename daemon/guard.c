@@ -2,12 +2,19 @@
 /*
  * guard.c - survive faults in front-end memory (see guard.h)
  *
- * The mapping table is a fixed array: the signal handler reads it and must
- * not meet a realloc.  It is changed only outside guarded scopes (map and
- * unmap happen in message handling and teardown, never while rings are
- * walked), so the handler never sees it half-written when it matters; a
- * fault that does race a change is outside any scope and is fatal anyway.
- * The current scope is per thread (the daemon has one thread today).
+ * The mapping table grows with the connections (each vhost-user connection
+ * registers up to 8 regions and a dirty log, each ring-fd one its memory):
+ * no number of connections held by one client can make another's
+ * registration fail.  The signal handler reads it, so it is never changed
+ * under the handler's feet: slots are written only outside guarded scopes
+ * (map and unmap happen in message handling and teardown, never while
+ * rings are walked), and a full table is replaced by a copy twice its size
+ * published with one atomic pointer store; the old table is kept (on a
+ * list, freed by nothing before exit: the tables together are at most
+ * twice the size of the current one), so a handler that loaded the old
+ * pointer still reads valid memory, whatever thread it runs on.  A fault
+ * that races a change is outside any scope and is fatal anyway.  The
+ * current scope is per thread (the daemon has one thread today).
  *
  * The handler runs with SA_NODEFER and the scopes use sigsetjmp(jb, 0): the
  * signal mask is the same at the fault as at the sigsetjmp (nothing in a
@@ -17,12 +24,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "guard.h"
 
-#define GUARD_MAX_MAPS	1024	/* 8 regions x 128 connections */
+#define GUARD_FIRST_MAPS	256	/* slots of the first table; doubled when full */
 
 /**
  * struct guard_map - one registered mapping of front-end memory
@@ -38,7 +46,20 @@ struct guard_map {
 	unsigned int index;
 };
 
-static struct guard_map guard_maps[GUARD_MAX_MAPS];
+/**
+ * struct guard_table - the registered mappings
+ * @old: the table this one replaced (kept for a handler that still reads
+ *	it), or NULL
+ * @num: slots in @maps
+ * @maps: the slots
+ */
+struct guard_table {
+	struct guard_table *old;
+	unsigned int num;
+	struct guard_map maps[];
+};
+
+static struct guard_table *guard_tab;	/* read by the handler: atomic loads */
 static __thread struct guard_scope *guard_cur;
 
 /**
@@ -75,14 +96,15 @@ static void guard_die(int sig, const siginfo_t *si)
  */
 static void guard_handler(int sig, siginfo_t *si, void *uc)
 {
+	const struct guard_table *t = __atomic_load_n(&guard_tab, __ATOMIC_ACQUIRE);
 	struct guard_scope *s = guard_cur;
 	uintptr_t a = (uintptr_t)si->si_addr;
 	unsigned int i;
 
 	(void)uc;
-	if (si->si_code > 0 && s) {
-		for (i = 0; i < GUARD_MAX_MAPS; i++) {
-			const struct guard_map *m = &guard_maps[i];
+	if (si->si_code > 0 && s && t) {
+		for (i = 0; i < t->num; i++) {
+			const struct guard_map *m = &t->maps[i];
 
 			if (!m->len || a < m->start || a - m->start >= m->len)
 				continue;
@@ -128,33 +150,58 @@ int guard_init(char *err, size_t errlen)
 }
 
 /**
+ * guard_grow() - replace the table by one with twice the slots (or the first)
+ *
+ * The copy is complete before it is published; the old table stays
+ * readable (see the top of this file).
+ * Return: the new table, or NULL when out of memory (nothing changed).
+ */
+static struct guard_table *guard_grow(void)
+{
+	struct guard_table *old = guard_tab, *t;
+	unsigned int num = old ? 2 * old->num : GUARD_FIRST_MAPS;
+
+	t = calloc(1, sizeof(*t) + (size_t)num * sizeof(t->maps[0]));
+	if (!t)
+		return NULL;
+	t->num = num;
+	t->old = old;
+	if (old)
+		memcpy(t->maps, old->maps, old->num * sizeof(old->maps[0]));
+	__atomic_store_n(&guard_tab, t, __ATOMIC_RELEASE);
+	return t;
+}
+
+/**
  * guard_map_add() - register a mapping of front-end memory
  * @start: its first byte
  * @len: its length (> 0)
  * @owner: the connection it belongs to
  * @index: the owner's number for it (reported in a fault)
  *
- * Return: 0, -EINVAL for an empty one, or -ENOSPC when GUARD_MAX_MAPS are
- * registered.
+ * Called outside guarded scopes only.  The table grows when it is full.
+ * Return: 0, -EINVAL for an empty one, or -ENOMEM when the table cannot grow.
  */
 int guard_map_add(const void *start, size_t len, const void *owner, unsigned int index)
 {
-	unsigned int i;
+	struct guard_table *t = guard_tab;
+	unsigned int i = 0;
 
 	if (!len)
 		return -EINVAL;
-	for (i = 0; i < GUARD_MAX_MAPS; i++) {
-		struct guard_map *m = &guard_maps[i];
-
-		if (m->len)
-			continue;
-		m->start = (uintptr_t)start;
-		m->owner = owner;
-		m->index = index;
-		__atomic_store_n(&m->len, len, __ATOMIC_RELEASE);
-		return 0;
+	if (t)
+		for (i = 0; i < t->num && t->maps[i].len; i++)
+			;
+	if (!t || i == t->num) {
+		t = guard_grow();
+		if (!t)
+			return -ENOMEM;
 	}
-	return -ENOSPC;
+	t->maps[i].start = (uintptr_t)start;
+	t->maps[i].owner = owner;
+	t->maps[i].index = index;
+	__atomic_store_n(&t->maps[i].len, len, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /**
@@ -163,10 +210,11 @@ int guard_map_add(const void *start, size_t len, const void *owner, unsigned int
  */
 void guard_map_del(const void *start)
 {
+	struct guard_table *t = guard_tab;
 	unsigned int i;
 
-	for (i = 0; i < GUARD_MAX_MAPS; i++) {
-		struct guard_map *m = &guard_maps[i];
+	for (i = 0; t && i < t->num; i++) {
+		struct guard_map *m = &t->maps[i];
 
 		if (m->len && m->start == (uintptr_t)start) {
 			__atomic_store_n(&m->len, 0, __ATOMIC_RELEASE);

@@ -26,6 +26,9 @@
  * @status: what loop_run() returns
  * @ev: the current batch of events
  * @nev: events in @ev
+ * @ready: refs loop_requeue() queued, oldest first
+ * @ready_tail: where the next one is linked
+ * @round: loop_run()'s rounds (one epoll_wait() each) so far
  */
 struct loop {
 	int epfd;
@@ -36,6 +39,9 @@ struct loop {
 	int status;
 	struct epoll_event ev[LOOP_BATCH];
 	int nev;
+	struct loop_ref *ready;
+	struct loop_ref **ready_tail;
+	unsigned long round;
 };
 
 static const char *const loop_type_names[LOOP_REF_MAX] = {
@@ -164,6 +170,8 @@ void loop_ref_init(struct loop_ref *ref, enum loop_ref_type type, int fd,
 	ref->handler = handler;
 	ref->events = 0;
 	ref->registered = false;
+	ref->queued = false;
+	ref->next = NULL;
 }
 
 /**
@@ -208,6 +216,67 @@ int loop_mod(struct loop *loop, struct loop_ref *ref, uint32_t events)
 }
 
 /**
+ * loop_unqueue() - take a ref off the ready list (nothing if it is not on it)
+ * @loop: the loop
+ * @ref: the ref
+ */
+static void loop_unqueue(struct loop *loop, struct loop_ref *ref)
+{
+	struct loop_ref **pp;
+
+	if (!ref->queued)
+		return;
+	for (pp = &loop->ready; *pp; pp = &(*pp)->next) {
+		if (*pp != ref)
+			continue;
+		*pp = ref->next;
+		if (loop->ready_tail == &ref->next)
+			loop->ready_tail = pp;
+		break;
+	}
+	ref->queued = false;
+	ref->next = NULL;
+}
+
+/**
+ * loop_requeue() - call a ref's handler again after the fds ready by then
+ * @loop: the loop
+ * @ref: a registered ref whose handler stopped with work left (fair
+ *	shares: vq.c); queued once however often it is called
+ *
+ * The handler is called with events 0.  loop_del() takes it off again.
+ */
+void loop_requeue(struct loop *loop, struct loop_ref *ref)
+{
+	if (ref->queued)
+		return;
+	ref->queued = true;
+	ref->round = loop->round;
+	ref->next = NULL;
+	if (!loop->ready)
+		loop->ready_tail = &loop->ready;
+	*loop->ready_tail = ref;
+	loop->ready_tail = &ref->next;
+}
+
+/**
+ * loop_run_ready() - call the handlers of the refs queued before this round
+ * @loop: the loop
+ *
+ * A handler that queues its ref again is called in the next round, after
+ * epoll has been asked for the others.
+ */
+static void loop_run_ready(struct loop *loop)
+{
+	while (loop->ready && loop->ready->round != loop->round) {
+		struct loop_ref *ref = loop->ready;
+
+		loop_unqueue(loop, ref);
+		ref->handler(loop, ref, 0);
+	}
+}
+
+/**
  * loop_del() - stop watching a ref (safe on an unregistered ref)
  * @loop: the loop
  * @ref: the ref
@@ -219,6 +288,7 @@ void loop_del(struct loop *loop, struct loop_ref *ref)
 {
 	int i;
 
+	loop_unqueue(loop, ref);
 	if (!ref->registered)
 		return;
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_DEL, ref->fd, NULL) < 0)
@@ -250,7 +320,7 @@ void loop_quit(struct loop *loop, int status)
 int loop_run(struct loop *loop)
 {
 	while (!loop->quit) {
-		int i, n = epoll_wait(loop->epfd, loop->ev, LOOP_BATCH, -1);
+		int i, n = epoll_wait(loop->epfd, loop->ev, LOOP_BATCH, loop->ready ? 0 : -1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -258,14 +328,21 @@ int loop_run(struct loop *loop)
 			log_err_errno(errno, "epoll_wait");
 			return -1;
 		}
+		loop->round++;
 		loop->nev = n;
 		for (i = 0; i < n; i++) {
 			struct loop_ref *ref = loop->ev[i].data.ptr;
 
-			if (ref)
-				ref->handler(loop, ref, loop->ev[i].events);
+			if (!ref)
+				continue;
+			/* served now: a requeued call would serve it twice */
+			if (ref->queued && ref->round != loop->round)
+				loop_unqueue(loop, ref);
+			ref->handler(loop, ref, loop->ev[i].events);
 		}
 		loop->nev = 0;
+		if (!loop->quit)
+			loop_run_ready(loop);
 	}
 	return loop->status;
 }

@@ -13,6 +13,10 @@
  * ref.  loop_del() also forgets events already fetched for that ref in the
  * current batch, so a handler may tear down any other object safely.
  *
+ * A handler that stopped at its share of work with work left calls
+ * loop_requeue(): the loop calls it again (with events 0) after the fds
+ * that are ready by then, without a system call to signal itself.
+ *
  * Signals (SIGHUP, SIGTERM, SIGINT) arrive through a signalfd; timers are
  * timerfds (loop_timer_*).  Nothing here allocates per event.
  */
@@ -61,6 +65,9 @@ typedef void (*loop_handler_fn)(struct loop *loop, struct loop_ref *ref,
  * @handler: what to call
  * @events: the epoll events registered
  * @registered: the fd is in the epoll set
+ * @queued: loop_requeue() put it on the loop's ready list
+ * @round: the loop's round when it was queued
+ * @next: the next ref on that list
  */
 struct loop_ref {
 	enum loop_ref_type type;
@@ -68,6 +75,9 @@ struct loop_ref {
 	loop_handler_fn handler;
 	uint32_t events;
 	bool registered;
+	bool queued;
+	unsigned long round;
+	struct loop_ref *next;
 };
 
 /**
@@ -86,6 +96,7 @@ void loop_ref_init(struct loop_ref *ref, enum loop_ref_type type, int fd,
 int loop_add(struct loop *loop, struct loop_ref *ref, uint32_t events);
 int loop_mod(struct loop *loop, struct loop_ref *ref, uint32_t events);
 void loop_del(struct loop *loop, struct loop_ref *ref);
+void loop_requeue(struct loop *loop, struct loop_ref *ref);
 int loop_run(struct loop *loop);
 void loop_quit(struct loop *loop, int status);
 const char *loop_ref_type_name(enum loop_ref_type type);

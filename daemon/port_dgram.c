@@ -140,16 +140,22 @@ static bool port_dgram_from_peer(struct port_dgram *pp, const struct sockaddr_un
 static void port_dgram_readable(struct port *p)
 {
 	struct port_dgram *pp = p->priv;
+	struct engine_budget budget;
 	int round;
 
 	if (!pp)
 		return;
-	for (round = 0; round < PORT_DGRAM_ROUNDS; round++) {
+	/* One service: one budget (engine.h); the socket stays readable
+	 * when datagrams are left, the loop comes back after the others. */
+	engine_budget_init(&budget);
+	for (round = 0; round < PORT_DGRAM_ROUNDS && !engine_budget_spent(&budget); round++) {
 		unsigned int k, want = frame_rings_tx_free(&pp->fp);
 		int n;
 
 		if (want > PORT_DGRAM_BATCH)
 			want = PORT_DGRAM_BATCH;
+		if (want > budget.frames)
+			want = budget.frames;
 		for (k = 0; k < want; k++) {
 			pp->iov[k].iov_base = frame_rings_tx_peek(&pp->fp, k);
 			pp->iov[k].iov_len = FRAME_RINGS_BUF_SIZE - 1;
@@ -169,6 +175,7 @@ static void port_dgram_readable(struct port *p)
 			const struct msghdr *mh = &pp->msgs[k].msg_hdr;
 
 			pp->lens[k] = pp->msgs[k].msg_len;
+			engine_budget_take(&budget, pp->lens[k]);
 			if (!port_dgram_from_peer(pp, &pp->from[k], mh->msg_namelen)) {
 				const size_t off = offsetof(struct sockaddr_un, sun_path);
 				bool named = mh->msg_namelen > off && pp->from[k].sun_path[0];

@@ -170,10 +170,14 @@ static void port_stream_tap_ready(struct loop *loop, struct loop_ref *ref, uint3
 static int port_stream_read(struct port_stream_conn *c)
 {
 	struct port_peer *pp = c->port->priv;
+	struct engine_budget budget;
 	char why[128];
 	int i;
 
-	for (i = 0; i < PORT_STREAM_READ_BATCH; i++) {
+	/* One service: one budget (engine.h), checked between reads; the
+	 * socket stays readable when data is left, the loop comes back. */
+	engine_budget_init(&budget);
+	for (i = 0; i < PORT_STREAM_READ_BATCH && !engine_budget_spent(&budget); i++) {
 		ssize_t n = recv(c->fd, c->rbuf, sizeof(c->rbuf), MSG_DONTWAIT);
 		size_t off = 0;
 
@@ -229,6 +233,8 @@ static int port_stream_read(struct port_stream_conn *c)
 			}
 			if (ret > 0 && frame_rings_tx_commit(&c->fp, (size_t)ret) < 0)
 				pp->gone.tx[0].drop_bad_chain++;
+			if (ret > 0)
+				engine_budget_take(&budget, (uint64_t)ret);
 		}
 	}
 	if (frame_rings_tx_flush(&c->fp) < 0) {

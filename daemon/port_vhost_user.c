@@ -292,7 +292,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 		return -EBUSY;
 	}
 	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
-	d.eng = vhost_user_dev_logging(&c->dev) ? &engine_user_ops : p->eng;
+	d.eng = engine_for_queue(p->eng, vhost_user_dev_logging(&c->dev));
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.cfg.tap_ifindex = p->tap->ifindex;
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;

@@ -91,6 +91,30 @@ int tap_send_rarp(const struct tap_dev *tap, const uint8_t mac[6])
 }
 
 /**
+ * tap_set_vnet_hdr_len() - set a tap queue's virtio-net header size
+ * @fd: the tap queue (IFF_VNET_HDR)
+ * @len: 10 or 12 (TUNSETVNETHDRSZ)
+ * @who: what asks, for the message ("tap vrn0", "user engine", ...)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The one place the size is set: tap_open() (TAP_VNET_HDR_LEN) and the
+ * engines before they start a queue (the rings' size, which vringfd.ko
+ * takes as the tap's).
+ * Return: 0, or -1 with @err filled.
+ */
+int tap_set_vnet_hdr_len(int fd, unsigned int len, const char *who, char *err, size_t errlen)
+{
+	int sz = (int)len;
+
+	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0) {
+		log_buf_errno(err, errlen, errno, "%s: TUNSETVNETHDRSZ %d on the tap", who, sz);
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * tap_open_queue() - open /dev/net/tun and attach it to the device
  * @name: interface name
  * @flags: IFF_* flags for TUNSETIFF
@@ -101,8 +125,9 @@ int tap_send_rarp(const struct tap_dev *tap, const uint8_t mac[6])
  */
 static int tap_open_queue(const char *name, short flags, char *err, size_t errlen)
 {
+	char who[CFG_NAME_MAX + 8];
 	struct ifreq ifr;
-	int fd, hdrlen = TAP_VNET_HDR_LEN;
+	int fd;
 
 	fd = open(TAP_TUN_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -125,8 +150,8 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
 		close(fd);
 		return -1;
 	}
-	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrlen) < 0) {
-		log_buf_errno(err, errlen, errno, "tap %s: TUNSETVNETHDRSZ %d", name, hdrlen);
+	snprintf(who, sizeof(who), "tap %s", name);
+	if (tap_set_vnet_hdr_len(fd, TAP_VNET_HDR_LEN, who, err, errlen) < 0) {
 		close(fd);
 		return -1;
 	}

@@ -49,6 +49,7 @@ void tap_close(struct tap_dev *tap);
 void tap_destroy(struct tap_dev *tap);
 bool tap_exists(const char *name);
 int tap_get_mtu(const struct tap_dev *tap);
+int tap_set_vnet_hdr_len(int fd, unsigned int len, const char *who, char *err, size_t errlen);
 int tap_send_rarp(const struct tap_dev *tap, const uint8_t mac[6]);
 
 #endif /* VRINGNET_TAP_H */

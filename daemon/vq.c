@@ -42,27 +42,33 @@ static void vq_engine_broken(struct vq *vq, enum engine_dir dir, int n)
  * vq_tx_walk() - send what the driver queued on the tx ring (unguarded)
  * @vq: the pair
  *
+ * One service: at most one budget (ENGINE_WEIGHT_FRAMES frames or
+ * ENGINE_WEIGHT_BYTES bytes).  When it is spent with chains possibly left,
+ * the pair requeues its tx kick in the loop and returns, so the loop serves
+ * the other ready queues before it comes back to this one (a polled ring:
+ * the timer comes back).
  * Return: 0, or -EIO when the pair is broken (the owner was told).
  */
 static int vq_tx_walk(struct vq *vq)
 {
 	const struct engine_ops *eng = vq->eng;
-	unsigned int round;
+	struct engine_budget budget;
 	int n;
 
-	for (round = 0; round < VQ_TX_ROUNDS; round++) {
-		n = eng->tx(vq->eq);
+	engine_budget_init(&budget);
+	for (;;) {
+		n = eng->tx(vq->eq, &budget);
 		if (n < 0) {
 			vq_engine_broken(vq, ENGINE_TX, n);
 			return -EIO;
 		}
+		if (engine_budget_spent(&budget))
+			break;
 		if (!eng->enable_notify(vq->eq, ENGINE_TX))
 			return 0;
 	}
-	/* Still more: come back through the loop instead of starving others
-	 * (a polled ring is walked again by the timer). */
-	if (vq->tx_kick.fd >= 0 && !evfd_signal(vq->tx_kick.fd))
-		log_debug("port %s: self-kick: %s", vq->port->cfg.name, strerror(errno));
+	if (vq->tx_kick.fd >= 0)
+		loop_requeue(vq->port->loop, &vq->tx_kick);
 	return 0;
 }
 
@@ -70,26 +76,34 @@ static int vq_tx_walk(struct vq *vq)
  * vq_rx_walk() - fill the driver's rx buffers from the tap (unguarded)
  * @vq: the pair
  *
- * While the driver has no buffer posted the rx fd is not polled; its rx
- * kick (or the poll timer) brings it back.
+ * One service: at most one budget, as vq_tx_walk().  When it is spent the
+ * rx fd stays polled (level-triggered: still readable when frames are
+ * left), so the loop serves the others first and comes back.  While the
+ * driver has no buffer posted the rx fd is not polled; its rx kick (or the
+ * poll timer) brings it back.
  * Return: 0, or -EIO when the pair is broken (the owner was told).
  */
 static int vq_rx_walk(struct vq *vq)
 {
 	const struct engine_ops *eng = vq->eng;
+	struct engine_budget budget;
 	bool starved;
 	int n;
 
+	engine_budget_init(&budget);
 	for (;;) {
-		n = eng->rx(vq->eq, &starved);
+		n = eng->rx(vq->eq, &budget, &starved);
 		if (n < 0) {
 			vq_engine_broken(vq, ENGINE_RX, n);
 			return -EIO;
 		}
 		if (!starved)
 			break;
-		if (eng->enable_notify(vq->eq, ENGINE_RX))
+		if (eng->enable_notify(vq->eq, ENGINE_RX)) {
+			if (engine_budget_spent(&budget))
+				break;	/* buffers arrived: the next service */
 			continue;	/* buffers arrived meanwhile */
+		}
 		if (vq->rx_polled) {
 			loop_del(vq->port->loop, &vq->rx);
 			vq->rx_polled = false;
@@ -133,16 +147,17 @@ static int vq_guarded(struct vq *vq, int (*walk)(struct vq *vq))
 }
 
 /**
- * vq_tx_kick() - the driver kicked the tx ring
+ * vq_tx_kick() - the driver kicked the tx ring, or the last walk was requeued
  * @loop: the loop
  * @ref: the pair's tx_kick
- * @events: epoll events
+ * @events: epoll events; 0: loop_requeue() (nothing to consume)
  */
 static void vq_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	struct vq *vq = container_of(ref, struct vq, tx_kick);
 
-	evfd_consume(ref->fd);
+	if (events)
+		evfd_consume(ref->fd);
 	if (vq_guarded(vq, vq_tx_walk) < 0)
 		return;
 	/* A polled rx ring: serve it here too. */

@@ -11,13 +11,23 @@
  * pump:
  *
  *   tx kick readable   -> tx walk: eng tx(), then eng enable_notify(TX):
- *                         again while it says more arrived, at most
- *                         VQ_TX_ROUNDS times, then a self-kick (others run)
+ *                         again while it says more arrived, until the
+ *                         service's budget is spent, then requeued
+ *                         (loop_requeue(): the loop calls it again after
+ *                         the other ready fds)
  *   rx kick readable   -> rx walk: eng rx(); when starved (frames wait, no
  *   rx fd readable        buffer) eng enable_notify(RX): again if buffers
  *                         arrived, else stop polling the rx fd until the
  *                         next rx kick
  *   poll timer         -> both walks, for rings without a kick fd
+ *
+ * Fair shares: each walk is one service with one budget (engine.h:
+ * ENGINE_WEIGHT_FRAMES frames, ENGINE_WEIGHT_BYTES bytes).  A walk that
+ * spends it leaves its queue ready (the tx kick requeued in the loop, the
+ * level-triggered rx fd still readable) and returns: the loop serves the
+ * other ready fds first, so a guest that keeps its ring full delays another
+ * guest's frame by at most about two budgets (the service in progress when
+ * the other's kick came, and one more).
  *
  * Every walk runs inside a guard scope of the pair's owner (guard.h).  When
  * the engine gives up on a ring or front-end memory faults, the owner's
@@ -101,7 +111,6 @@ struct vq {
 	struct loop_ref poll_timer;
 };
 
-#define VQ_TX_ROUNDS	8	/* tx() calls per kick before yielding */
 #define VQ_POLL_NS	1000000	/* walk period of a ring without a kick fd */
 
 int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,

@@ -24,6 +24,10 @@
  *   rx chain with a readable segment          drop_bad_chain, used len 0
  *   rx buffer smaller than the frame          drop_too_big, used len 0
  *   rx with nothing posted                    0 and *starved
+ *   tx()/rx() with a budget of N frames       N frames moved, the rest
+ *                                             stays for the next call
+ *   tx() with a byte budget                   stops after the frame that
+ *                                             crosses it
  *   header length 7, mrg_rxbuf without 12     open() fails with a message
  * and that with a dirty log (migration) the user engine marks the pages it
  * wrote: both used rings and the received frame's buffer, not the tx
@@ -31,6 +35,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_packet.h>
 #include <linux/virtio_net.h>
 #include <poll.h>
 #include <sched.h>
@@ -39,6 +44,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "check_daemon.h"
@@ -59,6 +65,20 @@ static struct engine_queue *ut_q;
 static const struct engine_ops *ut_ops = &engine_user_ops;
 static uint8_t ut_tapmac[6];
 static const uint8_t ut_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0x02 };
+
+/**
+ * ut_full() - a full budget for one tx()/rx() call
+ *
+ * Return: a budget of ENGINE_WEIGHT_FRAMES frames and ENGINE_WEIGHT_BYTES
+ * bytes (refilled at each call).
+ */
+static struct engine_budget *ut_full(void)
+{
+	static struct engine_budget b;
+
+	engine_budget_init(&b);
+	return &b;
+}
 
 /**
  * ut_setup_tap() - private netns, tap ut0 up with 10.99.0.1/24
@@ -190,7 +210,7 @@ static void ut_send_arp(unsigned int hdr_len)
 	ut_ops->get_stats(ut_q, &t0, NULL);
 	ut_arp_request(frame);
 	ut_post_tx(hdr_len ? hdr : NULL, hdr_len, frame, sizeof(frame), frame);
-	ck_assert_int_eq(ut_ops->tx(ut_q), 1);
+	ck_assert_int_eq(ut_ops->tx(ut_q, ut_full()), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), frame);
 	ck_assert_uint_eq(len, 0);
 	ut_ops->get_stats(ut_q, &tx, NULL);
@@ -212,7 +232,7 @@ START_TEST(test_user_arp_roundtrip)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 1);
 	ck_assert(!starved);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 12 + 42);
@@ -239,7 +259,7 @@ START_TEST(test_user_no_header)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 42);				/* header stripped */
 	ck_assert_mem_eq(buf, ut_mac, 6);
@@ -259,13 +279,13 @@ START_TEST(test_user_rx_starved_and_small)
 	ut_setup(12, false);
 	ut_send_arp(12);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 0);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 0);
 	ck_assert(starved);
 	/* a readable chain on the rx ring, then a too small buffer */
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, &out, 1, NULL, 0, bad), 0);
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, small), 0);
 	vringfd_ring_publish(&ut_rx);
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 2);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), bad);
 	ck_assert_uint_eq(len, 0);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), small);
@@ -279,7 +299,7 @@ START_TEST(test_user_rx_starved_and_small)
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in2, 1, big), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), big);
 	ck_assert_uint_eq(len, 12 + 42);
 	engine_user_ops.close(ut_q, NULL);
@@ -301,7 +321,7 @@ START_TEST(test_user_mrg_rxbuf)
 	vringfd_ring_publish(&ut_rx);
 	ck_assert(ut_wait_tap());
 	/* 54 bytes over two 32-byte heads; the third is given back */
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 2);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 2);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[0]);
 	ck_assert_uint_eq(len, 32);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), b[1]);
@@ -333,7 +353,7 @@ START_TEST(test_user_tx_bad_chains)
 	ut_post_tx(badgso, 12, frame, 42, badgso);			/* bad GSO type */
 	ut_post_tx(hdr, 12, huge, 70000, huge);				/* too big */
 	ut_post_tx(hdr, 12, frame, 42, frame);				/* fine */
-	ck_assert_int_eq(engine_user_ops.tx(ut_q), 6);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q, ut_full()), 6);
 	while ((tok = vringfd_ring_get_used(&ut_tx, &len))) {
 		ck_assert_uint_eq(len, 0);
 		n++;
@@ -408,7 +428,7 @@ static bool ut_hdr_case(const struct vhc_case *c, unsigned int hdr_size, unsigne
 	rx0 = ut_tap_rx_packets();
 	ck_assert_int_ge(vringfd_ring_add(&ut_tx, iov, layout ? 2 : 1, NULL, 0, buf), 0);
 	vringfd_ring_publish(&ut_tx);
-	r = ut_ops->tx(ut_q);
+	r = ut_ops->tx(ut_q, ut_full());
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), buf);
 	ut_ops->get_stats(ut_q, &t1, NULL);
 	rx1 = ut_tap_rx_packets();
@@ -465,11 +485,11 @@ START_TEST(test_user_broken_ring)
 	ut_setup(12, false);
 	/* avail->idx jumps past num: the ring is broken for good */
 	ut_tx.vr.avail->idx = UT_NUM + 1;
-	ck_assert_int_eq(engine_user_ops.tx(ut_q), -EIO);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q, ut_full()), -EIO);
 	ut_tx.vr.avail->idx = 0;
-	ck_assert_int_eq(engine_user_ops.tx(ut_q), -EIO);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q, ut_full()), -EIO);
 	ut_rx.vr.avail->idx = 0xffff;
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), -EIO);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), -EIO);
 	engine_user_ops.close(ut_q, NULL);
 }
 END_TEST
@@ -514,7 +534,7 @@ START_TEST(test_user_mem_table)
 	/* chain 1: inside the table; chain 2: frame outside it */
 	ut_post_tx((void *)0x1000, 12, (void *)0x2000, 42, frame);
 	ut_post_tx((void *)0x1000, 12, (void *)0x9000, 42, hdr);
-	ck_assert_int_eq(engine_user_ops.tx(ut_q), 2);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q, ut_full()), 2);
 	engine_user_ops.get_stats(ut_q, &tx, NULL);
 	ck_assert_uint_eq(tx.frames, 1);
 	ck_assert_uint_eq(tx.drop_bad_addr, 1);
@@ -564,11 +584,11 @@ START_TEST(test_user_dirty_log)
 	memset(hdr, 0, 12);
 	ut_arp_request(frame);
 	ut_post_tx((void *)0x100000, 12, (void *)0x101000, 42, frame);
-	ck_assert_int_eq(engine_user_ops.tx(ut_q), 1);
+	ck_assert_int_eq(engine_user_ops.tx(ut_q, ut_full()), 1);
 	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf), 0);
 	vringfd_ring_publish(&ut_rx);
 	ck_assert_msg(ut_wait_tap(), "no ARP reply from the kernel");
-	ck_assert_int_eq(engine_user_ops.rx(ut_q, &starved), 1);
+	ck_assert_int_eq(engine_user_ops.rx(ut_q, ut_full(), &starved), 1);
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 12 + 42);
 	ck_assert_uint_eq(buf[12 + 21], 2);	/* the ARP reply landed in guest memory */
@@ -621,6 +641,10 @@ START_TEST(test_engine_select)
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
 	ck_assert(!engine_probe_kernel(err, sizeof(err)));
+	/* a queue whose front-end logs dirty pages runs on the user engine */
+	ck_assert_ptr_eq(engine_for_queue(&engine_kernel_ops, true), &engine_user_ops);
+	ck_assert_ptr_eq(engine_for_queue(&engine_kernel_ops, false), &engine_kernel_ops);
+	ck_assert_ptr_eq(engine_for_queue(&engine_user_ops, false), &engine_user_ops);
 }
 END_TEST
 
@@ -655,7 +679,7 @@ START_TEST(test_kernel_arp_roundtrip)
 		struct pollfd p = { .fd = ut_ops->rx_fd(ut_q), .events = POLLIN };
 
 		poll(&p, 1, 100);
-		n = ut_ops->rx(ut_q, &starved);
+		n = ut_ops->rx(ut_q, ut_full(), &starved);
 		ck_assert_int_ge(n, 0);
 	}
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
@@ -667,6 +691,72 @@ START_TEST(test_kernel_arp_roundtrip)
 	ck_assert_uint_eq(rx.frames, 1);
 	ut_ops->close(ut_q, NULL);
 	ut_ops = &engine_user_ops;
+}
+END_TEST
+
+START_TEST(test_user_tx_budget)
+{
+	static uint8_t hdr[12], frame[5][42];
+	struct engine_budget b = { .frames = 3, .bytes = 1 << 20 };
+	struct engine_stats tx;
+	unsigned int i;
+
+	ut_setup(12, false);
+	for (i = 0; i < 5; i++) {
+		ut_arp_request(frame[i]);
+		ut_post_tx(hdr, 12, frame[i], 42, frame[i]);
+	}
+	/* three frames: the frame budget is spent, two chains stay */
+	ck_assert_int_eq(ut_ops->tx(ut_q, &b), 3);
+	ck_assert(engine_budget_spent(&b));
+	ck_assert_uint_eq(b.bytes, (1 << 20) - 3 * 42);
+	/* 50 bytes: the second frame crosses it and still goes */
+	b = (struct engine_budget){ .frames = 100, .bytes = 50 };
+	ck_assert_int_eq(ut_ops->tx(ut_q, &b), 2);
+	ck_assert(engine_budget_spent(&b));
+	ck_assert_uint_eq(b.frames, 98);
+	ut_ops->get_stats(ut_q, &tx, NULL);
+	ck_assert_uint_eq(tx.frames, 5);
+	ut_ops->close(ut_q, NULL);
+}
+END_TEST
+
+START_TEST(test_user_rx_budget)
+{
+	static uint8_t frame[42], buf[4][128];
+	struct engine_budget b = { .frames = 1, .bytes = 1 << 20 };
+	struct sockaddr_ll sll;
+	unsigned int i;
+	bool starved;
+	int s;
+
+	ut_setup(12, false);
+	for (i = 0; i < 4; i++) {
+		struct iovec in = { buf[i], sizeof(buf[i]) };
+
+		ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, buf[i]), 0);
+	}
+	vringfd_ring_publish(&ut_rx);
+	/* two frames queued on the tap (a packet socket's send reaches the
+	 * tap's queue before sendto() returns) */
+	s = socket(AF_PACKET, SOCK_RAW, 0);
+	ck_assert_int_ge(s, 0);
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = ut_tap.ifindex;
+	sll.sll_halen = 6;
+	ut_arp_request(frame);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(sendto(s, frame, sizeof(frame), 0, (struct sockaddr *)&sll,
+					sizeof(sll)), (int)sizeof(frame));
+	close(s);
+	ck_assert(ut_wait_tap());
+	ck_assert_int_eq(ut_ops->rx(ut_q, &b, &starved), 1);
+	ck_assert(engine_budget_spent(&b));
+	ck_assert(!starved);
+	ck_assert(ut_wait_tap());	/* the second one waits for the next service */
+	ck_assert_int_eq(ut_ops->rx(ut_q, ut_full(), &starved), 1);
+	ut_ops->close(ut_q, NULL);
 }
 END_TEST
 
@@ -685,7 +775,7 @@ START_TEST(test_kernel_tx_bad_chains)
 	ut_post_tx(hdr, 12, shortf, sizeof(shortf), shortf);		/* too short */
 	ut_post_tx(badflags, 12, frame, 42, badflags);			/* bad flags */
 	ut_post_tx(hdr, 12, frame, 42, frame);				/* fine */
-	ck_assert_int_eq(ut_ops->tx(ut_q), 4);
+	ck_assert_int_eq(ut_ops->tx(ut_q, ut_full()), 4);
 	while (vringfd_ring_get_used(&ut_tx, &len)) {
 		ck_assert_uint_eq(len, 0);
 		n++;
@@ -746,7 +836,7 @@ START_TEST(test_kernel_rx_preposted)
 	for (i = 0; i < 50 && !vringfd_ring_more_used(&ut_rx); i++) {
 		p = (struct pollfd){ .fd = ut_ops->rx_fd(ut_q), .events = POLLIN };
 		poll(&p, 1, 100);
-		ck_assert_int_ge(ut_ops->rx(ut_q, &starved), 0);
+		ck_assert_int_ge(ut_ops->rx(ut_q, ut_full(), &starved), 0);
 	}
 	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), buf);
 	ck_assert_uint_eq(len, 12 + 42);
@@ -800,6 +890,8 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_rx_starved_and_small, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_mrg_rxbuf, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_tx_bad_chains, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_tx_budget, 10);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_user_rx_budget, 10);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_hdr_policy_12, 20);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_hdr_policy_10, 20);
 	RUNNER_ADD_TEST_TIMEOUT(s, test_user_broken_ring, 10);

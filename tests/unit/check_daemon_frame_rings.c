@@ -65,10 +65,11 @@ static struct engine_queue *fk_open(const struct engine_queue_config *cfg, char 
 /**
  * fk_tx() - fake engine_ops.tx: take every chain as one frame
  * @q: queue
+ * @budget: charged per frame; the walk stops when it is spent
  *
  * Return: chains consumed.
  */
-static int fk_tx(struct engine_queue *q)
+static int fk_tx(struct engine_queue *q, struct engine_budget *budget)
 {
 	struct vringfd_chain ch;
 	struct iovec iov[4];
@@ -76,7 +77,7 @@ static int fk_tx(struct engine_queue *q)
 
 	fk.tx_calls++;
 	while ((!fk.tx_weight || (unsigned int)n < fk.tx_weight) &&
-	       vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
+	       !engine_budget_spent(budget) && vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
 		ck_assert_uint_eq(ch.nout, 1);
 		fk.frames++;
 		ck_assert_uint_gt(ch.out_len, FRAME_RINGS_HDR);
@@ -85,6 +86,7 @@ static int fk_tx(struct engine_queue *q)
 		ck_assert_int_eq(((uint8_t *)ch.out[0].iov_base)[FRAME_RINGS_HDR - 1], 0);
 		fk.last_len = ch.out_len - FRAME_RINGS_HDR;
 		fk.last_first = ((uint8_t *)ch.out[0].iov_base)[FRAME_RINGS_HDR];
+		engine_budget_take(budget, fk.last_len);
 		vringfd_dev_put_used(&q->tx, ch.head, 0);
 		n++;
 	}
@@ -95,18 +97,19 @@ static int fk_tx(struct engine_queue *q)
 /**
  * fk_rx() - fake engine_ops.rx: one 100-byte frame per posted buffer
  * @q: queue
+ * @budget: charged per frame; filling stops when it is spent
  * @starved: set when frames wait but no buffer is posted
  *
  * Return: buffers filled.
  */
-static int fk_rx(struct engine_queue *q, bool *starved)
+static int fk_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
 	struct vringfd_chain ch;
 	struct iovec iov[4];
 	int n = 0;
 
 	*starved = false;
-	while (fk.rx_queued) {
+	while (fk.rx_queued && !engine_budget_spent(budget)) {
 		if (vringfd_dev_get_chain(&q->rx, &ch, iov, 4) <= 0) {
 			*starved = true;
 			break;
@@ -117,6 +120,7 @@ static int fk_rx(struct engine_queue *q, bool *starved)
 		memset((uint8_t *)ch.in[0].iov_base + FRAME_RINGS_HDR, 0xab, 100);
 		vringfd_dev_put_used(&q->rx, ch.head, FRAME_RINGS_HDR + 100);
 		fk.rx_queued--;
+		engine_budget_take(budget, 100);
 		n++;
 	}
 	vringfd_dev_publish_used(&q->rx);

@@ -305,6 +305,85 @@ static void lt_tonce(struct loop *loop, struct loop_ref *ref, uint32_t events)
 	}
 }
 
+static char lt_order[16];	/* who ran, in order: 'a' requeued, 'b' epoll */
+static unsigned int lt_norder;
+static struct loop_ref lt_ra, lt_rb, lt_rgone;
+
+/**
+ * lt_requeued() - handler of ref a: requeues itself twice, wakes b, then quits
+ * @loop: the loop
+ * @ref: lt_ra
+ * @events: EPOLLIN the first time, 0 when requeued
+ */
+static void lt_requeued(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	uint64_t v = 1;
+
+	ck_assert_uint_eq(events, lt_norder ? 0 : EPOLLIN);
+	lt_order[lt_norder++] = 'a';
+	if (events)
+		ck_assert_int_eq(read(ref->fd, &v, 8), 8);
+	if (lt_norder == 1)
+		ck_assert_int_eq(write(lt_rb.fd, &v, 8), 8);	/* b is ready now */
+	if (lt_norder < 4) {
+		loop_requeue(loop, ref);
+		loop_requeue(loop, ref);	/* once is enough */
+		loop_requeue(loop, &lt_rgone);
+		loop_del(loop, &lt_rgone);	/* taken off again: never called */
+	} else {
+		loop_quit(loop, 0);
+	}
+}
+
+/**
+ * lt_other() - handler of ref b: records its turn
+ * @loop: the loop
+ * @ref: lt_rb
+ * @events: EPOLLIN
+ */
+static void lt_other(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(read(ref->fd, &v, 8), 8);
+	lt_order[lt_norder++] = 'b';
+}
+
+/**
+ * lt_never() - handler that must not run
+ * @loop: the loop
+ * @ref: the ref
+ * @events: events
+ */
+static void lt_never(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	ck_abort_msg("a ref taken off the ready list was called");
+}
+
+START_TEST(test_loop_requeue_after_others)
+{
+	char err[256];
+	struct loop *l = loop_new(lt_signal, NULL, err, sizeof(err));
+	uint64_t v = 1;
+
+	ck_assert_msg(l, "%s", err);
+	loop_ref_init(&lt_ra, LOOP_REF_PORT_AUX, eventfd(0, EFD_NONBLOCK), lt_requeued);
+	loop_ref_init(&lt_rb, LOOP_REF_PORT_AUX, eventfd(0, EFD_NONBLOCK), lt_other);
+	loop_ref_init(&lt_rgone, LOOP_REF_PORT_AUX, -1, lt_never);
+	ck_assert_int_eq(loop_add(l, &lt_ra, EPOLLIN), 0);
+	ck_assert_int_eq(loop_add(l, &lt_rb, EPOLLIN), 0);
+	ck_assert_int_eq(write(lt_ra.fd, &v, 8), 8);
+	ck_assert_int_eq(loop_run(l), 0);
+	/* a by epoll; b (ready meanwhile) before a's requeued call; a, a */
+	ck_assert_str_eq(lt_order, "abaa");
+	loop_del(l, &lt_ra);
+	loop_del(l, &lt_rb);
+	close(lt_ra.fd);
+	close(lt_rb.fd);
+	loop_free(l);
+}
+END_TEST
+
 START_TEST(test_loop_timer_stopped_in_handler)
 {
 	char err[256];
@@ -346,6 +425,7 @@ Suite *loop_suite(void)
 	Suite *s = runner_suite_create("loop");
 
 	RUNNER_ADD_TEST(s, test_loop_delete_in_batch);
+	RUNNER_ADD_TEST(s, test_loop_requeue_after_others);
 	RUNNER_ADD_TEST(s, test_loop_silent_ref);
 	RUNNER_ADD_TEST(s, test_loop_timer_periodic);
 	RUNNER_ADD_TEST(s, test_loop_signals);

@@ -292,15 +292,15 @@ static void config_defaults(struct config *cfg, const char *name)
 	strcpy(cfg->control_socket, CFG_DEFAULT_CONTROL);
 	cfg->control_mode = 0660;
 	cfg->control_gid = (gid_t)-1;
-	cfg->engine = CONFIG_ENGINE_AUTO;
-	cfg->log_level = CONFIG_LOG_INFO;
+	cfg->engine = CFG_ENGINE_AUTO;
+	cfg->log_level = CFG_LOG_INFO;
 	cfg->uid = (uid_t)-1;
 	cfg->gid = (gid_t)-1;
 	cfg->handshake_timeout = CFG_DEFAULT_HANDSHAKE_TIMEOUT;
 	cfg->boot_timeout = CFG_DEFAULT_BOOT_TIMEOUT;
 	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
 	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
-	cfg->seccomp = CONFIG_SECCOMP_ON;
+	cfg->seccomp = CFG_SECCOMP_ON;
 }
 
 /**

@@ -10,25 +10,25 @@
 #include "config_value.h"
 
 static const struct config_enum config_daemon_engines[] = {
-	{ "auto", CONFIG_ENGINE_AUTO },
-	{ "kernel", CONFIG_ENGINE_KERNEL },
-	{ "user", CONFIG_ENGINE_USER },
+	{ "auto", CFG_ENGINE_AUTO },
+	{ "kernel", CFG_ENGINE_KERNEL },
+	{ "user", CFG_ENGINE_USER },
 	{ NULL, 0 },
 };
 
 static const struct config_enum config_daemon_log_levels[] = {
-	{ "err", CONFIG_LOG_ERR },
-	{ "warning", CONFIG_LOG_WARNING },
-	{ "notice", CONFIG_LOG_NOTICE },
-	{ "info", CONFIG_LOG_INFO },
-	{ "debug", CONFIG_LOG_DEBUG },
+	{ "err", CFG_LOG_ERR },
+	{ "warning", CFG_LOG_WARNING },
+	{ "notice", CFG_LOG_NOTICE },
+	{ "info", CFG_LOG_INFO },
+	{ "debug", CFG_LOG_DEBUG },
 	{ NULL, 0 },
 };
 
 static const struct config_enum config_daemon_seccomp_modes[] = {
-	{ "on", CONFIG_SECCOMP_ON },
-	{ "off", CONFIG_SECCOMP_OFF },
-	{ "log", CONFIG_SECCOMP_LOG },
+	{ "on", CFG_SECCOMP_ON },
+	{ "off", CFG_SECCOMP_OFF },
+	{ "log", CFG_SECCOMP_LOG },
 	{ NULL, 0 },
 };
 

@@ -9,10 +9,10 @@
 #include "config_value.h"
 
 static const struct config_enum config_port_types[] = {
-	{ "vhost-user", CONFIG_PORT_VHOST_USER },
-	{ "stream", CONFIG_PORT_STREAM },
-	{ "dgram", CONFIG_PORT_DGRAM },
-	{ "ringfd", CONFIG_PORT_RINGFD },
+	{ "vhost-user", CFG_PORT_VHOST_USER },
+	{ "stream", CFG_PORT_STREAM },
+	{ "dgram", CFG_PORT_DGRAM },
+	{ "ringfd", CFG_PORT_RINGFD },
 	{ NULL, 0 },
 };
 
@@ -101,9 +101,9 @@ static int config_port_end(struct config_parser *p)
 		return config_value_err(p, l_listen > l_connect ? l_listen : l_connect,
 					"port '%s': listen and connect are exclusive", port->name);
 	l = p->key_line[PORT_KEY_PEER];
-	if (l && port->type != CONFIG_PORT_DGRAM)
+	if (l && port->type != CFG_PORT_DGRAM)
 		return config_value_err(p, l, "peer: only valid for type dgram");
-	if (l_connect && port->type == CONFIG_PORT_RINGFD)
+	if (l_connect && port->type == CFG_PORT_RINGFD)
 		return config_value_err(p, l_connect, "connect: a ringfd port only listens");
 	l = p->key_line[PORT_KEY_RECONNECT];
 	if (l && !l_connect)

@@ -152,7 +152,7 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
 		port_stats_sum(&ps, &tx, &rx);
 		ctlproto_reply_stats(w, "port", p->cfg.name, &tx, &rx);
 		/* Only a dgram port has a peer to check senders against. */
-		if (p->cfg.type == CONFIG_PORT_DGRAM)
+		if (p->cfg.type == CFG_PORT_DGRAM)
 			ctlproto_reply_u64(w, "tx_drop_peer", tx.drop_peer);
 		ctlproto_reply_str(w, "tap", p->cfg.tap);
 		/* The tap's own counters: ring -> tap is what the tap
@@ -171,7 +171,7 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
 		}
 		for (q = 0; queues && q < ps.nqp; q++)
 			ctlproto_reply_queue_stats(w, p->cfg.name, p->cfg.tap, q, &ps.tx[q],
-						   &ps.rx[q], p->cfg.type == CONFIG_PORT_DGRAM);
+						   &ps.rx[q], p->cfg.type == CFG_PORT_DGRAM);
 	}
 }
 

@@ -59,17 +59,17 @@ const struct engine_ops *engine_select(enum config_engine want, char *err, size_
 	char why[256];
 
 	switch (want) {
-	case CONFIG_ENGINE_USER:
+	case CFG_ENGINE_USER:
 		log_info("engine: user (configured)");
 		return &engine_user_ops;
-	case CONFIG_ENGINE_KERNEL:
+	case CFG_ENGINE_KERNEL:
 		if (!engine_probe_kernel(why, sizeof(why))) {
 			snprintf(err, errlen, "engine = kernel, but %s", why);
 			return NULL;
 		}
 		log_info("engine: kernel (configured)");
 		return &engine_kernel_ops;
-	case CONFIG_ENGINE_AUTO:
+	case CFG_ENGINE_AUTO:
 		if (engine_probe_kernel(why, sizeof(why))) {
 			log_info("engine: kernel (auto: vringfd.ko with tap attachment found)");
 			return &engine_kernel_ops;

@@ -82,9 +82,9 @@ bool log_enabled(int prio)
 void log_set_level(enum config_log_level level)
 {
 	static const int prio[] = {
-		[CONFIG_LOG_ERR] = LOG_ERR, [CONFIG_LOG_WARNING] = LOG_WARNING,
-		[CONFIG_LOG_NOTICE] = LOG_NOTICE, [CONFIG_LOG_INFO] = LOG_INFO,
-		[CONFIG_LOG_DEBUG] = LOG_DEBUG,
+		[CFG_LOG_ERR] = LOG_ERR, [CFG_LOG_WARNING] = LOG_WARNING,
+		[CFG_LOG_NOTICE] = LOG_NOTICE, [CFG_LOG_INFO] = LOG_INFO,
+		[CFG_LOG_DEBUG] = LOG_DEBUG,
 	};
 
 	if ((unsigned int)level < sizeof(prio) / sizeof(prio[0]))
@@ -99,11 +99,11 @@ void log_set_level(enum config_log_level level)
 enum config_log_level log_get_level(void)
 {
 	switch (log_max_prio) {
-	case LOG_ERR: return CONFIG_LOG_ERR;
-	case LOG_WARNING: return CONFIG_LOG_WARNING;
-	case LOG_NOTICE: return CONFIG_LOG_NOTICE;
-	case LOG_DEBUG: return CONFIG_LOG_DEBUG;
-	default: return CONFIG_LOG_INFO;
+	case LOG_ERR: return CFG_LOG_ERR;
+	case LOG_WARNING: return CFG_LOG_WARNING;
+	case LOG_NOTICE: return CFG_LOG_NOTICE;
+	case LOG_DEBUG: return CFG_LOG_DEBUG;
+	default: return CFG_LOG_INFO;
 	}
 }
 

@@ -26,13 +26,13 @@
 const struct port_ops *port_ops_of(enum config_port_type type)
 {
 	switch (type) {
-	case CONFIG_PORT_VHOST_USER:
+	case CFG_PORT_VHOST_USER:
 		return &port_vhost_user_ops;
-	case CONFIG_PORT_STREAM:
+	case CFG_PORT_STREAM:
 		return &port_stream_ops;
-	case CONFIG_PORT_DGRAM:
+	case CFG_PORT_DGRAM:
 		return &port_dgram_ops;
-	case CONFIG_PORT_RINGFD:
+	case CFG_PORT_RINGFD:
 		return &port_ringfd_ops;
 	}
 	return NULL;

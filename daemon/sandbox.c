@@ -131,14 +131,14 @@ static int sandbox_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs
  */
 int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
 {
-	uint32_t def = mode == CONFIG_SECCOMP_LOG ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS;
+	uint32_t def = mode == CFG_SECCOMP_LOG ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS;
 	struct scmp_arg_cmp none = { 0 };
 	scmp_filter_ctx ctx;
 	const char *what = "";
 	unsigned int i;
 	int ret = 0;
 
-	if (mode == CONFIG_SECCOMP_OFF) {
+	if (mode == CFG_SECCOMP_OFF) {
 		log_warn("seccomp: off (seccomp = off): the daemon may make any system call");
 		return 0;
 	}
@@ -170,7 +170,7 @@ int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
 	}
 	log_info("seccomp: filter installed (%zu system calls, %zu ioctls, socket families unix and netlink; anything else %s)",
 		 sizeof(sandbox_calls) / sizeof(sandbox_calls[0]), sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]),
-		 mode == CONFIG_SECCOMP_LOG ? "is logged by the kernel (seccomp = log)" :
+		 mode == CFG_SECCOMP_LOG ? "is logged by the kernel (seccomp = log)" :
 		 "kills the daemon");
 	return 0;
 }

@@ -496,7 +496,7 @@ START_TEST(config_file_example)
 	ck_assert_str_eq(cfg.taps[0].name, "vnet0");
 	ck_assert_uint_eq(cfg.taps[0].naddresses, 2);
 	ck_assert_str_eq(cfg.taps[1].bridge, "br-vm");
-	ck_assert_int_eq(cfg.ports[1].type, CONFIG_PORT_STREAM);
+	ck_assert_int_eq(cfg.ports[1].type, CFG_PORT_STREAM);
 	config_free(&cfg);
 }
 END_TEST
@@ -647,8 +647,8 @@ START_TEST(config_good_empty)
 	ck_assert_str_eq(cfg.control_socket, "/run/vringnetd/control.sock");
 	ck_assert_uint_eq(cfg.control_mode, 0660);
 	ck_assert_uint_eq(cfg.control_gid, (gid_t)-1);
-	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_AUTO);
-	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_INFO);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_AUTO);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_INFO);
 	ck_assert_str_eq(cfg.user, "");
 	ck_assert_uint_eq(cfg.ntaps, 0);
 	ck_assert_uint_eq(cfg.nports, 0);
@@ -670,8 +670,8 @@ START_TEST(config_good_daemon)
 	ck_assert_str_eq(cfg.control_socket, "/run/x/ctl.sock");
 	ck_assert_uint_eq(cfg.control_mode, 0600);
 	ck_assert_uint_eq(cfg.control_gid, 0);
-	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_USER);
-	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_DEBUG);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_DEBUG);
 	ck_assert_str_eq(cfg.user, "daemon");
 	ck_assert_uint_eq(cfg.uid, 1);
 	ck_assert_uint_eq(cfg.gid, 1);
@@ -772,7 +772,7 @@ START_TEST(config_good_limits)
 	ck_assert_uint_eq(cfg.boot_timeout, CFG_DEFAULT_BOOT_TIMEOUT);
 	ck_assert_uint_eq(cfg.message_timeout, CFG_DEFAULT_MESSAGE_TIMEOUT);
 	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
-	ck_assert_int_eq(cfg.seccomp, CONFIG_SECCOMP_ON);
+	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_ON);
 	config_free(&cfg);
 	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
 		 "control-clients-per-uid = 15\nseccomp = log\n", &cfg);
@@ -780,7 +780,7 @@ START_TEST(config_good_limits)
 	ck_assert_uint_eq(cfg.boot_timeout, 86400);
 	ck_assert_uint_eq(cfg.message_timeout, 1);
 	ck_assert_uint_eq(cfg.control_per_uid, 15);
-	ck_assert_int_eq(cfg.seccomp, CONFIG_SECCOMP_LOG);
+	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_LOG);
 	ck_assert_str_eq(config_seccomp_name(cfg.seccomp), "log");
 	config_free(&cfg);
 }
@@ -800,7 +800,7 @@ START_TEST(config_good_ports)
 	ck_assert_uint_eq(cfg.nports, 4);
 	p = config_find_port(&cfg, "vm1");
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(p->type, CONFIG_PORT_VHOST_USER);
+	ck_assert_int_eq(p->type, CFG_PORT_VHOST_USER);
 	ck_assert_str_eq(p->listen, "/run/vm1.sock");
 	ck_assert_str_eq(p->connect, "");
 	ck_assert_uint_eq(p->socket_mode, 0600);
@@ -808,17 +808,17 @@ START_TEST(config_good_ports)
 	ck_assert_uint_eq(p->socket_gid, 0);
 	ck_assert_uint_eq(p->line, 1);
 	p = config_find_port(&cfg, "vm2");
-	ck_assert_int_eq(p->type, CONFIG_PORT_STREAM);
+	ck_assert_int_eq(p->type, CFG_PORT_STREAM);
 	ck_assert_str_eq(p->connect, "/run/qemu.sock");
 	ck_assert_uint_eq(p->reconnect, 3600);
 	ck_assert_uint_eq(p->socket_mode, 0660);
 	ck_assert_uint_eq(p->socket_uid, (uid_t)-1);
 	p = config_find_port(&cfg, "vm3");
-	ck_assert_int_eq(p->type, CONFIG_PORT_DGRAM);
+	ck_assert_int_eq(p->type, CFG_PORT_DGRAM);
 	ck_assert_str_eq(p->peer, "/run/q.sock");
 	ck_assert_uint_eq(p->reconnect, 1);
 	p = config_find_port(&cfg, "vm4");
-	ck_assert_int_eq(p->type, CONFIG_PORT_RINGFD);
+	ck_assert_int_eq(p->type, CFG_PORT_RINGFD);
 	ck_assert_ptr_null(config_find_port(&cfg, "vm9"));
 	ck_assert_ptr_eq(config_find_tap(&cfg, "t2"), &cfg.taps[2]);
 	ck_assert_ptr_null(config_find_tap(&cfg, "t9"));
@@ -840,8 +840,8 @@ START_TEST(config_good_syntax)
 		 "[tap   t0]\n"
 		 "   # indented comment\n"
 		 "mtu = 1500", &cfg);
-	ck_assert_int_eq(cfg.engine, CONFIG_ENGINE_USER);
-	ck_assert_int_eq(cfg.log_level, CONFIG_LOG_WARNING);
+	ck_assert_int_eq(cfg.engine, CFG_ENGINE_USER);
+	ck_assert_int_eq(cfg.log_level, CFG_LOG_WARNING);
 	ck_assert_str_eq(cfg.control_socket, "/run/a#b.sock");
 	ck_assert_uint_eq(cfg.taps[0].mtu, 1500);
 	ck_assert_str_eq(cfg.taps[0].name, "t0");
@@ -891,17 +891,17 @@ END_TEST
 
 START_TEST(config_names)
 {
-	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_AUTO), "auto");
-	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_KERNEL), "kernel");
-	ck_assert_str_eq(config_engine_name(CONFIG_ENGINE_USER), "user");
+	ck_assert_str_eq(config_engine_name(CFG_ENGINE_AUTO), "auto");
+	ck_assert_str_eq(config_engine_name(CFG_ENGINE_KERNEL), "kernel");
+	ck_assert_str_eq(config_engine_name(CFG_ENGINE_USER), "user");
 	ck_assert_str_eq(config_engine_name((enum config_engine)42), "?");
-	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_VHOST_USER), "vhost-user");
-	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_STREAM), "stream");
-	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_DGRAM), "dgram");
-	ck_assert_str_eq(config_port_type_name(CONFIG_PORT_RINGFD), "ringfd");
+	ck_assert_str_eq(config_port_type_name(CFG_PORT_VHOST_USER), "vhost-user");
+	ck_assert_str_eq(config_port_type_name(CFG_PORT_STREAM), "stream");
+	ck_assert_str_eq(config_port_type_name(CFG_PORT_DGRAM), "dgram");
+	ck_assert_str_eq(config_port_type_name(CFG_PORT_RINGFD), "ringfd");
 	ck_assert_str_eq(config_port_type_name((enum config_port_type)42), "?");
-	ck_assert_str_eq(config_log_level_name(CONFIG_LOG_ERR), "err");
-	ck_assert_str_eq(config_log_level_name(CONFIG_LOG_DEBUG), "debug");
+	ck_assert_str_eq(config_log_level_name(CFG_LOG_ERR), "err");
+	ck_assert_str_eq(config_log_level_name(CFG_LOG_DEBUG), "debug");
 	ck_assert_str_eq(config_log_level_name((enum config_log_level)42), "?");
 }
 END_TEST

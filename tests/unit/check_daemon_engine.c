@@ -634,10 +634,10 @@ START_TEST(test_engine_select)
 {
 	char err[256] = "";
 
-	ck_assert_ptr_eq(engine_select(CONFIG_ENGINE_USER, err, sizeof(err)), &engine_user_ops);
+	ck_assert_ptr_eq(engine_select(CFG_ENGINE_USER, err, sizeof(err)), &engine_user_ops);
 	setenv("VRINGFD_DEVICE", "/nonexistent/vringfd", 1);
-	ck_assert_ptr_eq(engine_select(CONFIG_ENGINE_AUTO, err, sizeof(err)), &engine_user_ops);
-	ck_assert_ptr_null(engine_select(CONFIG_ENGINE_KERNEL, err, sizeof(err)));
+	ck_assert_ptr_eq(engine_select(CFG_ENGINE_AUTO, err, sizeof(err)), &engine_user_ops);
+	ck_assert_ptr_null(engine_select(CFG_ENGINE_KERNEL, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "engine = kernel, but /dev/vringfd: No such file or directory"),
 		      "%s", err);
 	ck_assert(!engine_probe_kernel(err, sizeof(err)));

@@ -110,7 +110,7 @@ START_TEST(test_log_errno_same_lines)
 
 	unsetenv("JOURNAL_STREAM");
 	log_init("t");
-	log_set_level(CONFIG_LOG_INFO);
+	log_set_level(CFG_LOG_INFO);
 	fd = lim_capture(&saved);
 	log_err("epoll_wait: %s", strerror(EBADF));
 	log_warn("port %s: accept: %s", "vm1", strerror(EMFILE));

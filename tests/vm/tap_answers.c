@@ -350,27 +350,6 @@ struct stuck {
 };
 
 /**
- * uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
- * @name: the test to report as skipped when the kernel refuses it
- *
- * Return: the fd, or -1 (SKIP printed).
- */
-static int uffd_open(const char *name)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	int uffd;
-
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		result_skip(name, "userfaultfd: %s", strerror(errno));
-		if (uffd >= 0)
-			close(uffd);
-		return -1;
-	}
-	return uffd;
-}
-
-/**
  * stuck_writer() - thread: write() on the TX ring (stalls on the page)
  * @arg: struct stuck
  *
@@ -524,7 +503,7 @@ static void test_stuck_walker(void)
 	pthread_t th;
 
 	memset(&st, 0, sizeof(st));
-	st.uffd = uffd_open("stuck_walker");
+	st.uffd = tc_uffd_open("stuck_walker");
 	if (st.uffd < 0)
 		return;
 	if (tx_ring(&st.t, 8, 64)) {
@@ -645,7 +624,7 @@ static void test_echo_stuck_pump(void)
 	pthread_t th;
 	pid_t pid;
 
-	uffd = uffd_open(name);
+	uffd = tc_uffd_open(name);
 	if (uffd < 0)
 		return;
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -790,7 +769,7 @@ static void test_atomic_pin_uffd(void)
 
 	memset(&other, 0, sizeof(other));
 	other.fd = -1;
-	uffd = uffd_open(name);
+	uffd = tc_uffd_open(name);
 	if (uffd < 0)
 		return;
 	mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -24,9 +24,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/if_tun.h>
+#include <linux/userfaultfd.h>
 #include <linux/virtio_net.h>
 
 #include "vringfd.h"
@@ -305,6 +307,27 @@ static inline void tc_frame(uint8_t *buf, size_t len, unsigned int seq)
 	buf[13] = 0xb5;
 	for (i = 14; i < len; i++)
 		buf[i] = (uint8_t)(seq + i);
+}
+
+/**
+ * tc_uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
+ * @name: the test to report as skipped when the kernel refuses it
+ *
+ * Return: the fd (O_NONBLOCK), or -1 (SKIP printed).
+ */
+static inline int tc_uffd_open(const char *name)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int uffd;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result_skip(name, "userfaultfd: %s", strerror(errno));
+		if (uffd >= 0)
+			close(uffd);
+		return -1;
+	}
+	return uffd;
 }
 
 /**

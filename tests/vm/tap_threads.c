@@ -220,6 +220,7 @@ static void test_parallel(void)
 	if (ncpu < 2) {
 		result_skip("parallel_two_rings_inside_write_at_once",
 			    "the guest has %ld CPU (run with --smp 2 or more)", ncpu);
+		result_skip("parallel_counts_exact", "the guest has %ld CPU", ncpu);
 		return;
 	}
 	memset(p, 0, sizeof(p));
@@ -1044,6 +1045,19 @@ out:
 	free(sh);
 }
 
+/**
+ * print_env() - say on how many CPUs the test runs and whether lockdep
+ * (debug kernel) is on and still armed
+ */
+static void print_env(void)
+{
+	printf("# CPUs online: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	fflush(stdout);
+	tc_sh("test -r /proc/lockdep_stats && "
+	      "sed -n 's/^ *\\(debug_locks\\|dependency chains\\): */# lockdep \\1: /p' "
+	      "/proc/lockdep_stats");
+}
+
 int main(void)
 {
 	const char *s = getenv("TAP_THREADS_SEED");
@@ -1058,11 +1072,13 @@ int main(void)
 		return 1;
 	}
 	tc_wait_carrier(TAPS);
+	print_env();
 	test_parallel();
 	test_stalled();
 	test_shared(0, seed);
 	test_shared(1, seed + 1);
 	test_shared_calls();
+	print_env();
 	tc_sh("for i in " TAPA " " TAPB " " TAPS "; do ip link del $i; done");
 	return result_exit_status();
 }

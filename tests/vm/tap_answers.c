@@ -339,30 +339,14 @@ out:
  * @t: the ring
  * @page: the registered page (the frame buffer of the posted chain)
  * @uffd: the userfaultfd
- * @ret: write()'s answer once it returned
- * @err: its errno
+ * @w: the write() (tc_writer_run())
  */
 struct stuck {
 	struct tring t;
 	uint8_t *page;
 	int uffd;
-	int ret, err;
+	struct tc_writer w;
 };
-
-/**
- * stuck_writer() - thread: write() on the TX ring (stalls on the page)
- * @arg: struct stuck
- *
- * Return: NULL.
- */
-static void *stuck_writer(void *arg)
-{
-	struct stuck *st = arg;
-
-	st->ret = (int)write(st->t.fd, "", 1);
-	st->err = errno;
-	return NULL;
-}
 
 /* the userfaultfd, closed first thing in the children */
 static int child_uffd = -1;
@@ -525,7 +509,8 @@ static void test_stuck_walker(void)
 	if (hung0 > 0)
 		write_int_file(HUNG_TMO, 2);
 	tc_sh("dmesg | grep -c 'blocked for more than' > /tmp/tap_answers.hung0");
-	pthread_create(&th, NULL, stuck_writer, &st);
+	st.w.fd = st.t.fd;
+	pthread_create(&th, NULL, tc_writer_run, &st.w);
 	up.fd = st.uffd;
 	up.events = POLLIN;
 	if (poll(&up, 1, 5000) != 1) {
@@ -574,8 +559,8 @@ static void test_stuck_walker(void)
 	for (i = 0; i < 3; i++)
 		if (pid[i] > 0 && blocked[i] && !reaped[i])
 			waitpid(pid[i], NULL, __WALL);
-	result_check(st.ret >= 0 || st.err == EINTR, "stuck_walker_write_returns",
-		     "the stuck write() answered %d (%s)", st.ret, strerror(st.err));
+	result_check(st.w.ret >= 0 || st.w.err == EINTR, "stuck_walker_write_returns",
+		     "the stuck write() answered %d (%s)", st.w.ret, strerror(st.w.err));
 	result_check(tc_sh("test \"$(dmesg | grep -c 'blocked for more than')\" = "
 			   "\"$(cat /tmp/tap_answers.hung0)\"") == 0,
 		     "stuck_walker_no_hung_task", "the hung-task detector fired");

@@ -331,6 +331,33 @@ static inline int tc_uffd_open(const char *name)
 }
 
 /**
+ * struct tc_writer - a write() on a vring fd made by another thread
+ * @fd: the vring fd
+ * @ret: write()'s answer once it returned
+ * @err: its errno
+ */
+struct tc_writer {
+	int fd;
+	int ret, err;
+};
+
+/**
+ * tc_writer_run() - thread: write() on a vring fd (e.g. one that stalls on
+ * a userfaultfd page under its frame)
+ * @arg: struct tc_writer
+ *
+ * Return: NULL.
+ */
+static inline void *tc_writer_run(void *arg)
+{
+	struct tc_writer *w = arg;
+
+	w->ret = (int)write(w->fd, "", 1);
+	w->err = errno;
+	return NULL;
+}
+
+/**
  * tc_kmsg_clean() - no WARN, BUG or oops in the kernel log so far
  *
  * Return: 1 when clean (or the log cannot be read), 0 otherwise.

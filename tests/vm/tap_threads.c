@@ -11,7 +11,9 @@
  *                two sides of a write(), kept in a shared atomic, reaches
  *                2 within a bounded number of calls), and every count is
  *                exact (write() answers, used entries, the ring's frames,
- *                the taps' rx_packets).  SKIP on a one-CPU guest.
+ *                the taps' rx_packets).  SKIP on a one-CPU guest.  This
+ *                shows the calls overlap; stalled_* shows that they do
+ *                not wait for each other.
  *   stalled_*    a TX write() stuck inside the module on a userfaultfd page
  *                under its frame (it holds everything a walk of its ring
  *                holds) does not stop write(), read(), poll() and GET_STATE
@@ -26,13 +28,15 @@
  *                once (an AF_PACKET socket on the tap counts them), each
  *                injected RX frame lands in the RX ring exactly once and
  *                intact; each head is completed once (the driver ring
- *                checks every used id, the test every token); the kernel's
+ *                checks every used id, the test every TX token); the kernel's
  *                indices (GET_STATE) end where the counts say; stats.calls
  *                of the TX ring equals the write() calls made; no call
  *                answers an error.
  *   shared_ctl_* the same, with a third thread issuing GET_STATE,
  *                GET_STATS and SET_MEM_TABLE (the same identity table
  *                again) on both rings all the while.
+ *   shared_calls_counted  two threads calling write(), read() and poll()
+ *                on one ring at once: stats.calls counts every call.
  *
  * Seeded (TAP_THREADS_SEED, default 1): the bursts, and the choice among
  * poll(), read() and write() on the RX ring, are drawn with rand_r(); the
@@ -276,32 +280,6 @@ out:
 /* ---- stalled_*: a stuck walker of one ring, the others go on ------------ */
 
 /**
- * struct stall - a TX write() stuck on a userfaultfd page
- * @t: the ring
- * @ret: write()'s answer once it returned
- * @err: its errno
- */
-struct stall {
-	struct tc_ring t;
-	int ret, err;
-};
-
-/**
- * stall_writer() - thread: write() on the TX ring (stalls on the page)
- * @arg: struct stall
- *
- * Return: NULL.
- */
-static void *stall_writer(void *arg)
-{
-	struct stall *s = arg;
-
-	s->ret = (int)write(s->t.fd, "", 1);
-	s->err = errno;
-	return NULL;
-}
-
-/**
  * test_stalled() - rings of other taps keep working while a walker of one
  * ring is stuck inside the module
  */
@@ -309,8 +287,8 @@ static void test_stalled(void)
 {
 	struct uffdio_register reg;
 	struct uffdio_zeropage zp;
-	struct tc_ring tx, rx;
-	struct stall s;
+	struct tc_ring a, tx, rx;
+	struct tc_writer w;
 	struct iovec v;
 	struct pollfd pf;
 	struct vringfd_state state;
@@ -318,10 +296,10 @@ static void test_stalled(void)
 	int uffd, tap, inj = -1, r, n, i, started = 0;
 	pthread_t th;
 
-	memset(&s, 0, sizeof(s));
+	memset(&a, 0, sizeof(a));
 	memset(&tx, 0, sizeof(tx));
 	memset(&rx, 0, sizeof(rx));
-	s.t.fd = tx.fd = rx.fd = -1;
+	a.fd = tx.fd = rx.fd = -1;
 	uffd = tc_uffd_open("stalled_other_rings_move");
 	if (uffd < 0)
 		return;
@@ -337,15 +315,15 @@ static void test_stalled(void)
 	}
 	/* ring A on TAPA: one chain whose frame is on the missing page */
 	tap = tc_tap_open(TAPA, IFF_TAP | IFF_NO_PI);
-	if (tap < 0 || tc_ring_new(&s.t, 8, 0) || tc_attach(s.t.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
+	if (tap < 0 || tc_ring_new(&a, 8, 0) || tc_attach(a.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
 		result_fail("stalled_setup", "ring A: %s", strerror(errno));
 		goto out;
 	}
 	close(tap);
 	v.iov_base = page;
 	v.iov_len = 60;
-	vringfd_ring_add(&s.t.r, &v, 1, NULL, 0, page);
-	vringfd_ring_publish(&s.t.r);
+	vringfd_ring_add(&a.r, &v, 1, NULL, 0, page);
+	vringfd_ring_publish(&a.r);
 	/* on TAPB: a TX ring and an RX ring */
 	tap = tc_tap_open(TAPB, IFF_TAP | IFF_NO_PI);
 	if (tap < 0 || tc_ring_new(&tx, 64, 0) || tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0) ||
@@ -361,7 +339,8 @@ static void test_stalled(void)
 		goto out;
 	}
 
-	pthread_create(&th, NULL, stall_writer, &s);
+	w.fd = a.fd;
+	pthread_create(&th, NULL, tc_writer_run, &w);
 	started = 1;
 	pf.fd = uffd;
 	pf.events = POLLIN;
@@ -420,15 +399,15 @@ release:
 		result_fail("stalled_release", "UFFDIO_ZEROPAGE: %s", strerror(errno));
 	if (started) {
 		pthread_join(th, NULL);
-		result_check(s.ret == 1, "stalled_walker_returns",
-			     "the stuck write() answered %d (%s)", s.ret, strerror(s.err));
+		result_check(w.ret == 1, "stalled_walker_returns",
+			     "the stuck write() answered %d (%s)", w.ret, strerror(w.err));
 	}
 out:
 	if (inj >= 0)
 		close(inj);
 	tc_ring_free(&tx);
 	tc_ring_free(&rx);
-	tc_ring_free(&s.t);
+	tc_ring_free(&a);
 	close(uffd);
 	if (page != MAP_FAILED)
 		munmap(page, 4096);

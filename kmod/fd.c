@@ -104,9 +104,8 @@ static __poll_t vrfd_fd_poll(struct file *file, poll_table *wait)
 		mask |= ring->ops->poll(ring->data, file, wait);
 	if (ring->ops && ring->ops->pull) {
 		r = ring->ops->pull(ring->data);
-		ring->stats.calls++;
+		vrfd_ring_count_call(ring, r);
 		if (r > 0) {
-			ring->stats.batches++;
 			mask |= EPOLLIN | EPOLLRDNORM;
 		} else if (r < 0 && r != -EINTR) {
 			mask |= EPOLLERR;
@@ -266,8 +265,7 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 	case VRINGFD_GET_STATE:
 		return vrfd_fd_get_state(ring, uarg);
 	case VRINGFD_GET_STATS:
-		st = ring->stats;
-		memset(st.reserved, 0, sizeof(st.reserved));
+		vrfd_ring_get_stats(ring, &st);
 		return copy_to_user(uarg, &st, sizeof(st)) ? -EFAULT : 0;
 	case VRINGFD_DETACH:
 		r = vrfd_ring_end(ring, true);

@@ -1300,6 +1300,21 @@ int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
 	return len ? -EFAULT : 0;
 }
 
+void vrfd_ring_count_call(struct vrfd_ring *ring, long ret)
+{
+	atomic64_inc(&ring->calls);
+	if (ret > 0)
+		atomic64_inc(&ring->batches);
+}
+
+void vrfd_ring_get_stats(struct vrfd_ring *ring, struct vringfd_stats *st)
+{
+	*st = ring->stats;
+	st->calls = atomic64_read(&ring->calls);
+	st->batches = atomic64_read(&ring->batches);
+	memset(st->reserved, 0, sizeof(st->reserved));
+}
+
 /**
  * vrfd_ring_call_op() - run the attached pull or push callback
  * @ring: the ring
@@ -1329,9 +1344,7 @@ ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push)
 	else
 		ret = fn(ring->data);
 	up_read(&ring->attach_sem);
-	ring->stats.calls++;
-	if (ret > 0)
-		ring->stats.batches++;
+	vrfd_ring_count_call(ring, ret);
 	if (ret < 0 && ret != -EFAULT && ret != -EPERM && ret != -EINTR &&
 	    vrfd_ring_is_broken(ring))
 		ret = -EIO;

@@ -119,9 +119,14 @@ struct page;
  * @call: eventfd signalled on notification, or NULL; replaced under @lock
  *	and @used_lock
  * @wq: poll() waiters
- * @stats: counters (VRINGFD_GET_STATS); the core counts calls, batches
- *	(calls whose callback returned > 0), drop_bad_addr and notifies; an
- *	attached subsystem counts the others under @lock
+ * @stats: counters (VRINGFD_GET_STATS); the core counts drop_bad_addr
+ *	(under @lock) and notifies (under @used_lock); an attached subsystem
+ *	counts the others under @lock.  calls and batches are @calls and
+ *	@batches, copied in by vrfd_ring_get_stats()
+ * @calls: stats.calls: write(), read() and poll() calls that ran a
+ *	callback.  Counted outside @lock, by every task calling on the ring at
+ *	once: an atomic (per ring)
+ * @batches: stats.batches: those of @calls whose callback returned > 0
  */
 struct vrfd_ring {
 	struct kref ref;
@@ -170,6 +175,8 @@ struct vrfd_ring {
 	struct eventfd_ctx *call;
 	wait_queue_head_t wq;
 	struct vringfd_stats stats;
+	atomic64_t calls;
+	atomic64_t batches;
 };
 
 /**
@@ -506,6 +513,25 @@ static inline u32 vrfd_ring_walked(const struct vrfd_ring *ring)
  */
 int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
 		       size_t off, void *buf, size_t len, bool to_user);
+
+/**
+ * vrfd_ring_count_call() - count a call that ran a callback (stats.calls,
+ * stats.batches)
+ * @ring: the ring
+ * @ret: the callback's answer (> 0: a batch)
+ *
+ * Context: any; no lock needed (two tasks may call on one ring at once).
+ */
+void vrfd_ring_count_call(struct vrfd_ring *ring, long ret);
+
+/**
+ * vrfd_ring_get_stats() - the ring's counters, for VRINGFD_GET_STATS
+ * @ring: the ring
+ * @st: filled in (reserved fields zero)
+ *
+ * Context: any; the counters are read without a lock, each one whole.
+ */
+void vrfd_ring_get_stats(struct vrfd_ring *ring, struct vringfd_stats *st);
 
 /**
  * vrfd_ring_call_op() - run the attached subsystem's push or pull

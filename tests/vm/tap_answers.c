@@ -339,51 +339,14 @@ out:
  * @t: the ring
  * @page: the registered page (the frame buffer of the posted chain)
  * @uffd: the userfaultfd
- * @ret: write()'s answer once it returned
- * @err: its errno
+ * @w: the write() (tc_writer_run())
  */
 struct stuck {
 	struct tring t;
 	uint8_t *page;
 	int uffd;
-	int ret, err;
+	struct tc_writer w;
 };
-
-/**
- * uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
- * @name: the test to report as skipped when the kernel refuses it
- *
- * Return: the fd, or -1 (SKIP printed).
- */
-static int uffd_open(const char *name)
-{
-	struct uffdio_api api = { .api = UFFD_API };
-	int uffd;
-
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		result_skip(name, "userfaultfd: %s", strerror(errno));
-		if (uffd >= 0)
-			close(uffd);
-		return -1;
-	}
-	return uffd;
-}
-
-/**
- * stuck_writer() - thread: write() on the TX ring (stalls on the page)
- * @arg: struct stuck
- *
- * Return: NULL.
- */
-static void *stuck_writer(void *arg)
-{
-	struct stuck *st = arg;
-
-	st->ret = (int)write(st->t.fd, "", 1);
-	st->err = errno;
-	return NULL;
-}
 
 /* the userfaultfd, closed first thing in the children */
 static int child_uffd = -1;
@@ -524,7 +487,7 @@ static void test_stuck_walker(void)
 	pthread_t th;
 
 	memset(&st, 0, sizeof(st));
-	st.uffd = uffd_open("stuck_walker");
+	st.uffd = tc_uffd_open("stuck_walker");
 	if (st.uffd < 0)
 		return;
 	if (tx_ring(&st.t, 8, 64)) {
@@ -546,7 +509,8 @@ static void test_stuck_walker(void)
 	if (hung0 > 0)
 		write_int_file(HUNG_TMO, 2);
 	tc_sh("dmesg | grep -c 'blocked for more than' > /tmp/tap_answers.hung0");
-	pthread_create(&th, NULL, stuck_writer, &st);
+	st.w.fd = st.t.fd;
+	pthread_create(&th, NULL, tc_writer_run, &st.w);
 	up.fd = st.uffd;
 	up.events = POLLIN;
 	if (poll(&up, 1, 5000) != 1) {
@@ -595,8 +559,8 @@ static void test_stuck_walker(void)
 	for (i = 0; i < 3; i++)
 		if (pid[i] > 0 && blocked[i] && !reaped[i])
 			waitpid(pid[i], NULL, __WALL);
-	result_check(st.ret >= 0 || st.err == EINTR, "stuck_walker_write_returns",
-		     "the stuck write() answered %d (%s)", st.ret, strerror(st.err));
+	result_check(st.w.ret >= 0 || st.w.err == EINTR, "stuck_walker_write_returns",
+		     "the stuck write() answered %d (%s)", st.w.ret, strerror(st.w.err));
 	result_check(tc_sh("test \"$(dmesg | grep -c 'blocked for more than')\" = "
 			   "\"$(cat /tmp/tap_answers.hung0)\"") == 0,
 		     "stuck_walker_no_hung_task", "the hung-task detector fired");
@@ -645,7 +609,7 @@ static void test_echo_stuck_pump(void)
 	pthread_t th;
 	pid_t pid;
 
-	uffd = uffd_open(name);
+	uffd = tc_uffd_open(name);
 	if (uffd < 0)
 		return;
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -790,7 +754,7 @@ static void test_atomic_pin_uffd(void)
 
 	memset(&other, 0, sizeof(other));
 	other.fd = -1;
-	uffd = uffd_open(name);
+	uffd = tc_uffd_open(name);
 	if (uffd < 0)
 		return;
 	mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -24,9 +24,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/if_tun.h>
+#include <linux/userfaultfd.h>
 #include <linux/virtio_net.h>
 
 #include "vringfd.h"
@@ -305,6 +307,54 @@ static inline void tc_frame(uint8_t *buf, size_t len, unsigned int seq)
 	buf[13] = 0xb5;
 	for (i = 14; i < len; i++)
 		buf[i] = (uint8_t)(seq + i);
+}
+
+/**
+ * tc_uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
+ * @name: the test to report as skipped when the kernel refuses it
+ *
+ * Return: the fd (O_NONBLOCK), or -1 (SKIP printed).
+ */
+static inline int tc_uffd_open(const char *name)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int uffd;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result_skip(name, "userfaultfd: %s", strerror(errno));
+		if (uffd >= 0)
+			close(uffd);
+		return -1;
+	}
+	return uffd;
+}
+
+/**
+ * struct tc_writer - a write() on a vring fd made by another thread
+ * @fd: the vring fd
+ * @ret: write()'s answer once it returned
+ * @err: its errno
+ */
+struct tc_writer {
+	int fd;
+	int ret, err;
+};
+
+/**
+ * tc_writer_run() - thread: write() on a vring fd (e.g. one that stalls on
+ * a userfaultfd page under its frame)
+ * @arg: struct tc_writer
+ *
+ * Return: NULL.
+ */
+static inline void *tc_writer_run(void *arg)
+{
+	struct tc_writer *w = arg;
+
+	w->ret = (int)write(w->fd, "", 1);
+	w->err = errno;
+	return NULL;
 }
 
 /**

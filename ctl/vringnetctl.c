@@ -1158,6 +1158,127 @@ static int fetch_reply(const struct ctl_opts *o, struct ctlproto_reply *rep)
 	return EXIT_OK;
 }
 
+/**
+ * struct metrics - the stats replies a Prometheus page is made of
+ * @parts: the replies (one per port, or the one asked for)
+ * @nparts: entries in @parts
+ * @all: every record of @parts in order (status ok; its records point into
+ *	the parts, which print_prometheus() reads as one reply)
+ */
+struct metrics {
+	struct ctlproto_reply *parts;
+	unsigned int nparts;
+	struct ctlproto_reply all;
+};
+
+/**
+ * metrics_free() - free what fetch_metrics() got
+ * @m: the replies
+ */
+static void metrics_free(struct metrics *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nparts; i++)
+		ctlproto_reply_free(&m->parts[i]);
+	free(m->parts);
+	free(m->all.records);
+	memset(m, 0, sizeof(*m));
+}
+
+/**
+ * metrics_join() - gather the records of every part into @m->all
+ * @m: the replies
+ *
+ * Return: EXIT_OK or EXIT_SYSTEM (out of memory).
+ */
+static int metrics_join(struct metrics *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < m->nparts; i++)
+		n += m->parts[i].nrecords;
+	m->all.status = CTLPROTO_OK;
+	m->all.records = calloc(n ? n : 1, sizeof(*m->all.records));
+	if (!m->all.records) {
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		return EXIT_SYSTEM;
+	}
+	for (i = 0; i < m->nparts; i++) {
+		memcpy(m->all.records + m->all.nrecords, m->parts[i].records,
+		       m->parts[i].nrecords * sizeof(*m->all.records));
+		m->all.nrecords += m->parts[i].nrecords;
+	}
+	return EXIT_OK;
+}
+
+/**
+ * fetch_metrics() - the counters of a Prometheus page: stats queues=yes,
+ * one request per port
+ * @o: the options (a port asked for, or every port)
+ * @m: filled in (free with metrics_free(), also after an error)
+ *
+ * One reply for every port could pass CTLPROTO_REPLY_MAX (about 23 ports
+ * of 16 queue pairs): the ports are listed first, and each port's
+ * counters come in a reply of its own (at most 16 queue records).  A port
+ * that is down (state failed), or went away between the list and its
+ * request, has no counters and is left out.
+ * Return: EXIT_OK, or the exit status after printing why.
+ */
+static int fetch_metrics(const struct ctl_opts *o, struct metrics *m)
+{
+	struct ctlproto_reply list;
+	struct ctl_opts po = *o;
+	unsigned int i;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (o->req.port[0]) {
+		m->parts = calloc(1, sizeof(*m->parts));
+		if (!m->parts) {
+			fprintf(stderr, "vringnetctl: out of memory\n");
+			return EXIT_SYSTEM;
+		}
+		rc = fetch_reply(o, &m->parts[0]);
+		if (rc != EXIT_OK)
+			return rc;
+		m->nparts = 1;
+		return metrics_join(m);
+	}
+	po.req.cmd = CTLPROTO_CMD_LIST;
+	po.req.queues = false;
+	rc = fetch_reply(&po, &list);
+	if (rc != EXIT_OK)
+		return rc;
+	m->parts = calloc(list.nrecords ? list.nrecords : 1, sizeof(*m->parts));
+	if (!m->parts) {
+		ctlproto_reply_free(&list);
+		fprintf(stderr, "vringnetctl: out of memory\n");
+		return EXIT_SYSTEM;
+	}
+	po.req.cmd = CTLPROTO_CMD_STATS;
+	po.req.queues = true;
+	for (i = 0; i < list.nrecords; i++) {
+		const struct ctlproto_record *r = &list.records[i];
+		const char *name = ctlproto_record_get(r, "name");
+		const char *state = ctlproto_record_get(r, "state");
+
+		if (strcmp(r->type, "port") || !name || (state && !strcmp(state, "failed")))
+			continue;
+		snprintf(po.req.port, sizeof(po.req.port), "%s", name);
+		rc = fetch_reply(&po, &m->parts[m->nparts]);
+		if (rc == EXIT_REFUSED)
+			continue;	/* gone since the list (said on stderr) */
+		if (rc != EXIT_OK) {
+			ctlproto_reply_free(&list);
+			return rc;
+		}
+		m->nparts++;
+	}
+	ctlproto_reply_free(&list);
+	return metrics_join(m);
+}
+
 /* ------------------------------------------------------------ metrics-http */
 
 #define HTTP_HEAD_MAX	8192	/* bytes of a request head read, at most */
@@ -1245,6 +1366,8 @@ static int http_route(const char *head, bool *head_only)
 	*head_only = false;
 	if (!ml || head[ml] != ' ')
 		return 400;
+	/* a HEAD gets no body, whatever its answer */
+	*head_only = ml == 4 && !strncmp(head, "HEAD", 4);
 	t = head + ml + 1;
 	tl = strcspn(t, " \r\n");
 	if (!tl || t[tl] != ' ')
@@ -1260,9 +1383,7 @@ static int http_route(const char *head, bool *head_only)
 		pl = tl;
 	if (pl != 8 || strncmp(t, "/metrics", 8))
 		return 404;
-	if (ml == 4 && !strncmp(head, "HEAD", 4))
-		*head_only = true;
-	else if (ml != 3 || strncmp(head, "GET", 3))
+	if (!*head_only && (ml != 3 || strncmp(head, "GET", 3)))
 		return 405;
 	return 200;
 }
@@ -1343,7 +1464,7 @@ static int http_error(int status, bool head_only)
  */
 static int http_serve(const struct ctl_opts *o)
 {
-	struct ctlproto_reply rep;
+	struct metrics m;
 	bool head_only = false;
 	char *head, *body = NULL;
 	size_t len = 0;
@@ -1361,16 +1482,18 @@ static int http_serve(const struct ctl_opts *o)
 	free(head);
 	if (st != 200)
 		return http_error(st, head_only);
-	if (fetch_reply(o, &rep) != EXIT_OK)
+	if (fetch_metrics(o, &m) != EXIT_OK) {
+		metrics_free(&m);
 		return http_error(503, head_only);
+	}
 	f = open_memstream(&body, &len);
 	if (!f) {
-		ctlproto_reply_free(&rep);
+		metrics_free(&m);
 		fprintf(stderr, "vringnetctl: open_memstream: %s\n", strerror(errno));
 		return http_error(503, head_only);
 	}
-	print_prometheus(f, &rep);
-	ctlproto_reply_free(&rep);
+	print_prometheus(f, &m.all);
+	metrics_free(&m);
 	if (fclose(f)) {
 		free(body);
 		return http_error(503, head_only);
@@ -1398,12 +1521,19 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.http)
 		return http_serve(&o);
+	if (o.prometheus) {
+		struct metrics m;
+
+		rc = fetch_metrics(&o, &m);
+		if (rc == EXIT_OK)
+			print_prometheus(stdout, &m.all);
+		metrics_free(&m);
+		return rc;
+	}
 	rc = fetch_reply(&o, &rep);
 	if (rc != EXIT_OK)
 		return rc;
-	if (o.prometheus) {
-		print_prometheus(stdout, &rep);
-	} else if (o.json) {
+	if (o.json) {
 		print_json(o.req.cmd, &rep);
 	} else {
 		switch (o.req.cmd) {

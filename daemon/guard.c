@@ -6,9 +6,12 @@
  * registers up to 8 regions and a dirty log, each ring-fd one its memory):
  * no number of connections held by one client can make another's
  * registration fail.  The signal handler reads it, so it is never changed
- * under the handler's feet: slots are written only outside guarded scopes
- * (map and unmap happen in message handling and teardown, never while
- * rings are walked), and a full table is replaced by a copy twice its size
+ * under the handler's feet: slots are added only outside guarded scopes
+ * (in message handling), a slot is freed by one release store of its
+ * length (also inside a scope: a broken ring closes its connection before
+ * the scope ends, and no guest memory is read after that), the handler
+ * loads the length with acquire before the other fields, and a full
+ * table is replaced by a copy twice its size
  * published with one atomic pointer store; the old table is kept (on a
  * list, freed by nothing before exit: the tables together are at most
  * twice the size of the current one), so a handler that loaded the old
@@ -105,8 +108,10 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 	if (si->si_code > 0 && s && t) {
 		for (i = 0; i < t->num; i++) {
 			const struct guard_map *m = &t->maps[i];
+			/* pairs with the release store that publishes a slot */
+			size_t len = __atomic_load_n(&m->len, __ATOMIC_ACQUIRE);
 
-			if (!m->len || a < m->start || a - m->start >= m->len)
+			if (!len || a < m->start || a - m->start >= len)
 				continue;
 			if (m->owner != s->owner)
 				break;
@@ -114,7 +119,7 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 			s->fault.code = si->si_code;
 			s->fault.index = m->index;
 			s->fault.offset = a - m->start;
-			s->fault.size = m->len;
+			s->fault.size = len;
 			guard_cur = s->prev;
 			siglongjmp(s->jb, 1);
 		}

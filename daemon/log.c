@@ -243,7 +243,7 @@ log_vformat_errno(char *buf, size_t len, int err, const char *fmt, va_list ap)
  *
  * For the functions that fill an err buffer for their caller to log:
  * log_buf_errno(err, errlen, errno, "bind %s", path) writes what
- * log_buf_errno(err, errlen, errno, "bind %s", path) would.
+ * snprintf(err, errlen, "bind %s: %s", path, strerror(errno)) would.
  * errno is preserved.
  *
  * Return: -|@err|.

@@ -67,8 +67,8 @@ static int vq_tx_walk(struct vq *vq)
 		if (!eng->enable_notify(vq->eq, ENGINE_TX))
 			return 0;
 	}
-	if (vq->tx_kick.fd >= 0)
-		loop_requeue(vq->port->loop, &vq->tx_kick);
+	/* also a polled ring (no kick fd): not left until the next tick */
+	loop_requeue(vq->port->loop, &vq->tx_kick);
 	return 0;
 }
 

@@ -585,7 +585,8 @@ START_TEST(ctl_stats_prometheus_queues)
 	int n = queue_reply(reply);
 
 	fake_server(FAKE_REPLY, reply, (size_t)n);
-	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "--prometheus", "stats", NULL), 0);
+	/* one port asked for: one request (without, a list and a request per port) */
+	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "--prometheus", "stats", "vm1", NULL), 0);
 	ck_assert_msg(strstr(out, "\nvringnet_port_frames_total{port=\"vm1\",tap=\"vnet0\",queue=\"0\",direction=\"tx\"} 3\n"),
 		      "%s", out);
 	ck_assert_msg(strstr(out, "\nvringnet_port_frames_total{port=\"vm1\",tap=\"vnet0\",queue=\"1\",direction=\"tx\"} 5\n"),
@@ -593,7 +594,7 @@ START_TEST(ctl_stats_prometheus_queues)
 	/* the port's own record (8 frames) is not a series: no double count */
 	ck_assert_msg(!strstr(out, "} 8\n") && !strstr(out, "tap=\"vnet0\",direction"), "%s", out);
 	read_file("request", out, sizeof(out));
-	ck_assert_str_eq(out, "stats version=1 queues=yes\n");
+	ck_assert_str_eq(out, "stats version=1 port=vm1 queues=yes\n");
 }
 END_TEST
 

@@ -572,7 +572,9 @@ static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, 
 		}
 		frames++;
 		got = (uint64_t)r - (q->hdr_len ? 0 : q->tap_hdr_len);
-		engine_budget_take(budget, got);
+		/* the frame's bytes, without the tap's header (as tx charges) */
+		engine_budget_take(budget, (uint64_t)r > q->tap_hdr_len ?
+					   (uint64_t)r - q->tap_hdr_len : 0);
 		if (q->log)	/* what readv() wrote into guest buffers */
 			dirty_log_mark_iov(q->log, q->regions, q->nregions, q->iov + 1, f.niov - 1,
 				      got < f.space ? got : f.space);

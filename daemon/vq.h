@@ -27,7 +27,9 @@
  * level-triggered rx fd still readable) and returns: the loop serves the
  * other ready fds first, so a guest that keeps its ring full delays another
  * guest's frame by at most about two budgets (the service in progress when
- * the other's kick came, and one more).
+ * the other's kick came, and one more); with k guests flooding, about k + 1.
+ * A kernel-engine rx queue may move up to two budgets a round: the module
+ * also pulls frames when epoll polls its fd, which no budget here counts.
  *
  * Every walk runs inside a guard scope of the pair's owner (guard.h).  When
  * the engine gives up on a ring or front-end memory faults, the owner's

@@ -276,6 +276,10 @@ static void daemon_tap_down(struct daemon *d, unsigned int i, bool forget)
 		tap_unstore(&t->dev);
 	if (t->dev.persist)
 		log_tap(LOG_INFO, t->cfg.name, "tap %s: closed, kept (persistent)", t->cfg.name);
+	else if (t->dev.stored)
+		log_tap(LOG_INFO, t->cfg.name,
+			"tap %s: closed, held by systemd's fd store until a restart or the stop",
+			t->cfg.name);
 	else
 		log_tap(LOG_INFO, t->cfg.name, "tap %s: deleted", t->cfg.name);
 	tap_close(&t->dev);

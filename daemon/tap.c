@@ -216,14 +216,16 @@ drop:
  * tap_store() - put every queue fd into systemd's fd store ("tap.NAME.Q")
  * @tap: an open tap
  */
-static void tap_store(const struct tap_dev *tap)
+static void tap_store(struct tap_dev *tap)
 {
 	char fdname[FDSTORE_NAME_MAX + 1];
 	unsigned int i;
 
+	tap->stored = tap->nqueues > 0;
 	for (i = 0; i < tap->nqueues; i++)
-		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) == 0)
-			fdstore_put(fdname, tap->fds[i]);
+		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) < 0 ||
+		    !fdstore_put(fdname, tap->fds[i]))
+			tap->stored = false;
 }
 
 /**
@@ -233,11 +235,12 @@ static void tap_store(const struct tap_dev *tap)
  * For a tap that leaves the configuration: once the daemon closes its
  * fds, nothing holds a non-persistent device any more.
  */
-void tap_unstore(const struct tap_dev *tap)
+void tap_unstore(struct tap_dev *tap)
 {
 	char fdname[FDSTORE_NAME_MAX + 1];
 	unsigned int i;
 
+	tap->stored = false;
 	for (i = 0; i < CFG_MAX_QUEUES; i++)
 		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) == 0)
 			fdstore_remove(fdname);

@@ -44,6 +44,7 @@
 #include "daemon_priv.h"
 #include "deadline.h"
 #include "engine.h"
+#include "fdstore.h"
 #include "guard.h"
 #include "log.h"
 #include "loop.h"
@@ -247,8 +248,10 @@ static int daemon_tap_up(struct daemon *d, const struct config_tap *cfg, char *e
 		return -1;
 	}
 	if (netlink_apply(d->nl, cfg, NULL, err, errlen) < 0) {
-		if (t->dev.adopted)
+		if (t->dev.adopted) {
+			tap_unstore(&t->dev);
 			tap_close(&t->dev);	/* not ours to delete */
+		}
 		else
 			tap_destroy(&t->dev);
 		free(t);
@@ -262,13 +265,21 @@ static int daemon_tap_up(struct daemon *d, const struct config_tap *cfg, char *e
  * daemon_tap_down() - close a running tap (deleted unless persistent)
  * @d: daemon
  * @i: its index; the array is compacted
+ * @forget: also remove it from systemd's fd store (a reload removed it);
+ *	    false at stop, where the store keeps it for a restart
  */
-static void daemon_tap_down(struct daemon *d, unsigned int i)
+static void daemon_tap_down(struct daemon *d, unsigned int i, bool forget)
 {
 	struct daemon_tap *t = d->taps[i];
 
+	if (forget)
+		tap_unstore(&t->dev);
 	if (t->dev.persist)
 		log_tap(LOG_INFO, t->cfg.name, "tap %s: closed, kept (persistent)", t->cfg.name);
+	else if (t->dev.stored)
+		log_tap(LOG_INFO, t->cfg.name,
+			"tap %s: closed, held by systemd's fd store until a restart or the stop",
+			t->cfg.name);
 	else
 		log_tap(LOG_INFO, t->cfg.name, "tap %s: deleted", t->cfg.name);
 	tap_close(&t->dev);
@@ -310,11 +321,13 @@ static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char 
  * daemon_port_down() - tear down a running port
  * @d: daemon
  * @i: its index; the array is compacted
+ * @forget: also remove its listening socket from systemd's fd store (a
+ *	    reload removed or re-created it); false at stop
  */
-static void daemon_port_down(struct daemon *d, unsigned int i)
+static void daemon_port_down(struct daemon *d, unsigned int i, bool forget)
 {
 	log_port(LOG_INFO, d->ports[i], "port %s: closed", d->ports[i]->cfg.name);
-	port_close(d->ports[i]);
+	port_close(d->ports[i], forget);
 	memmove(&d->ports[i], &d->ports[i + 1], (d->nports - i - 1) * sizeof(d->ports[0]));
 	d->nports--;
 }
@@ -322,15 +335,18 @@ static void daemon_port_down(struct daemon *d, unsigned int i)
 /**
  * daemon_teardown() - close every port, the control socket and every tap
  * @d: daemon
+ *
+ * What the fd store holds stays there: systemd passes it to the next
+ * instance after a restart and closes it when the service stops for good.
  */
 static void daemon_teardown(struct daemon *d)
 {
 	while (d->nports)
-		daemon_port_down(d, d->nports - 1);
+		daemon_port_down(d, d->nports - 1, false);
 	control_close(d->ctrl);
 	d->ctrl = NULL;
 	while (d->ntaps)
-		daemon_tap_down(d, d->ntaps - 1);
+		daemon_tap_down(d, d->ntaps - 1, false);
 }
 
 /**
@@ -417,6 +433,8 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	d->started = daemon_now();
 	d->watchdog.fd = -1;
 	log_set_level(d->cfg.log_level);
+	/* fds systemd passed: the control socket, stored taps and sockets */
+	fdstore_load();
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
 			    d->cfg.message_timeout);
 	d->eng = engine_select(d->cfg.engine, err, errlen);
@@ -456,6 +474,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 			    d->cfg.control_gid, daemon_control_serve, d, err, errlen);
 	if (!d->ctrl)
 		goto fail;
+	fdstore_close_unused();
 	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, daemon_needs_chown(&d->cfg),
 		       err, errlen) < 0)
@@ -483,6 +502,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	sdnotify_ready(status);
 	return d;
 fail:
+	fdstore_close_unused();
 	/* Undo: taps this start created go, even persistent ones. */
 	for (i = 0; i < d->ntaps; i++)
 		if (!d->taps[i]->dev.adopted)
@@ -709,10 +729,10 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 		if (k < 0)
 			continue;
 		if (pd->change == RELOAD_REMOVED) {
-			daemon_port_down(d, (unsigned int)k);
+			daemon_port_down(d, (unsigned int)k, true);
 			info->ports_removed++;
 		} else if (pd->change == RELOAD_CHANGED && (pd->attrs & RELOAD_PORT_RECREATE)) {
-			daemon_port_down(d, (unsigned int)k);	/* counted when back up */
+			daemon_port_down(d, (unsigned int)k, true);	/* counted when back up */
 		} else if (pd->change == RELOAD_CHANGED) {
 			if (daemon_port_resocket(d->ports[k], pd->new_port, msg, sizeof(msg)) < 0)
 				daemon_note(d, &rr, true, pd->name, msg, false);
@@ -730,7 +750,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 			break;
 		case RELOAD_REMOVED:
 			if (k >= 0) {
-				daemon_tap_down(d, (unsigned int)k);
+				daemon_tap_down(d, (unsigned int)k, true);
 				info->taps_removed++;
 			}
 			break;

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdstore.h"
 #include "log.h"
 #include "port.h"
 
@@ -172,6 +173,60 @@ void port_unix_unlink(const char *path, int fd)
 }
 
 /**
+ * port_listen_restore() - take the port's listening socket from systemd's
+ *			   fd store
+ * @p: the port (cfg.listen set, the default socket creation)
+ * @fdname: its fd name ("listen.PORT")
+ *
+ * The socket is used only if it is a listening socket of the port's type
+ * bound to cfg.listen and a socket is still at that path; otherwise it is
+ * closed, logged and removed from the store.  Mode and owner are set
+ * again, as the configuration may have changed while the daemon was down.
+ *
+ * Return: the fd (non-blocking), or -1 (none, or not usable).
+ */
+static int port_listen_restore(struct port *p, const char *fdname)
+{
+	const char *path = p->cfg.listen;
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	int fd = fdstore_take(fdname), type = 0, acc = 0;
+	socklen_t ilen = sizeof(int);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ilen) < 0 || type != p->ops->sock_type ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &ilen) < 0 || !acc ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path) ||
+	    strncmp(sa.sun_path, path, sizeof(sa.sun_path))) {
+		log_notice("port %s: stored fd \"%s\" is not a listening socket of its type at %s; closing it",
+			   p->cfg.name, fdname, path);
+		goto drop;
+	}
+	if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		log_notice("port %s: stored fd \"%s\": %s is gone; closing it", p->cfg.name,
+			   fdname, path);
+		goto drop;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+	    chmod(path, p->cfg.socket_mode) < 0 ||
+	    ((p->cfg.socket_uid != (uid_t)-1 || p->cfg.socket_gid != (gid_t)-1) &&
+	     chown(path, p->cfg.socket_uid, p->cfg.socket_gid) < 0)) {
+		log_notice_errno(errno, "port %s: stored fd \"%s\": O_NONBLOCK, chmod or chown of %s; closing it",
+				 p->cfg.name, fdname, path);
+		goto drop;
+	}
+	log_info("port %s: listening socket %s restored from the fd store", p->cfg.name, path);
+	return fd;
+drop:
+	close(fd);
+	fdstore_remove(fdname);
+	return -1;
+}
+
+/**
  * port_listen_ready() - the listening socket is readable
  * @loop: the loop
  * @ref: the port's listen_ref
@@ -243,15 +298,23 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 	snprintf(why, sizeof(why), "port %s", cfg->name);
 	log_ratelimit_init(&p->rl, why);
 	if (cfg->listen[0]) {
+		char fdname[FDSTORE_NAME_MAX + 1];
+		bool named = !p->ops->listen &&
+			     fdstore_name_listen(fdname, sizeof(fdname), cfg->name) == 0;
+
+		ret = 0;
 		if (p->ops->listen)
 			ret = p->ops->listen(p, why, sizeof(why));
-		else
+		else if (!named || (p->listen_fd = port_listen_restore(p, fdname)) < 0)
 			ret = port_unix_listen(cfg->listen, p->ops->sock_type,
 					       cfg->socket_mode, cfg->socket_uid,
 					       cfg->socket_gid, &p->listen_fd,
 					       why, sizeof(why));
 		if (ret < 0)
 			goto fail;
+		/* a restart finds it again; clients wait in its backlog */
+		if (named)
+			p->stored = fdstore_put(fdname, p->listen_fd);
 		if (p->listen_fd >= 0) {
 			loop_ref_init(&p->listen_ref, LOOP_REF_PORT_LISTEN, p->listen_fd,
 				      port_listen_ready);
@@ -274,24 +337,33 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 	return p;
 fail:
 	snprintf(err, errlen, "port %s: %s", cfg->name, why);
-	port_close(p);
+	port_close(p, true);
 	return NULL;
 }
 
 /**
  * port_close() - tear a port down: connections, socket, socket path
  * @p: the port or NULL
+ * @forget: also remove the listening socket from systemd's fd store and
+ *	    its path; false (a stop) leaves both to the next instance when
+ *	    the socket is stored (systemd closes it if the service stays down)
  */
-void port_close(struct port *p)
+void port_close(struct port *p, bool forget)
 {
+	char fdname[FDSTORE_NAME_MAX + 1];
+
 	if (!p)
 		return;
 	if (p->ops && p->ops->teardown)
 		p->ops->teardown(p);
 	log_ratelimit_flush(&p->rl);
+	if (p->stored && forget &&
+	    fdstore_name_listen(fdname, sizeof(fdname), p->cfg.name) == 0)
+		fdstore_remove(fdname);
 	if (p->listen_fd >= 0) {
 		loop_del(p->loop, &p->listen_ref);
-		port_unix_unlink(p->cfg.listen, p->listen_fd);
+		if (forget || !p->stored)
+			port_unix_unlink(p->cfg.listen, p->listen_fd);
 		close(p->listen_fd);
 	}
 	free(p);

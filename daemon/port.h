@@ -116,6 +116,7 @@ struct port_ops {
  * @eng: the engine to move packets with
  * @listen_fd: the socket at cfg.listen, or -1
  * @listen_ref: its loop ref
+ * @stored: @listen_fd is in systemd's fd store ("listen.NAME")
  * @state: "listening", "connected", "connecting", "idle", ... for status
  * @rl: rate limit of the lines its peers cause (log_rl())
  * @priv: the type's data
@@ -128,6 +129,7 @@ struct port {
 	const struct engine_ops *eng;
 	int listen_fd;
 	struct loop_ref listen_ref;
+	bool stored;
 	const char *state;
 	struct log_ratelimit rl;
 	void *priv;
@@ -142,7 +144,7 @@ const struct port_ops *port_ops_of(enum config_port_type type);
 struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen);
-void port_close(struct port *p);
+void port_close(struct port *p, bool forget);
 void port_get_stats(struct port *p, struct port_stats *s);
 void port_stats_sum(const struct port_stats *s, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdstore.h"
 #include "log.h"
 #include "sdnotify.h"
 
@@ -107,34 +108,32 @@ void sdnotify_watchdog(void)
  * sdnotify_listen_fd() - the control socket passed by socket activation
  * @path: the configured control socket path
  *
- * Accepts exactly one passed fd that is an AF_UNIX SOCK_SEQPACKET
- * listening socket; if it is bound to another path than @path, that is
- * logged and the passed socket is used anyway (the unit wins).  The
- * LISTEN_* variables are removed from the environment.
+ * Of the fds systemd passed (fdstore_load()), those not named as stored
+ * taps or sockets come from socket activation: it accepts exactly one, an
+ * AF_UNIX SOCK_SEQPACKET listening socket; if it is bound to another path
+ * than @path, that is logged and the passed socket is used anyway (the
+ * unit wins).
  *
  * Return: the fd, -1 when there was no socket activation, -2 when the
  * passed fds are not what we want (logged).
  */
 int sdnotify_listen_fd(const char *path)
 {
-	int n = sd_listen_fds(1);
+	int fd = -1, n = fdstore_take_other(&fd);
 
-	if (n <= 0) {
-		if (n < 0)
-			log_warn("sd_listen_fds: %s", strerror(-n));
+	if (!n)
 		return -1;
-	}
 	if (n > 1) {
 		log_err("socket activation: %d fds passed, expected 1 (the control socket)", n);
 		return -2;
 	}
-	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
-		log_err("socket activation: fd %d is not a listening AF_UNIX SOCK_SEQPACKET socket",
-			SD_LISTEN_FDS_START);
+	if (sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
+		log_err("socket activation: fd %d is not a listening AF_UNIX SOCK_SEQPACKET socket", fd);
+		close(fd);
 		return -2;
 	}
-	if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, path, 0) <= 0)
+	if (sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, path, 0) <= 0)
 		log_notice("socket activation: the passed control socket is not bound to %s; using it anyway",
 			   path);
-	return SD_LISTEN_FDS_START;
+	return fd;
 }

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fdstore.h"
 #include "log.h"
 #include "tap.h"
 
@@ -159,6 +160,93 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
 }
 
 /**
+ * tap_restore_queue() - take a queue fd of the tap from systemd's fd store
+ * @name: interface name
+ * @queue: queue index
+ * @flags: the IFF_* flags tap_open() would set
+ * @persist: out: whether the device is persistent (IFF_PERSIST)
+ *
+ * The fd is used only if TUNGETIFF says it is still attached to a tap of
+ * @name with @flags (a device deleted or re-created while the daemon was
+ * down is not); otherwise it is closed, logged and removed from the store.
+ *
+ * Return: the fd (non-blocking, header size TAP_VNET_HDR_LEN), or -1.
+ */
+static int tap_restore_queue(const char *name, unsigned int queue, short flags, bool *persist)
+{
+	const short want = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	char fdname[FDSTORE_NAME_MAX + 1], why[CFG_ERR_MAX];
+	struct ifreq ifr;
+	int fd;
+
+	if (fdstore_name_tap(fdname, sizeof(fdname), name, queue) < 0)
+		return -1;
+	fd = fdstore_take(fdname);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
+		log_notice_errno(errno, "tap %s: stored fd \"%s\" is no longer attached (TUNGETIFF); closing it",
+				 name, fdname);
+		goto drop;
+	}
+	if (strncmp(ifr.ifr_name, name, sizeof(ifr.ifr_name)) || (ifr.ifr_flags & want) != flags) {
+		log_notice("tap %s: stored fd \"%s\" belongs to %.*s with flags 0x%x, not 0x%x; closing it",
+			   name, fdname, (int)sizeof(ifr.ifr_name), ifr.ifr_name,
+			   (unsigned int)(ifr.ifr_flags & want), (unsigned int)flags);
+		goto drop;
+	}
+	if (tap_set_vnet_hdr_len(fd, TAP_VNET_HDR_LEN, fdname, why, sizeof(why)) < 0) {
+		log_notice("%s; closing it", why);
+		goto drop;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		log_notice_errno(errno, "tap %s: stored fd \"%s\": O_NONBLOCK; closing it", name, fdname);
+		goto drop;
+	}
+	*persist = ifr.ifr_flags & IFF_PERSIST;
+	return fd;
+drop:
+	close(fd);
+	fdstore_remove(fdname);
+	return -1;
+}
+
+/**
+ * tap_store() - put every queue fd into systemd's fd store ("tap.NAME.Q")
+ * @tap: an open tap
+ */
+static void tap_store(struct tap_dev *tap)
+{
+	char fdname[FDSTORE_NAME_MAX + 1];
+	unsigned int i;
+
+	tap->stored = tap->nqueues > 0;
+	for (i = 0; i < tap->nqueues; i++)
+		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) < 0 ||
+		    !fdstore_put(fdname, tap->fds[i]))
+			tap->stored = false;
+}
+
+/**
+ * tap_unstore() - remove the tap's queues from systemd's fd store
+ * @tap: a tap (open or not)
+ *
+ * For a tap that leaves the configuration: once the daemon closes its
+ * fds, nothing holds a non-persistent device any more.
+ */
+void tap_unstore(struct tap_dev *tap)
+{
+	char fdname[FDSTORE_NAME_MAX + 1];
+	unsigned int i;
+
+	tap->stored = false;
+	for (i = 0; i < CFG_MAX_QUEUES; i++)
+		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) == 0)
+			fdstore_remove(fdname);
+}
+
+/**
  * tap_open() - create (or adopt) a tap as the configuration says
  * @tap: filled on success
  * @cfg: the [tap NAME] section
@@ -166,6 +254,8 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
  * @errlen: its size
  *
  * Opens @cfg->queues queues, sets the persist flag and the owner/group.
+ * A queue systemd passed back from its fd store (a restart) is used instead
+ * of a new one; the queues end up in the store (tap_store()).
  * Link settings (MTU, MAC, addresses, bridge) are netlink's job (netlink.h).
  *
  * Return: 0, or -1 with @err filled and nothing left behind (a device we
@@ -189,21 +279,31 @@ int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 	if (queues > 1)
 		flags |= IFF_MULTI_QUEUE;
 	tap->adopted = tap_exists(cfg->name);
-	for (i = 0; i < queues; i++) {
-		tap->fds[i] = tap_open_queue(cfg->name, flags, err, errlen);
-		if (tap->fds[i] < 0)
-			goto fail;
-		tap->nqueues++;
-	}
-	tap->ifindex = (int)if_nametoindex(cfg->name);
 	/* An adopted tap was persistent (else it could not exist without
 	 * an fd); it stays so until we say otherwise. */
 	tap->persist = tap->adopted;
+	for (i = 0; i < queues; i++) {
+		tap->fds[i] = tap_restore_queue(cfg->name, i, flags, &tap->persist);
+		if (tap->fds[i] >= 0) {
+			tap->restored++;
+		} else {
+			tap->fds[i] = tap_open_queue(cfg->name, flags, err, errlen);
+			if (tap->fds[i] < 0)
+				goto fail;
+		}
+		tap->nqueues++;
+	}
+	/* a device kept alive by the fd store was created by us */
+	if (tap->restored)
+		tap->adopted = false;
+	tap->ifindex = (int)if_nametoindex(cfg->name);
 	if (tap_set_persist(tap, cfg->persist, err, errlen) < 0)
 		goto fail;
 	if (tap_set_owner(tap, cfg->owner_uid, cfg->group_gid, err, errlen) < 0)
 		goto fail;
+	tap_store(tap);
 	log_info("tap %s: %s, %u queue%s, ifindex %d%s", tap->name,
+		 tap->restored ? "restored from the fd store" :
 		 tap->adopted ? "adopted" : "created", tap->nqueues,
 		 tap->nqueues == 1 ? "" : "s", tap->ifindex,
 		 cfg->persist ? ", persistent" : "");
@@ -220,6 +320,7 @@ fail:
 		if (tap_set_persist(tap, tap->adopted, why, sizeof(why)) < 0)
 			log_warn("%s (undoing a failed open)", why);
 	}
+	tap_unstore(tap);
 	tap_close(tap);
 	return -1;
 }
@@ -280,6 +381,9 @@ int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
 /**
  * tap_close() - close every queue; a non-persistent tap disappears
  * @tap: the tap (already closed is fine)
+ *
+ * Copies in systemd's fd store are left alone (a stop or crash keeps them
+ * for the next instance); tap_unstore() removes them.
  */
 void tap_close(struct tap_dev *tap)
 {
@@ -294,13 +398,15 @@ void tap_close(struct tap_dev *tap)
 }
 
 /**
- * tap_destroy() - delete the device even if it is persistent
+ * tap_destroy() - delete the device even if it is persistent (and drop it
+ *		   from the fd store)
  * @tap: an open tap
  */
 void tap_destroy(struct tap_dev *tap)
 {
 	char err[CFG_ERR_MAX];
 
+	tap_unstore(tap);
 	if (tap->persist && tap_set_persist(tap, false, err, sizeof(err)) < 0)
 		log_warn("%s", err);
 	tap_close(tap);

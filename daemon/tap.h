@@ -30,6 +30,8 @@
  * @ifindex: interface index
  * @adopted: the device existed before we opened it
  * @persist: TUNSETPERSIST is on (the device outlives our fds)
+ * @restored: queues taken from systemd's fd store (a restart), not opened
+ * @stored: every queue was sent to systemd's fd store
  */
 struct tap_dev {
 	char name[CFG_NAME_MAX];
@@ -38,6 +40,8 @@ struct tap_dev {
 	int ifindex;
 	bool adopted;
 	bool persist;
+	unsigned int restored;
+	bool stored;
 };
 
 int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
@@ -46,6 +50,7 @@ int tap_set_persist(struct tap_dev *tap, bool persist, char *err, size_t errlen)
 int tap_set_owner(struct tap_dev *tap, uid_t uid, gid_t gid,
 		  char *err, size_t errlen);
 void tap_close(struct tap_dev *tap);
+void tap_unstore(struct tap_dev *tap);
 void tap_destroy(struct tap_dev *tap);
 bool tap_exists(const char *name);
 int tap_get_mtu(const struct tap_dev *tap);

@@ -21,5 +21,6 @@ Suite *ringfd_suite(void);	/* check_daemon_ringfd.c: ring-fd port protocol, malf
 Suite *limits_suite(void);	/* check_daemon_limits.c: log rate limits, deadlines, _errno log forms */
 Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, client-mode retry */
 Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
+Suite *fdstore_suite(void);	/* check_daemon_fdstore.c: fd names, fds passed by systemd */
 
 #endif /* CHECK_DAEMON_H */

@@ -20,5 +20,6 @@ Suite *(*const runner_suites[])(void) = {
 	engine_suite,
 	loop_suite,
 	guard_suite,
+	fdstore_suite,
 	NULL,
 };

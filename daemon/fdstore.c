@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fdstore.c - systemd's file descriptor store (FDSTORE=1, LISTEN_FDNAMES)
+ *
+ * The names: an FDNAME= value is at most 255 ASCII characters, none of them
+ * a control character or ':' (sd_pid_notify_with_fds(3)).  Tap and port
+ * names are escaped so that any configured name maps to a valid, unique
+ * fd name: every byte outside [A-Za-z0-9_-] (and '%' itself) becomes %XX.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "fdstore.h"
+#include "log.h"
+
+/**
+ * struct fdstore_passed - one fd passed by systemd at start
+ * @fd: the fd, -1 once taken or closed
+ * @name: its FDNAME
+ */
+struct fdstore_passed {
+	int fd;
+	char *name;
+};
+
+static struct fdstore_passed *fdstore_fds;
+static unsigned int fdstore_nfds;
+
+/**
+ * fdstore_escape() - append @s to @buf with bytes outside [A-Za-z0-9_-] as %XX
+ * @buf: output, NUL-terminated
+ * @len: its size
+ * @pos: where to append
+ * @s: the name to escape
+ *
+ * Return: the new end position, or -1 when it does not fit.
+ */
+static int fdstore_escape(char *buf, size_t len, size_t pos, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-') {
+			if (pos + 1 >= len)
+				return -1;
+			buf[pos++] = (char)c;
+		} else {
+			if (pos + 3 >= len)
+				return -1;
+			snprintf(buf + pos, 4, "%%%02X", c);
+			pos += 3;
+		}
+	}
+	buf[pos] = '\0';
+	return (int)pos;
+}
+
+/**
+ * fdstore_name_tap() - the fd name of a tap queue: "tap.IFNAME.Q"
+ * @buf: output
+ * @len: its size (FDSTORE_NAME_MAX + 1 always suffices for a tap)
+ * @ifname: interface name (escaped)
+ * @queue: queue index
+ *
+ * Return: 0, or -1 when @buf is too small.
+ */
+int fdstore_name_tap(char *buf, size_t len, const char *ifname, unsigned int queue)
+{
+	int pos;
+
+	if (len < 5)
+		return -1;
+	memcpy(buf, "tap.", 5);
+	pos = fdstore_escape(buf, len, 4, ifname);
+	if (pos < 0)
+		return -1;
+	if ((size_t)snprintf(buf + pos, len - pos, ".%u", queue) >= len - pos)
+		return -1;
+	return fdstore_name_valid(buf) ? 0 : -1;
+}
+
+/**
+ * fdstore_name_listen() - the fd name of a port's listening socket:
+ *			   "listen.PORT"
+ * @buf: output
+ * @len: its size
+ * @port: port name (escaped)
+ *
+ * Return: 0, or -1 when @buf is too small.
+ */
+int fdstore_name_listen(char *buf, size_t len, const char *port)
+{
+	if (len < 8)
+		return -1;
+	memcpy(buf, "listen.", 8);
+	if (fdstore_escape(buf, len, 7, port) < 0)
+		return -1;
+	return fdstore_name_valid(buf) ? 0 : -1;
+}
+
+/**
+ * fdstore_name_valid() - whether systemd accepts @name as an FDNAME=
+ * @name: the name
+ *
+ * Return: true for 1..255 printable ASCII characters without ':'.
+ */
+bool fdstore_name_valid(const char *name)
+{
+	size_t n = strlen(name), i;
+
+	if (!n || n > FDSTORE_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (name[i] < ' ' || name[i] > '~' || name[i] == ':')
+			return false;
+	return true;
+}
+
+/**
+ * fdstore_is_stored_name() - whether @name is one the daemon stores
+ * @name: an FDNAME from LISTEN_FDNAMES
+ *
+ * Socket activation passes the control socket under its socket unit's
+ * name ("vringnetd.socket"); stored fds start with "tap." or "listen.".
+ *
+ * Return: true for a tap queue or a listening socket name.
+ */
+bool fdstore_is_stored_name(const char *name)
+{
+	return !strncmp(name, "tap.", 4) || !strncmp(name, "listen.", 7);
+}
+
+/**
+ * fdstore_load() - take every fd systemd passed (LISTEN_FDS), with its name
+ *
+ * Called once at start, before anything opens a tap or binds a socket.
+ * Unsets LISTEN_FDS/LISTEN_PID/LISTEN_FDNAMES; the fds get FD_CLOEXEC.
+ */
+void fdstore_load(void)
+{
+	char **names = NULL;
+	int n, i;
+
+	n = sd_listen_fds_with_names(1, &names);
+	if (n < 0)
+		log_warn("sd_listen_fds_with_names: %s", strerror(-n));
+	if (n <= 0)
+		return;
+	fdstore_fds = calloc((size_t)n, sizeof(*fdstore_fds));
+	if (!fdstore_fds) {
+		log_err("fd store: %s; closing the %d passed fds", strerror(ENOMEM), n);
+		for (i = 0; i < n; i++)
+			close(SD_LISTEN_FDS_START + i);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		fdstore_fds[i].fd = SD_LISTEN_FDS_START + i;
+		fdstore_fds[i].name = names && names[i] ? names[i] : NULL;
+		if (names)
+			names[i] = NULL;
+	}
+	fdstore_nfds = (unsigned int)n;
+	log_debug("fd store: %d fds passed by systemd", n);
+out:
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/**
+ * fdstore_take() - hand out the passed fd stored under @name
+ * @name: an FDNAME (fdstore_name_tap(), fdstore_name_listen())
+ *
+ * The caller owns the fd and must check it is what the name says.
+ *
+ * Return: the fd, or -1 when none was passed under @name.
+ */
+int fdstore_take(const char *name)
+{
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < fdstore_nfds; i++) {
+		if (fdstore_fds[i].fd < 0 || !fdstore_fds[i].name ||
+		    strcmp(fdstore_fds[i].name, name))
+			continue;
+		fd = fdstore_fds[i].fd;
+		fdstore_fds[i].fd = -1;
+		return fd;
+	}
+	return -1;
+}
+
+/**
+ * fdstore_take_other() - hand out the passed fds that are not stored ones
+ * @fd: out: the first such fd (socket activation's control socket)
+ *
+ * Return: how many passed fds carry a name the daemon does not store
+ * (0: @fd untouched); only the first is handed out, the others stay for
+ * fdstore_close_unused().
+ */
+int fdstore_take_other(int *fd)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < fdstore_nfds; i++) {
+		if (fdstore_fds[i].fd < 0 ||
+		    (fdstore_fds[i].name && fdstore_is_stored_name(fdstore_fds[i].name)))
+			continue;
+		if (!n++) {
+			*fd = fdstore_fds[i].fd;
+			fdstore_fds[i].fd = -1;
+		}
+	}
+	return n;
+}
+
+/**
+ * fdstore_close_unused() - close (and forget) every passed fd nobody took
+ *
+ * Each is logged with its name and removed from systemd's store, so a tap
+ * that left the configuration while the daemon was down goes now.
+ */
+void fdstore_close_unused(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fdstore_nfds; i++) {
+		const char *name = fdstore_fds[i].name ? fdstore_fds[i].name : "(no name)";
+
+		if (fdstore_fds[i].fd >= 0) {
+			log_notice("fd store: closing fd %d \"%s\": nothing in the configuration matches it",
+				   fdstore_fds[i].fd, name);
+			close(fdstore_fds[i].fd);
+			if (fdstore_fds[i].name && fdstore_name_valid(fdstore_fds[i].name))
+				fdstore_remove(fdstore_fds[i].name);
+		}
+		free(fdstore_fds[i].name);
+	}
+	free(fdstore_fds);
+	fdstore_fds = NULL;
+	fdstore_nfds = 0;
+}
+
+/**
+ * fdstore_put() - store @fd in systemd's fd store under @name
+ * @name: a valid FDNAME
+ * @fd: the fd (systemd keeps its own copy)
+ *
+ * Storing an fd systemd already holds (one it passed back) adds nothing.
+ * Failures (no NOTIFY_SOCKET, FileDescriptorStoreMax= reached or 0) are
+ * logged at debug level: the daemon works the same, only a restart loses
+ * the fd.
+ *
+ * Return: true when the message went out (systemd may still refuse it
+ * when FileDescriptorStoreMax= is 0).
+ */
+bool fdstore_put(const char *name, int fd)
+{
+	char msg[FDSTORE_NAME_MAX + 32];
+	int ret;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return false;
+	snprintf(msg, sizeof(msg), "FDSTORE=1\nFDNAME=%s", name);
+	ret = sd_pid_notify_with_fds(0, 0, msg, &fd, 1);
+	if (ret < 0)
+		log_debug("fd store: storing \"%s\": %s", name, strerror(-ret));
+	return ret > 0;
+}
+
+/**
+ * fdstore_remove() - remove the fds stored under @name (FDSTOREREMOVE=1)
+ * @name: a valid FDNAME
+ */
+void fdstore_remove(const char *name)
+{
+	char msg[FDSTORE_NAME_MAX + 32];
+	int ret;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	snprintf(msg, sizeof(msg), "FDSTOREREMOVE=1\nFDNAME=%s", name);
+	ret = sd_notify(0, msg);
+	if (ret < 0)
+		log_debug("fd store: removing \"%s\": %s", name, strerror(-ret));
+}

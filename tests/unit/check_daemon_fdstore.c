@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_fdstore.c - fdstore.c: tap and port names map to valid,
+ * distinct FDNAME= values; fds passed as systemd passes them (LISTEN_FDS,
+ * LISTEN_FDNAMES) are handed out by name and the rest closed
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_daemon.h"
+#include "runner.h"
+#include "config.h"
+#include "fdstore.h"
+
+START_TEST(fdstore_name_plain)
+{
+	char buf[FDSTORE_NAME_MAX + 1];
+
+	ck_assert_int_eq(fdstore_name_tap(buf, sizeof(buf), "vnet0", 3), 0);
+	ck_assert_str_eq(buf, "tap.vnet0.3");
+	ck_assert_int_eq(fdstore_name_listen(buf, sizeof(buf), "vm-1_a"), 0);
+	ck_assert_str_eq(buf, "listen.vm-1_a");
+	ck_assert(fdstore_is_stored_name("tap.vnet0.3"));
+	ck_assert(fdstore_is_stored_name("listen.vm1"));
+	ck_assert(!fdstore_is_stored_name("vringnetd.socket"));
+}
+END_TEST
+
+START_TEST(fdstore_name_escaped)
+{
+	char buf[FDSTORE_NAME_MAX + 1], other[FDSTORE_NAME_MAX + 1];
+
+	/* ':' separates LISTEN_FDNAMES entries; '.' separates our fields */
+	ck_assert_int_eq(fdstore_name_listen(buf, sizeof(buf), "a:b.c%d e\x01\xc3\xa9"), 0);
+	ck_assert_str_eq(buf, "listen.a%3Ab%2Ec%25d%20e%01%C3%A9");
+	ck_assert(fdstore_name_valid(buf));
+	/* escaping is one-to-one: "a.0" queue 1 and "a" queue ... differ */
+	ck_assert_int_eq(fdstore_name_tap(buf, sizeof(buf), "a.0", 1), 0);
+	ck_assert_int_eq(fdstore_name_tap(other, sizeof(other), "a", 0), 0);
+	ck_assert_str_ne(buf, other);
+	ck_assert_int_eq(fdstore_name_listen(buf, sizeof(buf), "x%2E"), 0);
+	ck_assert_int_eq(fdstore_name_listen(other, sizeof(other), "x."), 0);
+	ck_assert_str_ne(buf, other);
+}
+END_TEST
+
+START_TEST(fdstore_name_limits)
+{
+	char name[CFG_NAME_MAX], buf[FDSTORE_NAME_MAX + 1], small[12];
+
+	/* the longest configurable name, every byte escaped, still fits */
+	memset(name, ':', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ck_assert_int_eq(fdstore_name_tap(buf, sizeof(buf), name, CFG_MAX_QUEUES - 1), 0);
+	ck_assert(fdstore_name_valid(buf));
+	ck_assert_int_eq(fdstore_name_listen(buf, sizeof(buf), name), 0);
+	ck_assert(fdstore_name_valid(buf));
+	/* a buffer too small is refused, not cut */
+	ck_assert_int_eq(fdstore_name_tap(small, sizeof(small), "vnet0", 10), -1);
+	ck_assert_int_eq(fdstore_name_listen(small, sizeof(small), "a:b"), -1);
+	ck_assert_int_eq(fdstore_name_listen(small, sizeof(small), "abcd"), 0);
+	/* what systemd refuses */
+	ck_assert(!fdstore_name_valid(""));
+	ck_assert(!fdstore_name_valid("a:b"));
+	ck_assert(!fdstore_name_valid("a\nb"));
+	memset(buf, 'x', FDSTORE_NAME_MAX);
+	buf[FDSTORE_NAME_MAX] = '\0';
+	ck_assert(fdstore_name_valid(buf));
+	{
+		char big[FDSTORE_NAME_MAX + 2];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		ck_assert(!fdstore_name_valid(big));
+	}
+}
+END_TEST
+
+/**
+ * fc_child_passed() - in a child: fds 3..5 passed as systemd passes them
+ *
+ * Return: 0 when take/take_other/close_unused behave, else the failed step.
+ */
+static int fc_child_passed(void)
+{
+	int p[2], fd = -1, i;
+	char pid[16];
+
+	for (i = 0; i < 3; i++) {
+		if (pipe(p) < 0 || dup2(p[0], 3 + i) < 0)
+			return 10;
+		close(p[1]);
+		if (p[0] != 3 + i)
+			close(p[0]);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "3", 1);
+	setenv("LISTEN_FDNAMES", "tap.vnet0.0:vringnetd.socket:tap.gone.0", 1);
+	unsetenv("NOTIFY_SOCKET");
+	fdstore_load();
+	if (getenv("LISTEN_FDS"))
+		return 1;
+	if (fdstore_take("tap.vnet0.1") != -1)
+		return 2;
+	if (fdstore_take("tap.vnet0.0") != 3 || fdstore_take("tap.vnet0.0") != -1)
+		return 3;
+	if (fdstore_take_other(&fd) != 1 || fd != 4)
+		return 4;
+	fdstore_close_unused();
+	if (fcntl(5, F_GETFD) != -1 || fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0)
+		return 5;
+	if (fdstore_take("tap.gone.0") != -1)
+		return 6;
+	return 0;
+}
+
+START_TEST(fdstore_passed_fds)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(fc_child_passed());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+}
+END_TEST
+
+/**
+ * fdstore_suite() - the suite
+ *
+ * Return: it.
+ */
+Suite *fdstore_suite(void)
+{
+	Suite *s = runner_suite_create("fdstore");
+
+	RUNNER_ADD_TEST(s, fdstore_name_plain);
+	RUNNER_ADD_TEST(s, fdstore_name_escaped);
+	RUNNER_ADD_TEST(s, fdstore_name_limits);
+	RUNNER_ADD_TEST(s, fdstore_passed_fds);
+	return s;
+}

@@ -148,7 +148,7 @@ void fdstore_load(void)
 
 	n = sd_listen_fds_with_names(1, &names);
 	if (n < 0)
-		log_warn("sd_listen_fds_with_names: %s", strerror(-n));
+		log_warn_errno(n, "sd_listen_fds_with_names");
 	if (n <= 0)
 		return;
 	fdstore_fds = calloc((size_t)n, sizeof(*fdstore_fds));
@@ -271,7 +271,7 @@ bool fdstore_put(const char *name, int fd)
 	snprintf(msg, sizeof(msg), "FDSTORE=1\nFDNAME=%s", name);
 	ret = sd_pid_notify_with_fds(0, 0, msg, &fd, 1);
 	if (ret < 0)
-		log_debug("fd store: storing \"%s\": %s", name, strerror(-ret));
+		log_debug_errno(ret, "fd store: storing \"%s\"", name);
 	return ret > 0;
 }
 
@@ -289,5 +289,5 @@ void fdstore_remove(const char *name)
 	snprintf(msg, sizeof(msg), "FDSTOREREMOVE=1\nFDNAME=%s", name);
 	ret = sd_notify(0, msg);
 	if (ret < 0)
-		log_debug("fd store: removing \"%s\": %s", name, strerror(-ret));
+		log_debug_errno(ret, "fd store: removing \"%s\"", name);
 }

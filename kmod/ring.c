@@ -653,7 +653,11 @@ static __always_inline int vrfd_ring_read_desc(const struct vrfd_ring *ring,
 					       u16 i, struct vring_desc *d)
 {
 	if (ring->kmem) {
-		*d = ring->kdesc[i];
+		/* one load each: the checks and the use see the same value */
+		d->addr = READ_ONCE(ring->kdesc[i].addr);
+		d->len = READ_ONCE(ring->kdesc[i].len);
+		d->flags = READ_ONCE(ring->kdesc[i].flags);
+		d->next = READ_ONCE(ring->kdesc[i].next);
 		return 0;
 	}
 	return vrfd_ring_read_desc_user(&ring->desc[i], d);

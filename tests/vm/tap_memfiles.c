@@ -267,28 +267,6 @@ static int capture(int s, int want, size_t len, unsigned int seq0)
 }
 
 /**
- * inject() - send @n frames of @len bytes into the tap's stack side
- * @s: packet socket on the tap
- * @n: frames
- * @len: bytes each
- * @seq0: seed of the first
- *
- * Return: frames sent.
- */
-static int inject(int s, int n, size_t len, unsigned int seq0)
-{
-	uint8_t f[2048];
-	int i, sent = 0;
-
-	for (i = 0; i < n; i++) {
-		tc_frame(f, len, seq0 + (unsigned int)i);
-		if (send(s, f, len, 0) == (ssize_t)len)
-			sent++;
-	}
-	return sent;
-}
-
-/**
  * rx_pull() - read() until @want buffers were used (at most 3 s)
  * @fd: the RX vring fd
  * @want: buffers expected
@@ -396,7 +374,7 @@ static void test_txrx(int cap, int inj)
 	close(tap);
 	tc_wait_carrier(RXTAP);
 	mf_post_rx(&rx, 0, 20);
-	n = inject(inj, 10, 100, 0);
+	n = tc_inject(inj, 10, 100, 0);
 	r = rx_pull(rx.fd, 10);
 	result_check(n == 10 && r == 10 && rx_check(&rx, 10, 100, 0),
 		     "memfiles_rx_10_filled", "injected %d, read %d", n, r);
@@ -555,9 +533,9 @@ static void test_other_process(int cap, int inj)
 		kill(pid, SIGKILL);
 	} else if (read(sv[0], &c, 1) == 1) {
 		usleep(200000);		/* the child sits in poll() */
-		inject(inj, 5, 90, 60);
+		tc_inject(inj, 5, 90, 60);
 		if (read(sv[0], &c, 1) == 1)	/* poll() returned */
-			inject(inj, 5, 90, 65);
+			tc_inject(inj, 5, 90, 65);
 	}
 	n = capture(cap, 10, 80, 40);
 	result_check(n == 10, "memfiles_other_process_frames_sent", "captured %d of 10", n);

@@ -12,7 +12,7 @@
  *            readable (POLLIN|POLLRDNORM) when buffers were used, or when
  *            used->idx in user memory differs from the user's *last_used.
  *            POLLERR: the ring is broken, or poll() was called from another
- *            address space; POLLHUP: the attached tap went away.
+ *            address space (not for a ring of memory); POLLHUP: the attached tap went away.
  *   read()   on an RX ring attached to a tap: pull now; returns the number of
  *            buffers filled.  The buffer passed to read() is ignored.
  *   close()  the attached subsystem is detached and everything is released.
@@ -21,7 +21,8 @@
  *
  * Errors that every ring operation may return:
  *   EPERM   the caller's address space is not the one that created the ring
- *           (the ring belongs to that mm; nothing was touched).
+ *           (the ring belongs to that mm; nothing was touched).  Not for a
+ *           ring of memory (VRINGFD_SET_MEM_FILES): any process may use it.
  *   EIO     the ring is broken: user space broke the ring protocol (a
  *           descriptor loop, an index out of range, avail->idx moving by
  *           more than num, a nested indirect table, ...).  A broken ring stays

@@ -556,6 +556,56 @@ static void test_other_process(int cap, int inj)
 }
 
 /**
+ * test_creator_exits() - a ring outlives the process that made it: the
+ * creator posts frames, passes the ring fd over SCM_RIGHTS and exits
+ * (its mapping, memfd and address space gone); this process, which never
+ * mapped the memory, attaches it to a tap and write() sends the frames
+ * @cap: packet socket on TXTAP
+ */
+static void test_creator_exits(int cap)
+{
+	int sv[2], fd, tap, r, n, st;
+	struct mf_ring m;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		result_fail("memfiles_creator_exits", "socketpair: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		if (mf_ring_new(&m, 0) || mf_set_whole(&m))
+			_exit(2);
+		mf_post_tx(&m, 0, 8, 70, 90);
+		_exit(send_fd(sv[1], m.fd) ? 3 : 0);	/* exit closes and unmaps all */
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) || fd < 0) {
+		result_fail("memfiles_creator_exits", "creator status %#x, fd %d", st, fd);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	r = tc_attach(fd, tap, VRINGFD_DIR_TX, 0, 0);
+	close(tap);
+	if (r < 0) {
+		result_fail("memfiles_creator_exits", "attach: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	r = (int)write(fd, "", 1);
+	n = capture(cap, 8, 70, 90);
+	result_check(r == 8 && n == 8, "memfiles_creator_exits_ring_still_sends",
+		     "write %d, captured %d of 8", r, n);
+	close(fd);
+}
+
+/**
  * expect_set() - VRINGFD_SET_MEM_FILES on a fresh ring fails with @want
  * @name: test name
  * @r: the regions
@@ -833,6 +883,7 @@ int main(void)
 	}
 	test_txrx(cap, inj);
 	test_other_process(cap, inj);
+	test_creator_exits(cap);
 	test_refusals();
 	test_memlock();
 	test_punch_hole(cap);

@@ -86,10 +86,10 @@ EXPORT_SYMBOL_GPL(vrfd_detach);
  * kind than its array holds; nothing consumed, a retry sees it again),
  * -EINVAL (bad index, loop, bad indirect table, length overflow: the ring
  * is now broken), -EOPNOTSUPP (a ring of memory, VRINGFD_SET_MEM_FILES:
- * its segments are not user addresses), -EIO (broken, or the vring fd was closed), -EPERM
- * (another mm), -EFAULT (ring memory unreadable, or the used ring
- * unwritable: now broken), -EINTR (a fatal signal while waiting for the
- * ring's mutex; nothing consumed).
+ * its segments are not user addresses), -EIO (broken, or the vring fd
+ * was closed), -EPERM (another mm), -EFAULT (ring memory unreadable, or
+ * the used ring unwritable: now broken), -EINTR (a fatal signal while
+ * waiting for the ring's mutex; nothing consumed).
  */
 int vrfd_get_buffer(struct vrfd_ring *ring,
 		    struct iovec *in_iov, unsigned int *num_in,

@@ -710,7 +710,9 @@ static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 
 /**
  * vrfd_ring_walk_one() - the fast path: a chain of one direct descriptor (no
- * NEXT, no INDIRECT) on a ring without a memory table
+ * NEXT, no INDIRECT) on a ring without a memory table, or on a ring of
+ * memory when vrfd_ring_kmem_direct() translated it in one piece (@d then
+ * holds the kernel address, which is not checked with access_ok())
  * @ring: the ring
  * @d: the descriptor's kernel copy
  * @iov: segment array
@@ -743,8 +745,8 @@ static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 		return 0;
 	if (addr + len < addr)
 		return -EOVERFLOW;
-	if (addr != (unsigned long)addr ||
-	    !access_ok((void __user *)(unsigned long)addr, len))
+	if (!ring->kmem && (addr != (unsigned long)addr ||
+			    !access_ok((void __user *)(unsigned long)addr, len)))
 		return VRFD_WALK_DROP;
 	if (write && split) {
 		if (!max_in)
@@ -766,6 +768,32 @@ static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 		chain->out_len = len;
 	}
 	return 0;
+}
+
+/**
+ * vrfd_ring_kmem_direct() - translate a lone descriptor of a ring of memory
+ * for the fast path
+ * @ring: a ring of memory
+ * @d: the descriptor's kernel copy; its address becomes the kernel address
+ *
+ * Return: true when the buffer is one contiguous piece of held memory (or
+ * empty): vrfd_ring_walk_one() may take it; false: the general walk
+ * splits it at page boundaries, or drops it (outside the table).
+ */
+static __always_inline bool vrfd_ring_kmem_direct(struct vrfd_ring *ring,
+						  struct vring_desc *d)
+{
+	u32 len = VRFD_LE32(d->len);
+	u64 contig;
+	void *k;
+
+	if (!len)
+		return true;
+	if (vrfd_memfiles_xlate(ring->memfiles, VRFD_LE64(d->addr), len, &k, &contig) ||
+	    contig != len)
+		return false;
+	d->addr = (__force __virtio64)cpu_to_le64((unsigned long)k);
+	return true;
 }
 
 /**
@@ -868,7 +896,7 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 		return vrfd_ring_fault(ring, "descriptor table unreadable");
 	flags = VRFD_LE16(d.flags);
 	if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-		   !ring->memtable && !ring->kmem))
+		   !ring->memtable && (!ring->kmem || vrfd_ring_kmem_direct(ring, &d))))
 		err = vrfd_ring_walk_one(ring, &d, iov, max_iov, split, in_iov,
 				    max_in, chain);
 	else

@@ -85,10 +85,11 @@ EXPORT_SYMBOL_GPL(vrfd_detach);
  * -E2BIG (the chain has more segments of a
  * kind than its array holds; nothing consumed, a retry sees it again),
  * -EINVAL (bad index, loop, bad indirect table, length overflow: the ring
- * is now broken), -EIO (broken, or the vring fd was closed), -EPERM
- * (another mm), -EFAULT (ring memory unreadable, or the used ring
- * unwritable: now broken), -EINTR (a fatal signal while waiting for the
- * ring's mutex; nothing consumed).
+ * is now broken), -EOPNOTSUPP (a ring of memory, VRINGFD_SET_MEM_FILES:
+ * its segments are not user addresses), -EIO (broken, or the vring fd
+ * was closed), -EPERM (another mm), -EFAULT (ring memory unreadable, or
+ * the used ring unwritable: now broken), -EINTR (a fatal signal while
+ * waiting for the ring's mutex; nothing consumed).
  */
 int vrfd_get_buffer(struct vrfd_ring *ring,
 		    struct iovec *in_iov, unsigned int *num_in,
@@ -101,6 +102,9 @@ int vrfd_get_buffer(struct vrfd_ring *ring,
 	struct vrfd_chain ch;
 	int r;
 
+	/* kernel addresses, which a client would give to copy_*_user() */
+	if (READ_ONCE(ring->kmem))
+		return -EOPNOTSUPP;
 	if (mutex_lock_killable(&ring->lock))
 		return -EINTR;
 	r = vrfd_ring_get_chain_split(ring, out_iov, max_out, in_iov, max_in, &ch);

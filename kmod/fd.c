@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include "fd.h"
 #include "memtable.h"
+#include "memfiles.h"
 #include "ring.h"
 #include "tap.h"
 
@@ -39,7 +40,8 @@ long vrfd_fd_get_version(void __user *uarg)
 	v.ring_features = VRFD_RING_FEATURES;
 	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
 		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ |
-		 VRINGFD_CAP_AVAIL_BASE | VRINGFD_CAP_TAP_IFINDEX;
+		 VRINGFD_CAP_AVAIL_BASE | VRINGFD_CAP_TAP_IFINDEX |
+		 VRINGFD_CAP_MEM_FILES;
 	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
@@ -96,7 +98,8 @@ static __poll_t vrfd_fd_poll(struct file *file, poll_table *wait)
 	int r;
 
 	poll_wait(file, &ring->wq, wait);
-	if (READ_ONCE(ring->broken) || current->mm != ring->mm)
+	if (READ_ONCE(ring->broken) ||
+	    (!READ_ONCE(ring->kmem) && current->mm != ring->mm))
 		return EPOLLERR;
 	if (down_read_killable(&ring->attach_sem))
 		return EPOLLIN | EPOLLRDNORM;
@@ -113,8 +116,10 @@ static __poll_t vrfd_fd_poll(struct file *file, poll_table *wait)
 	}
 	up_read(&ring->attach_sem);
 	if (!(mask & EPOLLIN)) {
-		if (get_user(used, (u16 __user *)&ring->used->idx) ||
-		    get_user(last_used, ring->last_used)) {
+		r = vrfd_ring_read_used_state(ring, &used, &last_used);
+		if (r == -EINTR)
+			return EPOLLIN | EPOLLRDNORM;
+		if (r) {
 			vrfd_ring_mark_broken(ring, "used->idx or last_used unreadable");
 			return EPOLLERR;
 		}
@@ -167,11 +172,51 @@ static long vrfd_fd_set_mem_table(struct vrfd_ring *ring, void __user *uarg)
 		vrfd_memtable_free(mt);
 		return -EINTR;
 	}
+	if (ring->kmem) {
+		/* a ring of memory stays one: only SET_MEM_FILES replaces */
+		mutex_unlock(&ring->lock);
+		vrfd_memtable_free(mt);
+		return -EINVAL;
+	}
 	old = ring->memtable;
 	ring->memtable = mt;
 	mutex_unlock(&ring->lock);
 	vrfd_memtable_free(old);
 	return 0;
+}
+
+/**
+ * vrfd_fd_set_mem_files() - VRINGFD_SET_MEM_FILES
+ * @ring: the ring
+ * @uarg: user pointer to struct vringfd_mem_files
+ *
+ * The files are checked and their pages held before any lock is taken
+ * (that may take long: a fatal signal ends it); the swap is made under
+ * @attach_sem (read: no attach in atomic mode meanwhile) and @lock.
+ * Return: 0 or -errno (see the uapi header).
+ */
+static long vrfd_fd_set_mem_files(struct vrfd_ring *ring, void __user *uarg)
+{
+	struct vrfd_memfiles *mf, *old = NULL;
+	size_t sizes[VRFD_MEMFILES_NPARTS];
+	int err;
+
+	vrfd_ring_part_sizes(ring, sizes);
+	mf = vrfd_memfiles_from_user(uarg, sizes);
+	if (IS_ERR(mf))
+		return PTR_ERR(mf);
+	err = -EINTR;
+	if (down_read_killable(&ring->attach_sem))
+		goto out;
+	if (!mutex_lock_killable(&ring->lock)) {
+		err = vrfd_ring_set_memfiles(ring, mf, &old);
+		mutex_unlock(&ring->lock);
+	}
+	up_read(&ring->attach_sem);
+out:
+	/* on success the old table (or none), else the new one */
+	vrfd_memfiles_free(err ? mf : old);
+	return err;
 }
 
 /**
@@ -272,6 +317,7 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 		return r < 0 ? r : r ? 0 : -ENOENT;
 	case VRINGFD_ATTACH_TAP:
 	case VRINGFD_SET_MEM_TABLE:
+	case VRINGFD_SET_MEM_FILES:
 	case VRINGFD_SET_CALL_FD:
 		break;
 	default:
@@ -284,6 +330,8 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 		return vrfd_tap_attach(ring, uarg);
 	case VRINGFD_SET_MEM_TABLE:
 		return vrfd_fd_set_mem_table(ring, uarg);
+	case VRINGFD_SET_MEM_FILES:
+		return vrfd_fd_set_mem_files(ring, uarg);
 	default:
 		return vrfd_fd_set_call_fd(ring, uarg);
 	}

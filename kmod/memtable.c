@@ -70,6 +70,65 @@ static int vrfd_memtable_cmp(const void *a, const void *b)
 }
 
 /**
+ * vrfd_memtable_new() - an empty table of @nregions regions, to be filled
+ * with vrfd_memtable_set() and finished with vrfd_memtable_seal()
+ * @nregions: number of regions, 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Return: the table, or NULL (no memory).
+ */
+struct vrfd_memtable *vrfd_memtable_new(u32 nregions)
+{
+	struct vrfd_memtable *mt;
+
+	mt = kzalloc(struct_size(mt, r, nregions), GFP_KERNEL_ACCOUNT);
+	if (mt)
+		mt->nregions = nregions;
+	return mt;
+}
+
+/**
+ * vrfd_memtable_set() - fill in one region of a new table
+ * @mt: the table from vrfd_memtable_new()
+ * @i: the region's index (< nregions)
+ * @gpa: its first guest-physical address
+ * @size: its length, non-zero
+ * @base: the address @gpa translates to
+ *
+ * Return: 0, or -EINVAL (zero size, or the guest or translated range
+ * wraps 2^64).
+ */
+int vrfd_memtable_set(struct vrfd_memtable *mt, u32 i, u64 gpa, u64 size,
+		      u64 base)
+{
+	u64 glast, blast;
+
+	if (!size || check_add_overflow(gpa, size - 1, &glast) ||
+	    check_add_overflow(base, size - 1, &blast))
+		return -EINVAL;
+	mt->r[i].gpa = gpa;
+	mt->r[i].last = glast;
+	mt->r[i].uaddr = base;
+	return 0;
+}
+
+/**
+ * vrfd_memtable_seal() - sort a filled table and refuse overlapping regions
+ * @mt: the table, every region set
+ *
+ * Return: 0, or -EINVAL (two guest ranges overlap).
+ */
+int vrfd_memtable_seal(struct vrfd_memtable *mt)
+{
+	u32 i;
+
+	sort(mt->r, mt->nregions, sizeof(mt->r[0]), vrfd_memtable_cmp, NULL);
+	for (i = 1; i < mt->nregions; i++)
+		if (mt->r[i].gpa <= mt->r[i - 1].last)
+			return -EINVAL;
+	return 0;
+}
+
+/**
  * vrfd_memtable_from_user() - copy and validate a memory table from user space
  * @arg: user pointer to struct vringfd_mem_table and its regions
  *
@@ -94,38 +153,30 @@ struct vrfd_memtable *vrfd_memtable_from_user(const struct vringfd_mem_table __u
 	if (!head.nregions)
 		return NULL;
 
-	mt = kzalloc(struct_size(mt, r, head.nregions), GFP_KERNEL_ACCOUNT);
+	mt = vrfd_memtable_new(head.nregions);
 	if (!mt)
 		return ERR_PTR(-ENOMEM);
-	mt->nregions = head.nregions;
 
 	for (i = 0; i < head.nregions; i++) {
-		u64 glast, ulast;
-
 		if (copy_from_user(&ureg, &arg->regions[i], sizeof(ureg))) {
 			err = -EFAULT;
 			goto err_free;
 		}
 		err = -EINVAL;
-		if (ureg.reserved || !ureg.size)
+		if (ureg.reserved)
 			goto err_free;
-		if (check_add_overflow(ureg.guest_addr, ureg.size - 1, &glast) ||
-		    check_add_overflow(ureg.user_addr, ureg.size - 1, &ulast))
+		err = vrfd_memtable_set(mt, i, ureg.guest_addr, ureg.size,
+					ureg.user_addr);
+		if (err)
 			goto err_free;
-		if (ureg.user_addr > TASK_SIZE_MAX || ulast >= TASK_SIZE_MAX)
+		err = -EINVAL;
+		if (ureg.user_addr > TASK_SIZE_MAX ||
+		    ureg.user_addr + (ureg.size - 1) >= TASK_SIZE_MAX)
 			goto err_free;
-		mt->r[i].gpa = ureg.guest_addr;
-		mt->r[i].last = glast;
-		mt->r[i].uaddr = ureg.user_addr;
 	}
-
-	sort(mt->r, mt->nregions, sizeof(mt->r[0]), vrfd_memtable_cmp, NULL);
-	for (i = 1; i < mt->nregions; i++) {
-		if (mt->r[i].gpa <= mt->r[i - 1].last) {
-			err = -EINVAL;
-			goto err_free;
-		}
-	}
+	err = vrfd_memtable_seal(mt);
+	if (err)
+		goto err_free;
 	return mt;
 
 err_free:

@@ -11,6 +11,10 @@
 struct vringfd_mem_table;
 struct vrfd_memtable;
 
+struct vrfd_memtable *vrfd_memtable_new(u32 nregions);
+int vrfd_memtable_set(struct vrfd_memtable *mt, u32 i, u64 gpa, u64 size,
+		      u64 base);
+int vrfd_memtable_seal(struct vrfd_memtable *mt);
 struct vrfd_memtable *vrfd_memtable_from_user(const struct vringfd_mem_table __user *arg);
 void vrfd_memtable_free(struct vrfd_memtable *mt);
 u32 vrfd_memtable_nregions(const struct vrfd_memtable *mt);

@@ -25,6 +25,7 @@
 #include <linux/vmalloc.h>
 #include "compat.h"
 #include "memtable.h"
+#include "memfiles.h"
 #include "ring.h"
 
 /* Bad-address chains dropped inside one vrfd_ring_get_chain() call. */
@@ -243,6 +244,7 @@ static void vrfd_ring_free(struct kref *ref)
 
 	vrfd_ring_unpin_used(ring);
 	vrfd_memtable_free(ring->memtable);
+	vrfd_memfiles_free(ring->memfiles);
 	bitmap_free(ring->inflight_map);
 	if (ring->call)
 		eventfd_ctx_put(ring->call);
@@ -285,9 +287,48 @@ int vrfd_ring_check(struct vrfd_ring *ring)
 	if (READ_ONCE(ring->broken) || READ_ONCE(ring->dead) ||
 	    READ_ONCE(ring->ended))
 		return -EIO;
-	if (current->mm != ring->mm)
+	if (!READ_ONCE(ring->kmem) && current->mm != ring->mm)
 		return -EPERM;
 	return 0;
+}
+
+/**
+ * vrfd_ring_load16() - read a 16-bit field of a ring part
+ * @ring: the ring
+ * @u: the field's user address (address-space ring)
+ * @k: the field's kernel address (ring of memory)
+ * @v: the value (out)
+ *
+ * Return: 0, or -EFAULT.
+ */
+static __always_inline int vrfd_ring_load16(const struct vrfd_ring *ring,
+					    const void __user *u, const void *k,
+					    u16 *v)
+{
+	if (ring->kmem) {
+		*v = le16_to_cpu(READ_ONCE(*(const __le16 *)k));
+		return 0;
+	}
+	return get_user(*v, (const u16 __user *)u);
+}
+
+/**
+ * vrfd_ring_store16() - write a 16-bit field of a ring part
+ * @ring: the ring
+ * @u: the field's user address (address-space ring)
+ * @k: the field's kernel address (ring of memory)
+ * @v: the value
+ *
+ * Return: 0, or -EFAULT.
+ */
+static __always_inline int vrfd_ring_store16(const struct vrfd_ring *ring,
+					     void __user *u, void *k, u16 v)
+{
+	if (ring->kmem) {
+		WRITE_ONCE(*(__le16 *)k, cpu_to_le16(v));
+		return 0;
+	}
+	return put_user(v, (u16 __user *)u);
 }
 
 /**
@@ -329,7 +370,7 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	n = ring->avail_idx - ring->last_avail;
 	if (n)
 		return n;
-	if (get_user(idx, (u16 __user *)&ring->avail->idx))
+	if (vrfd_ring_load16(ring, &ring->avail->idx, &ring->kavail->idx, &idx))
 		return vrfd_ring_fault(ring, "avail->idx unreadable");
 	n = idx - ring->last_avail;
 	if (n > ring->num)
@@ -350,11 +391,48 @@ int vrfd_ring_enable_notify(struct vrfd_ring *ring)
 	n = vrfd_ring_check(ring);
 	if (n)
 		return n;
-	if (put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
+	if (vrfd_ring_store16(ring, vrfd_avail_event(ring),
+			      &ring->kused->ring[ring->num], ring->last_avail))
 		return vrfd_ring_fault(ring, "avail_event not writable");
 	/* The request is visible before we read avail->idx again. */
 	smp_mb();
 	return vrfd_ring_avail_pending(ring);
+}
+
+/**
+ * vrfd_ring_xlate() - where the start of a buffer is
+ * @ring: the ring
+ * @addr: address from a descriptor (guest-physical with a table)
+ * @len: the buffer's length, > 0
+ * @a: the address to copy at (out): a user address that passed
+ *	access_ok(), or on a ring of memory a kernel address of held pages
+ * @contig: bytes usable at @a, 1..@len (out)
+ *
+ * Return: 0, or VRFD_WALK_DROP (outside the table, or not a user address).
+ */
+static int vrfd_ring_xlate(struct vrfd_ring *ring, u64 addr, u64 len,
+			   u64 *a, u64 *contig)
+{
+	void *k;
+
+	if (ring->kmem) {
+		if (vrfd_memfiles_xlate(ring->memfiles, addr, len, &k, contig))
+			return VRFD_WALK_DROP;
+		*a = (unsigned long)k;
+		return 0;
+	}
+	if (ring->memtable) {
+		if (vrfd_memtable_xlate(ring->memtable, addr, len, a, contig) ||
+		    !*contig || *contig > len)
+			return VRFD_WALK_DROP;
+	} else {
+		*a = addr;
+		*contig = len;
+	}
+	if (*a != (unsigned long)*a ||
+	    !access_ok((void __user *)(unsigned long)*a, *contig))
+		return VRFD_WALK_DROP;
+	return 0;
 }
 
 /**
@@ -390,18 +468,7 @@ static int vrfd_ring_add_seg(struct vrfd_ring *ring, struct vrfd_walk *w,
 	if (addr + len < addr)
 		return -EOVERFLOW;
 	while (len) {
-		if (ring->memtable) {
-			if (vrfd_memtable_xlate(ring->memtable, addr, len,
-						&uaddr, &contig))
-				return VRFD_WALK_DROP;
-			if (!contig || contig > len)
-				return VRFD_WALK_DROP;
-		} else {
-			uaddr = addr;
-			contig = len;
-		}
-		if (uaddr != (unsigned long)uaddr ||
-		    !access_ok((void __user *)(unsigned long)uaddr, contig))
+		if (vrfd_ring_xlate(ring, addr, len, &uaddr, &contig))
 			return VRFD_WALK_DROP;
 		if (write && w->split) {
 			if (ch->nin >= w->max_in)
@@ -483,18 +550,12 @@ static int vrfd_ring_read_guest(struct vrfd_ring *ring, void *dst, u64 addr,
 	u64 uaddr, contig;
 
 	while (len) {
-		if (ring->memtable) {
-			if (vrfd_memtable_xlate(ring->memtable, addr, len,
-						&uaddr, &contig) ||
-			    !contig || contig > len)
-				return VRFD_WALK_DROP;
-		} else {
-			uaddr = addr;
-			contig = len;
-		}
-		if (uaddr != (unsigned long)uaddr ||
-		    copy_from_user(dst, (void __user *)(unsigned long)uaddr,
-				   contig))
+		if (vrfd_ring_xlate(ring, addr, len, &uaddr, &contig))
+			return VRFD_WALK_DROP;
+		if (ring->kmem)
+			memcpy(dst, (void *)(unsigned long)uaddr, contig);
+		else if (copy_from_user(dst, (void __user *)(unsigned long)uaddr,
+					contig))
 			return VRFD_WALK_DROP;
 		dst += contig;
 		addr += contig;
@@ -564,7 +625,7 @@ static int vrfd_ring_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
  * per-byte string copy for 16 bytes.
  * Return: 0, or -EFAULT.
  */
-static __always_inline int vrfd_ring_read_desc(const struct vring_desc __user *u,
+static __always_inline int vrfd_ring_read_desc_user(const struct vring_desc __user *u,
 					  struct vring_desc *d)
 {
 	if (!user_access_begin(u, sizeof(*u)))
@@ -578,6 +639,28 @@ static __always_inline int vrfd_ring_read_desc(const struct vring_desc __user *u
 efault:
 	user_access_end();
 	return -EFAULT;
+}
+
+/**
+ * vrfd_ring_read_desc() - read descriptor @i of the ring's table
+ * @ring: the ring
+ * @i: its index (< num)
+ * @d: the kernel copy
+ *
+ * Return: 0, or -EFAULT.
+ */
+static __always_inline int vrfd_ring_read_desc(const struct vrfd_ring *ring,
+					       u16 i, struct vring_desc *d)
+{
+	if (ring->kmem) {
+		/* one load each: the checks and the use see the same value */
+		d->addr = READ_ONCE(ring->kdesc[i].addr);
+		d->len = READ_ONCE(ring->kdesc[i].len);
+		d->flags = READ_ONCE(ring->kdesc[i].flags);
+		d->next = READ_ONCE(ring->kdesc[i].next);
+		return 0;
+	}
+	return vrfd_ring_read_desc_user(&ring->desc[i], d);
 }
 
 /**
@@ -620,14 +703,16 @@ static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 		err = vrfd_ring_walk_step(ring, w);
 		if (err)
 			return err;
-		if (vrfd_ring_read_desc(&ring->desc[i], &d))
+		if (vrfd_ring_read_desc(ring, i, &d))
 			return -EFAULT;
 	}
 }
 
 /**
  * vrfd_ring_walk_one() - the fast path: a chain of one direct descriptor (no
- * NEXT, no INDIRECT) on a ring without a memory table
+ * NEXT, no INDIRECT) on a ring without a memory table, or on a ring of
+ * memory when vrfd_ring_kmem_direct() translated it in one piece (@d then
+ * holds the kernel address, which is not checked with access_ok())
  * @ring: the ring
  * @d: the descriptor's kernel copy
  * @iov: segment array
@@ -660,8 +745,8 @@ static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 		return 0;
 	if (addr + len < addr)
 		return -EOVERFLOW;
-	if (addr != (unsigned long)addr ||
-	    !access_ok((void __user *)(unsigned long)addr, len))
+	if (!ring->kmem && (addr != (unsigned long)addr ||
+			    !access_ok((void __user *)(unsigned long)addr, len)))
 		return VRFD_WALK_DROP;
 	if (write && split) {
 		if (!max_in)
@@ -683,6 +768,32 @@ static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 		chain->out_len = len;
 	}
 	return 0;
+}
+
+/**
+ * vrfd_ring_kmem_direct() - translate a lone descriptor of a ring of memory
+ * for the fast path
+ * @ring: a ring of memory
+ * @d: the descriptor's kernel copy; its address becomes the kernel address
+ *
+ * Return: true when the buffer is one contiguous piece of held memory (or
+ * empty): vrfd_ring_walk_one() may take it; false: the general walk
+ * splits it at page boundaries, or drops it (outside the table).
+ */
+static __always_inline bool vrfd_ring_kmem_direct(struct vrfd_ring *ring,
+						  struct vring_desc *d)
+{
+	u32 len = VRFD_LE32(d->len);
+	u64 contig;
+	void *k;
+
+	if (!len)
+		return true;
+	if (vrfd_memfiles_xlate(ring->memfiles, VRFD_LE64(d->addr), len, &k, &contig) ||
+	    contig != len)
+		return false;
+	d->addr = (__force __virtio64)cpu_to_le64((unsigned long)k);
+	return true;
 }
 
 /**
@@ -765,8 +876,9 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 	n = vrfd_ring_avail_pending(ring);
 	if (n <= 0)
 		return n;
-	if (get_user(head, (u16 __user *)
-		     &ring->avail->ring[ring->last_avail & ring->mask]))
+	if (vrfd_ring_load16(ring, &ring->avail->ring[ring->last_avail & ring->mask],
+			     &ring->kavail->ring[ring->last_avail & ring->mask],
+			     &head))
 		return vrfd_ring_fault(ring, "avail ring unreadable");
 	memset(chain, 0, sizeof(*chain));
 	chain->head = head;
@@ -780,11 +892,11 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 	if (!max_desc)
 		return -E2BIG;
 	ring->walked++;
-	if (vrfd_ring_read_desc(&ring->desc[head], &d))
+	if (vrfd_ring_read_desc(ring, head, &d))
 		return vrfd_ring_fault(ring, "descriptor table unreadable");
 	flags = VRFD_LE16(d.flags);
 	if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-		   !ring->memtable))
+		   !ring->memtable && (!ring->kmem || vrfd_ring_kmem_direct(ring, &d))))
 		err = vrfd_ring_walk_one(ring, &d, iov, max_iov, split, in_iov,
 				    max_in, chain);
 	else
@@ -986,7 +1098,10 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 		return err;
 	}
-	if (vrfd_ring_write_used(&ring->used->ring[ring->used_idx & ring->mask], &elem))
+	if (ring->kmem)
+		ring->kused->ring[ring->used_idx & ring->mask] = elem;
+	else if (vrfd_ring_write_used(&ring->used->ring[ring->used_idx & ring->mask],
+				      &elem))
 		return vrfd_ring_fault(ring, "used ring not writable");
 	ring->used_idx++;
 	return 0;
@@ -1009,12 +1124,13 @@ static int vrfd_ring_need_notify(struct vrfd_ring *ring, u16 old, u16 new,
 	u16 v;
 
 	if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX)) {
-		if (get_user(v, (u16 __user *)vrfd_used_event(ring)))
+		if (vrfd_ring_load16(ring, vrfd_used_event(ring),
+				     &ring->kavail->ring[ring->num], &v))
 			return vrfd_ring_fault(ring, "used_event unreadable");
 		*notify = !old_valid || vring_need_event(v, new, old);
 		return 0;
 	}
-	if (get_user(v, (u16 __user *)&ring->avail->flags))
+	if (vrfd_ring_load16(ring, &ring->avail->flags, &ring->kavail->flags, &v))
 		return vrfd_ring_fault(ring, "avail->flags unreadable");
 	*notify = !(v & VRING_AVAIL_F_NO_INTERRUPT);
 	return 0;
@@ -1056,11 +1172,12 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 			return 0;
 		/* Used elements before the index that publishes them. */
 		smp_wmb();
-		if (put_user(new, (u16 __user *)&ring->used->idx))
+		if (vrfd_ring_store16(ring, &ring->used->idx, &ring->kused->idx, new))
 			return vrfd_ring_fault(ring, "used->idx not writable");
 		ring->published_idx = new;
 		if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX) &&
-		    put_user(ring->last_avail, (u16 __user *)vrfd_avail_event(ring)))
+		    vrfd_ring_store16(ring, vrfd_avail_event(ring),
+				      &ring->kused->ring[ring->num], ring->last_avail))
 			return vrfd_ring_fault(ring, "avail_event not writable");
 		old = ring->signalled_used;
 		old_valid = ring->signalled_used_valid;
@@ -1133,6 +1250,8 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		err = -EIO;
 	else if (ring->attached)
 		err = -EBUSY;
+	else if (atomic_use && READ_ONCE(ring->kmem))
+		err = -EOPNOTSUPP;
 	else if (atomic_use && current->mm != ring->mm)
 		err = -EPERM;
 	else if (ops->owner && !try_module_get(ops->owner))
@@ -1265,39 +1384,86 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
 	return ring;
 }
 
-/**
- * vrfd_ring_iov_copy() - copy between a kernel buffer and a user iovec array
- * @iov: segments (user addresses)
- * @niov: number of segments
- * @off: byte offset into the segments
- * @buf: kernel buffer
- * @len: bytes
- * @to_user: direction
- *
- * Return: 0, or -EFAULT (fault, or the segments end before @off + @len).
- */
-int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
-		       size_t off, void *buf, size_t len, bool to_user)
+void vrfd_ring_iter(const struct vrfd_ring *ring, struct iov_iter *it,
+		    unsigned int dir, const struct iovec *iov,
+		    unsigned long niov, size_t len)
 {
+	/* struct kvec and struct iovec have the same layout */
+	BUILD_BUG_ON(sizeof(struct kvec) != sizeof(struct iovec) ||
+		     offsetof(struct kvec, iov_len) != offsetof(struct iovec, iov_len));
+	if (ring->kmem)
+		iov_iter_kvec(it, dir, (const struct kvec *)iov, niov, len);
+	else
+		iov_iter_init(it, dir, iov, niov, len);
+}
+
+int vrfd_ring_iov_copy(const struct vrfd_ring *ring, const struct iovec *iov,
+		       unsigned int niov, size_t off, void *buf, size_t len,
+		       bool to_user)
+{
+	struct iov_iter it;
+	size_t total = 0;
 	unsigned int i;
 
-	for (i = 0; i < niov && len; i++) {
-		size_t seg = iov[i].iov_len, n;
-		char __user *p;
+	for (i = 0; i < niov; i++)
+		total += iov[i].iov_len;
+	if (off > total || len > total - off)
+		return -EFAULT;
+	vrfd_ring_iter(ring, &it, to_user ? ITER_DEST : ITER_SOURCE, iov, niov,
+		       total);
+	iov_iter_advance(&it, off);
+	if (to_user ? copy_to_iter(buf, len, &it) != len :
+		      copy_from_iter(buf, len, &it) != len)
+		return -EFAULT;
+	return 0;
+}
 
-		if (off >= seg) {
-			off -= seg;
-			continue;
-		}
-		p = (char __user *)iov[i].iov_base + off;
-		n = min(seg - off, len);
-		if (to_user ? copy_to_user(p, buf, n) : copy_from_user(buf, p, n))
-			return -EFAULT;
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EFAULT : 0;
+void vrfd_ring_part_sizes(const struct vrfd_ring *ring, size_t sizes[4])
+{
+	size_t event = vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX) ?
+		       sizeof(__virtio16) : 0;
+
+	sizes[VRFD_MEMFILES_DESC] = ring->num * sizeof(struct vring_desc);
+	sizes[VRFD_MEMFILES_AVAIL] = sizeof(struct vring_avail) +
+				     ring->num * sizeof(__virtio16) + event;
+	sizes[VRFD_MEMFILES_USED] = vrfd_ring_used_size(ring);
+	sizes[VRFD_MEMFILES_LAST_USED] = sizeof(u16);
+}
+
+int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
+			   struct vrfd_memfiles **old)
+{
+	const struct vrfd_memfiles_parts *parts = vrfd_memfiles_parts(mf);
+
+	lockdep_assert_held(&ring->lock);
+	if (ring->memtable)
+		return -EINVAL;
+	if (ring->atomic_use)
+		return -EBUSY;
+	*old = ring->memfiles;
+	ring->memfiles = mf;
+	ring->kdesc = parts->k[VRFD_MEMFILES_DESC];
+	ring->kavail = parts->k[VRFD_MEMFILES_AVAIL];
+	ring->kused = parts->k[VRFD_MEMFILES_USED];
+	ring->klast_used = parts->k[VRFD_MEMFILES_LAST_USED];
+	/* Tasks of other address spaces may walk once they see this. */
+	WRITE_ONCE(ring->kmem, true);
+	return 0;
+}
+
+int vrfd_ring_read_used_state(struct vrfd_ring *ring, u16 *used, u16 *last_used)
+{
+	bool kmem = READ_ONCE(ring->kmem);
+	int err;
+
+	/* A ring of memory: its parts stay mapped while @lock is held. */
+	if (kmem && mutex_lock_killable(&ring->lock))
+		return -EINTR;
+	err = vrfd_ring_load16(ring, &ring->used->idx, &ring->kused->idx, used) ?:
+	      vrfd_ring_load16(ring, ring->last_used, ring->klast_used, last_used);
+	if (kmem)
+		mutex_unlock(&ring->lock);
+	return err ? -EFAULT : 0;
 }
 
 void vrfd_ring_count_call(struct vrfd_ring *ring, long ret)
@@ -1339,7 +1505,7 @@ ssize_t vrfd_ring_call_op(struct vrfd_ring *ring, bool push)
 		fn = push ? ring->ops->push : ring->ops->pull;
 	if (!fn)
 		ret = -EINVAL;
-	else if (current->mm != ring->mm)
+	else if (!READ_ONCE(ring->kmem) && current->mm != ring->mm)
 		ret = -EPERM;
 	else
 		ret = fn(ring->data);

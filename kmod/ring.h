@@ -61,6 +61,7 @@
 #include "vringfd_api.h"
 
 struct vrfd_memtable;
+struct vrfd_memfiles;
 struct task_struct;
 struct eventfd_ctx;
 struct mm_struct;
@@ -116,6 +117,16 @@ struct page;
  * @used_k: kernel address of the used ring inside @used_map
  * @memtable: guest-physical translation (VRINGFD_SET_MEM_TABLE), or NULL;
  *	replaced under @lock
+ * @memfiles: the held memory files (VRINGFD_SET_MEM_FILES), or NULL;
+ *	replaced under @lock (and @attach_sem for reading)
+ * @kmem: a ring of memory: @memfiles is set, the ring parts are reached
+ *	through @kdesc, @kavail, @kused and @klast_used and the buffers
+ *	through @memfiles, from any task.  Set once (under @lock), never
+ *	cleared
+ * @kdesc: kernel address of the descriptor table (with @kmem)
+ * @kavail: kernel address of the avail ring (with @kmem)
+ * @kused: kernel address of the used ring (with @kmem)
+ * @klast_used: kernel address of last_used (with @kmem)
  * @call: eventfd signalled on notification, or NULL; replaced under @lock
  *	and @used_lock
  * @wq: poll() waiters
@@ -172,6 +183,12 @@ struct vrfd_ring {
 	struct vring_used *used_k;
 
 	struct vrfd_memtable *memtable;
+	struct vrfd_memfiles *memfiles;
+	bool kmem;
+	struct vring_desc *kdesc;
+	struct vring_avail *kavail;
+	struct vring_used *kused;
+	__le16 *klast_used;
 	struct eventfd_ctx *call;
 	wait_queue_head_t wq;
 	struct vringfd_stats stats;
@@ -193,7 +210,10 @@ struct vrfd_ring {
  *
  * Segment addresses are user addresses of the ring's mm (translated through
  * the memory table when the ring has one), checked with access_ok(); the
- * caller still copies with copy_{from,to}_user(), which may fail.
+ * caller still copies with copy_{from,to}_user(), which may fail.  On a
+ * ring of memory (@kmem) they are kernel addresses of held pages, each
+ * segment within pages that follow each other in memory: the caller
+ * copies with vrfd_ring_iov_copy() or an iterator from vrfd_ring_iter().
  */
 struct vrfd_chain {
 	u16 head;
@@ -300,7 +320,7 @@ void vrfd_ring_detach(struct vrfd_ring *ring);
  * @ring: the ring
  *
  * Return: 0, -EIO (broken, or released), -EPERM (current->mm is not the
- * ring's mm).
+ * ring's mm, and the ring is not a ring of memory).
  */
 int vrfd_ring_check(struct vrfd_ring *ring);
 
@@ -500,19 +520,70 @@ static inline u32 vrfd_ring_walked(const struct vrfd_ring *ring)
 }
 
 /**
+ * vrfd_ring_part_sizes() - the sizes of the ring's parts
+ * @ring: the ring
+ * @sizes: filled with the bytes of the descriptor table, the avail ring,
+ *	the used ring (event fields included with EVENT_IDX) and last_used
+ */
+void vrfd_ring_part_sizes(const struct vrfd_ring *ring, size_t sizes[4]);
+
+/**
+ * vrfd_ring_set_memfiles() - make @ring a ring of memory, or replace its files
+ * @ring: the ring
+ * @mf: the new table (its ring parts mapped)
+ * @old: the table replaced, or NULL (out): the caller frees it after
+ *	dropping @lock
+ *
+ * Context: process, @ring->lock and @ring->attach_sem (read) held.
+ * Return: 0, -EINVAL (the ring has a VRINGFD_SET_MEM_TABLE table), -EBUSY
+ * (attached in atomic mode).
+ */
+int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
+			   struct vrfd_memfiles **old);
+
+/**
+ * vrfd_ring_read_used_state() - read used->idx and last_used (poll())
+ * @ring: the ring
+ * @used: used->idx (out)
+ * @last_used: *last_used (out)
+ *
+ * Context: process, in the ring's mm unless @ring->kmem (then takes
+ * @ring->lock, killably).
+ * Return: 0, -EFAULT, or -EINTR (a fatal signal while waiting for @lock).
+ */
+int vrfd_ring_read_used_state(struct vrfd_ring *ring, u16 *used, u16 *last_used);
+
+/**
+ * vrfd_ring_iter() - an iterator over a chain's segments
+ * @ring: the ring the segments come from
+ * @it: the iterator to set up
+ * @dir: ITER_SOURCE or ITER_DEST
+ * @iov: segments as vrfd_ring_get_chain() gave them
+ * @niov: number of segments
+ * @len: bytes
+ *
+ * User segments (ITER_IOVEC), or kernel segments of a ring of memory
+ * (ITER_KVEC: struct kvec has struct iovec's layout).
+ */
+void vrfd_ring_iter(const struct vrfd_ring *ring, struct iov_iter *it,
+		    unsigned int dir, const struct iovec *iov,
+		    unsigned long niov, size_t len);
+
+/**
  * vrfd_ring_iov_copy() - copy between a kernel buffer and a chain's segments
- * @iov: segments (user addresses, as vrfd_ring_get_chain() gives them)
+ * @ring: the ring the segments come from
+ * @iov: segments (as vrfd_ring_get_chain() gives them)
  * @niov: number of segments
  * @off: byte offset into the segments
  * @buf: kernel buffer
  * @len: bytes
  * @to_user: direction
  *
- * Context: process, in the ring's mm.
+ * Context: process, in the ring's mm unless @ring->kmem.
  * Return: 0, or -EFAULT (fault, or the segments end before @off + @len).
  */
-int vrfd_ring_iov_copy(const struct iovec *iov, unsigned int niov,
-		       size_t off, void *buf, size_t len, bool to_user);
+int vrfd_ring_iov_copy(const struct vrfd_ring *ring, const struct iovec *iov,
+		       unsigned int niov, size_t off, void *buf, size_t len, bool to_user);
 
 /**
  * vrfd_ring_count_call() - count a call that ran a callback (stats.calls,

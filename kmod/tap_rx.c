@@ -275,10 +275,10 @@ static int vrfd_tap_rx_put_num_buffers(struct vrfd_tap *t, unsigned int k)
 	const size_t off = offsetof(struct virtio_net_hdr_v1, num_buffers);
 	__le16 nb = cpu_to_le16(k);
 
-	if (t->iov[0].iov_len >= off + sizeof(nb))
+	if (!t->ring->kmem && t->iov[0].iov_len >= off + sizeof(nb))
 		return put_user(nb, (__le16 __user *)(t->iov[0].iov_base + off)) ?
 		       -EFAULT : 0;
-	return vrfd_ring_iov_copy(t->iov, t->held[0].niov, off, &nb, sizeof(nb), true);
+	return vrfd_ring_iov_copy(t->ring, t->iov, t->held[0].niov, off, &nb, sizeof(nb), true);
 }
 
 /**
@@ -349,7 +349,8 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 			n++;
 			continue;
 		}
-		iov_iter_init(&msg.msg_iter, ITER_DEST, t->iov, t->held_iov, t->held_cap);
+		vrfd_ring_iter(t->ring, &msg.msg_iter, ITER_DEST, t->iov,
+			       t->held_iov, t->held_cap);
 		r = vrfd_tap_rx_recvmsg(t, &msg, t->held_cap);
 		if (r == -EAGAIN)
 			break;

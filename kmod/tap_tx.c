@@ -52,8 +52,10 @@ MODULE_PARM_DESC(tx_batch,
 
 /**
  * vrfd_tap_tx_copy_to_frag() - copy a chain's bytes into a page-fragment buffer
+ * @ring: the ring the segments come from
  * @dst: inside a page of the attachment's fragment cache
- * @iov: the chain's segments (user addresses)
+ * @iov: the chain's segments (user addresses, or kernel addresses of a
+ *	ring of memory)
  * @niov: their number
  * @len: bytes, the segments' total
  *
@@ -62,12 +64,13 @@ MODULE_PARM_DESC(tx_batch,
  * every copy) has nothing to check.
  * Return: 0, or -EFAULT.
  */
-static int vrfd_tap_tx_copy_to_frag(void *dst, const struct iovec *iov,
-				 unsigned int niov, size_t len)
+static int vrfd_tap_tx_copy_to_frag(const struct vrfd_ring *ring, void *dst,
+				    const struct iovec *iov, unsigned int niov,
+				    size_t len)
 {
 	struct iov_iter it;
 
-	iov_iter_init(&it, ITER_SOURCE, iov, niov, len);
+	vrfd_ring_iter(ring, &it, ITER_SOURCE, iov, niov, len);
 	if (copy_page_from_iter(virt_to_page(dst), offset_in_page(dst), len,
 				&it) != len)
 		return -EFAULT;
@@ -164,7 +167,7 @@ static int vrfd_tap_tx_one(struct vrfd_tap *t, const struct iovec *iov,
 	struct kvec kv = { .iov_base = t->bounce, .iov_len = t->hdr_len + flen };
 	int ret;
 
-	if (vrfd_ring_iov_copy(iov, nout, 0, t->bounce, kv.iov_len, false)) {
+	if (vrfd_ring_iov_copy(t->ring, iov, nout, 0, t->bounce, kv.iov_len, false)) {
 		ring->stats.drop_bad_addr++;
 		return 0;
 	}
@@ -235,7 +238,7 @@ static int vrfd_tap_tx_batch(struct vrfd_tap *t, const struct iovec *iov,
 	if (!buf)
 		return -ENOMEM;
 	/* pad >= sizeof(struct tun_xdp_hdr) + hdr_len: no overlap */
-	if (vrfd_tap_tx_copy_to_frag(buf + pad - t->hdr_len, iov, nout,
+	if (vrfd_tap_tx_copy_to_frag(t->ring, buf + pad - t->hdr_len, iov, nout,
 				  t->hdr_len + flen)) {
 		page_frag_free(buf);
 		t->ring->stats.drop_bad_addr++;

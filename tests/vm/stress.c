@@ -73,7 +73,10 @@
  *               where the region was), gone-tun/gone-macvtap/gone-ipvtap
  *               (device deleted: EPIPE, POLLHUP, STATE_HUP), uffd (ring
  *               memory stuck on a userfaultfd page under write(): SIGKILLed
- *               children calling DETACH/write/... reaped within --reap-ms);
+ *               children calling DETACH/write/... reaped within --reap-ms),
+ *               memfiles (a ring of memory drained by forked children
+ *               while its VRINGFD_SET_MEM_FILES table is replaced: every
+ *               chain answered and counted once);
  *               one result line stress_check_NAME each.  --checks LIST
  *               picks them (all, none, gone, or names), --checks-only runs
  *               nothing else (a check alone:
@@ -292,7 +295,8 @@ static void __attribute__((noreturn)) usage(const char *prog)
 		"          [--exclude netns,tiny-regions,big-rings,fork,echo,mem,taps,bulk]\n"
 		"          [--slab-tolerance-kb KB]\n"
 		"          [--checks all,none,gone,acct,used-fault,rx-fault,memtable,gone-tun,\n"
-		"                    gone-macvtap,gone-ipvtap,uffd] [--checks-only] [--check-share PCT]\n"
+		"                    gone-macvtap,gone-ipvtap,uffd,memfiles] [--checks-only]\n"
+		"          [--check-share PCT]\n"
 		"          [--reap-ms MS]\n", prog);
 	exit(2);
 }

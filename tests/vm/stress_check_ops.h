@@ -55,6 +55,16 @@
  *               a time, one every 6 s; the writer is a CLONE_VM process,
  *               SIGKILLed too in half the runs, then reaped within the same
  *               bound; --reap-ms is 6000 under the debug kernel)
+ *   memfiles    a TX ring of memory (VRINGFD_SET_MEM_FILES over a sealed
+ *               memfd, sometimes closed at once: the module holds it) on a
+ *               private tap; rounds of frames drained by write() in this
+ *               process, in a forked child, or in a child while this
+ *               process replaces the table (the whole memfd, or only the
+ *               ring parts: the buffers then have bad addresses), with a
+ *               hole punched under the buffers in some runs; asserted: no
+ *               write() error, answers summed == chains posted, frames +
+ *               drops == chains posted, last_avail == used_idx == the
+ *               posted index == used->idx seen through the mapping
  *
  * A check's failures print "# check NAME: ..." lines (the first five per
  * check) with the seed, thread and run number; its result line gives the
@@ -72,6 +82,7 @@
 #include <sys/wait.h>
 #include <linux/if_tun.h>
 #include <linux/userfaultfd.h>
+#include <linux/falloc.h>
 #include "stress_pool.h"
 #include "stress_env_ops.h"
 
@@ -89,12 +100,13 @@ enum {
 	CK_GONE_MACVTAP,
 	CK_GONE_IPVTAP,
 	CK_UFFD,
+	CK_MEMFILES,
 	NCK
 };
 
 static const char *const ck_names[NCK] = {
 	"acct", "used-fault", "rx-fault", "memtable", "gone-tun", "gone-macvtap",
-	"gone-ipvtap", "uffd",
+	"gone-ipvtap", "uffd", "memfiles",
 };
 
 /**
@@ -227,15 +239,18 @@ static size_t ck_round(size_t n)
 }
 
 /**
- * ck_ring_new() - map a private ring and create its vring fd
+ * ck_ring_new_in() - map a private ring and create its vring fd
  * @r: filled in
  * @num: ring size
  * @bufsz: bytes of buffer pages after the ring
  * @features: VRINGFD_CREATE features
+ * @memfd: -1 (anonymous memory), or a memfd made with MFD_ALLOW_SEALING:
+ *	sized to the mapping, sealed with F_SEAL_SHRINK and mapped shared
  *
- * Return: 0, or -errno (nothing left behind).
+ * Return: 0, or -errno (nothing left behind but @memfd).
  */
-static int ck_ring_new(struct ck_ring *r, unsigned int num, size_t bufsz, uint64_t features)
+static int ck_ring_new_in(struct ck_ring *r, unsigned int num, size_t bufsz,
+			  uint64_t features, int memfd)
 {
 	size_t dsz = ck_round(16UL * num), asz = ck_round(6 + 2UL * num);
 	struct vringfd_create c;
@@ -247,7 +262,11 @@ static int ck_ring_new(struct ck_ring *r, unsigned int num, size_t bufsz, uint64
 	r->usedsz = ck_round(6 + 8UL * num);
 	r->bufsz = ck_round(bufsz);
 	r->mapsz = dsz + asz + r->usedsz + CK_PAGE + r->bufsz;
-	r->map = mmap(NULL, r->mapsz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (memfd >= 0 && (ftruncate(memfd, (off_t)r->mapsz) ||
+			   fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)))
+		return -errno;
+	r->map = mmap(NULL, r->mapsz, PROT_READ | PROT_WRITE,
+		      memfd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, memfd, 0);
 	if (r->map == MAP_FAILED) {
 		r->map = NULL;
 		return -errno;
@@ -281,6 +300,20 @@ static int ck_ring_new(struct ck_ring *r, unsigned int num, size_t bufsz, uint64
 		return e;
 	}
 	return 0;
+}
+
+/**
+ * ck_ring_new() - map a private ring in anonymous memory, create its vring fd
+ * @r: filled in
+ * @num: ring size
+ * @bufsz: bytes of buffer pages after the ring
+ * @features: VRINGFD_CREATE features
+ *
+ * Return: 0, or -errno (nothing left behind).
+ */
+static int ck_ring_new(struct ck_ring *r, unsigned int num, size_t bufsz, uint64_t features)
+{
+	return ck_ring_new_in(r, num, bufsz, features, -1);
 }
 
 /**
@@ -1563,6 +1596,185 @@ out:
 }
 
 /**
+ * ck_mf_set() - VRINGFD_SET_MEM_FILES over @memfd, guest address = user address
+ * @r: a ring from ck_ring_new_in() with @memfd
+ * @memfd: its memfd
+ * @whole: the whole memfd, or only the ring parts (buffers left out)
+ *
+ * Return: 0, or -errno.
+ */
+static int ck_mf_set(struct ck_ring *r, int memfd, bool whole)
+{
+	struct {
+		struct vringfd_mem_files h;
+		struct vringfd_mem_file_region g;
+	} t;
+
+	memset(&t, 0, sizeof(t));
+	t.h.nregions = 1;
+	t.h.desc_addr = (uintptr_t)r->desc;
+	t.h.avail_addr = (uintptr_t)r->avail;
+	t.h.used_addr = (uintptr_t)r->used;
+	t.h.last_used_addr = (uintptr_t)r->last_used;
+	t.g.guest_addr = (uintptr_t)r->map;
+	t.g.size = whole ? r->mapsz : (size_t)(r->bufs - r->map);
+	t.g.fd = memfd;
+	return ioctl(r->fd, VRINGFD_SET_MEM_FILES, &t) ? -errno : 0;
+}
+
+/**
+ * ck_mf_drain() - write() until the ring answers 0 (at most @calls calls)
+ * @fd: the vring fd
+ * @calls: most calls
+ *
+ * Async-signal-safe (a forked child of this threaded process runs it).
+ * Return: the answers summed, or -errno of the first failing call.
+ */
+static long ck_mf_drain(int fd, unsigned int calls)
+{
+	long sum = 0, r;
+
+	while (calls--) {
+		r = write(fd, NULL, 0);
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		sum += r;
+	}
+	return sum;
+}
+
+/**
+ * ck_mf_round() - drain the posted chains of a ring of memory one way
+ * @r: the ring
+ * @memfd: its memfd, or -1 (closed: the table cannot be replaced)
+ * @mode: 0 write() here, 1 in a forked child, 2 in a forked child while
+ *	this process replaces the table
+ * @whole: out: whether the last table set covers the buffers
+ *
+ * Return: the chains answered, or -errno (-ECHILD: the child failed).
+ */
+static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *whole)
+{
+	long got = -ECHILD, more;
+	unsigned int k;
+	int p[2], st;
+	pid_t pid;
+
+	if (!mode)
+		return ck_mf_drain(r->fd, 64);
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		got = ck_mf_drain(r->fd, 64);
+		_exit(write(p[1], &got, sizeof(got)) == sizeof(got) ? 0 : 1);
+	}
+	close(p[1]);
+	for (k = 0; mode == 2 && memfd >= 0 && pid > 0 && k < 1 + rndn(4); k++) {
+		*whole = chance(75);
+		more = ck_mf_set(r, memfd, *whole);
+		if (more) {
+			ck_fail(CK_MEMFILES, "replacing the table while a child walks: %s",
+				strerror((int)-more));
+			break;
+		}
+	}
+	if (pid < 0 || read(p[0], &got, sizeof(got)) != sizeof(got))
+		got = -ECHILD;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (got < 0)
+		return got;
+	more = ck_mf_drain(r->fd, 64);	/* what the child left, if anything */
+	return more < 0 ? more : got + more;
+}
+
+/**
+ * ck_memfiles() - a ring of memory drained by this process, forked
+ *	children, and children racing a table replacement: every chain
+ *	answered and counted once
+ */
+static void ck_memfiles(void)
+{
+	static const char *const how[] = { "here", "in a child", "in a child, table replaced" };
+	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), i, j, n, mode = 0;
+	uint64_t posted = 0, answered = 0;
+	struct vringfd_state st;
+	struct vringfd_stats s;
+	char name[IFNAMSIZ];
+	bool whole = true;
+	struct ck_ring r;
+	int memfd, tap = -1;
+	long got;
+
+	memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (memfd < 0)
+		return;
+	if (ck_ring_new_in(&r, num, 64 * 2048, 0, memfd)) {
+		close(memfd);
+		return;
+	}
+	if (ck_mf_set(&r, memfd, true)) {
+		ck_fail(CK_MEMFILES, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+		goto out;
+	}
+	tap = ck_tap_new(name, 0);
+	if (tap < 0 || ck_attach(&r, tap, VRINGFD_DIR_TX, 0, 0)) {
+		ck_skip(CK_MEMFILES, "a private tap or its attach failed: %s", strerror(errno));
+		goto out;
+	}
+	if (chance(25)) {
+		close(memfd);	/* the module holds the file */
+		memfd = -1;
+	}
+	atomic_fetch_add(&ck_runs[CK_MEMFILES], 1);
+	for (i = 0; i < rounds; i++) {
+		if (memfd >= 0 && i == rounds - 1 && chance(30) &&
+		    fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      r.bufs - r.map, (off_t)r.bufsz))
+			ck_fail(CK_MEMFILES, "punching a hole: %s", strerror(errno));
+		n = 1 + rndn(num);
+		for (j = 0; j < n; j++) {
+			uint8_t *b = r.bufs + (size_t)(r.aidx % 64) * 2048;
+			uint32_t len = 60 + rndn(1400);
+
+			ck_frame(b, len, (uint8_t)i);
+			ck_post(&r, (uintptr_t)b, len, false);
+		}
+		posted += n;
+		mode = rndn(3);
+		got = ck_mf_round(&r, memfd, mode, &whole);
+		if (got < 0) {
+			ck_fail(CK_MEMFILES, "write() on a ring of memory (%s): %s", how[mode],
+				strerror((int)-got));
+			goto out;
+		}
+		answered += (uint64_t)got;
+	}
+	ck_state(&r, &st);
+	ck_stats(&r, &s);
+	if (answered != posted || s.frames + ck_drops(&s) != posted ||
+	    st.last_avail != r.aidx || st.used_idx != r.aidx ||
+	    __atomic_load_n(&r.used->idx, __ATOMIC_ACQUIRE) != r.aidx)
+		ck_fail(CK_MEMFILES, "%llu chains posted, %llu answered, frames %llu + drops %llu, "
+			"last_avail %u used_idx %u used->idx %u, want %u (last round %s, "
+			"last table %s)", (unsigned long long)posted,
+			(unsigned long long)answered, (unsigned long long)s.frames,
+			(unsigned long long)ck_drops(&s), st.last_avail, st.used_idx,
+			r.used->idx, r.aidx, how[mode], whole ? "whole" : "ring parts only");
+out:
+	if (tap >= 0)
+		close(tap);
+	ck_ring_free(&r);
+	if (memfd >= 0)
+		close(memfd);
+}
+
+/**
  * op_check() - one checked scenario, drawn among the enabled ones that
  *	were drawn least (every check gets its turn in a short run)
  */
@@ -1610,6 +1822,9 @@ static void op_check(void)
 		break;
 	case CK_UFFD:
 		ck_uffd();
+		break;
+	case CK_MEMFILES:
+		ck_memfiles();
 		break;
 	default:
 		ck_gone((int)k);

@@ -310,6 +310,28 @@ static inline void tc_frame(uint8_t *buf, size_t len, unsigned int seq)
 }
 
 /**
+ * tc_inject() - send tc_frame() frames into a tap from the stack side
+ * @s: packet socket bound to the tap
+ * @n: frames
+ * @len: length of each (at most 9000)
+ * @seq0: pattern seed of the first (frames carry seq0, seq0 + 1, ...)
+ *
+ * Return: frames sent.
+ */
+static inline int tc_inject(int s, int n, size_t len, unsigned int seq0)
+{
+	uint8_t f[9000];
+	int i, sent = 0;
+
+	for (i = 0; i < n; i++) {
+		tc_frame(f, len, seq0 + (unsigned int)i);
+		if (send(s, f, len, 0) == (ssize_t)len)
+			sent++;
+	}
+	return sent;
+}
+
+/**
  * tc_uffd_open() - a userfaultfd with its API handshake done, or a SKIP line
  * @name: the test to report as skipped when the kernel refuses it
  *

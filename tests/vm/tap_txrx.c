@@ -677,28 +677,6 @@ static void test_full_ring(void)
 }
 
 /**
- * inject() - send frames into a tap from the stack side
- * @s: packet socket bound to the tap
- * @n: frames
- * @len: length of each
- * @seq0: pattern seed of the first
- *
- * Return: frames sent.
- */
-static int inject(int s, int n, size_t len, unsigned int seq0)
-{
-	uint8_t f[9000];
-	int i, sent = 0;
-
-	for (i = 0; i < n; i++) {
-		tc_frame(f, len, seq0 + (unsigned int)i);
-		if (send(s, f, len, 0) == (ssize_t)len)
-			sent++;
-	}
-	return sent;
-}
-
-/**
  * post_rx() - post @n writable buffers of @size bytes
  * @t: ring
  * @first: first arena index
@@ -773,7 +751,7 @@ static void test_rx_plain(int inj)
 	tc_wait_carrier(RXTAP);
 	tc_expect_err("rx_read_nothing_0", read(t.fd, ref, 1), 0);
 	post_rx(&t, 100, 10, BUFSZ);
-	n = inject(inj, 10, 100, 0);
+	n = tc_inject(inj, 10, 100, 0);
 	r = rx_pull(&t, 10);
 	ok = r == 10 && n == 10;
 	for (i = 0; ok && i < 10; i++) {
@@ -785,7 +763,7 @@ static void test_rx_plain(int inj)
 	tc_drain_used(&t, NULL);
 
 	/* no buffer posted: frames wait in the tap's queue */
-	n = inject(inj, 5, 200, 50);
+	n = tc_inject(inj, 5, 200, 50);
 	settle();
 	r = (int)read(t.fd, ref, 1);
 	result_check(r == 0 && n == 5, "rx_no_buffer_returns_0", "read %d", r);
@@ -818,7 +796,7 @@ static void test_rx_plain(int inj)
 	pid = fork();
 	if (pid == 0) {
 		usleep(300000);
-		inject(inj, 1, 80, 77);
+		tc_inject(inj, 1, 80, 77);
 		_exit(0);
 	}
 	r = epoll_wait(ep, &ev, 1, 5000);
@@ -855,7 +833,7 @@ static void test_rx_hdr(int inj, int tap)
 		return;
 	}
 	post_rx(&t, 300, 8, 256);
-	inject(inj, 1, 1000, 3);
+	tc_inject(inj, 1, 1000, 3);
 	r = rx_pull(&t, 4);
 	for (k = 0; k < 8; k++) {
 		uint8_t *b = vringfd_ring_get_used(&t.r, &len);
@@ -880,8 +858,8 @@ static void test_rx_hdr(int inj, int tap)
 	}
 	post_rx(&t, 320, 1, 256);
 	s0 = stats(t.fd);
-	inject(inj, 1, 1000, 4);
-	inject(inj, 1, 100, 5);
+	tc_inject(inj, 1, 1000, 4);
+	tc_inject(inj, 1, 100, 5);
 	settle();
 	r = rx_pull(&t, 1);
 	s = stats(t.fd);
@@ -901,7 +879,7 @@ static void test_rx_hdr(int inj, int tap)
 	v.iov_len = 256;
 	vringfd_ring_add(&t.r, &v, 1, &v, 1, buf_at(330));
 	vringfd_ring_publish(&t.r);
-	inject(inj, 1, 100, 6);
+	tc_inject(inj, 1, 100, 6);
 	settle();
 	r = (int)read(t.fd, ref, 1);
 	s = stats(t.fd);
@@ -961,7 +939,7 @@ static void test_hdr10(int inj, int tap)
 	result_check(sz == 10 && r == 1 && tc_ifstat("vrrh0", "rx_packets") == rx0 + 1, "hdr10_tx",
 		  "vnet_hdr_sz %d write %d rx +%lld", sz, r, tc_ifstat("vrrh0", "rx_packets") - rx0);
 	post_rx(&rx, 410, 1, BUFSZ);
-	inject(inj, 1, 100, 9);
+	tc_inject(inj, 1, 100, 9);
 	r = rx_pull(&rx, 1);
 	b = vringfd_ring_get_used(&rx.r, &len);
 	tc_frame(ref, 100, 9);

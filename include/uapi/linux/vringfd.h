@@ -12,7 +12,7 @@
  *            readable (POLLIN|POLLRDNORM) when buffers were used, or when
  *            used->idx in user memory differs from the user's *last_used.
  *            POLLERR: the ring is broken, or poll() was called from another
- *            address space; POLLHUP: the attached tap went away.
+ *            address space (not for a ring of memory); POLLHUP: the attached tap went away.
  *   read()   on an RX ring attached to a tap: pull now; returns the number of
  *            buffers filled.  The buffer passed to read() is ignored.
  *   close()  the attached subsystem is detached and everything is released.
@@ -21,7 +21,8 @@
  *
  * Errors that every ring operation may return:
  *   EPERM   the caller's address space is not the one that created the ring
- *           (the ring belongs to that mm; nothing was touched).
+ *           (the ring belongs to that mm; nothing was touched).  Not for a
+ *           ring of memory (VRINGFD_SET_MEM_FILES): any process may use it.
  *   EIO     the ring is broken: user space broke the ring protocol (a
  *           descriptor loop, an index out of range, avail->idx moving by
  *           more than num, a nested indirect table, ...).  A broken ring stays
@@ -62,6 +63,7 @@
 #define VRINGFD_CAP_TAP_IFINDEX	(1ULL << 6)	/* struct vringfd_tap.ifindex; the
 						 * module configures nothing on the
 						 * tap (see VRINGFD_ATTACH_TAP) */
+#define VRINGFD_CAP_MEM_FILES	(1ULL << 7)	/* VRINGFD_SET_MEM_FILES */
 
 /**
  * struct vringfd_version - what the loaded module supports
@@ -355,5 +357,90 @@ struct vringfd_state {
  * Errors: EBADF, EINVAL (not an eventfd).
  */
 #define VRINGFD_SET_CALL_FD	_IOW(VRINGFD_IOCTL_MAGIC, 0x15, __s32)
+
+/**
+ * struct vringfd_mem_file_region - one region of a guest's memory, in a file
+ * @guest_addr: guest-physical address of the region's first byte
+ * @size: length in bytes (non-zero; @offset + @size within the file's size)
+ * @offset: where the region starts in the file (a multiple of the page size)
+ * @fd: a memfd sealed with F_SEAL_SHRINK
+ * @reserved: zero
+ */
+struct vringfd_mem_file_region {
+	__u64 guest_addr;
+	__u64 size;
+	__u64 offset;
+	__s32 fd;
+	__u32 reserved;
+};
+
+/**
+ * VRINGFD_MAX_MEM_FILE_PAGES - most pages one VRINGFD_SET_MEM_FILES table
+ * pins, all regions together (262144 4 KiB pages: 1 GiB).
+ */
+#define VRINGFD_MAX_MEM_FILE_PAGES	262144
+
+/**
+ * struct vringfd_mem_files - a memory table of memory files, with the ring
+ * @nregions: number of entries in @regions (1..VRINGFD_MAX_MEM_REGIONS)
+ * @flags: zero
+ * @desc_addr: guest address of the descriptor table (16-byte aligned)
+ * @avail_addr: guest address of the avail ring (2-byte aligned)
+ * @used_addr: guest address of the used ring (4-byte aligned)
+ * @last_used_addr: guest address of the __u16 that VRINGFD_CREATE's
+ *	@last_used_addr names (2-byte aligned)
+ * @reserved: zero
+ * @regions: non-overlapping guest regions
+ */
+struct vringfd_mem_files {
+	__u32 nregions;
+	__u32 flags;
+	__u64 desc_addr;
+	__u64 avail_addr;
+	__u64 used_addr;
+	__u64 last_used_addr;
+	__u64 reserved[2];
+	struct vringfd_mem_file_region regions[];
+};
+
+/**
+ * VRINGFD_SET_MEM_FILES - struct vringfd_mem_files and its regions (in)
+ *
+ * Makes the ring a ring of memory: its parts (descriptor table, avail and
+ * used rings, last_used) and every buffer are guest addresses in memory
+ * files, and the module reaches them through pages it holds, not through
+ * an address space.  The ring then belongs to no process: write(), read(),
+ * poll() and the ioctls work in any process that holds the fd (passed
+ * with SCM_RIGHTS, inherited over fork()); the EPERM of another address
+ * space no longer applies.  The ring parts must be the memory given to
+ * VRINGFD_CREATE (the kernel's indices continue from there).  Each part
+ * must lie inside one region.
+ *
+ * Each file is held (a file reference) and every page of each region is
+ * looked up (allocated if it was a hole) and held with a page reference at
+ * this call, until the table is replaced or the ring is freed; the pages
+ * are accounted to the caller's user in locked_vm and limited by
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.  Only memfds sealed
+ * with F_SEAL_SHRINK are accepted: the file cannot shrink, so a page the
+ * module holds is always a page of the file.  A hole punched with
+ * fallocate() replaces the file's pages: the module keeps the old ones
+ * (memory-safe; the ring then no longer sees the file's new contents).
+ *
+ * A ring of memory stays one: a later VRINGFD_SET_MEM_FILES replaces the
+ * table (under the walker lock), VRINGFD_SET_MEM_TABLE is refused.  Not
+ * for rings used by the in-kernel API in atomic mode.
+ *
+ * Errors: EBADF (an fd is not open), EOPNOTSUPP (an fd is not shmem: a
+ * regular file of a disk or network file system, a hugetlbfs file, a
+ * socket), EPERM (shmem without F_SEAL_SHRINK: a memfd not sealed so, or a
+ * tmpfs file, which cannot be sealed), EINVAL (no region, too many, zero size, an
+ * offset not page-aligned, beyond the file's size, overlap, wrap-around,
+ * a ring part outside one region or misaligned, non-zero @flags or
+ * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG
+ * (more than VRINGFD_MAX_MEM_FILE_PAGES pages), ENOMEM (RLIMIT_MEMLOCK
+ * exceeded, or no memory), EINTR (a fatal signal while pages were looked
+ * up), EBUSY (the ring is attached in atomic mode), EFAULT.
+ */
+#define VRINGFD_SET_MEM_FILES	_IOW(VRINGFD_IOCTL_MAGIC, 0x16, struct vringfd_mem_files)
 
 #endif /* _UAPI_LINUX_VRINGFD_H */

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfiles.c - a ring's memory held as pages of memory files
+ * (VRINGFD_SET_MEM_FILES).
+ *
+ * Each region names (guest address, size, memfd, offset).  At set-up the
+ * module takes a reference on every file and on every page of every region
+ * (shmem_read_mapping_page(): a hole gets a page), and keeps them in one
+ * page array; the regions' guest ranges translate (memtable.c) to byte
+ * offsets into that array.  The ring parts are mapped into the kernel
+ * (vmap()) once.  Walks and copies then use kernel addresses of the held
+ * pages (page_address(): 64-bit kernels have no highmem), in any task.
+ *
+ * What keeps the memory alive: the page references (a page cannot be freed
+ * while held, whatever happens to the file), and F_SEAL_SHRINK (the file
+ * cannot be truncated, so a held page is the file's page unless a hole is
+ * punched, which swaps in new pages: the module keeps using the old ones).
+ * The file references keep the inodes (and their seals) alive.
+ *
+ * Bad input of vrfd_memfiles_from_user():
+ *   nregions 0 or > VRINGFD_MAX_MEM_REGIONS, flags, reserved   -EINVAL
+ *   an fd not open                                  -EBADF
+ *   not shmem (a regular file on ext4/9p/overlay, hugetlbfs, a socket)
+ *                                                   -EOPNOTSUPP
+ *   shmem without F_SEAL_SHRINK                     -EPERM
+ *   offset not page-aligned, size 0, offset + size beyond the file's size,
+ *   guest range wrapping, overlapping regions      -EINVAL
+ *   a ring part outside one region, or misaligned   -EINVAL
+ *   more than VRINGFD_MAX_MEM_FILE_PAGES pages      -E2BIG
+ *   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK)  -ENOMEM
+ *   a fatal signal while pages are looked up        -EINTR
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/vringfd.h>
+#include "memtable.h"
+#include "memfiles.h"
+
+#ifdef CONFIG_HIGHMEM
+#error "memfiles.c reaches held pages with page_address(): no highmem"
+#endif
+
+/**
+ * struct vrfd_memfiles - a validated, held table of memory files
+ * @mt: guest address to byte offset into @pages
+ * @files: the regions' files (a reference each)
+ * @nfiles: entries in @files
+ * @pages: every page of every region, region after region (a reference each)
+ * @npages: entries in @pages (the pages taken so far while building)
+ * @user: the user charged in locked_vm, or NULL (CAP_IPC_LOCK)
+ * @charged: pages charged to @user
+ * @maps: vmap()s of the ring parts (NULL: not mapped)
+ * @parts: kernel addresses of the ring parts inside @maps
+ */
+struct vrfd_memfiles {
+	struct vrfd_memtable *mt;
+	struct file **files;
+	u32 nfiles;
+	struct page **pages;
+	unsigned long npages;
+	struct user_struct *user;
+	unsigned long charged;
+	void *maps[VRFD_MEMFILES_NPARTS];
+	struct vrfd_memfiles_parts parts;
+};
+
+/**
+ * struct vrfd_memfiles_span - where one region's pages come from
+ * @offset: its offset in its file (page-aligned)
+ * @npages: its pages
+ */
+struct vrfd_memfiles_span {
+	u64 offset;
+	unsigned long npages;
+};
+
+/**
+ * vrfd_memfiles_charge() - charge pinned pages to the caller's RLIMIT_MEMLOCK
+ * @mf: the table
+ * @n: pages
+ *
+ * As io_uring charges its registered buffers: to the user's locked_vm,
+ * limited by RLIMIT_MEMLOCK, nothing charged with CAP_IPC_LOCK.
+ * Return: 0, or -ENOMEM (the limit would be exceeded).
+ */
+static int vrfd_memfiles_charge(struct vrfd_memfiles *mf, unsigned long n)
+{
+	unsigned long limit, cur, new;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	mf->user = get_uid(current_user());
+	cur = atomic_long_read(&mf->user->locked_vm);
+	do {
+		new = cur + n;
+		if (new > limit || new < cur)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&mf->user->locked_vm, &cur, new));
+	mf->charged = n;
+	return 0;
+}
+
+/**
+ * vrfd_memfiles_free() - release a table: unmap, drop pages, files, charge
+ * @mf: the table, or NULL
+ */
+void vrfd_memfiles_free(struct vrfd_memfiles *mf)
+{
+	unsigned long i;
+
+	if (!mf)
+		return;
+	for (i = 0; i < VRFD_MEMFILES_NPARTS; i++)
+		if (mf->maps[i])
+			vunmap(mf->maps[i]);
+	for (i = 0; i < mf->npages; i++)
+		put_page(mf->pages[i]);
+	kvfree(mf->pages);
+	for (i = 0; i < mf->nfiles; i++)
+		fput(mf->files[i]);
+	kfree(mf->files);
+	if (mf->user) {
+		atomic_long_sub(mf->charged, &mf->user->locked_vm);
+		free_uid(mf->user);
+	}
+	vrfd_memtable_free(mf->mt);
+	kfree(mf);
+}
+
+/**
+ * vrfd_memfiles_check_file() - is @file a memory file the module may hold?
+ * @file: the region's file
+ * @offset: the region's offset in it
+ * @size: the region's size
+ *
+ * Return: 0, -EOPNOTSUPP (not shmem), -EPERM (no F_SEAL_SHRINK), -EINVAL
+ * (offset not page-aligned, or the region goes beyond the file's size).
+ */
+static int vrfd_memfiles_check_file(struct file *file, u64 offset, u64 size)
+{
+	struct inode *inode = file_inode(file);
+	u64 end;
+
+	if (!shmem_file(file))
+		return -EOPNOTSUPP;
+	/* Seals are only ever added: F_SEAL_SHRINK seen once stays. */
+	if (!(READ_ONCE(SHMEM_I(inode)->seals) & F_SEAL_SHRINK))
+		return -EPERM;
+	if (!PAGE_ALIGNED(offset) || !size ||
+	    check_add_overflow(offset, size, &end) ||
+	    end > (u64)i_size_read(inode))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vrfd_memfiles_hold_pages() - take a reference on every page of a region
+ * @mf: the table; @mf->npages grows by the region's pages
+ * @file: the region's file
+ * @offset: the region's offset (page-aligned)
+ * @npages: the region's pages
+ *
+ * Return: 0, -EINTR (a fatal signal), or the error of shmem's lookup
+ * (-ENOMEM, -ENOSPC, ...).
+ */
+static int vrfd_memfiles_hold_pages(struct vrfd_memfiles *mf,
+				    struct file *file, u64 offset,
+				    unsigned long npages)
+{
+	pgoff_t index = offset >> PAGE_SHIFT;
+	unsigned long i;
+	struct page *page;
+
+	for (i = 0; i < npages; i++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		page = shmem_read_mapping_page(file->f_mapping, index + i);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		mf->pages[mf->npages++] = page;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * vrfd_memfiles_map_part() - map one ring part into the kernel
+ * @mf: the table, pages held
+ * @i: the part (VRFD_MEMFILES_DESC, ...)
+ * @gpa: its guest address
+ * @len: its size in bytes
+ * @align: its alignment
+ *
+ * Return: 0, -EINVAL (misaligned, or not inside one region), -ENOMEM.
+ */
+static int vrfd_memfiles_map_part(struct vrfd_memfiles *mf, unsigned int i,
+				  u64 gpa, size_t len, size_t align)
+{
+	unsigned long first, last;
+	u64 off, contig;
+	void *map;
+
+	if (!IS_ALIGNED(gpa, align) ||
+	    vrfd_memtable_xlate(mf->mt, gpa, len, &off, &contig) ||
+	    contig != len)
+		return -EINVAL;
+	first = off >> PAGE_SHIFT;
+	last = (off + len - 1) >> PAGE_SHIFT;
+	map = vmap(&mf->pages[first], last - first + 1, VM_MAP, PAGE_KERNEL);
+	if (!map)
+		return -ENOMEM;
+	mf->maps[i] = map;
+	mf->parts.k[i] = map + offset_in_page(off);
+	return 0;
+}
+
+/**
+ * vrfd_memfiles_read_regions() - copy the regions, open their files, build
+ * the translation and charge the pages
+ * @mf: the new table (its @mt and @files allocated by the caller)
+ * @arg: the user's table
+ * @n: its number of regions
+ * @spans: the regions' file offsets and page counts (out), read once
+ *
+ * Return: 0 or -errno (see the top of this file).
+ */
+static int vrfd_memfiles_read_regions(struct vrfd_memfiles *mf,
+				      const struct vringfd_mem_files __user *arg,
+				      u32 n, struct vrfd_memfiles_span *spans)
+{
+	struct vringfd_mem_file_region ureg;
+	unsigned long total = 0;
+	struct file *file;
+	u32 i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (copy_from_user(&ureg, &arg->regions[i], sizeof(ureg)))
+			return -EFAULT;
+		if (ureg.reserved)
+			return -EINVAL;
+		file = fget(ureg.fd);
+		if (!file)
+			return -EBADF;
+		mf->files[mf->nfiles++] = file;
+		err = vrfd_memfiles_check_file(file, ureg.offset, ureg.size);
+		if (err)
+			return err;
+		spans[i].offset = ureg.offset;
+		spans[i].npages = DIV_ROUND_UP_ULL(ureg.size, PAGE_SIZE);
+		if (spans[i].npages > VRINGFD_MAX_MEM_FILE_PAGES - total)
+			return -E2BIG;
+		err = vrfd_memtable_set(mf->mt, i, ureg.guest_addr, ureg.size,
+					(u64)total << PAGE_SHIFT);
+		if (err)
+			return err;
+		total += spans[i].npages;
+	}
+	err = vrfd_memtable_seal(mf->mt);
+	if (err)
+		return err;
+	return vrfd_memfiles_charge(mf, total);
+}
+
+/**
+ * vrfd_memfiles_from_user() - copy, check, hold and map a table of memory files
+ * @arg: user pointer to struct vringfd_mem_files and its regions
+ * @sizes: the ring parts' sizes in bytes, in VRFD_MEMFILES_* order
+ *
+ * Return: the new table, or ERR_PTR(-errno) (see the top of this file,
+ * and -EFAULT, -ENOMEM).
+ */
+struct vrfd_memfiles *vrfd_memfiles_from_user(const struct vringfd_mem_files __user *arg,
+					      const size_t sizes[VRFD_MEMFILES_NPARTS])
+{
+	static const size_t aligns[VRFD_MEMFILES_NPARTS] = { 16, 2, 4, 2 };
+	struct vringfd_mem_files head;
+	struct vrfd_memfiles *mf;
+	struct vrfd_memfiles_span *spans;
+	u64 gpas[VRFD_MEMFILES_NPARTS];
+	unsigned long total;
+	u32 i;
+	int err;
+
+	if (copy_from_user(&head, arg, sizeof(head)))
+		return ERR_PTR(-EFAULT);
+	if (!head.nregions || head.nregions > VRINGFD_MAX_MEM_REGIONS ||
+	    head.flags || head.reserved[0] || head.reserved[1])
+		return ERR_PTR(-EINVAL);
+	gpas[VRFD_MEMFILES_DESC] = head.desc_addr;
+	gpas[VRFD_MEMFILES_AVAIL] = head.avail_addr;
+	gpas[VRFD_MEMFILES_USED] = head.used_addr;
+	gpas[VRFD_MEMFILES_LAST_USED] = head.last_used_addr;
+
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL_ACCOUNT);
+	spans = kcalloc(head.nregions, sizeof(*spans), GFP_KERNEL);
+	if (!mf || !spans) {
+		kfree(mf);
+		kfree(spans);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = -ENOMEM;
+	mf->mt = vrfd_memtable_new(head.nregions);
+	mf->files = kcalloc(head.nregions, sizeof(*mf->files), GFP_KERNEL_ACCOUNT);
+	if (!mf->mt || !mf->files)
+		goto err_free;
+	err = vrfd_memfiles_read_regions(mf, arg, head.nregions, spans);
+	if (err)
+		goto err_free;
+
+	total = 0;
+	for (i = 0; i < head.nregions; i++)
+		total += spans[i].npages;
+	err = -ENOMEM;
+	mf->pages = kvmalloc_array(total, sizeof(*mf->pages), GFP_KERNEL_ACCOUNT);
+	if (!mf->pages)
+		goto err_free;
+	/* The page array follows the user's order of regions. */
+	for (i = 0; i < head.nregions; i++) {
+		err = vrfd_memfiles_hold_pages(mf, mf->files[i], spans[i].offset,
+					       spans[i].npages);
+		if (err)
+			goto err_free;
+	}
+	for (i = 0; i < VRFD_MEMFILES_NPARTS; i++) {
+		err = vrfd_memfiles_map_part(mf, i, gpas[i], sizes[i], aligns[i]);
+		if (err)
+			goto err_free;
+	}
+	kfree(spans);
+	return mf;
+
+err_free:
+	kfree(spans);
+	vrfd_memfiles_free(mf);
+	return ERR_PTR(err);
+}
+
+/**
+ * vrfd_memfiles_parts() - kernel addresses of the ring parts
+ * @mf: the table
+ *
+ * Return: the parts, valid as long as @mf.
+ */
+const struct vrfd_memfiles_parts *vrfd_memfiles_parts(const struct vrfd_memfiles *mf)
+{
+	return &mf->parts;
+}
+
+/**
+ * vrfd_memfiles_xlate() - kernel address of a guest buffer's start
+ * @mf: the table
+ * @addr: guest address
+ * @len: the buffer's length
+ * @kaddr: kernel address of @addr (out)
+ * @contig: bytes contiguous at @kaddr, at most @len (out): up to the end of
+ *	the page, or further while the next held pages follow in memory
+ *
+ * Return: 0, or -EFAULT (@addr is outside every region).
+ */
+int vrfd_memfiles_xlate(const struct vrfd_memfiles *mf, u64 addr, u64 len,
+			void **kaddr, u64 *contig)
+{
+	u64 off, room, n;
+	unsigned long i;
+	char *p;
+
+	if (vrfd_memtable_xlate(mf->mt, addr, len, &off, &room))
+		return -EFAULT;
+	i = off >> PAGE_SHIFT;
+	p = page_address(mf->pages[i]) + offset_in_page(off);
+	n = min_t(u64, room, PAGE_SIZE - offset_in_page(off));
+	while (n < room &&
+	       page_address(mf->pages[i + 1]) == page_address(mf->pages[i]) + PAGE_SIZE) {
+		i++;
+		n = min_t(u64, room, n + PAGE_SIZE);
+	}
+	*kaddr = p;
+	*contig = n;
+	return 0;
+}

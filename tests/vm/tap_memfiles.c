@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tap_memfiles.c - rings of memory (VRINGFD_SET_MEM_FILES) in the VM: a
+ * ring whose table names a sealed memfd moves frames to a tap and back;
+ * its fd passed to another process (fork + SCM_RIGHTS) that has unmapped
+ * the memory serves write(), read() and poll() there; every refusal gets
+ * its errno; RLIMIT_MEMLOCK is charged and released; the file cannot be
+ * truncated; a punched hole does not fault the module.
+ *
+ * The memfd is mapped at some address A and its guest addresses are A as
+ * well (guest address = user address in this process), so that the
+ * driver library's descriptors need no translation here; the module does
+ * not use the mapping (the child process proves it).
+ */
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <linux/capability.h>
+#include <linux/falloc.h>
+
+#include "tap_common.h"
+
+#define TXTAP "vrmf0"
+#define RXTAP "vrmf1"
+#define PLAINTAP "vrmf2"
+#define NUM 256
+#define MEMSZ (2UL << 20)	/* ring at the start, frame buffers after it */
+#define BUFOFF (64UL << 10)
+#define BUFSZ 2048
+
+/**
+ * struct mf_ring - a ring inside a sealed memfd, with its vring fd
+ * @memfd: the memfd
+ * @mem: its mapping (MEMSZ bytes, shared): the ring at the start, frame
+ *	buffers from BUFOFF, the driver state (with last_used) in the page
+ *	before BUFOFF
+ * @fd: vring fd
+ */
+struct mf_ring {
+	int memfd;
+	uint8_t *mem;
+	int fd;
+};
+
+/**
+ * mf_state() - the driver state of @m (inside its memfd)
+ * @m: the ring
+ *
+ * Return: the state.
+ */
+static struct vringfd_ring *mf_state(const struct mf_ring *m)
+{
+	return (struct vringfd_ring *)(m->mem + BUFOFF - 4096);
+}
+
+/**
+ * mf_memfd() - a memfd of @size bytes with @seals added
+ * @size: bytes
+ * @seals: F_SEAL_* to add (0: none)
+ *
+ * Return: the fd, or -1.
+ */
+static int mf_memfd(size_t size, int seals)
+{
+	int fd = memfd_create("vrmf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    (seals && fcntl(fd, F_ADD_SEALS, seals) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * mf_set() - VRINGFD_SET_MEM_FILES with the ring parts of @m and @n regions
+ * @m: the ring (its parts' guest addresses are their user addresses)
+ * @regs: regions
+ * @n: number of regions
+ *
+ * Return: the ioctl's answer (-1 with errno).
+ */
+static int mf_set(const struct mf_ring *m, const struct vringfd_mem_file_region *regs,
+		  unsigned int n)
+{
+	const struct vringfd_ring *rs = mf_state(m);
+	struct {
+		struct vringfd_mem_files h;
+		struct vringfd_mem_file_region r[4];
+	} t;
+
+	memset(&t, 0, sizeof(t));
+	t.h.nregions = n;
+	t.h.desc_addr = (uintptr_t)rs->vr.desc;
+	t.h.avail_addr = (uintptr_t)rs->vr.avail;
+	t.h.used_addr = (uintptr_t)rs->vr.used;
+	t.h.last_used_addr = (uintptr_t)&rs->last_used;
+	memcpy(t.r, regs, n * sizeof(*regs));
+	return ioctl(m->fd, VRINGFD_SET_MEM_FILES, &t);
+}
+
+/**
+ * mf_region() - the region covering the whole memfd of @m, identity-mapped
+ * @m: the ring
+ *
+ * Return: the region.
+ */
+static struct vringfd_mem_file_region mf_region(const struct mf_ring *m)
+{
+	struct vringfd_mem_file_region r;
+
+	memset(&r, 0, sizeof(r));
+	r.guest_addr = (uintptr_t)m->mem;
+	r.size = MEMSZ;
+	r.offset = 0;
+	r.fd = m->memfd;
+	return r;
+}
+
+/**
+ * mf_ring_new() - a ring in a new sealed memfd, its vring fd, no table yet
+ * @m: filled in
+ * @features: ring features
+ *
+ * The last_used counter lives in the driver state, which must be inside
+ * the memfd too: the state struct is placed in the page before BUFOFF.
+ * Return: 0, or -1 with errno.
+ */
+static int mf_ring_new(struct mf_ring *m, uint64_t features)
+{
+	struct vringfd_ring *rs;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->mem = NULL;
+	m->memfd = mf_memfd(MEMSZ, F_SEAL_SHRINK);
+	if (m->memfd < 0)
+		return -1;
+	m->mem = mmap(NULL, MEMSZ, PROT_READ | PROT_WRITE, MAP_SHARED, m->memfd, 0);
+	if (m->mem == MAP_FAILED)
+		return -1;
+	rs = mf_state(m);
+	if (vringfd_ring_init(rs, m->mem, NUM, 4096, features) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	m->fd = vringfd_create(NUM, rs->vr.desc, rs->vr.avail, rs->vr.used,
+			       &rs->last_used, features);
+	return m->fd < 0 ? -1 : 0;
+}
+
+/**
+ * mf_set_whole() - VRINGFD_SET_MEM_FILES with the whole memfd of @m
+ * @m: the ring
+ *
+ * Return: as mf_set().
+ */
+static int mf_set_whole(struct mf_ring *m)
+{
+	struct vringfd_mem_file_region r = mf_region(m);
+
+	return mf_set(m, &r, 1);
+}
+
+/**
+ * mf_ring_free() - close and unmap a ring from mf_ring_new()
+ * @m: the ring
+ */
+static void mf_ring_free(struct mf_ring *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = -1;
+	if (m->mem && m->mem != MAP_FAILED) {
+		if (m->fd >= 0 || mf_state(m)->tokens)
+			vringfd_ring_fini(mf_state(m));
+		munmap(m->mem, MEMSZ);
+	}
+	if (m->memfd >= 0)
+		close(m->memfd);
+	m->memfd = -1;
+	m->mem = NULL;
+}
+
+/**
+ * mf_buf() - the @i-th frame buffer inside the memfd
+ * @m: the ring
+ * @i: index (< 900)
+ *
+ * Return: BUFSZ bytes.
+ */
+static uint8_t *mf_buf(struct mf_ring *m, unsigned int i)
+{
+	return m->mem + BUFOFF + (size_t)i * BUFSZ;
+}
+
+/**
+ * mf_post_tx() - post @n frames of @len bytes starting at buffer @first
+ * @m: the ring
+ * @first: first buffer
+ * @n: frames
+ * @len: bytes each
+ * @seq0: pattern seed of the first
+ */
+static void mf_post_tx(struct mf_ring *m, unsigned int first, int n, size_t len,
+		       unsigned int seq0)
+{
+	struct iovec v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		v.iov_base = mf_buf(m, first + (unsigned int)i);
+		v.iov_len = len;
+		tc_frame(v.iov_base, len, seq0 + (unsigned int)i);
+		vringfd_ring_add(mf_state(m), &v, 1, NULL, 0, v.iov_base);
+	}
+	vringfd_ring_publish(mf_state(m));
+}
+
+/**
+ * mf_post_rx() - post @n writable buffers starting at buffer @first
+ * @m: the ring
+ * @first: first buffer
+ * @n: buffers
+ */
+static void mf_post_rx(struct mf_ring *m, unsigned int first, int n)
+{
+	struct iovec v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		v.iov_base = mf_buf(m, first + (unsigned int)i);
+		v.iov_len = BUFSZ;
+		vringfd_ring_add(mf_state(m), NULL, 0, &v, 1, v.iov_base);
+	}
+	vringfd_ring_publish(mf_state(m));
+}
+
+/**
+ * capture() - count captured frames of the test pattern, in order
+ * @s: packet socket
+ * @want: frames expected
+ * @len: length of each
+ * @seq0: seed of the first
+ *
+ * Return: frames seen intact.
+ */
+static int capture(int s, int want, size_t len, unsigned int seq0)
+{
+	static uint8_t rb[10000], ref[10000];
+	struct pollfd p = { .fd = s, .events = POLLIN };
+	int got = 0;
+	ssize_t n;
+
+	while (got < want && poll(&p, 1, 3000) == 1) {
+		n = recv(s, rb, sizeof(rb), 0);
+		if (n < 14 || rb[12] != 0x88 || rb[13] != 0xb5)
+			continue;
+		tc_frame(ref, len, seq0 + (unsigned int)got);
+		if ((size_t)n == len && !memcmp(rb, ref, len))
+			got++;
+	}
+	return got;
+}
+
+/**
+ * rx_pull() - read() until @want buffers were used (at most 3 s)
+ * @fd: the RX vring fd
+ * @want: buffers expected
+ *
+ * Return: buffers used.
+ */
+static int rx_pull(int fd, int want)
+{
+	int got = 0, r, i;
+	char c;
+
+	for (i = 0; i < 60 && got < want; i++) {
+		r = (int)read(fd, &c, 0);
+		if (r > 0)
+			got += r;
+		else
+			usleep(50000);
+	}
+	return got;
+}
+
+/**
+ * rx_check() - the used entries of @m hold frames seq0.. of @len bytes
+ * @m: the ring
+ * @n: entries expected
+ * @len: bytes each
+ * @seq0: seed of the first
+ *
+ * Return: true when all are there and intact.
+ */
+static bool rx_check(struct mf_ring *m, int n, size_t len, unsigned int seq0)
+{
+	uint8_t ref[2048];
+	uint32_t ulen;
+	uint8_t *b;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		b = vringfd_ring_get_used(mf_state(m), &ulen);
+		tc_frame(ref, len, seq0 + (unsigned int)i);
+		if (!b || ulen != len || memcmp(b, ref, len))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * test_txrx() - frames go ring -> tap and tap -> ring through the memfd
+ * @cap: packet socket on TXTAP
+ * @inj: packet socket on RXTAP
+ */
+static void test_txrx(int cap, int inj)
+{
+	struct mf_ring tx, rx;
+	int tap, r, n;
+
+	if (mf_ring_new(&tx, 0) || mf_set_whole(&tx)) {
+		result_fail("memfiles_tx", "setup: %s", strerror(errno));
+		mf_ring_free(&tx);
+		return;
+	}
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	if (tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0)) {
+		result_fail("memfiles_tx", "attach: %s", strerror(errno));
+		close(tap);
+		mf_ring_free(&tx);
+		return;
+	}
+	close(tap);
+	mf_post_tx(&tx, 0, 100, 60, 0);
+	r = (int)write(tx.fd, "", 1);
+	n = capture(cap, 100, 60, 0);
+	result_check(r == 100 && n == 100, "memfiles_tx_100x60",
+		     "write %d, captured %d intact of 100", r, n);
+	/* 1500 bytes at an offset that crosses a page boundary */
+	{
+		struct iovec v = { mf_buf(&tx, 1) + 1000, 1500 };
+
+		tc_frame(v.iov_base, 1500, 500);
+		vringfd_ring_add(mf_state(&tx), &v, 1, NULL, 0, v.iov_base);
+		vringfd_ring_publish(mf_state(&tx));
+		r = (int)write(tx.fd, "", 1);
+		n = capture(cap, 1, 1500, 500);
+		result_check(r == 1 && n == 1, "memfiles_tx_1500_across_pages",
+			     "write %d, captured %d", r, n);
+	}
+	n = 0;
+	while (vringfd_ring_get_used(mf_state(&tx), NULL))
+		n++;
+	result_check(n == 101, "memfiles_tx_completed", "%d used entries of 101", n);
+	mf_ring_free(&tx);
+
+	if (mf_ring_new(&rx, 0) || mf_set_whole(&rx)) {
+		result_fail("memfiles_rx", "setup: %s", strerror(errno));
+		mf_ring_free(&rx);
+		return;
+	}
+	tap = tc_tap_open(RXTAP, IFF_TAP | IFF_NO_PI);
+	if (tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 0, 0)) {
+		result_fail("memfiles_rx", "attach: %s", strerror(errno));
+		close(tap);
+		mf_ring_free(&rx);
+		return;
+	}
+	close(tap);
+	tc_wait_carrier(RXTAP);
+	mf_post_rx(&rx, 0, 20);
+	n = tc_inject(inj, 10, 100, 0);
+	r = rx_pull(rx.fd, 10);
+	result_check(n == 10 && r == 10 && rx_check(&rx, 10, 100, 0),
+		     "memfiles_rx_10_filled", "injected %d, read %d", n, r);
+	mf_ring_free(&rx);
+}
+
+/**
+ * send_fd() - pass @fd over the unix socket @s
+ * @s: socket
+ * @fd: descriptor
+ *
+ * Return: 0 or -1.
+ */
+static int send_fd(int s, int fd)
+{
+	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec v = { &c, 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(s, &m, 0) == 1 ? 0 : -1;
+}
+
+/**
+ * recv_fd() - receive one descriptor over the unix socket @s
+ * @s: socket
+ *
+ * Return: the descriptor, or -1.
+ */
+static int recv_fd(int s)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec v = { &c, 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(s, &m, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * What the child reports back, one byte per step (the value: 0 ok, else
+ * the errno, capped at 255).
+ */
+enum { CH_TX_WRITE, CH_RX_POLL, CH_RX_READ, CH_PLAIN_WRITE, CH_NSTEPS };
+
+/**
+ * child_serve() - the other process: receive the rings' fds and drive them
+ * @s: unix socket to the parent
+ *
+ * Forked before the rings and their memfds existed: this process never
+ * mapped their memory.
+ * Never returns.
+ */
+static void __attribute__((noreturn)) child_serve(int s)
+{
+	uint8_t rep[CH_NSTEPS];
+	struct pollfd p;
+	int txfd, rxfd, plainfd, r;
+	char c;
+
+	txfd = recv_fd(s);
+	rxfd = recv_fd(s);
+	plainfd = recv_fd(s);
+	memset(rep, 0xff, sizeof(rep));
+	if (txfd < 0 || rxfd < 0 || plainfd < 0)
+		_exit(2);
+	/* TX: the parent posted 10 frames */
+	r = (int)write(txfd, "", 1);
+	rep[CH_TX_WRITE] = r == 10 ? 0 : r < 0 ? (uint8_t)errno : 254;
+	/* RX: the parent posted buffers and injects after our byte */
+	if (write(s, "r", 1) != 1)
+		_exit(3);
+	p.fd = rxfd;
+	p.events = POLLIN;
+	r = poll(&p, 1, 5000);
+	rep[CH_RX_POLL] = r == 1 && (p.revents & POLLIN) && !(p.revents & POLLERR) ?
+			  0 : 253;
+	/* poll() filled those; the parent injects 5 more for read() */
+	if (write(s, "p", 1) != 1)
+		_exit(3);
+	r = rx_pull(rxfd, 5);
+	rep[CH_RX_READ] = r >= 5 ? 0 : 252;
+	/* an address-space ring stays its creator's */
+	r = (int)write(plainfd, "", 1);
+	rep[CH_PLAIN_WRITE] = r < 0 ? (uint8_t)errno : 251;
+	if (read(s, &c, 1) != 1)	/* parent is done checking */
+		_exit(4);
+	_exit(write(s, rep, sizeof(rep)) == sizeof(rep) ? 0 : 5);
+}
+
+/**
+ * test_other_process() - a ring fd passed over SCM_RIGHTS to a process that
+ * never mapped the memory (it unmapped the parent's copy) serves write(),
+ * poll() and read() there; an address-space ring answers EPERM
+ * @cap: packet socket on TXTAP
+ * @inj: packet socket on RXTAP
+ */
+static void test_other_process(int cap, int inj)
+{
+	static const char *const names[CH_NSTEPS] = {
+		"memfiles_other_process_write_sends", "memfiles_other_process_poll_pollin",
+		"memfiles_other_process_read_fills", "memfiles_plain_ring_other_process_eperm",
+	};
+	struct mf_ring tx, rx;
+	struct tc_ring plain;
+	uint8_t rep[CH_NSTEPS];
+	int sv[2], tap, n, i, st;
+	pid_t pid;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		result_fail("memfiles_other_process", "socketpair: %s", strerror(errno));
+		return;
+	}
+	/* forked before any ring exists: the child inherits no ring fd nor memory */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		child_serve(sv[1]);
+	}
+	close(sv[1]);
+	if (mf_ring_new(&tx, 0) || mf_set_whole(&tx) || mf_ring_new(&rx, 0) ||
+	    mf_set_whole(&rx) || tc_ring_new(&plain, 64, 0)) {
+		result_fail("memfiles_other_process", "setup: %s", strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0);
+	close(tap);
+	tap = tc_tap_open(PLAINTAP, IFF_TAP | IFF_NO_PI);
+	tc_attach(plain.fd, tap, VRINGFD_DIR_TX, 0, 0);
+	close(tap);
+	tap = tc_tap_open(RXTAP, IFF_TAP | IFF_NO_PI);
+	tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 0, 0);
+	close(tap);
+	mf_post_tx(&tx, 0, 10, 80, 40);
+	mf_post_rx(&rx, 0, 10);
+	if (send_fd(sv[0], tx.fd) || send_fd(sv[0], rx.fd) || send_fd(sv[0], plain.fd)) {
+		result_fail("memfiles_other_process", "sendmsg: %s", strerror(errno));
+		kill(pid, SIGKILL);
+	} else if (read(sv[0], &c, 1) == 1) {
+		usleep(200000);		/* the child sits in poll() */
+		tc_inject(inj, 5, 90, 60);
+		if (read(sv[0], &c, 1) == 1)	/* poll() returned */
+			tc_inject(inj, 5, 90, 65);
+	}
+	n = capture(cap, 10, 80, 40);
+	result_check(n == 10, "memfiles_other_process_frames_sent", "captured %d of 10", n);
+	if (write(sv[0], "d", 1) != 1 || read(sv[0], rep, sizeof(rep)) != sizeof(rep))
+		memset(rep, 250, sizeof(rep));
+	waitpid(pid, &st, 0);
+	for (i = 0; i < CH_NSTEPS; i++) {
+		int want = i == CH_PLAIN_WRITE ? EPERM : 0;
+
+		result_check(rep[i] == want, names[i], "child reported %u, want %d", rep[i], want);
+	}
+	result_check(rx_check(&rx, 10, 90, 60), "memfiles_other_process_rx_content",
+		     "frames filled by the child's read() are not intact");
+	close(sv[0]);
+	tc_ring_free(&plain);
+	mf_ring_free(&tx);
+	mf_ring_free(&rx);
+}
+
+/**
+ * test_creator_exits() - a ring outlives the process that made it: the
+ * creator posts frames, passes the ring fd over SCM_RIGHTS and exits
+ * (its mapping, memfd and address space gone); this process, which never
+ * mapped the memory, attaches it to a tap and write() sends the frames
+ * @cap: packet socket on TXTAP
+ */
+static void test_creator_exits(int cap)
+{
+	int sv[2], fd, tap, r, n, st;
+	struct mf_ring m;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		result_fail("memfiles_creator_exits", "socketpair: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		if (mf_ring_new(&m, 0) || mf_set_whole(&m))
+			_exit(2);
+		mf_post_tx(&m, 0, 8, 70, 90);
+		_exit(send_fd(sv[1], m.fd) ? 3 : 0);	/* exit closes and unmaps all */
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) || fd < 0) {
+		result_fail("memfiles_creator_exits", "creator status %#x, fd %d", st, fd);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	r = tc_attach(fd, tap, VRINGFD_DIR_TX, 0, 0);
+	close(tap);
+	if (r < 0) {
+		result_fail("memfiles_creator_exits", "attach: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	r = (int)write(fd, "", 1);
+	n = capture(cap, 8, 70, 90);
+	result_check(r == 8 && n == 8, "memfiles_creator_exits_ring_still_sends",
+		     "write %d, captured %d of 8", r, n);
+	close(fd);
+}
+
+/**
+ * expect_set() - VRINGFD_SET_MEM_FILES on a fresh ring fails with @want
+ * @name: test name
+ * @r: the regions
+ * @n: their number
+ * @want: expected errno
+ */
+static void expect_set(const char *name, struct vringfd_mem_file_region *r,
+		       unsigned int n, int want)
+{
+	struct mf_ring m;
+	long ret;
+
+	if (mf_ring_new(&m, 0)) {
+		result_fail(name, "setup: %s", strerror(errno));
+		mf_ring_free(&m);
+		return;
+	}
+	ret = mf_set(&m, r, n);
+	tc_expect_err(name, ret, want);
+	mf_ring_free(&m);
+}
+
+/**
+ * test_refusals() - each bad table gets its errno
+ */
+static void test_refusals(void)
+{
+	struct vringfd_mem_file_region r[2];
+	struct mf_ring m;
+	struct statfs sfs;
+	int fd;
+
+	if (mf_ring_new(&m, 0)) {
+		result_fail("memfiles_refusals", "setup: %s", strerror(errno));
+		return;
+	}
+
+	/* sanity: the whole memfd is accepted */
+	r[0] = mf_region(&m);
+	tc_expect_err("memfiles_sealed_memfd_accepted", mf_set(&m, r, 1), 0);
+	/* a ring of memory refuses an address table */
+	{
+		struct vringfd_mem_region ar = { 0, 4096, (uintptr_t)m.mem, 0 };
+
+		tc_expect_err("memfiles_then_mem_table_einval",
+			      vringfd_set_mem_table(m.fd, &ar, 1), EINVAL);
+	}
+	/* the file cannot shrink any more */
+	tc_expect_err("memfiles_truncate_refused_eperm",
+		      ftruncate(m.memfd, 4096), EPERM);
+
+	fd = mf_memfd(MEMSZ, 0);
+	r[0].fd = fd;
+	tc_expect_err("memfiles_unsealed_memfd_eperm", mf_set(&m, r, 1), EPERM);
+	close(fd);
+	fd = mf_memfd(MEMSZ, F_SEAL_GROW | F_SEAL_SEAL);
+	r[0].fd = fd;
+	tc_expect_err("memfiles_memfd_other_seals_eperm", mf_set(&m, r, 1), EPERM);
+	close(fd);
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstatfs(fd, &sfs) < 0) {
+		result_fail("memfiles_regular_file_eopnotsupp", "open: %s", strerror(errno));
+	} else {
+		r[0].fd = fd;
+		r[0].size = 4096;
+		if (!tc_expect_err("memfiles_regular_file_eopnotsupp", mf_set(&m, r, 1),
+				   EOPNOTSUPP))
+			fprintf(stderr, "# file system type %#lx\n", (unsigned long)sfs.f_type);
+		r[0].size = MEMSZ;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+	r[0].fd = fd;
+	r[0].size = 4096;
+	if (fd >= 0)
+		tc_expect_err("memfiles_sysfs_file_eopnotsupp", mf_set(&m, r, 1), EOPNOTSUPP);
+	else
+		result_skip("memfiles_sysfs_file_eopnotsupp", "no sysfs file: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	fd = memfd_create("vrmfh", MFD_CLOEXEC | MFD_HUGETLB | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		result_skip("memfiles_hugetlbfs_eopnotsupp", "memfd_create(MFD_HUGETLB): %s",
+			    strerror(errno));
+	} else {
+		r[0].fd = fd;
+		r[0].size = 4096;
+		tc_expect_err("memfiles_hugetlbfs_eopnotsupp", mf_set(&m, r, 1), EOPNOTSUPP);
+		close(fd);
+	}
+	r[0] = mf_region(&m);
+	r[0].fd = 1000;
+	tc_expect_err("memfiles_bad_fd_ebadf", mf_set(&m, r, 1), EBADF);
+
+	r[0] = mf_region(&m);
+	r[0].size = 0;
+	tc_expect_err("memfiles_zero_size_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
+	r[0].size = MEMSZ + 1;
+	tc_expect_err("memfiles_beyond_file_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
+	r[0].offset = 4096;
+	tc_expect_err("memfiles_offset_plus_size_beyond_file_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
+	r[0].offset = 100;
+	r[0].size = 4096;
+	tc_expect_err("memfiles_unaligned_offset_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
+	r[1] = mf_region(&m);
+	r[1].guest_addr += MEMSZ - 4096;	/* overlaps the last page */
+	tc_expect_err("memfiles_overlap_einval", mf_set(&m, r, 2), EINVAL);
+	r[1].guest_addr = UINT64_MAX - 4095;
+	r[1].size = 8192;
+	tc_expect_err("memfiles_wrap_einval", mf_set(&m, r, 2), EINVAL);
+	r[0] = mf_region(&m);
+	r[0].size = 4096;	/* the ring parts are beyond it */
+	tc_expect_err("memfiles_ring_outside_table_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
+	r[0].reserved = 1;
+	tc_expect_err("memfiles_reserved_einval", mf_set(&m, r, 1), EINVAL);
+	tc_expect_err("memfiles_no_region_einval", mf_set(&m, r, 0), EINVAL);
+	mf_ring_free(&m);
+
+	/* more pages than the module holds per table (sparse file: no memory) */
+	fd = mf_memfd((1UL << 30) + 4096, F_SEAL_SHRINK);
+	if (fd < 0) {
+		result_fail("memfiles_too_many_pages_e2big", "memfd: %s", strerror(errno));
+	} else {
+		r[0].guest_addr = 1UL << 40;
+		r[0].size = (1UL << 30) + 4096;
+		r[0].offset = 0;
+		r[0].fd = fd;
+		r[0].reserved = 0;
+		expect_set("memfiles_too_many_pages_e2big", r, 1, E2BIG);
+		close(fd);
+	}
+}
+
+/**
+ * drop_ipc_lock() - remove CAP_IPC_LOCK from this process's effective set
+ *
+ * Return: 0 or -1.
+ */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/**
+ * child_memlock() - the RLIMIT_MEMLOCK cases, in a child without
+ * CAP_IPC_LOCK and a 1 MiB + 512 KiB limit (the ring's table is 2 MiB)
+ *
+ * Return: 0 when every case passed (its own lines printed).
+ */
+static int child_memlock(void)
+{
+	struct rlimit rl = { 1536UL << 10, 1536UL << 10 };
+	struct vringfd_mem_file_region r;
+	struct mf_ring a, b;
+	int ok = 1;
+
+	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
+		result_fail("memfiles_memlock", "capset/setrlimit: %s", strerror(errno));
+		fflush(stdout);
+		return 1;
+	}
+	if (mf_ring_new(&a, 0) || mf_ring_new(&b, 0)) {
+		result_fail("memfiles_memlock", "setup: %s", strerror(errno));
+		fflush(stdout);
+		return 1;
+	}
+	ok &= tc_expect_err("memfiles_memlock_exceeded_enomem", mf_set_whole(&a), ENOMEM);
+	/* 1 MiB fits (the ring parts are in the first 64 KiB) */
+	r = mf_region(&a);
+	r.size = 1UL << 20;
+	ok &= tc_expect_err("memfiles_memlock_within_limit", mf_set(&a, &r, 1), 0);
+	/* replaced by 256 KiB: the 1 MiB charge is released after the swap */
+	r.size = 256UL << 10;
+	ok &= tc_expect_err("memfiles_memlock_replace", mf_set(&a, &r, 1), 0);
+	r = mf_region(&b);
+	r.size = 1UL << 20;
+	ok &= tc_expect_err("memfiles_memlock_released_on_replace", mf_set(&b, &r, 1), 0);
+	/* closing b releases its 1 MiB: a can have 1 MiB again (256 KiB + 1 MiB) */
+	mf_ring_free(&b);
+	r = mf_region(&a);
+	r.size = 1UL << 20;
+	ok &= tc_expect_err("memfiles_memlock_released_on_close", mf_set(&a, &r, 1), 0);
+	mf_ring_free(&a);
+	fflush(stdout);
+	return ok ? 0 : 1;
+}
+
+/**
+ * test_memlock() - RLIMIT_MEMLOCK charged, enforced and released
+ */
+static void test_memlock(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(child_memlock());
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		result_fail("memfiles_memlock_child", "child status %#x (its lines say what failed)", st);
+}
+
+/**
+ * test_punch_hole() - a hole punched under the buffers: the module keeps
+ * the pages it holds, write() still sends (the old bytes), nothing faults
+ * @cap: packet socket on TXTAP
+ */
+static void test_punch_hole(int cap)
+{
+	struct mf_ring tx;
+	int tap, r, n;
+
+	if (mf_ring_new(&tx, 0) || mf_set_whole(&tx)) {
+		result_fail("memfiles_punch_hole", "setup: %s", strerror(errno));
+		mf_ring_free(&tx);
+		return;
+	}
+	tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+	tc_attach(tx.fd, tap, VRINGFD_DIR_TX, 0, 0);
+	close(tap);
+	tc_frame(mf_buf(&tx, 0), 64, 70);
+	if (fallocate(tx.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)BUFOFF, 1 << 20) < 0) {
+		result_fail("memfiles_punch_hole", "fallocate: %s", strerror(errno));
+		mf_ring_free(&tx);
+		return;
+	}
+	/* the mapping now shows new zero pages; the module holds the old ones */
+	mf_post_tx(&tx, 10, 5, 64, 80);
+	r = (int)write(tx.fd, "", 1);
+	n = capture(cap, 5, 64, 80);
+	result_check(r == 5 && n == 0, "memfiles_punch_hole_old_pages_kept",
+		     "write %d (want 5), %d frames with the new bytes (want 0)", r, n);
+	mf_ring_free(&tx);
+}
+
+int main(void)
+{
+	struct vringfd_version v;
+	int cap, inj;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (vringfd_get_version(&v) < 0 || !(v.caps & VRINGFD_CAP_MEM_FILES)) {
+		result_fail("memfiles_cap", "VRINGFD_CAP_MEM_FILES not reported: %s",
+			    strerror(errno));
+		return result_exit_status();
+	}
+	result_pass("memfiles_cap");
+	if (tc_sh("ip tuntap add dev " TXTAP " mode tap && ip link set " TXTAP " up && "
+		  "ip tuntap add dev " RXTAP " mode tap && ip link set " RXTAP " up && "
+		  "ip tuntap add dev " PLAINTAP " mode tap && ip link set " PLAINTAP " up")) {
+		result_fail("tap_memfiles", "cannot create taps");
+		return 1;
+	}
+	tc_sh("for i in " TXTAP " " RXTAP "; do sysctl -qw net.ipv6.conf.$i.disable_ipv6=1; done");
+	cap = tc_packet_socket(TXTAP);
+	inj = tc_packet_socket(RXTAP);
+	if (cap < 0 || inj < 0) {
+		result_fail("tap_memfiles", "packet sockets: %s", strerror(errno));
+		return 1;
+	}
+	test_txrx(cap, inj);
+	test_other_process(cap, inj);
+	test_creator_exits(cap);
+	test_refusals();
+	test_memlock();
+	test_punch_hole(cap);
+	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del " PLAINTAP);
+	return result_exit_status();
+}

@@ -115,7 +115,8 @@ static int vrfd_memfiles_charge(struct vrfd_memfiles *mf, unsigned long n)
 }
 
 /**
- * vrfd_memfiles_free() - release a table: unmap, drop pages, files, charge
+ * vrfd_memfiles_free() - release a table: unmap, dirty and drop pages, files,
+ * charge
  * @mf: the table, or NULL
  */
 void vrfd_memfiles_free(struct vrfd_memfiles *mf)
@@ -127,8 +128,16 @@ void vrfd_memfiles_free(struct vrfd_memfiles *mf)
 	for (i = 0; i < VRFD_MEMFILES_NPARTS; i++)
 		if (mf->maps[i])
 			vunmap(mf->maps[i]);
-	for (i = 0; i < mf->npages; i++)
+	/*
+	 * The module wrote these pages through kernel addresses, which set no
+	 * dirty bit: mark them dirty before letting go, or reclaim could drop
+	 * a page (clean in the swap cache) with what the module wrote, as
+	 * unpin_user_pages_dirty_lock() does for pinned user pages.
+	 */
+	for (i = 0; i < mf->npages; i++) {
+		set_page_dirty_lock(mf->pages[i]);
 		put_page(mf->pages[i]);
+	}
 	kvfree(mf->pages);
 	for (i = 0; i < mf->nfiles; i++)
 		fput(mf->files[i]);

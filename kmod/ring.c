@@ -617,7 +617,7 @@ static int vrfd_ring_walk_indirect(struct vrfd_ring *ring, struct vrfd_walk *w,
 }
 
 /**
- * vrfd_ring_read_desc() - read one descriptor of the ring's table
+ * vrfd_ring_read_desc_user() - read one descriptor of an address-space ring
  * @u: its user address (inside the table VRINGFD_CREATE checked)
  * @d: the kernel copy
  *

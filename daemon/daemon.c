@@ -405,6 +405,9 @@ static bool daemon_needs_chown(const struct config *cfg)
 /**
  * daemon_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
+ * @successor: started by an upgrade (handover.c): taps and sockets come
+ *	from the predecessor; no READY=1 here, and a failure undoes nothing
+ *	(they are still the predecessor's)
  * @err: message buffer
  * @errlen: its size
  *
@@ -415,7 +418,7 @@ static bool daemon_needs_chown(const struct config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
+struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_t errlen)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
 	char status[256];
@@ -432,6 +435,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	memset(cfg, 0, sizeof(*cfg));
 	d->started = daemon_now();
 	d->watchdog.fd = -1;
+	d->successor = successor;
 	log_set_level(d->cfg.log_level);
 	/* fds systemd passed: the control socket, stored taps and sockets */
 	fdstore_load();
@@ -499,9 +503,13 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
-	sdnotify_ready(status);
+	if (!d->successor)
+		sdnotify_ready(status);
 	return d;
 fail:
+	/* a successor's taps and sockets still serve in its predecessor */
+	if (d->successor)
+		return NULL;
 	fdstore_close_unused();
 	/* Undo: taps this start created go, even persistent ones. */
 	for (i = 0; i < d->ntaps; i++)
@@ -832,6 +840,18 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 int daemon_run(struct daemon *d)
 {
 	return loop_run(d->loop);
+}
+
+/**
+ * daemon_handed_over() - whether a successor took everything over
+ * @d: daemon
+ *
+ * Return: true after a successful upgrade: the process must exit without
+ * daemon_stop() (the taps, sockets and front-ends are the successor's).
+ */
+bool daemon_handed_over(const struct daemon *d)
+{
+	return d->handed_over;
 }
 
 /**

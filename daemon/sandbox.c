@@ -22,12 +22,21 @@
  *                                     socket AF_NETLINK, TUNSETIFF,
  *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX,
  *                                     SIOCGIFMTU
- *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
+ *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket,
+ *                                     pipe2 (sd_notify_barrier after MAINPID=)
+ *   upgrade (handover.c)              memfd_create (the state), fork/clone
+ *                                     and execve (the successor: the binary
+ *                                     on disk), wait4 and kill (one that
+ *                                     fails or does not answer); the
+ *                                     successor inherits this filter, so
+ *                                     its start-up calls too: arch_prctl,
+ *                                     set_tid_address, capset, prctl,
+ *                                     seccomp, set*id, setgroups
  *   C library                         brk, mmap, futex, clock_gettime,
  *                                     getrandom, exit_group, rt_sig*, ...
  *
- * Everything else (exec, fork, ptrace, other socket families, module or
- * mount calls, ...) is refused with the configured action.  A new system
+ * Everything else (ptrace, other socket families, module or mount calls,
+ * ...) is refused with the configured action.  A new system
  * call in the daemon must be added here (and to nothing else: the systemd
  * unit's SystemCallFilter=@system-service is a superset).
  */
@@ -76,6 +85,15 @@ static const char *const sandbox_calls[] = {
 	"getrlimit", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "restart_syscall", "exit", "exit_group", "tgkill",
 	"set_robust_list", "rseq",
+	/* upgrade (handover.c): the state memfd, the successor, sd_notify_barrier() */
+	"memfd_create", "fork", "vfork", "clone", "clone3", "execve", "wait4", "kill",
+	"pipe2",
+	/* ... and what the successor's start-up does under this filter, which it
+	 * inherits (its own is stacked on it): the dynamic loader, the drop of
+	 * capabilities and user (privs.c: capset, prctl, set*id) and the
+	 * installation of its own filter */
+	"arch_prctl", "set_tid_address", "capset", "prctl", "seccomp",
+	"setresuid", "setresgid", "setuid", "setgid", "setgroups",
 };
 
 /* ioctl requests allowed (the second argument). */

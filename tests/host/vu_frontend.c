@@ -34,6 +34,10 @@
  * memory and rings, then checks the connection still answers (GET_FEATURES)
  * and goes on as usual.
  *
+ * With VU_FRONTEND_CHECK_END=1, after the last frame it checks the
+ * connection still answers (GET_FEATURES; it dies if the socket closed),
+ * and prints "connection kept: ..." (a daemon upgrade under the stream).
+ *
  * VU_FRONTEND_MEM picks the guest memory (the region's fd):
  *   memfd-sealed (default)  memfd sealed against shrinking and growing
  *   memfd                   memfd without MFD_ALLOW_SEALING (F_SEAL_SEAL)
@@ -622,6 +626,10 @@ handshake:
 			return 1;
 		}
 		return fe_attack(evil, memfd, &ring[1], kick[1]);
+	}
+	if (getenv("VU_FRONTEND_CHECK_END")) {
+		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */
+		printf("connection kept: GET_FEATURES answered after the last frame\n");
 	}
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;

@@ -525,6 +525,20 @@ int handover_state_from_memfd(int fd, void **buf, size_t *len, char *err, size_t
 }
 
 /**
+ * handover_state_vring_close() - close a parsed ring record's eventfds
+ * @vr: the ring (its kick, call and err fds, those that are not -1)
+ */
+void handover_state_vring_close(const struct hovs_vring *vr)
+{
+	if (vr->kick >= 0)
+		close(vr->kick);
+	if (vr->call >= 0)
+		close(vr->call);
+	if (vr->err >= 0)
+		close(vr->err);
+}
+
+/**
  * handover_state_take_named() - the fd of a named entry, taken out
  * @st: a parsed state
  * @name: the name

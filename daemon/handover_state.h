@@ -196,5 +196,6 @@ int handover_state_parse(const void *buf, size_t len, struct handover_state *st,
 int handover_state_to_memfd(const void *buf, size_t len);
 int handover_state_from_memfd(int fd, void **buf, size_t *len, char *err, size_t errlen);
 int handover_state_take_named(struct handover_state *st, const char *name);
+void handover_state_vring_close(const struct hovs_vring *vr);
 
 #endif /* VRINGNET_HANDOVER_STATE_H */

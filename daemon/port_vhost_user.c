@@ -711,14 +711,8 @@ static void port_vhost_user_close_record(const struct hovs_vhost_user *v, bool s
 		close(v->sock);
 	for (i = 0; i < v->nregions; i++)
 		close(v->regions[i].fd);
-	for (i = 0; i < v->nvrings; i++) {
-		if (v->vrings[i].kick >= 0)
-			close(v->vrings[i].kick);
-		if (v->vrings[i].call >= 0)
-			close(v->vrings[i].call);
-		if (v->vrings[i].err >= 0)
-			close(v->vrings[i].err);
-	}
+	for (i = 0; i < v->nvrings; i++)
+		handover_state_vring_close(&v->vrings[i]);
 }
 
 /**

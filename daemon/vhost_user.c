@@ -1569,12 +1569,7 @@ int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_u
 	uint64_t u;
 
 	for (i = n; i < v->nvrings; i++) {	/* rings this port no longer has */
-		if (v->vrings[i].kick >= 0)
-			close(v->vrings[i].kick);
-		if (v->vrings[i].call >= 0)
-			close(v->vrings[i].call);
-		if (v->vrings[i].err >= 0)
-			close(v->vrings[i].err);
+		handover_state_vring_close(&v->vrings[i]);
 		if (v->vrings[i].num)
 			ret = vhost_user_fail(dev, -ERANGE, "hand-over: ring %u: the port has %u rings now",
 					      i, 2 * dev->queue_pairs);

@@ -67,6 +67,32 @@ static uint8_t *hov_encode(size_t *len)
 	return buf;
 }
 
+/* the sample's layout: header, fd table of 8 fds (32 bytes), records */
+#define HOV_RECORDS	(sizeof(struct hovs_header) + 32)
+
+/**
+ * hov_named() - the sample's first named-fd record
+ * @buf: the sample's bytes
+ *
+ * Return: its head (the payload follows it).
+ */
+static struct hovs_record *hov_named(uint8_t *buf)
+{
+	return (struct hovs_record *)(buf + HOV_RECORDS);
+}
+
+/**
+ * hov_vu() - the sample's front-end record (after two named fds)
+ * @buf: the sample's bytes
+ *
+ * Return: its head (the payload follows it).
+ */
+static struct hovs_record *hov_vu(uint8_t *buf)
+{
+	return (struct hovs_record *)(buf + HOV_RECORDS +
+				      2 * (sizeof(struct hovs_record) + sizeof(struct hovs_named_fd)));
+}
+
 /**
  * hov_refused() - parse must refuse @buf with an error containing @want
  * @buf: the bytes
@@ -185,7 +211,6 @@ START_TEST(handover_fd_count_mismatch)
 	struct hovs_header *h = (struct hovs_header *)buf;
 	struct hovs_named_fd *nf;
 	struct hovs_vhost_user *v;
-	uint8_t *rec;
 
 	/* one fd fewer in the table: the last ring's call fd (index 7) is
 	 * outside it (the records start 8-byte aligned: 7 or 8 fds -> 32 bytes) */
@@ -193,14 +218,12 @@ START_TEST(handover_fd_count_mismatch)
 	hov_refused(buf, len, "outside the fd table");
 	h->nfds = 8;
 	/* an entry of the table nobody names */
-	rec = buf + sizeof(*h) + 32;
-	v = (struct hovs_vhost_user *)(rec + 2 * (sizeof(struct hovs_record) +
-						  sizeof(struct hovs_named_fd)) + sizeof(struct hovs_record));
+	v = (struct hovs_vhost_user *)(hov_vu(buf) + 1);
 	v->vrings[1].call = -1;
 	hov_refused(buf, len, "named by no record");
 	v->vrings[1].call = 7;
 	/* the first record names index 1 too: taken twice */
-	nf = (struct hovs_named_fd *)(rec + sizeof(struct hovs_record));
+	nf = (struct hovs_named_fd *)(hov_named(buf) + 1);
 	nf->fd = 1;
 	hov_refused(buf, len, "named twice");
 	nf->fd = -1;
@@ -215,7 +238,7 @@ START_TEST(handover_oversized)
 	uint8_t *buf = hov_encode(&len);
 	struct hovs_header *h = (struct hovs_header *)buf;
 	struct hovs_vhost_user *v;
-	uint8_t *rec;
+	struct hovs_record *rec;
 
 	h->nfds = HOVS_MAX_FDS + 1;
 	hov_refused(buf, len, "at most");
@@ -230,8 +253,8 @@ START_TEST(handover_oversized)
 	hov_refused(buf, len, "after the last record");
 	h->nrecords = 3;
 	/* the front-end record: too many regions, then rings */
-	rec = buf + sizeof(*h) + 32 + 2 * (sizeof(struct hovs_record) + sizeof(struct hovs_named_fd));
-	v = (struct hovs_vhost_user *)(rec + sizeof(struct hovs_record));
+	rec = hov_vu(buf);
+	v = (struct hovs_vhost_user *)(rec + 1);
 	v->nregions = VUM_MAX_REGIONS + 1;
 	hov_refused(buf, len, "memory regions");
 	v->nregions = 1;
@@ -242,7 +265,7 @@ START_TEST(handover_oversized)
 	hov_refused(buf, len, "does not fit 16 bits");
 	v->vrings[0].last_avail = 1;
 	/* a record longer than what is left */
-	((struct hovs_record *)rec)->len = 0x7fffffff;
+	rec->len = 0x7fffffff;
 	hov_refused(buf, len, "past the end of the state");
 	free(buf);
 }
@@ -252,9 +275,7 @@ START_TEST(handover_bad_records)
 {
 	size_t len;
 	uint8_t *buf = hov_encode(&len);
-	struct hovs_header *h = (struct hovs_header *)buf;
-	uint8_t *rec = buf + sizeof(*h) + 32;
-	struct hovs_record *r = (struct hovs_record *)rec;
+	struct hovs_record *r = hov_named(buf);
 	struct hovs_named_fd *nf = (struct hovs_named_fd *)(r + 1);
 	struct hovs_vhost_user *v;
 
@@ -266,7 +287,7 @@ START_TEST(handover_bad_records)
 	memset(nf->name, 'a', sizeof(nf->name));
 	hov_refused(buf, len, "not terminated");
 	snprintf(nf->name, sizeof(nf->name), "tap.vnet0.0");
-	v = (struct hovs_vhost_user *)(rec + 2 * (sizeof(*r) + sizeof(*nf)) + sizeof(*r));
+	v = (struct hovs_vhost_user *)(hov_vu(buf) + 1);
 	memset(v->port, 'p', sizeof(v->port));
 	hov_refused(buf, len, "port name not terminated");
 	free(buf);

@@ -234,6 +234,10 @@ int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char 
 		ctlproto_reply_reload(&w, &ri);
 		return ctlproto_reply_finish(&w);
 	}
+	/* a request pipelined behind a successful upgrade: the successor serves */
+	if (d->handed_over)
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_BUSY,
+					    "this instance has handed over to its successor; ask again");
 	if (req->cmd == CTLPROTO_CMD_UPGRADE)
 		return daemon_control_upgrade(d, req, buf, len);
 	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && daemon_find_port(d, req->port) < 0)

@@ -575,9 +575,13 @@ int handover_receive(struct handover_state *st, char *err, size_t errlen)
 void handover_adopt(struct daemon *d, struct handover_state *st)
 {
 	char err[CFG_ERR_MAX], status[64];
+	struct port *p;
 	unsigned int i;
 	int pi;
 
+	/* every front-end rebuilt first, then their rings started: a refusal
+	 * before the second loop leaves every ring where the predecessor
+	 * stopped it */
 	for (i = 0; i < st->nvu; i++) {
 		const struct hovs_vhost_user *v = &st->vu[i];
 
@@ -588,6 +592,11 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 			handover_successor_fail(err);
 		}
 		if (d->ports[pi]->ops->handover_adopt(d->ports[pi], v, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	}
+	for (i = 0; i < st->nvu; i++) {
+		p = d->ports[daemon_find_port(d, st->vu[i].port)];
+		if (p->ops->handover_start(p, &st->vu[i], err, sizeof(err)) < 0)
 			handover_successor_fail(err);
 	}
 	snprintf(status, sizeof(status), "took over %u front-end connections", st->nvu);

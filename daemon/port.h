@@ -102,7 +102,10 @@ struct port_stats {
  * @handover_save: add every connection to @st (paused); 0, or -1 with
  *	@err saying which connection cannot be handed over now
  * @handover_adopt: rebuild one connection from a predecessor's record
- *	(its fds are taken, also on error); 0, or -1 with @err
+ *	(its fds but the rings' start are taken, also on error), its queues
+ *	not running yet; 0, or -1 with @err
+ * @handover_start: start the queues of a connection @handover_adopt
+ *	rebuilt from the same record; 0, or -1 with @err
  */
 struct port_ops {
 	const char *name;
@@ -120,6 +123,8 @@ struct port_ops {
 	void (*handover_resume)(struct port *p);
 	int (*handover_save)(struct port *p, struct handover_state *st, char *err, size_t errlen);
 	int (*handover_adopt)(struct port *p, const struct hovs_vhost_user *v, char *err,
+			      size_t errlen);
+	int (*handover_start)(struct port *p, const struct hovs_vhost_user *v, char *err,
 			      size_t errlen);
 };
 

@@ -761,6 +761,42 @@ static int port_vhost_user_handover_adopt(struct port *p, const struct hovs_vhos
 	c->in_vu = false;
 	if (port_vhost_user_handshake_done(c))
 		deadline_stop(&c->hs);
+	return 0;
+}
+
+/**
+ * port_vhost_user_handover_start() - port_ops.handover_start
+ * @p: the port
+ * @v: the record port_vhost_user_handover_adopt() rebuilt the connection
+ *	from (its kick fds are taken, also on error)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled (the connection is then closed here).
+ */
+static int port_vhost_user_handover_start(struct port *p, const struct hovs_vhost_user *v,
+					  char *err, size_t errlen)
+{
+	struct port_peer *pp = p->priv;
+	struct port_vhost_user_conn *c = NULL;
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX && !c; i++)
+		if (pp->conns[i] && ((struct port_vhost_user_conn *)pp->conns[i])->fd == v->sock)
+			c = pp->conns[i];
+	if (!c) {
+		snprintf(err, errlen, "port %s: the front-end's connection is gone", p->cfg.name);
+		return -1;
+	}
+	c->in_vu = true;
+	if (vhost_user_dev_restore_kicks(&c->dev, v) < 0 || c->deferred[0]) {
+		snprintf(err, errlen, "port %s: %s", p->cfg.name,
+			 c->deferred[0] ? c->deferred : c->dev.err);
+		c->in_vu = false;
+		port_vhost_user_conn_close(c, err);
+		return -1;
+	}
+	c->in_vu = false;
 	log_info("port %s: vhost-user front-end taken over from the previous instance (%llu messages replayed)",
 		 p->cfg.name, (unsigned long long)c->dev.messages);
 	return 0;
@@ -780,4 +816,5 @@ const struct port_ops port_vhost_user_ops = {
 	.handover_resume = port_vhost_user_handover_resume,
 	.handover_save = port_vhost_user_handover_save,
 	.handover_adopt = port_vhost_user_handover_adopt,
+	.handover_start = port_vhost_user_handover_start,
 };

@@ -1551,13 +1551,15 @@ static int vhost_user_replay_ring_fd(struct vhost_user_dev *dev, uint32_t reques
 /**
  * vhost_user_dev_restore() - rebuild a connection from a predecessor's record
  * @dev: a fresh connection (vhost_user_dev_init())
- * @v: the record (parsed: its fds are ours; every one is taken, also on error)
+ * @v: the record (parsed: its fds are ours; every one but the kick fds is
+ *	taken, also on error)
  *
  * Replays what the front-end had said, as messages through the checks of
  * vhost_user_dev_process(): features, protocol features, owner, MTU,
  * memory table, then per ring its size, addresses, base (where the
- * predecessor's engine stopped), call and err fds and enable; the kicks
- * come last, so each queue pair starts (queue_state) once it is complete.
+ * predecessor's engine stopped), enable, call and err fds.  The kicks
+ * (the rings' start) are vhost_user_dev_restore_kicks()'s: no ring runs
+ * yet, and the record's kick fds are left to it.
  *
  * Return: 0 or a negative errno (@dev->err).
  */
@@ -1639,7 +1641,26 @@ int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_u
 				close(h->err);
 		}
 	}
-	/* last: a kick starts the ring; the pair runs once both are set */
+	return ret;
+}
+
+/**
+ * vhost_user_dev_restore_kicks() - start a restored connection's rings
+ * @dev: the connection (vhost_user_dev_restore() done)
+ * @v: the same record (its kick fds are taken, also on error)
+ *
+ * A kick starts its ring; a queue pair runs (queue_state) once both of
+ * its rings are started.  Kept apart so that every front-end is rebuilt
+ * before any ring is walked: until then the predecessor can take over
+ * again from its own positions.
+ *
+ * Return: 0 or a negative errno (@dev->err).
+ */
+int vhost_user_dev_restore_kicks(struct vhost_user_dev *dev, const struct hovs_vhost_user *v)
+{
+	unsigned int i, n = v->nvrings < 2 * dev->queue_pairs ? v->nvrings : 2 * dev->queue_pairs;
+	int ret = 0;
+
 	for (i = 0; i < n; i++) {
 		const struct hovs_vring *h = &v->vrings[i];
 

@@ -225,6 +225,7 @@ void vhost_user_dev_pause(struct vhost_user_dev *dev);
 int vhost_user_dev_resume(struct vhost_user_dev *dev);
 int vhost_user_dev_save(struct vhost_user_dev *dev, struct hovs_vhost_user *v);
 int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_user *v);
+int vhost_user_dev_restore_kicks(struct vhost_user_dev *dev, const struct hovs_vhost_user *v);
 
 /**
  * vhost_user_dev_logging() - whether the front-end asked for dirty logging

@@ -9,8 +9,8 @@
  * closing or deleting anything.  Until that word the predecessor owns
  * everything and can take it back.
  *
- * What is handed over: every tap queue fd ("tap.IFNAME.Q"), the listening
- * socket of every port that port.c binds ("listen.PORT"), the control
+ * What is handed over: every tap queue fd ("tap.IFNAME.Q"), the socket of
+ * every port ("listen.PORT": listening, or a dgram port's), the control
  * socket ("control"), and every connected vhost-user front-end of a port
  * in server mode: its socket, the memory table (the regions' fds, kept
  * open for this), features, protocol features, owner, MTU, per ring its
@@ -26,7 +26,7 @@
  * and ring-fd ports and client-mode vhost-user connections (an upgrade
  * is refused while there is one, with the port named), a front-end in
  * the middle of a message or during a migration (dirty log; refused,
- * retry later).  Ring-fd ports bind their socket again in the successor.
+ * retry later).
  *
  * How: the fds are inherited across execve, not sent with SCM_RIGHTS.
  * The child of fork() clears FD_CLOEXEC on exactly the fds of the state
@@ -246,7 +246,7 @@ static int handover_collect(struct daemon *d, struct handover_state *st, unsigne
 	for (i = 0; !ret && i < d->nports; i++) {
 		const struct port *p = d->ports[i];
 
-		if (p->listen_fd < 0 || p->ops->listen)
+		if (p->listen_fd < 0)
 			continue;
 		ret = fdstore_name_listen(name, sizeof(name), p->cfg.name) < 0 ? -ENAMETOOLONG :
 		      handover_state_add_named(st, name, p->listen_fd);

@@ -175,5 +175,6 @@ void port_stats_merge(struct port_stats *to, const struct port_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);
 void port_unix_unlink(const char *path, int fd);
+int port_listen_restore(struct port *p, const char *fdname);
 
 #endif /* VRINGNET_PORT_H */

@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdstore.h"
 #include "frame_rings.h"
 #include "log.h"
 #include "port.h"
@@ -214,9 +215,16 @@ static void port_dgram_readable(struct port *p)
  */
 static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 {
+	char fdname[FDSTORE_NAME_MAX + 1];
 	struct port_dgram *pp;
 
-	if (port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
+	/* an upgrade's predecessor hands its socket over ("listen.PORT"):
+	 * the path keeps its socket, datagrams queued in it are read here */
+	p->listen_fd = -1;
+	if (fdstore_name_listen(fdname, sizeof(fdname), p->cfg.name) == 0)
+		p->listen_fd = port_listen_restore(p, fdname);
+	if (p->listen_fd < 0 &&
+	    port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
 			     p->cfg.socket_gid, &p->listen_fd, err, errlen) < 0)
 		return -1;
 	pp = calloc(1, sizeof(*pp));

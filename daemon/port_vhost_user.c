@@ -723,8 +723,9 @@ static void port_vhost_user_close_record(const struct hovs_vhost_user *v, bool s
  * @errlen: its size
  *
  * The connection is served as if just accepted, then the front-end's
- * state is replayed (vhost_user_dev_restore()): its queue pairs run from
- * where the predecessor stopped.
+ * state is replayed (vhost_user_dev_restore()) up to the rings' start:
+ * port_vhost_user_handover_start() starts them where the predecessor
+ * stopped.
  *
  * Return: 0, or -1 with @err filled (the connection is then closed here,
  * not on the front-end's side: the predecessor still holds it).

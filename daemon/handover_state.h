@@ -124,7 +124,7 @@ struct hovs_region {
  * @kick: kick eventfd, fd table index or -1
  * @call: call eventfd, fd table index or -1
  * @err: error eventfd, fd table index or -1
- * @reserved: zero
+ * @reserved: zero (no implicit padding anywhere in the format)
  */
 struct hovs_vring {
 	uint32_t num;
@@ -134,7 +134,7 @@ struct hovs_vring {
 	int32_t kick;
 	int32_t call;
 	int32_t err;
-	uint32_t reserved;
+	uint32_t reserved[2];
 };
 
 #define HOVS_VU_FEATURES_SET	(1u << 0)
@@ -167,6 +167,14 @@ struct hovs_vhost_user {
 	struct hovs_region regions[VUM_MAX_REGIONS];
 	struct hovs_vring vrings[VHOST_USER_MAX_VRINGS];
 };
+
+/* the format's sizes: a change here is a new HOVS_VERSION */
+_Static_assert(sizeof(struct hovs_header) == 24, "hovs_header");
+_Static_assert(sizeof(struct hovs_named_fd) == 264, "hovs_named_fd");
+_Static_assert(sizeof(struct hovs_region) == 40, "hovs_region");
+_Static_assert(sizeof(struct hovs_vring) == 72, "hovs_vring");
+_Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
+	       VHOST_USER_MAX_VRINGS * 72, "hovs_vhost_user");
 
 /**
  * struct handover_state - a state being written, or one parsed

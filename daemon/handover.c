@@ -11,10 +11,11 @@
  *
  * What is handed over: every tap queue fd ("tap.IFNAME.Q"), the socket of
  * every port ("listen.PORT": listening, or a dgram port's), the control
- * socket ("control"), and every connected vhost-user front-end of a port
- * in server mode: its socket, the memory table (the regions' fds, kept
- * open for this), features, protocol features, owner, MTU, per ring its
- * size, addresses, enable, kick/call/err eventfds and avail position.  The
+ * socket ("control"), every connected vhost-user front-end of a port in
+ * server mode: its socket, the memory table (the regions' fds, kept open
+ * for this), features, protocol features, owner, MTU, per ring its size,
+ * addresses, enable, kick/call/err eventfds and avail position; and the
+ * peer address a dgram port learnt from its first sender.  The
  * successor takes taps and sockets through the same code as after
  * systemctl restart (fdstore_add_passed(), then daemon_start()) and
  * replays each front-end's state through the vhost-user checks
@@ -22,9 +23,9 @@
  * its rings again: a vringfd belongs to the process that made it).
  *
  * Not handed over: control clients other than the one asking (their
- * connection closes with the predecessor), connections of stream, dgram
- * and ring-fd ports and client-mode vhost-user connections (an upgrade
- * is refused while there is one, with the port named), a front-end in
+ * connection closes with the predecessor), connections of stream and
+ * ring-fd ports and client-mode vhost-user connections (an upgrade is
+ * refused while there is one, with the port named), a front-end in
  * the middle of a message or during a migration (dirty log; refused,
  * retry later).
  *
@@ -592,6 +593,16 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 			handover_successor_fail(err);
 		}
 		if (d->ports[pi]->ops->handover_adopt(d->ports[pi], v, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	}
+	for (i = 0; i < st->npeers; i++) {
+		pi = daemon_find_port(d, st->peers[i].port);
+		if (pi < 0 || !d->ports[pi]->ops->handover_peer) {
+			snprintf(err, sizeof(err), "port %s: it had a peer, but the new configuration has no such dgram port",
+				 st->peers[i].port);
+			handover_successor_fail(err);
+		}
+		if (d->ports[pi]->ops->handover_peer(d->ports[pi], &st->peers[i], err, sizeof(err)) < 0)
 			handover_successor_fail(err);
 	}
 	for (i = 0; i < st->nvu; i++) {

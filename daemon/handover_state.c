@@ -40,7 +40,19 @@ void handover_state_free(struct handover_state *st)
 	free(st->fds);
 	free(st->named);
 	free(st->vu);
+	free(st->peers);
 	handover_state_init(st);
+}
+
+/**
+ * handover_state_records() - records a state holds
+ * @st: the state
+ *
+ * Return: the count.
+ */
+static unsigned int handover_state_records(const struct handover_state *st)
+{
+	return st->nnamed + st->nvu + st->npeers;
 }
 
 /**
@@ -57,7 +69,7 @@ int handover_state_add_named(struct handover_state *st, const char *name, int fd
 
 	if (strlen(name) > FDSTORE_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (st->nnamed + st->nvu >= HOVS_MAX_RECORDS)
+	if (handover_state_records(st) >= HOVS_MAX_RECORDS)
 		return -EMFILE;
 	n = realloc(st->named, (st->nnamed + 1) * sizeof(*n));
 	if (!n)
@@ -84,13 +96,37 @@ int handover_state_add_vhost_user(struct handover_state *st, const struct hovs_v
 
 	if (vu->nregions > VUM_MAX_REGIONS || vu->nvrings > VHOST_USER_MAX_VRINGS)
 		return -EINVAL;
-	if (st->nnamed + st->nvu >= HOVS_MAX_RECORDS)
+	if (handover_state_records(st) >= HOVS_MAX_RECORDS)
 		return -EMFILE;
 	v = realloc(st->vu, (st->nvu + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	st->vu = v;
 	st->vu[st->nvu++] = *vu;
+	return 0;
+}
+
+/**
+ * handover_state_add_peer() - add a dgram port's learnt peer
+ * @st: the state
+ * @peer: the record (copied)
+ *
+ * Return: 0, -EINVAL for a length beyond the address, -EMFILE past
+ * HOVS_MAX_RECORDS, or -ENOMEM.
+ */
+int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *peer)
+{
+	struct hovs_peer *n;
+
+	if (peer->len > sizeof(peer->addr))
+		return -EINVAL;
+	if (handover_state_records(st) >= HOVS_MAX_RECORDS)
+		return -EMFILE;
+	n = realloc(st->peers, (st->npeers + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	st->peers = n;
+	st->peers[st->npeers++] = *peer;
 	return 0;
 }
 
@@ -146,7 +182,8 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 		nfds += handover_state_vu_fds(&st->vu[i]);
 	size = sizeof(*h) + ((nfds * sizeof(uint32_t) + 7) & ~(size_t)7) +
 	       st->nnamed * (sizeof(*r) + sizeof(struct hovs_named_fd)) +
-	       st->nvu * (sizeof(*r) + sizeof(struct hovs_vhost_user));
+	       st->nvu * (sizeof(*r) + sizeof(struct hovs_vhost_user)) +
+	       st->npeers * (sizeof(*r) + sizeof(struct hovs_peer));
 	if (nfds > HOVS_MAX_FDS || size > HOVS_MAX_LENGTH)
 		return -E2BIG;
 	p = calloc(1, size);
@@ -157,7 +194,7 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 	h->version = HOVS_VERSION;
 	h->length = (uint32_t)size;
 	h->nfds = (uint32_t)nfds;
-	h->nrecords = st->nnamed + st->nvu;
+	h->nrecords = handover_state_records(st);
 	tab = (uint32_t *)(h + 1);
 	r = (struct hovs_record *)(p + sizeof(*h) + ((nfds * sizeof(uint32_t) + 7) & ~(size_t)7));
 	for (i = 0; i < st->nnamed; i++) {
@@ -184,6 +221,12 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 			v->vrings[j].err = handover_state_index(tab, &n, v->vrings[j].err);
 		}
 		r = (struct hovs_record *)(v + 1);
+	}
+	for (i = 0; i < st->npeers; i++) {
+		r->type = HOVS_REC_PEER;
+		r->len = sizeof(struct hovs_peer);
+		memcpy(r + 1, &st->peers[i], sizeof(struct hovs_peer));
+		r = (struct hovs_record *)((uint8_t *)(r + 1) + sizeof(struct hovs_peer));
 	}
 	*buf = p;
 	*len = size;
@@ -336,6 +379,19 @@ static int handover_state_parse_records(const uint8_t *p, const uint8_t *end, ui
 			free(v);
 			if (ret < 0)
 				return -1;
+		} else if (r.type == HOVS_REC_PEER && r.len == sizeof(struct hovs_peer)) {
+			struct hovs_peer pe;
+
+			memcpy(&pe, p, sizeof(pe));
+			if (!memchr(pe.port, '\0', sizeof(pe.port)) || pe.len > sizeof(pe.addr)) {
+				snprintf(err, errlen, "record %u: peer: port name not terminated or address of %u bytes",
+					 i, pe.len);
+				return -1;
+			}
+			if (handover_state_add_peer(st, &pe) < 0) {
+				snprintf(err, errlen, "%s", strerror(ENOMEM));
+				return -1;
+			}
 		} else {
 			snprintf(err, errlen, "record %u: type %u of %u bytes is not one this version reads",
 				 i, r.type, r.len);
@@ -433,6 +489,7 @@ out:
 	if (ret < 0) {
 		free(st->named);
 		free(st->vu);
+		free(st->peers);
 		handover_state_init(st);
 	}
 	return ret;

@@ -18,6 +18,8 @@
  *                             ("control"), names as fdstore.h makes them
  *     HOVS_REC_VHOST_USER     struct hovs_vhost_user: one connected
  *                             vhost-user front-end
+ *     HOVS_REC_PEER           struct hovs_peer: the peer address a dgram
+ *                             port learnt from its first sender
  *
  * Records name fds by their index in the fd table; every entry of the
  * table is named exactly once (else the state is refused: an fd nobody
@@ -49,6 +51,7 @@
 enum hovs_record_type {
 	HOVS_REC_NAMED_FD = 1,
 	HOVS_REC_VHOST_USER = 2,
+	HOVS_REC_PEER = 3,
 };
 
 /**
@@ -168,11 +171,26 @@ struct hovs_vhost_user {
 	struct hovs_vring vrings[VHOST_USER_MAX_VRINGS];
 };
 
+/**
+ * struct hovs_peer - HOVS_REC_PEER: a dgram port's learnt peer
+ * @port: the port's name, NUL-terminated
+ * @len: bytes of @addr in use (a socklen_t, at most sizeof(@addr))
+ * @reserved: zero
+ * @addr: the peer's struct sockaddr_un (AF_UNIX)
+ */
+struct hovs_peer {
+	char port[CFG_NAME_MAX];
+	uint32_t len;
+	uint32_t reserved;
+	uint8_t addr[112];
+};
+
 /* the format's sizes: a change here is a new HOVS_VERSION */
 _Static_assert(sizeof(struct hovs_header) == 24, "hovs_header");
 _Static_assert(sizeof(struct hovs_named_fd) == 264, "hovs_named_fd");
 _Static_assert(sizeof(struct hovs_region) == 40, "hovs_region");
 _Static_assert(sizeof(struct hovs_vring) == 72, "hovs_vring");
+_Static_assert(sizeof(struct hovs_peer) == 136, "hovs_peer");
 _Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
 	       VHOST_USER_MAX_VRINGS * 72, "hovs_vhost_user");
 
@@ -184,6 +202,8 @@ _Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
  * @nnamed: their number
  * @vu: the vhost-user front-ends (parsed: every fd field is the fd or -1)
  * @nvu: their number
+ * @peers: the dgram ports' learnt peers
+ * @npeers: their number
  */
 struct handover_state {
 	int *fds;
@@ -192,12 +212,15 @@ struct handover_state {
 	unsigned int nnamed;
 	struct hovs_vhost_user *vu;
 	unsigned int nvu;
+	struct hovs_peer *peers;
+	unsigned int npeers;
 };
 
 void handover_state_init(struct handover_state *st);
 void handover_state_free(struct handover_state *st);
 int handover_state_add_named(struct handover_state *st, const char *name, int fd);
 int handover_state_add_vhost_user(struct handover_state *st, const struct hovs_vhost_user *vu);
+int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *peer);
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len);
 int handover_state_parse(const void *buf, size_t len, struct handover_state *st,
 			 char *err, size_t errlen);

@@ -58,6 +58,7 @@ struct port_peer_info {
 };
 
 struct handover_state;
+struct hovs_peer;
 struct hovs_vhost_user;
 
 /**
@@ -106,6 +107,8 @@ struct port_stats {
  *	not running yet; 0, or -1 with @err
  * @handover_start: start the queues of a connection @handover_adopt
  *	rebuilt from the same record; 0, or -1 with @err
+ * @handover_peer: take a predecessor's learnt peer address (dgram); 0, or
+ *	-1 with @err
  */
 struct port_ops {
 	const char *name;
@@ -126,6 +129,8 @@ struct port_ops {
 			      size_t errlen);
 	int (*handover_start)(struct port *p, const struct hovs_vhost_user *v, char *err,
 			      size_t errlen);
+	int (*handover_peer)(struct port *p, const struct hovs_peer *peer, char *err,
+			     size_t errlen);
 };
 
 /**

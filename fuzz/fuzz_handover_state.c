@@ -4,7 +4,7 @@
  *
  * The input is parsed as a predecessor's state (handover_state_parse()).
  * A state that parses is encoded again from what was read and must parse
- * to the same named fds and front-end records.  Seeds:
+ * to the same named fds, front-end and peer records.  Seeds:
  * fuzz/corpus/handover_state/.
  */
 #include <stdint.h>
@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (handover_state_parse(buf, len, &again, err, sizeof(err)) < 0)
 			abort();
 		if (again.nnamed != st.nnamed || again.nvu != st.nvu || again.nfds != st.nfds ||
+		    again.npeers != st.npeers ||
+		    (st.npeers && memcmp(again.peers, st.peers, st.npeers * sizeof(*st.peers))) ||
 		    (st.nnamed && memcmp(again.named, st.named, st.nnamed * sizeof(*st.named))) ||
 		    (st.nvu && memcmp(again.vu, st.vu, st.nvu * sizeof(*st.vu))))
 			abort();

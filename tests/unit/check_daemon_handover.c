@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * check_daemon_handover.c - handover_state.c: a state written and read back
- * is the same (fds renumbered through the fd table), it survives a sealed
+ * is the same (fds renumbered through the fd table; a dgram port's peer
+ * record too), it survives a sealed
  * memfd, and bad states are refused with the reason: truncated, padded,
  * another magic, another version, fd count mismatch (an fd named by no
  * record, an index outside the table, one named twice), oversized counts,
  * unknown or mis-sized records, unterminated names
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +296,40 @@ START_TEST(handover_bad_records)
 }
 END_TEST
 
+START_TEST(handover_peer_record)
+{
+	struct hovs_peer peer = { .port = "dg1", .len = 20 }, *back;
+	struct handover_state st;
+	struct hovs_record *r;
+	char err[256] = "";
+	size_t len;
+	void *buf;
+
+	memcpy(peer.addr, "\x01\x00/run/peer.sock", 17);
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_add_peer(&st, &peer), 0);
+	peer.len = sizeof(peer.addr) + 1;
+	ck_assert_int_eq(handover_state_add_peer(&st, &peer), -EINVAL);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, &len), 0);
+	handover_state_free(&st);
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.npeers, 1);
+	ck_assert_str_eq(st.peers[0].port, "dg1");
+	ck_assert_uint_eq(st.peers[0].len, 20);
+	ck_assert_mem_eq(st.peers[0].addr, "\x01\x00/run/peer.sock", 17);
+	handover_state_free(&st);
+	/* an address longer than the record's, and an unterminated port name */
+	r = (struct hovs_record *)((uint8_t *)buf + sizeof(struct hovs_header));
+	back = (struct hovs_peer *)(r + 1);
+	back->len = sizeof(back->addr) + 1;
+	hov_refused(buf, len, "address of 113 bytes");
+	back->len = 20;
+	memset(back->port, 'p', sizeof(back->port));
+	hov_refused(buf, len, "port name not terminated");
+	free(buf);
+}
+END_TEST
+
 START_TEST(handover_empty)
 {
 	struct handover_state st;
@@ -327,6 +363,7 @@ Suite *handover_suite(void)
 	RUNNER_ADD_TEST(s, handover_fd_count_mismatch);
 	RUNNER_ADD_TEST(s, handover_oversized);
 	RUNNER_ADD_TEST(s, handover_bad_records);
+	RUNNER_ADD_TEST(s, handover_peer_record);
 	RUNNER_ADD_TEST(s, handover_empty);
 	return s;
 }

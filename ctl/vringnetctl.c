@@ -80,7 +80,7 @@ static void usage(FILE *f)
 		"  reload         re-read the configuration file and apply the difference\n"
 		"  upgrade        hand every tap, socket and vhost-user front-end to a new\n"
 		"                 vringnetd started from the binary on disk (root only;\n"
-		"                 waits at least 15 s)\n"
+		"                 needs upgrade = yes in [daemon]; waits at least 15 s)\n"
 		"  metrics-http   answer one HTTP request on stdin (GET /metrics) with the\n"
 		"                 counters in the Prometheus format, on stdout\n"
 		"\n"

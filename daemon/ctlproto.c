@@ -35,6 +35,7 @@ static const char *const ctlproto_status_names[CTLPROTO_STATUS_COUNT] = {
 	[CTLPROTO_E_INTERNAL] = "internal",
 	[CTLPROTO_E_PERMISSION] = "permission-denied",
 	[CTLPROTO_E_UPGRADE_FAILED] = "upgrade-failed",
+	[CTLPROTO_E_UPGRADE_DISABLED] = "upgrade-disabled",
 };
 
 /* Data record types of a reply and the key each must carry ("" = none). */

@@ -104,6 +104,8 @@ enum ctlproto_cmd {
  *	the daemon's uid) [permission-denied]
  * @CTLPROTO_E_UPGRADE_FAILED: the successor could not start or refused the
  *	state; this instance keeps serving, the text says why [upgrade-failed]
+ * @CTLPROTO_E_UPGRADE_DISABLED: the daemon was started without
+ *	[daemon] upgrade = yes; it keeps serving [upgrade-disabled]
  */
 enum ctlproto_status {
 	CTLPROTO_OK,
@@ -117,6 +119,7 @@ enum ctlproto_status {
 	CTLPROTO_E_INTERNAL,
 	CTLPROTO_E_PERMISSION,
 	CTLPROTO_E_UPGRADE_FAILED,
+	CTLPROTO_E_UPGRADE_DISABLED,
 	CTLPROTO_STATUS_COUNT
 };
 

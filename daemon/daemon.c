@@ -481,7 +481,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_
 	fdstore_close_unused();
 	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, daemon_needs_chown(&d->cfg),
-		       err, errlen) < 0)
+		       d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
@@ -496,7 +496,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdnotify_watchdog();
 	}
-	if (sandbox_install(d->cfg.seccomp, err, errlen) < 0)
+	if (sandbox_install(d->cfg.seccomp, d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
 	sandbox_test_forbidden();
@@ -720,6 +720,9 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	if (nc.seccomp != d->cfg.seccomp)
 		log_warn("reload: seccomp = %s takes effect at the next start",
 			 config_seccomp_name(nc.seccomp));
+	if (nc.upgrade != d->cfg.upgrade)
+		log_warn("reload: upgrade = %s takes effect at the next start",
+			 nc.upgrade ? "yes" : "no");
 	if (diff.daemon_attrs & (RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
 				 RELOAD_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -812,6 +815,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	nc.control_gid = d->cfg.control_gid;
 	nc.engine = d->cfg.engine;
 	nc.seccomp = d->cfg.seccomp;
+	nc.upgrade = d->cfg.upgrade;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;

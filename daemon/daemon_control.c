@@ -185,7 +185,9 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
  * @len: its size
  *
  * Only root and the daemon's own uid may upgrade: the control socket's
- * group (control-group) may read and reload, not replace the daemon.
+ * group (control-group) may read and reload, not replace the daemon.  A
+ * daemon started without upgrade = yes refuses: its seccomp filter and
+ * capability sets do not let it start a successor.
  *
  * Return: reply length.
  */
@@ -202,6 +204,11 @@ static int daemon_control_upgrade(struct daemon *d, const struct ctlproto_reques
 		return ctlproto_reply_error(buf, len, CTLPROTO_E_PERMISSION,
 					    "upgrade: uid %lu may not upgrade the daemon (root or uid %lu only)",
 					    (unsigned long)req->peer_uid, (unsigned long)geteuid());
+	}
+	if (!d->cfg.upgrade) {
+		log_notice("upgrade refused: the daemon was started with upgrade = no");
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_UPGRADE_DISABLED,
+					    "set \"upgrade = yes\" in [daemon] and restart the daemon; the running instance keeps serving");
 	}
 	if (handover_upgrade(d, &ui, err, sizeof(err)) < 0)
 		return ctlproto_reply_error(buf, len, CTLPROTO_E_UPGRADE_FAILED,

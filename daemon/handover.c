@@ -58,10 +58,13 @@
  * the main process until then); "ok" to the predecessor.  A failure before
  * "ok" writes "error: why" and exits 1 without touching anything shared.
  *
- * Privileges: the predecessor keeps CAP_NET_ADMIN (and CAP_CHOWN when it
- * kept it) in its bounding, inheritable and ambient sets so the successor
- * starts with them (privs.c), and its seccomp filter allows fork, execve,
- * wait4 and kill (sandbox.c).
+ * Privileges, only with [daemon] upgrade = yes (read at start; without
+ * it the request is answered upgrade-disabled, daemon_control.c, and a
+ * successor whose file says no refuses to take over, main.c): the
+ * predecessor keeps CAP_NET_ADMIN (and CAP_CHOWN when it kept it) in its
+ * bounding, inheritable and ambient sets so the successor starts with
+ * them (privs.c), and its seccomp filter allows fork, execve, wait4 and
+ * kill (sandbox.c).
  *
  * Test hook (test build, build/test/vringnetd, only): with
  * VRINGNETD_TEST_UPGRADE_HOOKS=FILE in the daemon's environment, each

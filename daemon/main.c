@@ -140,6 +140,13 @@ int main(int argc, char **argv)
 			 VRINGNETD_VERSION, path);
 		if (handover_receive(&hs, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
+		/* with upgrade = no its own filter would refuse what a successor
+		 * still does (pipe2 of sd_notify_barrier() after MAINPID=) */
+		if (!cfg.upgrade) {
+			snprintf(err, sizeof(err), "%s has upgrade = no: restart the daemon instead",
+				 path);
+			handover_successor_fail(err);
+		}
 	} else {
 		log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
 	}

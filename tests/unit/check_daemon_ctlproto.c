@@ -264,6 +264,7 @@ START_TEST(ctl_names)
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_INTERNAL), "internal");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_PERMISSION), "permission-denied");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_UPGRADE_FAILED), "upgrade-failed");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_UPGRADE_DISABLED), "upgrade-disabled");
 	ck_assert_str_eq(ctlproto_status_name((enum ctlproto_status)99), "internal");
 }
 END_TEST

@@ -78,6 +78,9 @@ static void usage(FILE *f)
 		"  list           taps and ports\n"
 		"  stats [PORT]   counters of every port, or of one\n"
 		"  reload         re-read the configuration file and apply the difference\n"
+		"  upgrade        hand every tap, socket and vhost-user front-end to a new\n"
+		"                 vringnetd started from the binary on disk (root only;\n"
+		"                 needs upgrade = yes in [daemon]; waits at least 15 s)\n"
 		"  metrics-http   answer one HTTP request on stdin (GET /metrics) with the\n"
 		"                 counters in the Prometheus format, on stdout\n"
 		"\n"
@@ -93,7 +96,8 @@ static void usage(FILE *f)
 		"  -V, --version       print the version\n"
 		"\n"
 		"Exit status: 0 done, 1 the daemon refused the request, 2 usage error,\n"
-		"3 daemon not running, 4 permission denied, 5 protocol error, 6 timeout,\n"
+		"3 daemon not running, 4 permission denied (also an upgrade refused for\n"
+		"the client's uid), 5 protocol error, 6 timeout,\n"
 		"7 other system error.\n", CFG_DEFAULT_CONTROL);
 }
 
@@ -223,7 +227,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 			return ret;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload, metrics-http)\n"
+		fprintf(stderr, "vringnetctl: no command given (status, list, stats, reload, upgrade, metrics-http)\n"
 			"Try 'vringnetctl --help'.\n");
 		return EXIT_USAGE;
 	}
@@ -246,6 +250,11 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		}
 	} else if (!strcmp(cmd, "reload")) {
 		o->req.cmd = CTLPROTO_CMD_RELOAD;
+	} else if (!strcmp(cmd, "upgrade")) {
+		o->req.cmd = CTLPROTO_CMD_UPGRADE;
+		/* the daemon waits up to 10 s for its successor */
+		if (o->timeout < 15)
+			o->timeout = 15;
 	} else if (!strcmp(cmd, "metrics-http")) {
 		if (o->json || o->prometheus || o->req.queues) {
 			fprintf(stderr, "vringnetctl: metrics-http takes no --json, --prometheus or --queues\n");
@@ -254,7 +263,7 @@ static int parse_args(int argc, char **argv, struct ctl_opts *o)
 		o->req.cmd = CTLPROTO_CMD_STATS;
 		o->http = true;
 	} else {
-		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload, metrics-http)\n",
+		fprintf(stderr, "vringnetctl: unknown command '%s' (status, list, stats, reload, upgrade, metrics-http)\n",
 			cmd);
 		return EXIT_USAGE;
 	}
@@ -616,6 +625,9 @@ static void print_json(enum ctlproto_cmd cmd, const struct ctlproto_reply *rep)
 		break;
 	case CTLPROTO_CMD_RELOAD:
 		json_single(rep, "reload", true);
+		break;
+	case CTLPROTO_CMD_UPGRADE:
+		json_single(rep, "upgrade", true);
 		break;
 	}
 	printf("\n}\n");
@@ -1106,6 +1118,28 @@ static void print_reload(const struct ctlproto_reply *rep)
 }
 
 /**
+ * print_upgrade() - human output of an upgrade reply
+ * @rep: the reply
+ */
+static void print_upgrade(const struct ctlproto_reply *rep)
+{
+	const struct ctlproto_record *r = NULL;
+	unsigned int i;
+
+	for (i = 0; i < rep->nrecords && !r; i++)
+		if (!strcmp(rep->records[i].type, "upgrade"))
+			r = &rep->records[i];
+	if (!r) {
+		printf("upgraded\n");
+		return;
+	}
+#define V(k) (ctlproto_record_get(r, k) ? ctlproto_record_get(r, k) : "?")
+	printf("upgraded: pid %s took over from pid %s (%s front-end connections, %s fds) in %s us\n",
+	       V("pid"), V("old_pid"), V("connections"), V("fds"), V("handover_us"));
+#undef V
+}
+
+/**
  * fetch_reply() - send the request, receive and decode the reply
  * @o: the options
  * @rep: the decoded reply, whose status is ok (free with ctlproto_reply_free())
@@ -1141,6 +1175,7 @@ static int fetch_reply(const struct ctl_opts *o, struct ctlproto_reply *rep)
 	}
 	if (rep->status != CTLPROTO_OK) {
 		char *text = printable(rep->error);
+		enum ctlproto_status st;
 
 		fprintf(stderr, "vringnetctl: %s failed: %s: %s\n",
 			ctlproto_cmd_name(o->req.cmd), ctlproto_status_name(rep->status), text);
@@ -1152,8 +1187,9 @@ static int fetch_reply(const struct ctl_opts *o, struct ctlproto_reply *rep)
 			json_string(rep->error);
 			printf("\n}\n");
 		}
+		st = rep->status;
 		ctlproto_reply_free(rep);
-		return EXIT_REFUSED;
+		return st == CTLPROTO_E_PERMISSION ? EXIT_PERMISSION : EXIT_REFUSED;
 	}
 	return EXIT_OK;
 }
@@ -1548,6 +1584,9 @@ int main(int argc, char **argv)
 			break;
 		case CTLPROTO_CMD_RELOAD:
 			print_reload(&rep);
+			break;
+		case CTLPROTO_CMD_UPGRADE:
+			print_upgrade(&rep);
 			break;
 		}
 	}

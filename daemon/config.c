@@ -301,6 +301,7 @@ static void config_defaults(struct config *cfg, const char *name)
 	cfg->message_timeout = CFG_DEFAULT_MESSAGE_TIMEOUT;
 	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
 	cfg->seccomp = CFG_SECCOMP_ON;
+	cfg->upgrade = false;
 }
 
 /**

@@ -138,6 +138,9 @@ struct config_port {
  * @message_timeout: seconds a peer has to finish a message it started
  * @control_per_uid: control clients one uid other than root may have
  * @seccomp: the system call filter: on (kill), off, log
+ * @upgrade: "vringnetctl upgrade" is allowed: the filter lets the daemon
+ *	exec its successor and the capabilities it keeps stay in the bounding,
+ *	inheritable and ambient sets (handover.c); read at start only
  * @taps: @ntaps taps, in file order
  * @ports: @nports ports, in file order
  */
@@ -157,6 +160,7 @@ struct config {
 	unsigned int message_timeout;
 	unsigned int control_per_uid;
 	enum config_seccomp seccomp;
+	bool upgrade;
 	struct config_tap *taps;
 	unsigned int ntaps;
 	struct config_port *ports;

@@ -90,6 +90,7 @@ static const struct config_key config_daemon_keys[] = {
 	CFG_UINT_KEY("message-timeout", struct config, message_timeout, 1, 3600),
 	CFG_UINT_KEY("control-clients-per-uid", struct config, control_per_uid, 1, 15),
 	CFG_ENUM_KEY("seccomp", struct config, seccomp, config_daemon_seccomp_modes),
+	CFG_BOOL_KEY("upgrade", struct config, upgrade),
 };
 
 _Static_assert(CFG_ENTRIES(config_daemon_keys) <= CFG_SECTION_KEYS_MAX,

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,8 +200,10 @@ static void control_client_ready(struct loop *loop, struct loop_ref *ref, uint32
 			if (st != CTLPROTO_OK)
 				len = ctlproto_reply_error(c->reply, sizeof(c->reply), st,
 							   "%s", err[0] ? err : "malformed request");
-			else
+			else {
+				req.peer_uid = cl->uid;
 				len = c->serve(c->opaque, &req, c->reply, sizeof(c->reply));
+			}
 		}
 		if (len <= 0)
 			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTLPROTO_E_INTERNAL,
@@ -510,6 +513,47 @@ void control_set_per_uid(struct control *c, unsigned int n)
 unsigned int control_clients(const struct control *c)
 {
 	return c->nclients;
+}
+
+/**
+ * control_listen_fd() - the listening socket (for a hand-over)
+ * @c: the server
+ *
+ * Return: the fd.
+ */
+int control_listen_fd(const struct control *c)
+{
+	return c->ref.fd;
+}
+
+/**
+ * control_turn_away() - answer every client waiting to connect with an error
+ * @c: the server
+ * @why: the error text (status busy)
+ *
+ * For the moments the loop does not run (a hand-over): each pending
+ * connection is accepted, given up to CONTROL_TURN_AWAY_MS for its request,
+ * answered "busy: @why" whatever it asked, and closed.
+ */
+void control_turn_away(struct control *c, const char *why)
+{
+	char buf[CTLPROTO_REQUEST_MAX];
+	struct pollfd pfd;
+	int fd, len;
+
+	while ((fd = accept4(c->ref.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, CONTROL_TURN_AWAY_MS) == 1 &&
+		    recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) > 0) {
+			len = ctlproto_reply_error(c->reply, sizeof(c->reply), CTLPROTO_E_BUSY,
+						   "%s", why);
+			if (len > 0)
+				send(fd, c->reply, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		}
+		log_rl(&c->rl, LOG_NOTICE, "control: a client turned away: %s", why);
+		close(fd);
+	}
 }
 
 /**

@@ -22,6 +22,7 @@
 #define CONTROL_MAX_CLIENTS	16
 #define CONTROL_MAX_RATE	200	/* requests per second per client */
 #define CONTROL_PER_WAKEUP	8	/* requests served per client per wakeup */
+#define CONTROL_TURN_AWAY_MS	200	/* control_turn_away(): wait for a request */
 #define CONTROL_IDLE_SEC	30
 #define CONTROL_ROOT_SLOTS	1	/* slots only root's clients may take */
 
@@ -43,6 +44,8 @@ struct control *control_open(struct loop *loop, int listen_fd, const char *path,
 		       mode_t mode, gid_t gid, control_serve_fn serve, void *opaque,
 		       char *err, size_t errlen);
 void control_close(struct control *c);
+int control_listen_fd(const struct control *c);
+void control_turn_away(struct control *c, const char *why);
 void control_set_per_uid(struct control *c, unsigned int n);
 unsigned int control_clients(const struct control *c);
 

@@ -20,6 +20,7 @@ static const char *const ctlproto_cmd_names[] = {
 	[CTLPROTO_CMD_LIST] = "list",
 	[CTLPROTO_CMD_STATS] = "stats",
 	[CTLPROTO_CMD_RELOAD] = "reload",
+	[CTLPROTO_CMD_UPGRADE] = "upgrade",
 };
 
 static const char *const ctlproto_status_names[CTLPROTO_STATUS_COUNT] = {
@@ -32,6 +33,9 @@ static const char *const ctlproto_status_names[CTLPROTO_STATUS_COUNT] = {
 	[CTLPROTO_E_RELOAD_FAILED] = "reload-failed",
 	[CTLPROTO_E_BUSY] = "busy",
 	[CTLPROTO_E_INTERNAL] = "internal",
+	[CTLPROTO_E_PERMISSION] = "permission-denied",
+	[CTLPROTO_E_UPGRADE_FAILED] = "upgrade-failed",
+	[CTLPROTO_E_UPGRADE_DISABLED] = "upgrade-disabled",
 };
 
 /* Data record types of a reply and the key each must carry ("" = none). */
@@ -44,13 +48,14 @@ static const struct {
 	{ "port", "name" },
 	{ "stats", "name" },
 	{ "reload", "" },
+	{ "upgrade", "pid" },
 };
 
 /**
  * ctlproto_cmd_name() - wire name of a command
  * @cmd: the command
  *
- * Return: "status", "list", "stats", "reload", or "?" for a bad value.
+ * Return: "status", "list", "stats", "reload", "upgrade", or "?" for a bad value.
  */
 const char *ctlproto_cmd_name(enum ctlproto_cmd cmd)
 {
@@ -389,6 +394,21 @@ void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_relo
 	ctlproto_reply_u64(w, "ports_added", r->ports_added);
 	ctlproto_reply_u64(w, "ports_removed", r->ports_removed);
 	ctlproto_reply_u64(w, "ports_changed", r->ports_changed);
+}
+
+/**
+ * ctlproto_reply_upgrade() - add the "upgrade" record of an upgrade reply
+ * @w: the writer
+ * @u: what the upgrade did
+ */
+void ctlproto_reply_upgrade(struct ctlproto_writer *w, const struct ctlproto_upgrade_info *u)
+{
+	ctlproto_reply_record(w, "upgrade");
+	ctlproto_reply_u64(w, "pid", u->pid);
+	ctlproto_reply_u64(w, "old_pid", u->old_pid);
+	ctlproto_reply_u64(w, "connections", u->connections);
+	ctlproto_reply_u64(w, "fds", u->fds);
+	ctlproto_reply_u64(w, "handover_us", u->handover_us);
 }
 
 /**

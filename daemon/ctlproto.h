@@ -28,6 +28,7 @@
  *	stats version=1 port=vm1\n   (one port)
  *	stats version=1 queues=yes\n (and each queue pair's counters)
  *	reload version=1\n
+ *	upgrade version=1\n
  * version comes first and must be CTLPROTO_VERSION; stats may add port and
  * queues (yes or no); no other keys.
  *
@@ -39,11 +40,12 @@
  *	stats of=port name=vm1 tx_frames=.. tx_bytes=.. ... rx_frames=.. ...\n
  *	stats of=queue name=vm1 tx_frames=.. ... queue=1 tap=vnet0\n
  *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
+ *	upgrade pid=913 old_pid=812 connections=1 fds=9 handover_us=41000\n
  * status is one of ctlproto_status_name(); on anything but "ok", error
  * says why in English and no data records follow.  Which data records each
  * command gets: status: daemon, tap*, port* (and stats*, if the daemon
  * includes counters); list: tap*, port*;
- * stats: stats*; reload: reload.  Clients ignore keys they do not know
+ * stats: stats*; reload: reload; upgrade: upgrade.  Clients ignore keys they do not know
  * (new keys may be added within a version); record types are fixed by the
  * version.
  *
@@ -75,12 +77,15 @@
  * @CTLPROTO_CMD_LIST: taps and ports only
  * @CTLPROTO_CMD_STATS: counters of every port, or of one (struct ctlproto_request.port)
  * @CTLPROTO_CMD_RELOAD: re-read the configuration file and apply the difference
+ * @CTLPROTO_CMD_UPGRADE: hand every tap, socket and front-end to a new
+ *	instance of the binary on disk (root or the daemon's own uid only)
  */
 enum ctlproto_cmd {
 	CTLPROTO_CMD_STATUS,
 	CTLPROTO_CMD_LIST,
 	CTLPROTO_CMD_STATS,
 	CTLPROTO_CMD_RELOAD,
+	CTLPROTO_CMD_UPGRADE,
 };
 
 /**
@@ -95,6 +100,12 @@ enum ctlproto_cmd {
  *	the error text has the reason, e.g. "FILE:LINE: message" [reload-failed]
  * @CTLPROTO_E_BUSY: the daemon cannot serve this now, retry [busy]
  * @CTLPROTO_E_INTERNAL: the reply did not fit, or another daemon fault [internal]
+ * @CTLPROTO_E_PERMISSION: the client may not do this (upgrade: only root or
+ *	the daemon's uid) [permission-denied]
+ * @CTLPROTO_E_UPGRADE_FAILED: the successor could not start or refused the
+ *	state; this instance keeps serving, the text says why [upgrade-failed]
+ * @CTLPROTO_E_UPGRADE_DISABLED: the daemon was started without
+ *	[daemon] upgrade = yes; it keeps serving [upgrade-disabled]
  */
 enum ctlproto_status {
 	CTLPROTO_OK,
@@ -106,6 +117,9 @@ enum ctlproto_status {
 	CTLPROTO_E_RELOAD_FAILED,
 	CTLPROTO_E_BUSY,
 	CTLPROTO_E_INTERNAL,
+	CTLPROTO_E_PERMISSION,
+	CTLPROTO_E_UPGRADE_FAILED,
+	CTLPROTO_E_UPGRADE_DISABLED,
 	CTLPROTO_STATUS_COUNT
 };
 
@@ -115,12 +129,14 @@ enum ctlproto_status {
  * @cmd: the command
  * @port: stats only: the port's name, "" for every port
  * @queues: stats only: also a record per queue pair of each port
+ * @peer_uid: server side, not on the wire: the client's uid (SO_PEERCRED)
  */
 struct ctlproto_request {
 	unsigned int version;
 	enum ctlproto_cmd cmd;
 	char port[CFG_NAME_MAX];
 	bool queues;
+	uid_t peer_uid;
 };
 
 const char *ctlproto_cmd_name(enum ctlproto_cmd cmd);
@@ -273,6 +289,25 @@ void ctlproto_reply_queue_stats(struct ctlproto_writer *w, const char *port, con
 				unsigned int qp, const struct engine_stats *tx,
 				const struct engine_stats *rx, bool drop_peer);
 void ctlproto_reply_reload(struct ctlproto_writer *w, const struct ctlproto_reload_info *r);
+
+/**
+ * struct ctlproto_upgrade_info - the "upgrade" record of an upgrade reply
+ * @pid: the successor's pid (now serving)
+ * @old_pid: the pid that answers (it exits after the reply)
+ * @connections: front-end connections handed over
+ * @fds: file descriptors handed over
+ * @handover_us: microseconds from the request to the successor's "running"
+ *	(every queue pair it took over started)
+ */
+struct ctlproto_upgrade_info {
+	uint64_t pid;
+	uint64_t old_pid;
+	uint64_t connections;
+	uint64_t fds;
+	uint64_t handover_us;
+};
+
+void ctlproto_reply_upgrade(struct ctlproto_writer *w, const struct ctlproto_upgrade_info *u);
 int ctlproto_reply_finish(struct ctlproto_writer *w);
 int ctlproto_reply_error(char *buf, size_t len, enum ctlproto_status st,
 			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));

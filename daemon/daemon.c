@@ -405,6 +405,9 @@ static bool daemon_needs_chown(const struct config *cfg)
 /**
  * daemon_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
+ * @successor: started by an upgrade (handover.c): taps and sockets come
+ *	from the predecessor; no READY=1 here, and a failure undoes nothing
+ *	(they are still the predecessor's)
  * @err: message buffer
  * @errlen: its size
  *
@@ -415,7 +418,7 @@ static bool daemon_needs_chown(const struct config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
+struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_t errlen)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
 	char status[256];
@@ -432,6 +435,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	memset(cfg, 0, sizeof(*cfg));
 	d->started = daemon_now();
 	d->watchdog.fd = -1;
+	d->successor = successor;
 	log_set_level(d->cfg.log_level);
 	/* fds systemd passed: the control socket, stored taps and sockets */
 	fdstore_load();
@@ -477,7 +481,7 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 	fdstore_close_unused();
 	control_set_per_uid(d->ctrl, d->cfg.control_per_uid);
 	if (privs_drop(d->cfg.user, d->cfg.uid, d->cfg.gid, daemon_needs_chown(&d->cfg),
-		       err, errlen) < 0)
+		       d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 	privs_describe(d->caps, sizeof(d->caps));
 	log_info("capabilities: %s%s%s", d->caps, d->cfg.user[0] ? ", user " : "",
@@ -492,16 +496,20 @@ struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen)
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdnotify_watchdog();
 	}
-	if (sandbox_install(d->cfg.seccomp, err, errlen) < 0)
+	if (sandbox_install(d->cfg.seccomp, d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
 	sandbox_test_forbidden();
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
-	sdnotify_ready(status);
+	if (!d->successor)
+		sdnotify_ready(status);
 	return d;
 fail:
+	/* a successor's taps and sockets still serve in its predecessor */
+	if (d->successor)
+		return NULL;
 	fdstore_close_unused();
 	/* Undo: taps this start created go, even persistent ones. */
 	for (i = 0; i < d->ntaps; i++)
@@ -712,6 +720,9 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	if (nc.seccomp != d->cfg.seccomp)
 		log_warn("reload: seccomp = %s takes effect at the next start",
 			 config_seccomp_name(nc.seccomp));
+	if (nc.upgrade != d->cfg.upgrade)
+		log_warn("reload: upgrade = %s takes effect at the next start",
+			 nc.upgrade ? "yes" : "no");
 	if (diff.daemon_attrs & (RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
 				 RELOAD_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -804,6 +815,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	nc.control_gid = d->cfg.control_gid;
 	nc.engine = d->cfg.engine;
 	nc.seccomp = d->cfg.seccomp;
+	nc.upgrade = d->cfg.upgrade;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;
@@ -832,6 +844,18 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 int daemon_run(struct daemon *d)
 {
 	return loop_run(d->loop);
+}
+
+/**
+ * daemon_handed_over() - whether a successor took everything over
+ * @d: daemon
+ *
+ * Return: true after a successful upgrade: the process must exit without
+ * daemon_stop() (the taps, sockets and front-ends are the successor's).
+ */
+bool daemon_handed_over(const struct daemon *d)
+{
+	return d->handed_over;
 }
 
 /**

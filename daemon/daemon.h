@@ -12,6 +12,7 @@
 #ifndef VRINGNET_DAEMON_H
 #define VRINGNET_DAEMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
@@ -25,8 +26,9 @@
 
 struct daemon;
 
-struct daemon *daemon_start(struct config *cfg, char *err, size_t errlen);
+struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_t errlen);
 int daemon_run(struct daemon *d);
+bool daemon_handed_over(const struct daemon *d);
 int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen);
 void daemon_stop(struct daemon *d);
 

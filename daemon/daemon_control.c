@@ -5,8 +5,9 @@
  * status: the daemon's line, then what list gives; list: every running tap
  * and port, then every configured one that is down with the reason of its
  * last attempt; stats: a port's counters (or every port's) and its tap's;
- * reload: daemon_reload() and what it applied.  Nothing here changes the
- * running set except through daemon_reload().
+ * reload: daemon_reload() and what it applied; upgrade: handover_upgrade()
+ * for root or the daemon's uid.  Nothing here changes the running set
+ * except through daemon_reload() and handover_upgrade().
  */
 #include <pwd.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "daemon.h"
 #include "daemon_control.h"
 #include "daemon_priv.h"
+#include "handover.h"
 
 /**
  * daemon_control_daemon() - the daemon's own line of a status reply
@@ -176,6 +178,47 @@ static void daemon_control_stats(struct daemon *d, struct ctlproto_writer *w, co
 }
 
 /**
+ * daemon_control_upgrade() - an upgrade request: hand everything to a successor
+ * @d: daemon
+ * @req: the request (its peer_uid decides)
+ * @buf: reply buffer
+ * @len: its size
+ *
+ * Only root and the daemon's own uid may upgrade: the control socket's
+ * group (control-group) may read and reload, not replace the daemon.  A
+ * daemon started without upgrade = yes refuses: its seccomp filter and
+ * capability sets do not let it start a successor.
+ *
+ * Return: reply length.
+ */
+static int daemon_control_upgrade(struct daemon *d, const struct ctlproto_request *req, char *buf,
+				  size_t len)
+{
+	struct ctlproto_upgrade_info ui = { 0 };
+	struct ctlproto_writer w;
+	char err[CFG_ERR_MAX];
+
+	if (req->peer_uid != 0 && req->peer_uid != geteuid()) {
+		log_warn("upgrade refused: client uid %lu is neither root nor the daemon's uid",
+			 (unsigned long)req->peer_uid);
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_PERMISSION,
+					    "upgrade: uid %lu may not upgrade the daemon (root or uid %lu only)",
+					    (unsigned long)req->peer_uid, (unsigned long)geteuid());
+	}
+	if (!d->cfg.upgrade) {
+		log_notice("upgrade refused: the daemon was started with upgrade = no");
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_UPGRADE_DISABLED,
+					    "set \"upgrade = yes\" in [daemon] and restart the daemon; the running instance keeps serving");
+	}
+	if (handover_upgrade(d, &ui, err, sizeof(err)) < 0)
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_UPGRADE_FAILED,
+					    "%s; the running instance keeps serving", err);
+	ctlproto_reply_init(&w, buf, len);
+	ctlproto_reply_upgrade(&w, &ui);
+	return ctlproto_reply_finish(&w);
+}
+
+/**
  * daemon_control_serve() - answer a control request (a control_serve_fn)
  * @opaque: the daemon
  * @req: the request
@@ -198,6 +241,12 @@ int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char 
 		ctlproto_reply_reload(&w, &ri);
 		return ctlproto_reply_finish(&w);
 	}
+	/* a request pipelined behind a successful upgrade: the successor serves */
+	if (d->handed_over)
+		return ctlproto_reply_error(buf, len, CTLPROTO_E_BUSY,
+					    "this instance has handed over to its successor; ask again");
+	if (req->cmd == CTLPROTO_CMD_UPGRADE)
+		return daemon_control_upgrade(d, req, buf, len);
 	if (req->cmd == CTLPROTO_CMD_STATS && req->port[0] && daemon_find_port(d, req->port) < 0)
 		return ctlproto_reply_error(buf, len, CTLPROTO_E_NO_SUCH_PORT, "no port named %s",
 					    req->port);
@@ -214,6 +263,7 @@ int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char 
 		daemon_control_stats(d, &w, req->port, req->queues);
 		break;
 	case CTLPROTO_CMD_RELOAD:
+	case CTLPROTO_CMD_UPGRADE:
 		break;
 	}
 	return ctlproto_reply_finish(&w);

@@ -60,6 +60,9 @@ struct daemon_failure {
  * @caps: effective capabilities after the drop, as text
  * @fails: taps and ports of @cfg that failed to come up, with the reason
  * @nfails: entries in @fails
+ * @successor: started by an upgrade (handover.c): no READY=1 at the end of
+ *	daemon_start() (handover_adopt() sends it) and no teardown if it fails
+ * @handed_over: a successor took everything over: exit without teardown
  */
 struct daemon {
 	struct config cfg;
@@ -76,6 +79,8 @@ struct daemon {
 	char caps[256];
 	struct daemon_failure fails[CFG_MAX_TAPS + CFG_MAX_PORTS];
 	unsigned int nfails;
+	bool successor;
+	bool handed_over;
 };
 
 int daemon_find_tap(struct daemon *d, const char *name);

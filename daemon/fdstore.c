@@ -173,6 +173,37 @@ out:
 }
 
 /**
+ * fdstore_add_passed() - add an fd as if systemd had passed it
+ * @name: its name ("tap.IFNAME.Q", "listen.PORT", or another for the
+ *	control socket)
+ * @fd: the fd (owned from here on)
+ *
+ * A hand-over's successor (handover.c) puts the fds its predecessor gave
+ * it here before daemon_start(), which then takes them by name exactly as
+ * after a restart.
+ *
+ * Return: 0, or -ENOMEM (@fd closed).
+ */
+int fdstore_add_passed(const char *name, int fd)
+{
+	struct fdstore_passed *n = realloc(fdstore_fds, (fdstore_nfds + 1) * sizeof(*n));
+	char *copy = strdup(name);
+
+	if (!n || !copy) {
+		if (n)
+			fdstore_fds = n;
+		free(copy);
+		close(fd);
+		return -ENOMEM;
+	}
+	fdstore_fds = n;
+	fdstore_fds[fdstore_nfds].fd = fd;
+	fdstore_fds[fdstore_nfds].name = copy;
+	fdstore_nfds++;
+	return 0;
+}
+
+/**
  * fdstore_take() - hand out the passed fd stored under @name
  * @name: an FDNAME (fdstore_name_tap(), fdstore_name_listen())
  *

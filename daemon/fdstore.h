@@ -24,6 +24,7 @@ int fdstore_name_listen(char *buf, size_t len, const char *port);
 bool fdstore_name_valid(const char *name);
 bool fdstore_is_stored_name(const char *name);
 void fdstore_load(void);
+int fdstore_add_passed(const char *name, int fd);
 int fdstore_take(const char *name);
 int fdstore_take_other(int *fd);
 void fdstore_close_unused(void);

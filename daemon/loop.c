@@ -330,7 +330,9 @@ int loop_run(struct loop *loop)
 		}
 		loop->round++;
 		loop->nev = n;
-		for (i = 0; i < n; i++) {
+		/* after loop_quit() nothing more is served, not even the rest
+		 * of this batch (a hand-over: those fds are the successor's) */
+		for (i = 0; i < n && !loop->quit; i++) {
 			struct loop_ref *ref = loop->ev[i].data.ptr;
 
 			if (!ref)

@@ -2,9 +2,13 @@
 /*
  * main.c - vringnetd: command line, then the daemon in the foreground
  *
- * Exit status: 0 after SIGTERM/SIGINT or a valid --check-config; 1 when
- * the configuration is invalid or the daemon could not start or failed;
- * 2 for a bad command line.
+ * Exit status: 0 after SIGTERM/SIGINT, a valid --check-config or a
+ * hand-over to a successor (vringnetctl upgrade); 1 when the configuration
+ * is invalid or the daemon could not start or failed (a successor that
+ * refuses its predecessor's state, too); 2 for a bad command line.
+ *
+ * With VRINGNETD_HANDOVER in the environment the process is a successor
+ * started by "vringnetctl upgrade" (handover.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +18,8 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "handover.h"
+#include "handover_state.h"
 #include "log.h"
 
 /**
@@ -80,13 +86,16 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = CFG_DEFAULT_PATH, *check = NULL;
+	bool check_only = false, successor;
+	struct handover_state hs;
 	char err[CFG_ERR_MAX];
 	struct config cfg;
-	bool check_only = false;
 	struct daemon *d;
 	int c, ret;
 
 	log_init("vringnetd");
+	handover_init(argc, argv);
+	successor = handover_is_successor();
 	while ((c = getopt_long(argc, argv, "c:thV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -120,17 +129,42 @@ int main(int argc, char **argv)
 
 	memset(&cfg, 0, sizeof(cfg));
 	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
+		if (successor)
+			handover_successor_fail(err);
 		log_err("%s", err);
 		config_free(&cfg);
 		return 1;
 	}
-	log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
-	d = daemon_start(&cfg, err, sizeof(err));
+	if (successor) {
+		log_info("vringnetd %s taking over from its previous instance, with %s",
+			 VRINGNETD_VERSION, path);
+		if (handover_receive(&hs, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+		/* with upgrade = no its own filter would refuse what a successor
+		 * still does (pipe2 of sd_notify_barrier() after MAINPID=) */
+		if (!cfg.upgrade) {
+			snprintf(err, sizeof(err), "%s has upgrade = no: restart the daemon instead",
+				 path);
+			handover_successor_fail(err);
+		}
+	} else {
+		log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
+	}
+	d = daemon_start(&cfg, successor, err, sizeof(err));
+	if (!d && successor)
+		handover_successor_fail(err);
 	if (!d) {
 		log_err("cannot start: %s", err);
 		return 1;
 	}
+	if (successor)
+		handover_adopt(d, &hs);
 	ret = daemon_run(d);
+	if (daemon_handed_over(d)) {
+		/* everything is the successor's now: close nothing, delete nothing */
+		log_info("handed over: exiting");
+		return 0;
+	}
 	daemon_stop(d);
 	log_info("stopped");
 	return ret < 0 ? 1 : 0;

@@ -174,18 +174,19 @@ void port_unix_unlink(const char *path, int fd)
 
 /**
  * port_listen_restore() - take the port's listening socket from systemd's
- *			   fd store
- * @p: the port (cfg.listen set, the default socket creation)
+ *			   fd store (or from a hand-over's predecessor)
+ * @p: the port (cfg.listen set)
  * @fdname: its fd name ("listen.PORT")
  *
  * The socket is used only if it is a listening socket of the port's type
- * bound to cfg.listen and a socket is still at that path; otherwise it is
+ * (for SOCK_DGRAM: a bound socket of that type) bound to cfg.listen and a
+ * socket is still at that path; otherwise it is
  * closed, logged and removed from the store.  Mode and owner are set
  * again, as the configuration may have changed while the daemon was down.
  *
  * Return: the fd (non-blocking), or -1 (none, or not usable).
  */
-static int port_listen_restore(struct port *p, const char *fdname)
+int port_listen_restore(struct port *p, const char *fdname)
 {
 	const char *path = p->cfg.listen;
 	struct sockaddr_un sa;
@@ -197,7 +198,8 @@ static int port_listen_restore(struct port *p, const char *fdname)
 	if (fd < 0)
 		return -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ilen) < 0 || type != p->ops->sock_type ||
-	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &ilen) < 0 || !acc ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &ilen) < 0 ||
+	    (!acc && type != SOCK_DGRAM) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX ||
 	    len <= offsetof(struct sockaddr_un, sun_path) ||
 	    strncmp(sa.sun_path, path, sizeof(sa.sun_path))) {

@@ -57,6 +57,10 @@ struct port_peer_info {
 	const char *last_disconnect;
 };
 
+struct handover_state;
+struct hovs_peer;
+struct hovs_vhost_user;
+
 /**
  * struct port_stats - a port's counters, per queue pair
  * @nqp: queue pairs counted: the tap's queues for a type that runs one pair
@@ -92,6 +96,19 @@ struct port_stats {
  *	s->tx[qp] and s->rx[qp] (NULL: zero)
  * @connections: connected peers (NULL: 0)
  * @peer_info: who is connected and how past peers left (NULL: nothing known)
+ * @handover_pause: stop every connection's queues and stop reading its
+ *	socket, for a hand-over to a successor (NULL: the type's connections
+ *	are not handed over: an upgrade is refused while it has one)
+ * @handover_resume: undo @handover_pause (the successor failed)
+ * @handover_save: add every connection to @st (paused); 0, or -1 with
+ *	@err saying which connection cannot be handed over now
+ * @handover_adopt: rebuild one connection from a predecessor's record
+ *	(its fds but the rings' start are taken, also on error), its queues
+ *	not running yet; 0, or -1 with @err
+ * @handover_start: start the queues of a connection @handover_adopt
+ *	rebuilt from the same record; 0, or -1 with @err
+ * @handover_peer: take a predecessor's learnt peer address (dgram); 0, or
+ *	-1 with @err
  */
 struct port_ops {
 	const char *name;
@@ -105,6 +122,15 @@ struct port_ops {
 	void (*get_stats)(struct port *p, struct port_stats *s);
 	unsigned int (*connections)(struct port *p);
 	void (*peer_info)(struct port *p, struct port_peer_info *info);
+	void (*handover_pause)(struct port *p);
+	void (*handover_resume)(struct port *p);
+	int (*handover_save)(struct port *p, struct handover_state *st, char *err, size_t errlen);
+	int (*handover_adopt)(struct port *p, const struct hovs_vhost_user *v, char *err,
+			      size_t errlen);
+	int (*handover_start)(struct port *p, const struct hovs_vhost_user *v, char *err,
+			      size_t errlen);
+	int (*handover_peer)(struct port *p, const struct hovs_peer *peer, char *err,
+			     size_t errlen);
 };
 
 /**
@@ -154,5 +180,6 @@ void port_stats_merge(struct port_stats *to, const struct port_stats *from);
 int port_unix_listen(const char *path, int type, mode_t mode, uid_t uid, gid_t gid,
 		     int *fd, char *err, size_t errlen);
 void port_unix_unlink(const char *path, int fd);
+int port_listen_restore(struct port *p, const char *fdname);
 
 #endif /* VRINGNET_PORT_H */

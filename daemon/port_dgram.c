@@ -20,6 +20,7 @@
  *   datagram from another sender         dropped (tx drop_peer), logged
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdstore.h"
 #include "frame_rings.h"
+#include "handover_state.h"
 #include "log.h"
 #include "port.h"
 
@@ -214,9 +217,16 @@ static void port_dgram_readable(struct port *p)
  */
 static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 {
+	char fdname[FDSTORE_NAME_MAX + 1];
 	struct port_dgram *pp;
 
-	if (port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
+	/* an upgrade's predecessor hands its socket over ("listen.PORT"):
+	 * the path keeps its socket, datagrams queued in it are read here */
+	p->listen_fd = -1;
+	if (fdstore_name_listen(fdname, sizeof(fdname), p->cfg.name) == 0)
+		p->listen_fd = port_listen_restore(p, fdname);
+	if (p->listen_fd < 0 &&
+	    port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
 			     p->cfg.socket_gid, &p->listen_fd, err, errlen) < 0)
 		return -1;
 	pp = calloc(1, sizeof(*pp));
@@ -292,6 +302,78 @@ static unsigned int port_dgram_connections(struct port *p)
 	return pp && pp->peer_len ? 1 : 0;
 }
 
+/**
+ * port_dgram_handover_save() - port_ops.handover_save: the learnt peer
+ * @p: the port
+ * @st: the state being written
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The socket itself goes as listen.PORT (handover.c); a peer from the
+ * file (peer =) is the successor's from the same file.  Frames are not
+ * kept between calls (each batch goes to the tap or the peer at once):
+ * nothing else is in flight.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int port_dgram_handover_save(struct port *p, struct handover_state *st, char *err,
+				    size_t errlen)
+{
+	struct port_dgram *pp = p->priv;
+	struct hovs_peer peer;
+	int ret;
+
+	if (!pp || !pp->locked || !pp->peer_len)
+		return 0;
+	memset(&peer, 0, sizeof(peer));
+	snprintf(peer.port, sizeof(peer.port), "%s", p->cfg.name);
+	peer.len = (uint32_t)pp->peer_len;
+	memcpy(peer.addr, &pp->peer, pp->peer_len);
+	ret = handover_state_add_peer(st, &peer);
+	if (ret < 0) {
+		snprintf(err, errlen, "port %s: peer: %s", p->cfg.name, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * port_dgram_handover_peer() - port_ops.handover_peer: the predecessor's peer
+ * @p: the port
+ * @peer: the record
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled (an address that is not AF_UNIX or
+ * does not fit, or a port whose file names another peer).
+ */
+static int port_dgram_handover_peer(struct port *p, const struct hovs_peer *peer, char *err,
+				    size_t errlen)
+{
+	struct port_dgram *pp = p->priv;
+	struct sockaddr_un sa;
+
+	memset(&sa, 0, sizeof(sa));
+	memcpy(&sa, peer->addr, peer->len < sizeof(sa) ? peer->len : sizeof(sa));
+	if (!pp || peer->len > sizeof(sa) || peer->len <= offsetof(struct sockaddr_un, sun_path) ||
+	    sa.sun_family != AF_UNIX) {
+		snprintf(err, errlen, "port %s: the predecessor's peer is not a unix socket address",
+			 p->cfg.name);
+		return -1;
+	}
+	if (p->cfg.peer[0]) {
+		snprintf(err, errlen, "port %s: the file names peer %s now, the predecessor had learnt %.*s",
+			 p->cfg.name, p->cfg.peer, (int)sizeof(sa.sun_path), sa.sun_path);
+		return -1;
+	}
+	pp->peer = sa;
+	pp->peer_len = (socklen_t)peer->len;
+	pp->locked = true;
+	log_info("port %s: peer %.*s taken over from the previous instance", p->cfg.name,
+		 (int)sizeof(sa.sun_path), sa.sun_path);
+	return 0;
+}
+
 const struct port_ops port_dgram_ops = {
 	.name = "dgram",
 	.sock_type = SOCK_DGRAM,
@@ -300,4 +382,6 @@ const struct port_ops port_dgram_ops = {
 	.teardown = port_dgram_teardown,
 	.get_stats = port_dgram_get_stats,
 	.connections = port_dgram_connections,
+	.handover_save = port_dgram_handover_save,
+	.handover_peer = port_dgram_handover_peer,
 };

@@ -54,6 +54,7 @@
 #include "deadline.h"
 #include "evfd.h"
 #include "guard.h"
+#include "handover_state.h"
 #include "log.h"
 #include "port.h"
 #include "port_peer.h"
@@ -592,6 +593,216 @@ static int port_vhost_user_connect(struct port *p, char *err, size_t errlen)
 	return port_peer_connect(p, &port_vhost_user_peer_ops, err, errlen);
 }
 
+/**
+ * port_vhost_user_handover_pause() - port_ops.handover_pause
+ * @p: the port
+ *
+ * Every connection's queue pairs stop (their avail positions stored) and
+ * its socket leaves the loop: messages wait in it for the successor.
+ */
+static void port_vhost_user_handover_pause(struct port *p)
+{
+	struct port_peer *pp = p->priv;
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX; i++) {
+		struct port_vhost_user_conn *c = pp->conns[i];
+
+		if (!c)
+			continue;
+		vhost_user_dev_pause(&c->dev);
+		loop_del(p->loop, &c->ref);
+		deadline_stop(&c->hs);
+		deadline_stop(&c->msg);
+	}
+}
+
+/**
+ * port_vhost_user_handover_resume() - port_ops.handover_resume
+ * @p: the port
+ *
+ * The hand-over failed: each connection is watched again and its ready
+ * queue pairs start from the stored positions (a connection that cannot
+ * is closed, logged).
+ */
+static void port_vhost_user_handover_resume(struct port *p)
+{
+	struct port_peer *pp = p->priv;
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX; i++) {
+		struct port_vhost_user_conn *c = pp->conns[i];
+
+		if (!c)
+			continue;
+		if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
+			port_vhost_user_conn_close(c, "epoll: watching it again after a failed hand-over");
+			continue;
+		}
+		if (!port_vhost_user_handshake_done(c))
+			deadline_arm(&c->hs, deadline_boot_sec());
+		if (vhost_user_dev_resume(&c->dev) < 0) {
+			char why[VHOST_USER_ERR_MAX + 32];
+
+			snprintf(why, sizeof(why), "%s", c->dev.err);
+			port_vhost_user_conn_close(c, why);
+		}
+	}
+}
+
+/**
+ * port_vhost_user_handover_save() - port_ops.handover_save
+ * @p: the port (paused)
+ * @st: the state being written
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int port_vhost_user_handover_save(struct port *p, struct handover_state *st, char *err,
+					 size_t errlen)
+{
+	struct port_peer *pp = p->priv;
+	struct hovs_vhost_user *v;
+	unsigned int i;
+	int ret = 0;
+
+	if (!pp || !pp->nconns)
+		return 0;
+	if (p->cfg.connect[0]) {
+		snprintf(err, errlen, "port %s: a client-mode (connect =) vhost-user connection is not handed over",
+			 p->cfg.name);
+		return -1;
+	}
+	v = malloc(sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "port %s: %s", p->cfg.name, strerror(ENOMEM));
+		return -1;
+	}
+	for (i = 0; !ret && i < PORT_PEER_MAX; i++) {
+		struct port_vhost_user_conn *c = pp->conns[i];
+
+		if (!c)
+			continue;
+		if (vhost_user_dev_save(&c->dev, v) < 0) {
+			snprintf(err, errlen, "port %s: %s", p->cfg.name, c->dev.err);
+			ret = -1;
+			break;
+		}
+		snprintf(v->port, sizeof(v->port), "%s", p->cfg.name);
+		ret = handover_state_add_vhost_user(st, v);
+		if (ret < 0)
+			snprintf(err, errlen, "port %s: %s", p->cfg.name, strerror(-ret));
+	}
+	free(v);
+	return ret < 0 ? -1 : 0;
+}
+
+/**
+ * port_vhost_user_close_record() - close every fd of a record not adopted
+ * @v: the record
+ * @sock: its socket too
+ */
+static void port_vhost_user_close_record(const struct hovs_vhost_user *v, bool sock)
+{
+	unsigned int i;
+
+	if (sock)
+		close(v->sock);
+	for (i = 0; i < v->nregions; i++)
+		close(v->regions[i].fd);
+	for (i = 0; i < v->nvrings; i++)
+		handover_state_vring_close(&v->vrings[i]);
+}
+
+/**
+ * port_vhost_user_handover_adopt() - port_ops.handover_adopt
+ * @p: the port
+ * @v: the predecessor's record of one front-end (fds taken)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The connection is served as if just accepted, then the front-end's
+ * state is replayed (vhost_user_dev_restore()) up to the rings' start:
+ * port_vhost_user_handover_start() starts them where the predecessor
+ * stopped.
+ *
+ * Return: 0, or -1 with @err filled (the connection is then closed here,
+ * not on the front-end's side: the predecessor still holds it).
+ */
+static int port_vhost_user_handover_adopt(struct port *p, const struct hovs_vhost_user *v,
+					  char *err, size_t errlen)
+{
+	struct port_peer *pp = port_peer_of(p, &port_vhost_user_peer_ops);
+	struct port_vhost_user_conn *c;
+	unsigned int before;
+
+	if (!pp || pp->nconns >= PORT_PEER_MAX) {
+		snprintf(err, errlen, "port %s: no room for the front-end", p->cfg.name);
+		port_vhost_user_close_record(v, true);
+		return -1;
+	}
+	before = pp->nconns;
+	port_vhost_user_attach(p, v->sock);
+	if (pp->nconns == before) {
+		snprintf(err, errlen, "port %s: the front-end's connection could not be served",
+			 p->cfg.name);
+		port_vhost_user_close_record(v, false);	/* attach closed the socket */
+		return -1;
+	}
+	c = pp->conns[pp->newest];
+	c->in_vu = true;
+	if (vhost_user_dev_restore(&c->dev, v) < 0 || c->deferred[0]) {
+		snprintf(err, errlen, "port %s: %s", p->cfg.name,
+			 c->deferred[0] ? c->deferred : c->dev.err);
+		c->in_vu = false;
+		port_vhost_user_conn_close(c, err);
+		return -1;
+	}
+	c->in_vu = false;
+	if (port_vhost_user_handshake_done(c))
+		deadline_stop(&c->hs);
+	return 0;
+}
+
+/**
+ * port_vhost_user_handover_start() - port_ops.handover_start
+ * @p: the port
+ * @v: the record port_vhost_user_handover_adopt() rebuilt the connection
+ *	from (its kick fds are taken, also on error)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled (the connection is then closed here).
+ */
+static int port_vhost_user_handover_start(struct port *p, const struct hovs_vhost_user *v,
+					  char *err, size_t errlen)
+{
+	struct port_peer *pp = p->priv;
+	struct port_vhost_user_conn *c = NULL;
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX && !c; i++)
+		if (pp->conns[i] && ((struct port_vhost_user_conn *)pp->conns[i])->fd == v->sock)
+			c = pp->conns[i];
+	if (!c) {
+		snprintf(err, errlen, "port %s: the front-end's connection is gone", p->cfg.name);
+		return -1;
+	}
+	c->in_vu = true;
+	if (vhost_user_dev_restore_kicks(&c->dev, v) < 0 || c->deferred[0]) {
+		snprintf(err, errlen, "port %s: %s", p->cfg.name,
+			 c->deferred[0] ? c->deferred : c->dev.err);
+		c->in_vu = false;
+		port_vhost_user_conn_close(c, err);
+		return -1;
+	}
+	c->in_vu = false;
+	log_info("port %s: vhost-user front-end taken over from the previous instance (%llu messages replayed)",
+		 p->cfg.name, (unsigned long long)c->dev.messages);
+	return 0;
+}
+
 const struct port_ops port_vhost_user_ops = {
 	.name = "vhost-user",
 	.sock_type = SOCK_STREAM,
@@ -602,4 +813,9 @@ const struct port_ops port_vhost_user_ops = {
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,
 	.peer_info = port_peer_get_info,
+	.handover_pause = port_vhost_user_handover_pause,
+	.handover_resume = port_vhost_user_handover_resume,
+	.handover_save = port_vhost_user_handover_save,
+	.handover_adopt = port_vhost_user_handover_adopt,
+	.handover_start = port_vhost_user_handover_start,
 };

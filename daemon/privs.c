@@ -7,8 +7,17 @@
  * the rtnetlink changes a reload makes (MTU, MAC, addresses, creating and
  * enslaving to a bridge, deleting a removed tap).  Nothing else is needed
  * once the taps and sockets exist: the daemon never binds privileged ports,
- * never reads other users' files and never executes anything, so the
- * bounding set is emptied too (no execve() can regain a capability).
+ * never reads other users' files and, by default, never executes anything,
+ * so the bounding set is emptied too (no execve() can regain a capability).
+ *
+ * With [daemon] upgrade = yes it executes one program: its own binary, for
+ * "vringnetctl upgrade" (handover.c), and that successor needs the same
+ * capabilities; so the bounding set keeps exactly the kept ones, and they
+ * are also inheritable and ambient (the successor starts with them
+ * whatever its uid; NoNewPrivileges= in the unit still forbids any gain).
+ * No execve() can gain a capability the daemon does not hold, but anything
+ * the daemon can be made to execute starts with CAP_NET_ADMIN: the reason
+ * it is off by default.
  *
  * CAP_CHOWN is the one exception: when a port has socket-owner or
  * socket-group (or [daemon] control-group is set), giving the socket to
@@ -34,22 +43,27 @@
  * @gid: @user's primary gid
  * @keep_chown: keep CAP_CHOWN too, if the process has it (sockets given
  *		to another owner or group)
+ * @upgrade: a successor will be executed (upgrade = yes): keep them across
+ *	execve() too
  * @err: message buffer
  * @errlen: its size
  *
  * Effective and permitted keep only CAP_NET_ADMIN (and CAP_CHOWN with
- * @keep_chown), inheritable and ambient
- * are emptied, the bounding set is cleared.  With @user, capng_change_id()
- * switches uid/gid, drops supplementary groups and keeps CAP_NET_ADMIN
- * across the change.  A process that is not root and lacks CAP_SETPCAP
+ * @keep_chown).  Without @upgrade, inheritable and ambient are emptied and
+ * the bounding set is cleared.  With @upgrade, inheritable, ambient and the
+ * bounding set keep the same ones (with @user the bounding set is cleared
+ * by capng_change_id(), the ambient set still carries them).  With @user,
+ * capng_change_id() switches uid/gid, drops supplementary groups and keeps
+ * CAP_NET_ADMIN across the change.  A process that is not root and lacks CAP_SETPCAP
  * cannot clear its bounding set: it then keeps what it has and says so.
  *
  * Return: 0, or -1 with @err filled.
  */
-int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
+int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown, bool upgrade,
 	       char *err, size_t errlen)
 {
 	capng_select_t sel = CAPNG_SELECT_BOTH;
+	capng_type_t kept = CAPNG_EFFECTIVE | CAPNG_PERMITTED;
 	int ret;
 
 	capng_get_caps_process();
@@ -65,10 +79,12 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
 		log_notice("capabilities: no CAP_CHOWN, a reload cannot change socket-owner/socket-group");
 		keep_chown = false;
 	}
+	if (upgrade)
+		kept |= CAPNG_INHERITABLE | CAPNG_BOUNDING_SET;
 	capng_clear(sel);
-	capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN);
+	capng_update(CAPNG_ADD, kept, CAP_NET_ADMIN);
 	if (keep_chown)
-		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_CHOWN);
+		capng_update(CAPNG_ADD, kept, CAP_CHOWN);
 	/* capng_* do not always set errno: clear it, so a stale one is not reported */
 	errno = 0;
 	if (user && user[0]) {
@@ -94,6 +110,10 @@ int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
 		log_buf_errno(err, errlen, errno, "capabilities: clearing the ambient set");
 		return -1;
 	}
+	/* the upgrade's successor (execve of our binary) starts with these */
+	if (upgrade && (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_ADMIN, 0, 0) < 0 ||
+	    (keep_chown && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_CHOWN, 0, 0) < 0)))
+		log_notice_errno(errno, "capabilities: ambient CAP_NET_ADMIN: an upgrade's successor will lack it");
 #endif
 	return 0;
 }

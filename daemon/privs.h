@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown,
+int privs_drop(const char *user, uid_t uid, gid_t gid, bool keep_chown, bool upgrade,
 	       char *err, size_t errlen);
 void privs_describe(char *buf, size_t len);
 

@@ -23,11 +23,23 @@
  *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX,
  *                                     SIOCGIFMTU
  *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
+ *   upgrade (handover.c), only with   memfd_create (the state), fork/clone
+ *     [daemon] upgrade = yes:
+ *                                     and execve (the successor: the binary
+ *                                     on disk), wait4 and kill (one that
+ *                                     fails or does not answer); the
+ *                                     successor inherits this filter, so
+ *                                     its start-up calls too: arch_prctl,
+ *                                     set_tid_address, capset, prctl,
+ *                                     seccomp, set*id, setgroups;
+ *                                     pipe2 (sd_notify_barrier after
+ *                                     MAINPID=)
  *   C library                         brk, mmap, futex, clock_gettime,
  *                                     getrandom, exit_group, rt_sig*, ...
  *
- * Everything else (exec, fork, ptrace, other socket families, module or
- * mount calls, ...) is refused with the configured action.  A new system
+ * Everything else (exec and fork unless upgrade = yes, ptrace, other
+ * socket families, module or mount calls, ...) is refused with the
+ * configured action.  A new system
  * call in the daemon must be added here (and to nothing else: the systemd
  * unit's SystemCallFilter=@system-service is a superset).
  */
@@ -78,6 +90,19 @@ static const char *const sandbox_calls[] = {
 	"set_robust_list", "rseq",
 };
 
+/* System calls allowed too with upgrade = yes (any arguments). */
+static const char *const sandbox_upgrade_calls[] = {
+	/* upgrade (handover.c): the state memfd, the successor, sd_notify_barrier() */
+	"memfd_create", "fork", "vfork", "clone", "clone3", "execve", "wait4", "kill",
+	"pipe2",
+	/* ... and what the successor's start-up does under this filter, which it
+	 * inherits (its own is stacked on it): the dynamic loader, the drop of
+	 * capabilities and user (privs.c: capset, prctl, set*id) and the
+	 * installation of its own filter */
+	"arch_prctl", "set_tid_address", "capset", "prctl", "seccomp",
+	"setresuid", "setresgid", "setuid", "setgid", "setgroups",
+};
+
 /* ioctl requests allowed (the second argument). */
 static const unsigned long sandbox_ioctls[] = {
 	/* taps: created and configured at start and reload (tap.c) */
@@ -118,21 +143,48 @@ static int sandbox_add(scmp_filter_ctx ctx, const char *name, unsigned int nargs
 }
 
 /**
+ * sandbox_add_calls() - allow a list of system calls with any arguments
+ * @ctx: the filter
+ * @calls: their names
+ * @n: entries in @calls
+ * @what: set to the name that failed
+ *
+ * Return: 0, or a negative errno.
+ */
+static int sandbox_add_calls(scmp_filter_ctx ctx, const char *const *calls, size_t n,
+			     const char **what)
+{
+	struct scmp_arg_cmp none = { 0 };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		*what = calls[i];
+		ret = sandbox_add(ctx, calls[i], 0, none);
+	}
+	return ret;
+}
+
+/**
  * sandbox_install() - install the filter for the rest of the process's life
  * @mode: on (forbidden calls kill the process), log (they are allowed and
  *	the kernel logs them: for finding a missing entry) or off
+ * @upgrade: allow what "vringnetctl upgrade" needs too (fork, execve, ...,
+ *	and the successor's start-up under this inherited filter)
  * @err: message buffer
  * @errlen: its size
  *
  * Call it after the taps exist and privileges are dropped.  It cannot be
- * undone: a reload that changes 'seccomp' takes effect at the next start.
+ * undone: a reload that changes 'seccomp' or 'upgrade' takes effect at the
+ * next start.
  *
  * Return: 0, or -1 with @err filled.
  */
-int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
+int sandbox_install(enum config_seccomp mode, bool upgrade, char *err, size_t errlen)
 {
 	uint32_t def = mode == CFG_SECCOMP_LOG ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS;
-	struct scmp_arg_cmp none = { 0 };
+	size_t ncalls = sizeof(sandbox_calls) / sizeof(sandbox_calls[0]);
+	size_t nupgrade = sizeof(sandbox_upgrade_calls) / sizeof(sandbox_upgrade_calls[0]);
 	scmp_filter_ctx ctx;
 	const char *what = "";
 	unsigned int i;
@@ -147,10 +199,9 @@ int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
 		snprintf(err, errlen, "seccomp: seccomp_init failed: no seccomp filters here (a kernel without them, or valgrind); seccomp = off runs without one");
 		return -1;
 	}
-	for (i = 0; !ret && i < sizeof(sandbox_calls) / sizeof(sandbox_calls[0]); i++) {
-		what = sandbox_calls[i];
-		ret = sandbox_add(ctx, sandbox_calls[i], 0, none);
-	}
+	ret = sandbox_add_calls(ctx, sandbox_calls, ncalls, &what);
+	if (!ret && upgrade)
+		ret = sandbox_add_calls(ctx, sandbox_upgrade_calls, nupgrade, &what);
 	for (i = 0; !ret && i < sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]); i++) {
 		what = "ioctl";
 		ret = sandbox_add(ctx, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, sandbox_ioctls[i]));
@@ -168,8 +219,9 @@ int sandbox_install(enum config_seccomp mode, char *err, size_t errlen)
 		snprintf(err, errlen, "seccomp: %s: %s", what, strerror(-ret));
 		return -1;
 	}
-	log_info("seccomp: filter installed (%zu system calls, %zu ioctls, socket families unix and netlink; anything else %s)",
-		 sizeof(sandbox_calls) / sizeof(sandbox_calls[0]), sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]),
+	log_info("seccomp: filter installed (%zu system calls%s, %zu ioctls, socket families unix and netlink; anything else %s)",
+		 ncalls + (upgrade ? nupgrade : 0), upgrade ? " with upgrade's fork and execve" : "",
+		 sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]),
 		 mode == CFG_SECCOMP_LOG ? "is logged by the kernel (seccomp = log)" :
 		 "kills the daemon");
 	return 0;

@@ -9,16 +9,18 @@
  * the kernel engine's /dev/vringfd ioctls); any other call kills the
  * process (seccomp = on, SCMP_ACT_KILL_PROCESS), is only logged by the
  * kernel (seccomp = log) or the filter is not installed (seccomp = off).
+ * Fork and execve (vringnetctl upgrade) are allowed only with upgrade = yes.
  * See vringnetd(8), SECURITY.
  */
 #ifndef VRINGNET_SANDBOX_H
 #define VRINGNET_SANDBOX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
 
-int sandbox_install(enum config_seccomp mode, char *err, size_t errlen);
+int sandbox_install(enum config_seccomp mode, bool upgrade, char *err, size_t errlen);
 #ifdef VRINGNETD_TEST
 void sandbox_test_forbidden(void);
 #endif

@@ -7,6 +7,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
@@ -54,6 +55,27 @@ void sdnotify_ready(const char *status)
 
 	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", status);
 	sdnotify_send(msg);
+}
+
+/**
+ * sdnotify_mainpid() - MAINPID=<this process> (a hand-over's successor)
+ *
+ * systemd accepts it from a process other than the main one only with
+ * NotifyAccess=all.  The barrier makes sure systemd read it before the
+ * predecessor (the main process until then) exits.
+ */
+void sdnotify_mainpid(void)
+{
+	char msg[32];
+	int ret;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	snprintf(msg, sizeof(msg), "MAINPID=%d", (int)getpid());
+	sdnotify_send(msg);
+	ret = sd_notify_barrier(0, 5 * 1000000ULL);
+	if (ret < 0)
+		log_warn_errno(ret, "sd_notify_barrier after MAINPID=");
 }
 
 /**

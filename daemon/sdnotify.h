@@ -10,6 +10,7 @@
 
 uint64_t sdnotify_watchdog_interval_ns(void);
 void sdnotify_ready(const char *status);
+void sdnotify_mainpid(void);
 void sdnotify_reloading(void);
 void sdnotify_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sdnotify_stopping(void);

@@ -92,6 +92,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
@@ -103,6 +104,7 @@
 #include "evfd.h"
 #include "guard.h"
 #include "log.h"
+#include "handover_state.h"
 #include "vhost_user.h"
 
 #define VHOST_USER_MAX_MSGS_PER_CALL	256
@@ -220,6 +222,8 @@ static void vhost_user_unmap_all(struct vhost_user_dev *dev)
 	for (i = 0; i < dev->nregions; i++) {
 		guard_map_del(dev->regions[i].host);
 		munmap(dev->regions[i].map, dev->regions[i].map_len);
+		if (dev->regions[i].fd >= 0)
+			close(dev->regions[i].fd);
 	}
 	dev->nregions = 0;
 }
@@ -564,6 +568,9 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		fresh[i].file_ino = (uint64_t)st[i].st_ino;
 		mapped++;
 	}
+	/* the fds stay open: a successor (hand-over) maps them again */
+	for (i = 0; i < mem->nregions; i++)
+		fresh[i].fd = vhost_user_msg_take_fd(msg, i);
 	vhost_user_msg_close_fds(msg);
 
 	vhost_user_stop_all(dev);
@@ -1400,4 +1407,267 @@ void vhost_user_dev_set_last_avail(struct vhost_user_dev *dev, unsigned int vrin
 {
 	if (vring < VHOST_USER_MAX_VRINGS)
 		dev->vrings[vring].last_avail = last_avail;
+}
+
+/**
+ * vhost_user_dev_pause() - stop every running queue pair (a hand-over)
+ * @dev: the connection
+ *
+ * The owner stores each engine's avail positions (queue_state false);
+ * vhost_user_dev_resume() starts them again from there.
+ */
+void vhost_user_dev_pause(struct vhost_user_dev *dev)
+{
+	vhost_user_stop_all(dev);
+}
+
+/**
+ * vhost_user_dev_resume() - start every queue pair that is ready again
+ * @dev: the connection
+ *
+ * Return: 0, or the error of a queue pair that could not start (@dev->err).
+ */
+int vhost_user_dev_resume(struct vhost_user_dev *dev)
+{
+	return vhost_user_sync(dev);
+}
+
+/**
+ * vhost_user_dev_save() - describe a paused connection for a successor
+ * @dev: the connection (vhost_user_dev_pause()d: last_avail is current)
+ * @v: filled; its fd fields are @dev's fds (not duplicated)
+ *
+ * Return: 0, or -EBUSY with @dev->err saying why this connection cannot
+ * be handed over now: a message half received (its rest would reach the
+ * successor out of context) or dirty logging on (a migration runs).
+ */
+int vhost_user_dev_save(struct vhost_user_dev *dev, struct hovs_vhost_user *v)
+{
+	unsigned int i;
+
+	if (dev->rx.got)
+		return vhost_user_fail(dev, -EBUSY, "a message is half received (%zu bytes)",
+				       dev->rx.got);
+	if (vhost_user_dev_logging(dev) || dirty_log_mapped(&dev->log) || dev->log_fd >= 0)
+		return vhost_user_fail(dev, -EBUSY, "a migration runs (dirty log)");
+	memset(v, 0, sizeof(*v));
+	v->sock = dev->fd;
+	v->flags = (dev->features_set ? HOVS_VU_FEATURES_SET : 0) | (dev->owner ? HOVS_VU_OWNER : 0);
+	v->features = dev->features;
+	v->protocol_features = dev->protocol_features;
+	v->mtu = dev->mtu;
+	v->nregions = dev->nregions;
+	for (i = 0; i < dev->nregions; i++) {
+		const struct vhost_user_region *r = &dev->regions[i];
+
+		v->regions[i].guest_addr = r->guest_addr;
+		v->regions[i].size = r->size;
+		v->regions[i].user_addr = r->user_addr;
+		v->regions[i].mmap_offset = r->mmap_offset;
+		v->regions[i].fd = r->fd;
+	}
+	v->nvrings = 2 * dev->queue_pairs;
+	for (i = 0; i < v->nvrings; i++) {
+		const struct vhost_user_vring *vr = &dev->vrings[i];
+		struct hovs_vring *h = &v->vrings[i];
+
+		h->num = vr->num;
+		h->flags = (vr->addr_set ? HOVS_VRING_ADDR_SET : 0) |
+			   (vr->kick_set ? HOVS_VRING_KICK_SET : 0) |
+			   (vr->started ? HOVS_VRING_STARTED : 0) |
+			   (vr->enabled ? HOVS_VRING_ENABLED : 0);
+		h->addr = vr->addr;
+		h->last_avail = vr->last_avail;
+		h->kick = vr->kick_fd;
+		h->call = vr->call_fd;
+		h->err = vr->err_fd;
+	}
+	return 0;
+}
+
+/**
+ * vhost_user_replay() - carry out one message the predecessor's state implies
+ * @dev: the connection
+ * @request: VUM_*
+ * @payload: its payload
+ * @size: its bytes
+ * @fds: fds it carries (taken over: closed on error)
+ * @nfds: their count
+ *
+ * The same checks as a front-end's message; no reply is sent (no
+ * NEED_REPLY, no GET).
+ *
+ * Return: 0 or a negative errno (@dev->err).
+ */
+static int vhost_user_replay(struct vhost_user_dev *dev, uint32_t request, const void *payload,
+			     uint32_t size, const int *fds, unsigned int nfds)
+{
+	struct vhost_user_msg *msg = calloc(1, sizeof(*msg));
+	int ret;
+
+	if (!msg) {
+		for (; nfds; nfds--)
+			close(fds[nfds - 1]);
+		return vhost_user_fail(dev, -ENOMEM, "%s", strerror(ENOMEM));
+	}
+	msg->hdr.request = request;
+	msg->hdr.flags = 1;
+	msg->hdr.size = size;
+	if (size)
+		memcpy(&msg->payload, payload, size);
+	if (nfds)
+		memcpy(msg->fds, fds, nfds * sizeof(int));
+	msg->nfds = nfds;
+	ret = vhost_user_dev_process(dev, msg);
+	vhost_user_msg_close_fds(msg);
+	free(msg);
+	if (ret < 0 && !strstr(dev->err, "hand-over")) {
+		char why[VHOST_USER_ERR_MAX];
+
+		snprintf(why, sizeof(why), "%s", dev->err);
+		snprintf(dev->err, sizeof(dev->err), "hand-over: %.*s",
+			 (int)sizeof(dev->err) - 12, why);
+	}
+	return ret;
+}
+
+/**
+ * vhost_user_replay_ring_fd() - SET_VRING_KICK/CALL/ERR for a restored ring
+ * @dev: the connection
+ * @request: which
+ * @ring: ring index
+ * @fd: the fd, -1 for the no-fd bit
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_replay_ring_fd(struct vhost_user_dev *dev, uint32_t request,
+				     unsigned int ring, int fd)
+{
+	uint64_t u = ring | (fd < 0 ? VUM_VRING_NOFD : 0);
+
+	return vhost_user_replay(dev, request, &u, sizeof(u), &fd, fd >= 0);
+}
+
+/**
+ * vhost_user_dev_restore() - rebuild a connection from a predecessor's record
+ * @dev: a fresh connection (vhost_user_dev_init())
+ * @v: the record (parsed: its fds are ours; every one but the kick fds is
+ *	taken, also on error)
+ *
+ * Replays what the front-end had said, as messages through the checks of
+ * vhost_user_dev_process(): features, protocol features, owner, MTU,
+ * memory table, then per ring its size, addresses, base (where the
+ * predecessor's engine stopped), enable, call and err fds.  The kicks
+ * (the rings' start) are vhost_user_dev_restore_kicks()'s: no ring runs
+ * yet, and the record's kick fds are left to it.
+ *
+ * Return: 0 or a negative errno (@dev->err).
+ */
+int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_user *v)
+{
+	struct vhost_user_msg_mem mem;
+	unsigned int i, n = v->nvrings < 2 * dev->queue_pairs ? v->nvrings : 2 * dev->queue_pairs;
+	int fds[VUM_MAX_REGIONS], ret = 0;
+	uint64_t u;
+
+	for (i = n; i < v->nvrings; i++) {	/* rings this port no longer has */
+		handover_state_vring_close(&v->vrings[i]);
+		if (v->vrings[i].num)
+			ret = vhost_user_fail(dev, -ERANGE, "hand-over: ring %u: the port has %u rings now",
+					      i, 2 * dev->queue_pairs);
+	}
+	memset(&mem, 0, sizeof(mem));
+	mem.nregions = v->nregions;
+	for (i = 0; i < v->nregions; i++) {
+		mem.regions[i].guest_addr = v->regions[i].guest_addr;
+		mem.regions[i].size = v->regions[i].size;
+		mem.regions[i].user_addr = v->regions[i].user_addr;
+		mem.regions[i].mmap_offset = v->regions[i].mmap_offset;
+		fds[i] = v->regions[i].fd;
+	}
+	if (ret == 0 && (v->flags & HOVS_VU_FEATURES_SET)) {
+		u = v->features;
+		ret = vhost_user_replay(dev, VUM_SET_FEATURES, &u, sizeof(u), NULL, 0);
+	}
+	if (ret == 0 && v->protocol_features) {
+		u = v->protocol_features;
+		ret = vhost_user_replay(dev, VUM_SET_PROTOCOL_FEATURES, &u, sizeof(u), NULL, 0);
+	}
+	if (ret == 0 && (v->flags & HOVS_VU_OWNER))
+		ret = vhost_user_replay(dev, VUM_SET_OWNER, NULL, 0, NULL, 0);
+	if (ret == 0 && v->mtu) {
+		u = v->mtu;
+		ret = vhost_user_replay(dev, VUM_NET_SET_MTU, &u, sizeof(u), NULL, 0);
+	}
+	if (v->nregions) {
+		if (ret == 0)
+			ret = vhost_user_replay(dev, VUM_SET_MEM_TABLE, &mem, VUM_SIZE_MEM(v->nregions),
+						fds, v->nregions);
+		else
+			for (i = 0; i < v->nregions; i++)
+				close(fds[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const struct hovs_vring *h = &v->vrings[i];
+		struct vhost_user_msg_vring_state st = { .index = i };
+		struct vhost_user_msg_vring_addr a = h->addr;
+
+		if (ret == 0 && h->num) {
+			st.num = h->num;
+			ret = vhost_user_replay(dev, VUM_SET_VRING_NUM, &st, sizeof(st), NULL, 0);
+		}
+		if (ret == 0 && (h->flags & HOVS_VRING_ADDR_SET)) {
+			a.index = i;
+			ret = vhost_user_replay(dev, VUM_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+		}
+		if (ret == 0) {
+			st.num = h->last_avail;
+			ret = vhost_user_replay(dev, VUM_SET_VRING_BASE, &st, sizeof(st), NULL, 0);
+		}
+		if (ret == 0 && (h->flags & HOVS_VRING_ENABLED)) {
+			st.num = 1;
+			ret = vhost_user_replay(dev, VUM_SET_VRING_ENABLE, &st, sizeof(st), NULL, 0);
+		}
+		if (h->call >= 0) {
+			if (ret == 0)
+				ret = vhost_user_replay_ring_fd(dev, VUM_SET_VRING_CALL, i, h->call);
+			else
+				close(h->call);
+		}
+		if (h->err >= 0) {
+			if (ret == 0)
+				ret = vhost_user_replay_ring_fd(dev, VUM_SET_VRING_ERR, i, h->err);
+			else
+				close(h->err);
+		}
+	}
+	return ret;
+}
+
+/**
+ * vhost_user_dev_restore_kicks() - start a restored connection's rings
+ * @dev: the connection (vhost_user_dev_restore() done)
+ * @v: the same record (its kick fds are taken, also on error)
+ *
+ * A kick starts its ring; a queue pair runs (queue_state) once both of
+ * its rings are started.  Kept apart so that every front-end is rebuilt
+ * before any ring is walked: until then the predecessor can take over
+ * again from its own positions.
+ *
+ * Return: 0 or a negative errno (@dev->err).
+ */
+int vhost_user_dev_restore_kicks(struct vhost_user_dev *dev, const struct hovs_vhost_user *v)
+{
+	unsigned int i, n = v->nvrings < 2 * dev->queue_pairs ? v->nvrings : 2 * dev->queue_pairs;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct hovs_vring *h = &v->vrings[i];
+
+		if (ret == 0 && (h->flags & HOVS_VRING_KICK_SET))
+			ret = vhost_user_replay_ring_fd(dev, VUM_SET_VRING_KICK, i, h->kick);
+		else if (h->kick >= 0)
+			close(h->kick);
+	}
+	return ret;
 }

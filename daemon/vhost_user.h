@@ -86,6 +86,7 @@
  * @host: where @guest_addr is mapped here (inside @map)
  * @file_dev: st_dev of the fd (to recognise a repeated table)
  * @file_ino: st_ino of the fd
+ * @fd: the fd, kept open for a hand-over to a successor (handover.c)
  */
 struct vhost_user_region {
 	uint64_t guest_addr;
@@ -97,6 +98,7 @@ struct vhost_user_region {
 	void *host;
 	uint64_t file_dev;
 	uint64_t file_ino;
+	int fd;
 };
 
 /**
@@ -217,6 +219,13 @@ unsigned int vhost_user_dev_vnet_hdr_len(const struct vhost_user_dev *dev);
 void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 			 struct engine_queue_config *cfg);
 void vhost_user_dev_set_last_avail(struct vhost_user_dev *dev, unsigned int vring, uint16_t last_avail);
+
+struct hovs_vhost_user;
+void vhost_user_dev_pause(struct vhost_user_dev *dev);
+int vhost_user_dev_resume(struct vhost_user_dev *dev);
+int vhost_user_dev_save(struct vhost_user_dev *dev, struct hovs_vhost_user *v);
+int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_user *v);
+int vhost_user_dev_restore_kicks(struct vhost_user_dev *dev, const struct hovs_vhost_user *v);
 
 /**
  * vhost_user_dev_logging() - whether the front-end asked for dirty logging

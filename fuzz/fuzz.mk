@@ -15,8 +15,9 @@ fuzz: $(FUZZ_BINS)
 # FUZZ_DEPS_<name> := sources linked into fuzz_<name>
 FUZZ_DEPS_config   := $(DAEMON_CONFIG_SRCS) daemon/reload.c
 FUZZ_DEPS_ctlproto := daemon/ctlproto.c
+FUZZ_DEPS_handover_state := daemon/handover_state.c
 FUZZ_DEPS_vhost_user := daemon/vhost_user.c daemon/vhost_user_msg.c daemon/evfd.c daemon/guard.c \
-                        daemon/dirty_log.c daemon/log.c
+                        daemon/dirty_log.c daemon/log.c daemon/handover_state.c
 FUZZ_DEPS_frame_stream := daemon/frame_stream.c
 FUZZ_DEPS_ring_device := lib/ring_device.c
 FUZZ_DEPS_ring_driver := lib/ring_driver.c

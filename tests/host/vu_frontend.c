@@ -34,6 +34,13 @@
  * memory and rings, then checks the connection still answers (GET_FEATURES)
  * and goes on as usual.
  *
+ * With VU_FRONTEND_UNTIL=FILE it sends frames until FILE exists (COUNT is
+ * ignored), then waits for those sent to complete; the line says how many.
+ *
+ * With VU_FRONTEND_CHECK_END=1, after the last frame it checks the
+ * connection still answers (GET_FEATURES; it dies if the socket closed),
+ * and prints "connection kept: ..." (a daemon upgrade under the stream).
+ *
  * VU_FRONTEND_MEM picks the guest memory (the region's fd):
  *   memfd-sealed (default)  memfd sealed against shrinking and growing
  *   memfd                   memfd without MFD_ALLOW_SEALING (F_SEAL_SEAL)
@@ -70,6 +77,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -435,6 +443,7 @@ int main(int argc, char **argv)
 	bool migrate = mg && !strcmp(mg, "1");
 	unsigned long phase_len, phase_end;
 	unsigned int i, phase = 0;
+	const char *until = getenv("VU_FRONTEND_UNTIL");
 	int logfd = -1;
 
 	if (argc < 4 || argc > 5) {
@@ -445,6 +454,8 @@ int main(int argc, char **argv)
 	size = strtoul(argv[3], NULL, 0);
 	if (argc == 5)
 		rx_min = strtoul(argv[4], NULL, 0);
+	if (until)
+		count = ULONG_MAX / 4;
 	phase_len = phase_end = count;
 	if (migrate)
 		count *= 3;
@@ -544,12 +555,17 @@ handshake:
 
 	t_start = fe_now();
 	deadline = t_start + 10 + count / 1000.0;
+	if (until)
+		deadline = t_start + 120;
 	while ((done < count || received < rx_min) && fe_now() < deadline) {
 		struct pollfd pf[2] = { { call[0], POLLIN, 0 }, { call[1], POLLIN, 0 } };
 		bool added = false;
 		uint32_t len;
 		void *tok;
 
+		/* VU_FRONTEND_UNTIL: the file appeared: finish what was sent */
+		if (until && count > sent && access(until, F_OK) == 0)
+			count = phase_end = sent;
 		while (sent < phase_end && ring[1].num_free > 0) {
 			unsigned int slot = sent % FE_NUM;
 			uint8_t *f = fe_mem + FE_TX_BASE + slot * FE_TX_SLOT;
@@ -622,6 +638,10 @@ handshake:
 			return 1;
 		}
 		return fe_attack(evil, memfd, &ring[1], kick[1]);
+	}
+	if (getenv("VU_FRONTEND_CHECK_END")) {
+		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */
+		printf("connection kept: GET_FEATURES answered after the last frame\n");
 	}
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;

@@ -22,5 +22,6 @@ Suite *limits_suite(void);	/* check_daemon_limits.c: log rate limits, deadlines,
 Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, client-mode retry */
 Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
 Suite *fdstore_suite(void);	/* check_daemon_fdstore.c: fd names, fds passed by systemd */
+Suite *handover_suite(void);	/* check_daemon_handover.c: hand-over state, bad states */
 
 #endif /* CHECK_DAEMON_H */

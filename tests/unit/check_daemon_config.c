@@ -130,6 +130,8 @@ static const struct bad_case {
 	  "t.conf:2: control-clients-per-uid: '16' is out of range 1..15" },
 	{ "bad_seccomp", "[daemon]\nseccomp = maybe\n", 0,
 	  "t.conf:2: seccomp: 'maybe' is not on, off or log" },
+	{ "bad_upgrade", "[daemon]\nupgrade = on\n", 0,
+	  "t.conf:2: upgrade: 'on' is not yes or no" },
 	{ "bad_log_level", "[daemon]\nlog-level = verbose\n", 0,
 	  "t.conf:2: log-level: 'verbose' is not err, warning, notice, info or debug" },
 	{ "bad_port_type", "[port p0]\ntype = tcp\n", 0,
@@ -773,9 +775,11 @@ START_TEST(config_good_limits)
 	ck_assert_uint_eq(cfg.message_timeout, CFG_DEFAULT_MESSAGE_TIMEOUT);
 	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
 	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_ON);
+	ck_assert(!cfg.upgrade);
 	config_free(&cfg);
 	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
-		 "control-clients-per-uid = 15\nseccomp = log\n", &cfg);
+		 "control-clients-per-uid = 15\nseccomp = log\nupgrade = yes\n", &cfg);
+	ck_assert(cfg.upgrade);
 	ck_assert_uint_eq(cfg.handshake_timeout, 2);
 	ck_assert_uint_eq(cfg.boot_timeout, 86400);
 	ck_assert_uint_eq(cfg.message_timeout, 1);

@@ -663,9 +663,9 @@ static const struct usage_case {
 	const char *out_prefix;
 } usage_cases[] = {
 	{ "usage_no_command", { NULL }, 2,
-	  "vringnetctl: no command given (status, list, stats, reload, metrics-http)\nTry 'vringnetctl --help'.\n", "" },
+	  "vringnetctl: no command given (status, list, stats, reload, upgrade, metrics-http)\nTry 'vringnetctl --help'.\n", "" },
 	{ "usage_unknown_command", { "start", NULL }, 2,
-	  "vringnetctl: unknown command 'start' (status, list, stats, reload, metrics-http)\n", "" },
+	  "vringnetctl: unknown command 'start' (status, list, stats, reload, upgrade, metrics-http)\n", "" },
 	{ "usage_extra_argument", { "status", "now", NULL }, 2,
 	  "vringnetctl: unexpected argument 'now' after 'status'\n", "" },
 	{ "usage_stats_two_ports", { "stats", "a", "b", NULL }, 2,

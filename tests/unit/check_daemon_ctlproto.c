@@ -251,6 +251,7 @@ START_TEST(ctl_names)
 {
 	ck_assert_str_eq(ctlproto_cmd_name(CTLPROTO_CMD_STATUS), "status");
 	ck_assert_str_eq(ctlproto_cmd_name(CTLPROTO_CMD_RELOAD), "reload");
+	ck_assert_str_eq(ctlproto_cmd_name(CTLPROTO_CMD_UPGRADE), "upgrade");
 	ck_assert_str_eq(ctlproto_cmd_name((enum ctlproto_cmd)99), "?");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_OK), "ok");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_BAD_REQUEST), "bad-request");
@@ -261,6 +262,9 @@ START_TEST(ctl_names)
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_RELOAD_FAILED), "reload-failed");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_BUSY), "busy");
 	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_INTERNAL), "internal");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_PERMISSION), "permission-denied");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_UPGRADE_FAILED), "upgrade-failed");
+	ck_assert_str_eq(ctlproto_status_name(CTLPROTO_E_UPGRADE_DISABLED), "upgrade-disabled");
 	ck_assert_str_eq(ctlproto_status_name((enum ctlproto_status)99), "internal");
 }
 END_TEST

@@ -21,5 +21,6 @@ Suite *(*const runner_suites[])(void) = {
 	loop_suite,
 	guard_suite,
 	fdstore_suite,
+	handover_suite,
 	NULL,
 };

@@ -22,6 +22,7 @@
 
 #include "dirty_log.h"
 #include "guard.h"
+#include "handover_state.h"
 #include "unit/runner.h"
 #include "vhost_user.h"
 
@@ -762,6 +763,172 @@ START_TEST(reset_releases_every_fd)
 	ck_assert_int_gt(count_fds(), base);
 	vhost_user_dev_reset(&dev);
 	ck_assert_int_eq(count_fds(), base);
+}
+END_TEST
+
+/* ------------------------------------------------------------ hand-over */
+
+/**
+ * dup_record() - give a saved record fds of its own (as a successor
+ *	inheriting them would have)
+ * @v: the record, its fd fields replaced by duplicates
+ */
+static void dup_record(struct hovs_vhost_user *v)
+{
+	unsigned int i;
+
+	v->sock = dup(v->sock);
+	for (i = 0; i < v->nregions; i++)
+		v->regions[i].fd = dup(v->regions[i].fd);
+	for (i = 0; i < v->nvrings; i++) {
+		if (v->vrings[i].kick >= 0)
+			v->vrings[i].kick = dup(v->vrings[i].kick);
+		if (v->vrings[i].call >= 0)
+			v->vrings[i].call = dup(v->vrings[i].call);
+		if (v->vrings[i].err >= 0)
+			v->vrings[i].err = dup(v->vrings[i].err);
+	}
+}
+
+/**
+ * running_pair() - a connection whose queue pair 0 runs
+ */
+static void running_pair(void)
+{
+	setup();
+	prelude(P_MEM);
+	ring_up(0, eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
+	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
+	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
+	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
+	ck_assert_int_eq(seen.starts[0], 1);
+}
+
+START_TEST(handover_save_restore)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	struct vhost_user_dev dev2;
+	int base;
+
+	ck_assert_ptr_nonnull(v);
+	running_pair();
+	vhost_user_dev_pause(&dev);
+	ck_assert_int_eq(seen.stops[0], 1);
+	ck_assert_int_eq(vhost_user_dev_save(&dev, v), 0);
+	ck_assert_uint_eq(v->features, GOOD_FEATURES);
+	ck_assert_uint_eq(v->flags, HOVS_VU_FEATURES_SET);
+	ck_assert_uint_eq(v->nregions, 1);
+	ck_assert_int_ge(v->regions[0].fd, 0);
+	ck_assert_uint_eq(v->nvrings, 2);
+	ck_assert_uint_eq(v->vrings[0].last_avail, 42);	/* t_queue_state()'s "engine" */
+	ck_assert_uint_eq(v->vrings[1].last_avail, 7);
+	ck_assert_int_ge(v->vrings[0].kick, 0);
+	ck_assert_int_ge(v->vrings[0].call, 0);
+	ck_assert_int_eq(v->vrings[1].call, -1);
+	ck_assert_uint_eq(v->vrings[1].flags, HOVS_VRING_ADDR_SET | HOVS_VRING_KICK_SET |
+			  HOVS_VRING_STARTED | HOVS_VRING_ENABLED);
+
+	/* the successor's side: rebuilt, nothing runs until the kicks */
+	base = count_fds();
+	dup_record(v);
+	vhost_user_dev_init(&dev2, v->sock, 1, &t_ops, NULL);
+	ck_assert_int_eq(vhost_user_dev_restore(&dev2, v), 0);
+	ck_assert_int_eq(seen.starts[0], 1);
+	ck_assert_uint_eq(dev2.features, GOOD_FEATURES);
+	ck_assert_uint_eq(dev2.nregions, 1);
+	ck_assert_int_eq(vhost_user_dev_restore_kicks(&dev2, v), 0);
+	ck_assert_int_eq(seen.starts[0], 2);
+	ck_assert_uint_eq(seen.cfg.rx.last_avail, 42);
+	ck_assert_uint_eq(seen.cfg.tx.last_avail, 7);
+	ck_assert_ptr_eq(seen.cfg.tx.desc, (uint8_t *)dev2.regions[0].host + DESC_OFF(1));
+	no_reply();	/* the replay answers nothing on the socket */
+	vhost_user_dev_reset(&dev2);
+	close(dev2.fd);
+	ck_assert_int_eq(count_fds(), base);
+	/* the predecessor resumes from the same positions */
+	ck_assert_int_eq(vhost_user_dev_resume(&dev), 0);
+	ck_assert_int_eq(seen.starts[0], 3);
+	ck_assert_uint_eq(seen.cfg.rx.last_avail, 42);
+	free(v);
+}
+END_TEST
+
+/**
+ * restore_refused() - a record changed by @change must be refused
+ * @change: what to break
+ * @substr: text the error must contain
+ */
+static void restore_refused(void (*change)(struct hovs_vhost_user *v), const char *substr)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	struct vhost_user_dev dev2;
+	int base;
+
+	ck_assert_ptr_nonnull(v);
+	running_pair();
+	vhost_user_dev_pause(&dev);
+	ck_assert_int_eq(vhost_user_dev_save(&dev, v), 0);
+	base = count_fds();
+	dup_record(v);
+	change(v);
+	vhost_user_dev_init(&dev2, v->sock, 1, &t_ops, NULL);
+	ck_assert_int_lt(vhost_user_dev_restore(&dev2, v), 0);
+	ck_assert_msg(strstr(dev2.err, "hand-over: ") && strstr(dev2.err, substr),
+		      "error \"%s\" lacks \"%s\"", dev2.err, substr);
+	/* the kicks are the caller's when the restore failed */
+	close(v->vrings[0].kick);
+	close(v->vrings[1].kick);
+	vhost_user_dev_reset(&dev2);
+	close(dev2.fd);
+	ck_assert_int_eq(count_fds(), base);
+	ck_assert_int_eq(seen.starts[0], 1);
+	free(v);
+}
+
+/**
+ * bad_ring_num() - a ring size that is not a power of two
+ * @v: the record
+ */
+static void bad_ring_num(struct hovs_vhost_user *v)
+{
+	v->vrings[1].num = 3;
+}
+
+/**
+ * bad_region_size() - a region larger than its memory file
+ * @v: the record
+ */
+static void bad_region_size(struct hovs_vhost_user *v)
+{
+	v->regions[0].size = 2 * MEM_SIZE;
+}
+
+/**
+ * bad_features() - features the back-end never offered
+ * @v: the record
+ */
+static void bad_features(struct hovs_vhost_user *v)
+{
+	v->features |= 1ULL << 63;
+}
+
+START_TEST(handover_restore_bad_ring_num) { restore_refused(bad_ring_num, "power of two"); } END_TEST
+START_TEST(handover_restore_bad_region) { restore_refused(bad_region_size, "extends past the end"); } END_TEST
+START_TEST(handover_restore_bad_features) { restore_refused(bad_features, "not offered"); } END_TEST
+
+START_TEST(handover_save_refuses_half_message)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	struct vhost_user_msg_hdr h = { .request = VUM_GET_FEATURES, .flags = VUM_VERSION, .size = 8 };
+
+	ck_assert_ptr_nonnull(v);
+	running_pair();
+	send_raw(&h, sizeof(h), NULL, 0);
+	handle_ok();
+	vhost_user_dev_pause(&dev);
+	ck_assert_int_eq(vhost_user_dev_save(&dev, v), -EBUSY);
+	ck_assert(strstr(dev.err, "half received"));
+	free(v);
 }
 END_TEST
 
@@ -1847,6 +2014,11 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, call_fd_replaced_in_place);
 	RUNNER_ADD_TEST(s, reset_owner_stops_and_unmaps);
 	RUNNER_ADD_TEST(s, reset_releases_every_fd);
+	RUNNER_ADD_TEST(s, handover_save_restore);
+	RUNNER_ADD_TEST(s, handover_restore_bad_ring_num);
+	RUNNER_ADD_TEST(s, handover_restore_bad_region);
+	RUNNER_ADD_TEST(s, handover_restore_bad_features);
+	RUNNER_ADD_TEST(s, handover_save_refuses_half_message);
 	RUNNER_ADD_TEST(s, multiqueue_two_pairs);
 	RUNNER_ADD_TEST(s, start_failure_closes);
 	RUNNER_ADD_TEST(s, clean_eof);

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_handover.c - handover_state.c: a state written and read back
+ * is the same (fds renumbered through the fd table; a dgram port's peer
+ * record too), it survives a sealed
+ * memfd, and bad states are refused with the reason: truncated, padded,
+ * another magic, another version, fd count mismatch (an fd named by no
+ * record, an index outside the table, one named twice), oversized counts,
+ * unknown or mis-sized records, unterminated names
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_daemon.h"
+#include "runner.h"
+#include "handover_state.h"
+
+/**
+ * hov_sample() - a state of two named fds and one front-end
+ * @st: filled
+ */
+static void hov_sample(struct handover_state *st)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	unsigned int j;
+
+	ck_assert_ptr_nonnull(v);
+	handover_state_init(st);
+	ck_assert_int_eq(handover_state_add_named(st, "tap.vnet0.0", 10), 0);
+	ck_assert_int_eq(handover_state_add_named(st, "control", 11), 0);
+	snprintf(v->port, sizeof(v->port), "vm1");
+	v->sock = 12;
+	v->flags = HOVS_VU_FEATURES_SET | HOVS_VU_OWNER;
+	v->features = 1ULL << 32;
+	v->nregions = 1;
+	v->regions[0].size = 1 << 20;
+	v->regions[0].fd = 13;
+	v->nvrings = 2;
+	for (j = 0; j < 2; j++) {
+		v->vrings[j].num = 256;
+		v->vrings[j].flags = HOVS_VRING_ADDR_SET | HOVS_VRING_KICK_SET | HOVS_VRING_STARTED;
+		v->vrings[j].last_avail = 1000 + j;
+		v->vrings[j].kick = 14 + 2 * (int)j;
+		v->vrings[j].call = 15 + 2 * (int)j;
+		v->vrings[j].err = -1;
+	}
+	ck_assert_int_eq(handover_state_add_vhost_user(st, v), 0);
+	free(v);
+}
+
+/**
+ * hov_encode() - the sample's bytes
+ * @len: out: their count
+ *
+ * Return: the bytes (malloc()ed).
+ */
+static uint8_t *hov_encode(size_t *len)
+{
+	struct handover_state st;
+	void *buf;
+
+	hov_sample(&st);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, len), 0);
+	handover_state_free(&st);
+	return buf;
+}
+
+/* the sample's layout: header, fd table of 8 fds (32 bytes), records */
+#define HOV_RECORDS	(sizeof(struct hovs_header) + 32)
+
+/**
+ * hov_named() - the sample's first named-fd record
+ * @buf: the sample's bytes
+ *
+ * Return: its head (the payload follows it).
+ */
+static struct hovs_record *hov_named(uint8_t *buf)
+{
+	return (struct hovs_record *)(buf + HOV_RECORDS);
+}
+
+/**
+ * hov_vu() - the sample's front-end record (after two named fds)
+ * @buf: the sample's bytes
+ *
+ * Return: its head (the payload follows it).
+ */
+static struct hovs_record *hov_vu(uint8_t *buf)
+{
+	return (struct hovs_record *)(buf + HOV_RECORDS +
+				      2 * (sizeof(struct hovs_record) + sizeof(struct hovs_named_fd)));
+}
+
+/**
+ * hov_refused() - parse must refuse @buf with an error containing @want
+ * @buf: the bytes
+ * @len: their count
+ * @want: a part of the error
+ */
+static void hov_refused(const void *buf, size_t len, const char *want)
+{
+	struct handover_state st;
+	char err[256] = "";
+
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, want), "error \"%s\" lacks \"%s\"", err, want);
+	ck_assert_uint_eq(st.nnamed + st.nvu + st.nfds, 0);
+	handover_state_free(&st);
+}
+
+START_TEST(handover_round_trip)
+{
+	struct handover_state st;
+	char err[256] = "";
+	size_t len;
+	uint8_t *buf = hov_encode(&len);
+
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.nfds, 8);
+	ck_assert_uint_eq(st.nnamed, 2);
+	ck_assert_uint_eq(st.nvu, 1);
+	ck_assert_int_eq(handover_state_take_named(&st, "control"), 11);
+	ck_assert_int_eq(handover_state_take_named(&st, "control"), -1);
+	ck_assert_int_eq(handover_state_take_named(&st, "tap.vnet0.0"), 10);
+	ck_assert_str_eq(st.vu[0].port, "vm1");
+	ck_assert_int_eq(st.vu[0].sock, 12);
+	ck_assert_int_eq(st.vu[0].regions[0].fd, 13);
+	ck_assert_int_eq(st.vu[0].vrings[1].kick, 16);
+	ck_assert_int_eq(st.vu[0].vrings[1].call, 17);
+	ck_assert_int_eq(st.vu[0].vrings[1].err, -1);
+	ck_assert_uint_eq(st.vu[0].vrings[1].last_avail, 1001);
+	ck_assert_uint_eq(st.vu[0].features, 1ULL << 32);
+	handover_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_memfd_sealed)
+{
+	size_t len, len2;
+	uint8_t *buf = hov_encode(&len);
+	void *back;
+	char err[256];
+	int fd = handover_state_to_memfd(buf, len), pipefd[2];
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "x", 1), -1);	/* sealed */
+	ck_assert_int_eq(handover_state_from_memfd(fd, &back, &len2, err, sizeof(err)), 0);
+	ck_assert_uint_eq(len2, len);
+	ck_assert_mem_eq(back, buf, len);
+	free(back);
+	close(fd);
+	/* an fd without the seals is refused */
+	ck_assert_int_eq(pipe(pipefd), 0);
+	ck_assert_int_eq(handover_state_from_memfd(pipefd[0], &back, &len2, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "not a sealed memfd"));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_truncated)
+{
+	size_t len, cut;
+	uint8_t *buf = hov_encode(&len);
+
+	hov_refused(buf, 3, "shorter than its header");
+	/* every shorter prefix is refused (the length field says so) */
+	for (cut = sizeof(struct hovs_header); cut < len; cut += 61)
+		hov_refused(buf, cut, "truncated");
+	/* and a prefix whose length field was rewritten to match it */
+	for (cut = sizeof(struct hovs_header); cut < len; cut += 61) {
+		struct hovs_header *h = (struct hovs_header *)buf;
+		uint32_t keep = h->length;
+		struct handover_state st;
+		char err[256];
+
+		h->length = (uint32_t)cut;
+		ck_assert_int_eq(handover_state_parse(buf, cut, &st, err, sizeof(err)), -1);
+		handover_state_free(&st);
+		h->length = keep;
+	}
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_bad_magic_version)
+{
+	size_t len;
+	uint8_t *buf = hov_encode(&len);
+	struct hovs_header *h = (struct hovs_header *)buf;
+
+	h->magic ^= 1;
+	hov_refused(buf, len, "not a vringnetd hand-over state");
+	h->magic ^= 1;
+	h->version = HOVS_VERSION + 1;
+	hov_refused(buf, len, "state version 2, this vringnetd reads version 1");
+	h->version = 0;
+	hov_refused(buf, len, "state version 0");
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_fd_count_mismatch)
+{
+	size_t len;
+	uint8_t *buf = hov_encode(&len);
+	struct hovs_header *h = (struct hovs_header *)buf;
+	struct hovs_named_fd *nf;
+	struct hovs_vhost_user *v;
+
+	/* one fd fewer in the table: the last ring's call fd (index 7) is
+	 * outside it (the records start 8-byte aligned: 7 or 8 fds -> 32 bytes) */
+	h->nfds = 7;
+	hov_refused(buf, len, "outside the fd table");
+	h->nfds = 8;
+	/* an entry of the table nobody names */
+	v = (struct hovs_vhost_user *)(hov_vu(buf) + 1);
+	v->vrings[1].call = -1;
+	hov_refused(buf, len, "named by no record");
+	v->vrings[1].call = 7;
+	/* the first record names index 1 too: taken twice */
+	nf = (struct hovs_named_fd *)(hov_named(buf) + 1);
+	nf->fd = 1;
+	hov_refused(buf, len, "named twice");
+	nf->fd = -1;
+	hov_refused(buf, len, "outside the fd table");
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_oversized)
+{
+	size_t len;
+	uint8_t *buf = hov_encode(&len);
+	struct hovs_header *h = (struct hovs_header *)buf;
+	struct hovs_vhost_user *v;
+	struct hovs_record *rec;
+
+	h->nfds = HOVS_MAX_FDS + 1;
+	hov_refused(buf, len, "at most");
+	h->nfds = 0xffffffffu;
+	hov_refused(buf, len, "at most");
+	h->nfds = 8;
+	h->nrecords = HOVS_MAX_RECORDS + 1;
+	hov_refused(buf, len, "at most");
+	h->nrecords = 4;
+	hov_refused(buf, len, "past the end");
+	h->nrecords = 2;
+	hov_refused(buf, len, "after the last record");
+	h->nrecords = 3;
+	/* the front-end record: too many regions, then rings */
+	rec = hov_vu(buf);
+	v = (struct hovs_vhost_user *)(rec + 1);
+	v->nregions = VUM_MAX_REGIONS + 1;
+	hov_refused(buf, len, "memory regions");
+	v->nregions = 1;
+	v->nvrings = 0x80000000u;
+	hov_refused(buf, len, "memory regions");
+	v->nvrings = 2;
+	v->vrings[0].last_avail = 0x10000;
+	hov_refused(buf, len, "does not fit 16 bits");
+	v->vrings[0].last_avail = 1;
+	/* a record longer than what is left */
+	rec->len = 0x7fffffff;
+	hov_refused(buf, len, "past the end of the state");
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_bad_records)
+{
+	size_t len;
+	uint8_t *buf = hov_encode(&len);
+	struct hovs_record *r = hov_named(buf);
+	struct hovs_named_fd *nf = (struct hovs_named_fd *)(r + 1);
+	struct hovs_vhost_user *v;
+
+	r->type = 99;
+	hov_refused(buf, len, "type 99");
+	r->type = HOVS_REC_VHOST_USER;	/* the size of another type */
+	hov_refused(buf, len, "not one this version reads");
+	r->type = HOVS_REC_NAMED_FD;
+	memset(nf->name, 'a', sizeof(nf->name));
+	hov_refused(buf, len, "not terminated");
+	snprintf(nf->name, sizeof(nf->name), "tap.vnet0.0");
+	v = (struct hovs_vhost_user *)(hov_vu(buf) + 1);
+	memset(v->port, 'p', sizeof(v->port));
+	hov_refused(buf, len, "port name not terminated");
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_peer_record)
+{
+	struct hovs_peer peer = { .port = "dg1", .len = 20 }, *back;
+	struct handover_state st;
+	struct hovs_record *r;
+	char err[256] = "";
+	size_t len;
+	void *buf;
+
+	memcpy(peer.addr, "\x01\x00/run/peer.sock", 17);
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_add_peer(&st, &peer), 0);
+	peer.len = sizeof(peer.addr) + 1;
+	ck_assert_int_eq(handover_state_add_peer(&st, &peer), -EINVAL);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, &len), 0);
+	handover_state_free(&st);
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.npeers, 1);
+	ck_assert_str_eq(st.peers[0].port, "dg1");
+	ck_assert_uint_eq(st.peers[0].len, 20);
+	ck_assert_mem_eq(st.peers[0].addr, "\x01\x00/run/peer.sock", 17);
+	handover_state_free(&st);
+	/* an address longer than the record's, and an unterminated port name */
+	r = (struct hovs_record *)((uint8_t *)buf + sizeof(struct hovs_header));
+	back = (struct hovs_peer *)(r + 1);
+	back->len = sizeof(back->addr) + 1;
+	hov_refused(buf, len, "address of 113 bytes");
+	back->len = 20;
+	memset(back->port, 'p', sizeof(back->port));
+	hov_refused(buf, len, "port name not terminated");
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_empty)
+{
+	struct handover_state st;
+	char err[256];
+	void *buf;
+	size_t len;
+
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, &len), 0);
+	ck_assert_uint_eq(len, sizeof(struct hovs_header));
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.nfds + st.nnamed + st.nvu, 0);
+	handover_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+/**
+ * handover_suite() - the suite
+ *
+ * Return: it.
+ */
+Suite *handover_suite(void)
+{
+	Suite *s = runner_suite_create("handover");
+
+	RUNNER_ADD_TEST(s, handover_round_trip);
+	RUNNER_ADD_TEST(s, handover_memfd_sealed);
+	RUNNER_ADD_TEST(s, handover_truncated);
+	RUNNER_ADD_TEST(s, handover_bad_magic_version);
+	RUNNER_ADD_TEST(s, handover_fd_count_mismatch);
+	RUNNER_ADD_TEST(s, handover_oversized);
+	RUNNER_ADD_TEST(s, handover_bad_records);
+	RUNNER_ADD_TEST(s, handover_peer_record);
+	RUNNER_ADD_TEST(s, handover_empty);
+	return s;
+}

@@ -102,11 +102,16 @@ int vrfd_get_buffer(struct vrfd_ring *ring,
 	struct vrfd_chain ch;
 	int r;
 
-	/* kernel addresses, which a client would give to copy_*_user() */
-	if (READ_ONCE(ring->kmem))
-		return -EOPNOTSUPP;
 	if (mutex_lock_killable(&ring->lock))
 		return -EINTR;
+	/*
+	 * Kernel addresses, which a client would give to copy_*_user(): looked
+	 * at under the lock, which SET_MEM_FILES holds to make the change.
+	 */
+	if (ring->kmem) {
+		mutex_unlock(&ring->lock);
+		return -EOPNOTSUPP;
+	}
 	r = vrfd_ring_get_chain_split(ring, out_iov, max_out, in_iov, max_in, &ch);
 	mutex_unlock(&ring->lock);
 	if (r != 1)

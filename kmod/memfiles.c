@@ -22,7 +22,9 @@
  *   an fd not open                                  -EBADF
  *   not shmem (a regular file on ext4/9p/overlay, hugetlbfs, a socket)
  *                                                   -EOPNOTSUPP
- *   shmem without F_SEAL_SHRINK                     -EPERM
+ *   an fd not open for reading and writing          -EACCES
+ *   shmem without F_SEAL_SHRINK, or sealed against writes (F_SEAL_WRITE,
+ *   F_SEAL_FUTURE_WRITE)                            -EPERM
  *   offset not page-aligned, size 0, offset + size beyond the file's size,
  *   guest range wrapping, overlapping regions      -EINVAL
  *   a ring part outside one region, or misaligned   -EINVAL
@@ -58,6 +60,8 @@
  * @mt: guest address to byte offset into @pages
  * @files: the regions' files (a reference each)
  * @nfiles: entries in @files
+ * @nwritable: the first @nwritable of @files count the module as a writable
+ *	mapping (mapping_map_writable()), so F_SEAL_WRITE cannot be added
  * @pages: every page of every region, region after region (a reference each)
  * @npages: entries in @pages (the pages taken so far while building)
  * @user: the user charged in locked_vm, or NULL (CAP_IPC_LOCK)
@@ -69,6 +73,7 @@ struct vrfd_memfiles {
 	struct vrfd_memtable *mt;
 	struct file **files;
 	u32 nfiles;
+	u32 nwritable;
 	struct page **pages;
 	unsigned long npages;
 	struct user_struct *user;
@@ -137,8 +142,12 @@ void vrfd_memfiles_free(struct vrfd_memfiles *mf)
 	for (i = 0; i < mf->npages; i++) {
 		set_page_dirty_lock(mf->pages[i]);
 		put_page(mf->pages[i]);
+		if (!(i % 512))
+			cond_resched();
 	}
 	kvfree(mf->pages);
+	for (i = 0; i < mf->nwritable; i++)
+		mapping_unmap_writable(mf->files[i]->f_mapping);
 	for (i = 0; i < mf->nfiles; i++)
 		fput(mf->files[i]);
 	kfree(mf->files);
@@ -156,18 +165,28 @@ void vrfd_memfiles_free(struct vrfd_memfiles *mf)
  * @offset: the region's offset in it
  * @size: the region's size
  *
- * Return: 0, -EOPNOTSUPP (not shmem), -EPERM (no F_SEAL_SHRINK), -EINVAL
- * (offset not page-aligned, or the region goes beyond the file's size).
+ * The module writes the pages (rx frames, the used ring), so the fd must be
+ * open for reading and writing, and the file may not be sealed against
+ * writes (F_SEAL_WRITE, F_SEAL_FUTURE_WRITE): a read-only fd of someone
+ * else's memfd (reopened through /proc/PID/fd) gives no right to write it.
+ * Return: 0, -EOPNOTSUPP (not shmem), -EACCES (not open read-write),
+ * -EPERM (no F_SEAL_SHRINK, or sealed against writes), -EINVAL (offset not
+ * page-aligned, or the region goes beyond the file's size).
  */
 static int vrfd_memfiles_check_file(struct file *file, u64 offset, u64 size)
 {
 	struct inode *inode = file_inode(file);
 	u64 end;
 
+	unsigned int seals;
+
 	if (!shmem_file(file))
 		return -EOPNOTSUPP;
+	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) != (FMODE_READ | FMODE_WRITE))
+		return -EACCES;
 	/* Seals are only ever added: F_SEAL_SHRINK seen once stays. */
-	if (!(READ_ONCE(SHMEM_I(inode)->seals) & F_SEAL_SHRINK))
+	seals = READ_ONCE(SHMEM_I(inode)->seals);
+	if (!(seals & F_SEAL_SHRINK) || (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
 		return -EPERM;
 	if (!PAGE_ALIGNED(offset) || !size ||
 	    check_add_overflow(offset, size, &end) ||
@@ -269,6 +288,15 @@ static int vrfd_memfiles_read_regions(struct vrfd_memfiles *mf,
 		err = vrfd_memfiles_check_file(file, ureg.offset, ureg.size);
 		if (err)
 			return err;
+		/*
+		 * Count as a writable mapping while held: a later F_SEAL_WRITE
+		 * then fails with EBUSY (F_SEAL_FUTURE_WRITE cannot be stopped;
+		 * it only binds new mappings and write()s, not this holder).
+		 * Fails when F_SEAL_WRITE came after the check above.
+		 */
+		if (mapping_map_writable(file->f_mapping))
+			return -EPERM;
+		mf->nwritable = mf->nfiles;
 		spans[i].offset = ureg.offset;
 		spans[i].npages = DIV_ROUND_UP_ULL(ureg.size, PAGE_SIZE);
 		if (spans[i].npages > VRINGFD_MAX_MEM_FILE_PAGES - total)

@@ -294,18 +294,20 @@ int vrfd_ring_check(struct vrfd_ring *ring)
 
 /**
  * vrfd_ring_load16() - read a 16-bit field of a ring part
- * @ring: the ring
+ * @kmem: a ring of memory (the caller's one reading of @ring->kmem, under
+ *	@ring->lock: a constant in the fast paths, so each kind of ring
+ *	compiles to its own code)
  * @u: the field's user address (address-space ring)
  * @k: the field's kernel address (ring of memory)
  * @v: the value (out)
  *
  * Return: 0, or -EFAULT.
  */
-static __always_inline int vrfd_ring_load16(const struct vrfd_ring *ring,
+static __always_inline int vrfd_ring_load16(const bool kmem,
 					    const void __user *u, const void *k,
 					    u16 *v)
 {
-	if (ring->kmem) {
+	if (kmem) {
 		*v = le16_to_cpu(READ_ONCE(*(const __le16 *)k));
 		return 0;
 	}
@@ -314,17 +316,17 @@ static __always_inline int vrfd_ring_load16(const struct vrfd_ring *ring,
 
 /**
  * vrfd_ring_store16() - write a 16-bit field of a ring part
- * @ring: the ring
+ * @kmem: a ring of memory (as vrfd_ring_load16())
  * @u: the field's user address (address-space ring)
  * @k: the field's kernel address (ring of memory)
  * @v: the value
  *
  * Return: 0, or -EFAULT.
  */
-static __always_inline int vrfd_ring_store16(const struct vrfd_ring *ring,
+static __always_inline int vrfd_ring_store16(const bool kmem,
 					     void __user *u, void *k, u16 v)
 {
-	if (ring->kmem) {
+	if (kmem) {
 		WRITE_ONCE(*(__le16 *)k, cpu_to_le16(v));
 		return 0;
 	}
@@ -357,7 +359,16 @@ static int vrfd_ring_violation(struct vrfd_ring *ring, const char *what)
 	return -EINVAL;
 }
 
-int vrfd_ring_avail_pending(struct vrfd_ring *ring)
+/**
+ * __vrfd_ring_avail_pending() - vrfd_ring_avail_pending() for a ring known
+ * to be (@kmem) or not to be a ring of memory
+ * @ring: the ring
+ * @kmem: READ_ONCE(@ring->kmem) under @ring->lock
+ *
+ * Return: as vrfd_ring_avail_pending().
+ */
+static __always_inline int __vrfd_ring_avail_pending(struct vrfd_ring *ring,
+						     const bool kmem)
 {
 	u16 idx, n;
 	int err;
@@ -370,7 +381,7 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	n = ring->avail_idx - ring->last_avail;
 	if (n)
 		return n;
-	if (vrfd_ring_load16(ring, &ring->avail->idx, &ring->kavail->idx, &idx))
+	if (vrfd_ring_load16(kmem, &ring->avail->idx, &ring->kavail->idx, &idx))
 		return vrfd_ring_fault(ring, "avail->idx unreadable");
 	n = idx - ring->last_avail;
 	if (n > ring->num)
@@ -379,6 +390,11 @@ int vrfd_ring_avail_pending(struct vrfd_ring *ring)
 	/* Read the avail entries only after seeing avail->idx. */
 	smp_rmb();
 	return n;
+}
+
+int vrfd_ring_avail_pending(struct vrfd_ring *ring)
+{
+	return __vrfd_ring_avail_pending(ring, READ_ONCE(ring->kmem));
 }
 
 int vrfd_ring_enable_notify(struct vrfd_ring *ring)
@@ -391,7 +407,7 @@ int vrfd_ring_enable_notify(struct vrfd_ring *ring)
 	n = vrfd_ring_check(ring);
 	if (n)
 		return n;
-	if (vrfd_ring_store16(ring, vrfd_avail_event(ring),
+	if (vrfd_ring_store16(READ_ONCE(ring->kmem), vrfd_avail_event(ring),
 			      &ring->kused->ring[ring->num], ring->last_avail))
 		return vrfd_ring_fault(ring, "avail_event not writable");
 	/* The request is visible before we read avail->idx again. */
@@ -644,15 +660,17 @@ efault:
 /**
  * vrfd_ring_read_desc() - read descriptor @i of the ring's table
  * @ring: the ring
+ * @kmem: a ring of memory (as vrfd_ring_load16())
  * @i: its index (< num)
  * @d: the kernel copy
  *
  * Return: 0, or -EFAULT.
  */
 static __always_inline int vrfd_ring_read_desc(const struct vrfd_ring *ring,
-					       u16 i, struct vring_desc *d)
+					       const bool kmem, u16 i,
+					       struct vring_desc *d)
 {
-	if (ring->kmem) {
+	if (kmem) {
 		/* one load each: the checks and the use see the same value */
 		d->addr = READ_ONCE(ring->kdesc[i].addr);
 		d->len = READ_ONCE(ring->kdesc[i].len);
@@ -703,7 +721,7 @@ static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
 		err = vrfd_ring_walk_step(ring, w);
 		if (err)
 			return err;
-		if (vrfd_ring_read_desc(ring, i, &d))
+		if (vrfd_ring_read_desc(ring, READ_ONCE(ring->kmem), i, &d))
 			return -EFAULT;
 	}
 }
@@ -714,6 +732,7 @@ static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
  * memory when vrfd_ring_kmem_direct() translated it in one piece (@d then
  * holds the kernel address, which is not checked with access_ok())
  * @ring: the ring
+ * @kmem: a ring of memory (@d holds a kernel address already)
  * @d: the descriptor's kernel copy
  * @iov: segment array
  * @max_iov: entries in @iov
@@ -731,6 +750,7 @@ static int vrfd_ring_walk_chain(struct vrfd_ring *ring, struct vrfd_walk *w,
  * Return: 0, VRFD_WALK_DROP, -E2BIG or -EOVERFLOW, as vrfd_ring_walk_chain().
  */
 static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
+					 const bool kmem,
 					 const struct vring_desc *d,
 					 struct iovec *iov, unsigned int max_iov,
 					 bool split, struct iovec *in_iov,
@@ -745,7 +765,7 @@ static __always_inline int vrfd_ring_walk_one(struct vrfd_ring *ring,
 		return 0;
 	if (addr + len < addr)
 		return -EOVERFLOW;
-	if (!ring->kmem && (addr != (unsigned long)addr ||
+	if (!kmem && (addr != (unsigned long)addr ||
 			    !access_ok((void __user *)(unsigned long)addr, len)))
 		return VRFD_WALK_DROP;
 	if (write && split) {
@@ -846,6 +866,7 @@ static noinline int vrfd_ring_walk_general(struct vrfd_ring *ring,
  * vrfd_ring_take_chain() - take the chain at last_avail, or complete it empty
  * when its buffer address is bad
  * @ring: the ring
+ * @kmem: READ_ONCE(@ring->kmem) under @ring->lock, a constant at each call
  * @iov: segment array
  * @max_iov: entries in @iov
  * @split: put writable segments into @in_iov
@@ -862,6 +883,7 @@ static noinline int vrfd_ring_walk_general(struct vrfd_ring *ring,
  * available), or -errno as vrfd_ring_get_chain().
  */
 static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
+					   const bool kmem,
 					   struct iovec *iov,
 					   unsigned int max_iov, bool split,
 					   struct iovec *in_iov,
@@ -873,10 +895,10 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 	u16 head, flags;
 	int n, err;
 
-	n = vrfd_ring_avail_pending(ring);
+	n = __vrfd_ring_avail_pending(ring, kmem);
 	if (n <= 0)
 		return n;
-	if (vrfd_ring_load16(ring, &ring->avail->ring[ring->last_avail & ring->mask],
+	if (vrfd_ring_load16(kmem, &ring->avail->ring[ring->last_avail & ring->mask],
 			     &ring->kavail->ring[ring->last_avail & ring->mask],
 			     &head))
 		return vrfd_ring_fault(ring, "avail ring unreadable");
@@ -892,12 +914,12 @@ static __always_inline int vrfd_ring_take_chain(struct vrfd_ring *ring,
 	if (!max_desc)
 		return -E2BIG;
 	ring->walked++;
-	if (vrfd_ring_read_desc(ring, head, &d))
+	if (vrfd_ring_read_desc(ring, kmem, head, &d))
 		return vrfd_ring_fault(ring, "descriptor table unreadable");
 	flags = VRFD_LE16(d.flags);
 	if (likely(!(flags & (VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT)) &&
-		   !ring->memtable && (!ring->kmem || vrfd_ring_kmem_direct(ring, &d))))
-		err = vrfd_ring_walk_one(ring, &d, iov, max_iov, split, in_iov,
+		   !ring->memtable && (!kmem || vrfd_ring_kmem_direct(ring, &d))))
+		err = vrfd_ring_walk_one(ring, kmem, &d, iov, max_iov, split, in_iov,
 				    max_in, chain);
 	else
 		err = vrfd_ring_walk_general(ring, iov, max_iov, split, in_iov,
@@ -957,8 +979,17 @@ static __always_inline int vrfd_ring_get_chain_publish(struct vrfd_ring *ring,
 
 	lockdep_assert_held(&ring->lock);
 	for (;;) {
-		ret = vrfd_ring_take_chain(ring, iov, max_iov, split, in_iov,
-				      max_in, chain);
+		/*
+		 * Two copies of the walk: ring->kmem is stable under ring->lock,
+		 * and with a constant the address-space ring's walk has none
+		 * of a ring of memory's branches (about 20 instructions a chain).
+		 */
+		if (unlikely(READ_ONCE(ring->kmem)))
+			ret = vrfd_ring_take_chain(ring, true, iov, max_iov, split,
+						   in_iov, max_in, chain);
+		else
+			ret = vrfd_ring_take_chain(ring, false, iov, max_iov, split,
+						   in_iov, max_in, chain);
 		if (likely(ret != VRFD_TAKE_DROPPED))
 			break;
 		if (++dropped == VRFD_DROP_BATCH) {
@@ -1098,7 +1129,7 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 		return err;
 	}
-	if (ring->kmem)
+	if (unlikely(READ_ONCE(ring->kmem)))
 		ring->kused->ring[ring->used_idx & ring->mask] = elem;
 	else if (vrfd_ring_write_used(&ring->used->ring[ring->used_idx & ring->mask],
 				      &elem))
@@ -1121,16 +1152,17 @@ int vrfd_ring_add_used(struct vrfd_ring *ring, u16 head, u32 len)
 static int vrfd_ring_need_notify(struct vrfd_ring *ring, u16 old, u16 new,
 			    bool old_valid, bool *notify)
 {
+	const bool kmem = READ_ONCE(ring->kmem);
 	u16 v;
 
 	if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX)) {
-		if (vrfd_ring_load16(ring, vrfd_used_event(ring),
+		if (vrfd_ring_load16(kmem, vrfd_used_event(ring),
 				     &ring->kavail->ring[ring->num], &v))
 			return vrfd_ring_fault(ring, "used_event unreadable");
 		*notify = !old_valid || vring_need_event(v, new, old);
 		return 0;
 	}
-	if (vrfd_ring_load16(ring, &ring->avail->flags, &ring->kavail->flags, &v))
+	if (vrfd_ring_load16(kmem, &ring->avail->flags, &ring->kavail->flags, &v))
 		return vrfd_ring_fault(ring, "avail->flags unreadable");
 	*notify = !(v & VRING_AVAIL_F_NO_INTERRUPT);
 	return 0;
@@ -1167,16 +1199,18 @@ int vrfd_ring_publish_used(struct vrfd_ring *ring)
 		ring->signalled_used_valid = true;
 		spin_unlock_irqrestore(&ring->used_lock, flags);
 	} else {
+		const bool kmem = READ_ONCE(ring->kmem);
+
 		new = ring->used_idx;
 		if (new == ring->published_idx)
 			return 0;
 		/* Used elements before the index that publishes them. */
 		smp_wmb();
-		if (vrfd_ring_store16(ring, &ring->used->idx, &ring->kused->idx, new))
+		if (vrfd_ring_store16(kmem, &ring->used->idx, &ring->kused->idx, new))
 			return vrfd_ring_fault(ring, "used->idx not writable");
 		ring->published_idx = new;
 		if (vrfd_ring_has(ring, VIRTIO_RING_F_EVENT_IDX) &&
-		    vrfd_ring_store16(ring, vrfd_avail_event(ring),
+		    vrfd_ring_store16(kmem, vrfd_avail_event(ring),
 				      &ring->kused->ring[ring->num], ring->last_avail))
 			return vrfd_ring_fault(ring, "avail_event not writable");
 		old = ring->signalled_used;
@@ -1384,19 +1418,6 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
 	return ring;
 }
 
-void vrfd_ring_iter(const struct vrfd_ring *ring, struct iov_iter *it,
-		    unsigned int dir, const struct iovec *iov,
-		    unsigned long niov, size_t len)
-{
-	/* struct kvec and struct iovec have the same layout */
-	BUILD_BUG_ON(sizeof(struct kvec) != sizeof(struct iovec) ||
-		     offsetof(struct kvec, iov_len) != offsetof(struct iovec, iov_len));
-	if (ring->kmem)
-		iov_iter_kvec(it, dir, (const struct kvec *)iov, niov, len);
-	else
-		iov_iter_init(it, dir, iov, niov, len);
-}
-
 int vrfd_ring_iov_copy(const struct vrfd_ring *ring, const struct iovec *iov,
 		       unsigned int niov, size_t off, void *buf, size_t len,
 		       bool to_user)
@@ -1459,8 +1480,13 @@ int vrfd_ring_read_used_state(struct vrfd_ring *ring, u16 *used, u16 *last_used)
 	/* A ring of memory: its parts stay mapped while @lock is held. */
 	if (kmem && mutex_lock_killable(&ring->lock))
 		return -EINTR;
-	err = vrfd_ring_load16(ring, &ring->used->idx, &ring->kused->idx, used) ?:
-	      vrfd_ring_load16(ring, ring->last_used, ring->klast_used, last_used);
+	/*
+	 * The one reading of kmem decides: a ring that became a ring of
+	 * memory after it is read through user addresses (harmless: at worst
+	 * a fault), never through kernel addresses without the lock.
+	 */
+	err = vrfd_ring_load16(kmem, &ring->used->idx, &ring->kused->idx, used) ?:
+	      vrfd_ring_load16(kmem, ring->last_used, ring->klast_used, last_used);
 	if (kmem)
 		mutex_unlock(&ring->lock);
 	return err ? -EFAULT : 0;

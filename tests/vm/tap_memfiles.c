@@ -665,6 +665,56 @@ static void test_refusals(void)
 	r[0].fd = fd;
 	tc_expect_err("memfiles_memfd_other_seals_eperm", mf_set(&m, r, 1), EPERM);
 	close(fd);
+	/* the module writes the pages: a write seal refuses it */
+	fd = mf_memfd(MEMSZ, F_SEAL_SHRINK | F_SEAL_WRITE);
+	r[0].fd = fd;
+	tc_expect_err("memfiles_write_sealed_eperm", mf_set(&m, r, 1), EPERM);
+	close(fd);
+	fd = mf_memfd(MEMSZ, F_SEAL_SHRINK | F_SEAL_FUTURE_WRITE);
+	r[0].fd = fd;
+	tc_expect_err("memfiles_future_write_sealed_eperm", mf_set(&m, r, 1), EPERM);
+	close(fd);
+	/* ... and a read-only fd of the same memfd gives no right to write */
+	{
+		char path[64];
+		int ro;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", m.memfd);
+		ro = open(path, O_RDONLY | O_CLOEXEC);
+		if (ro < 0) {
+			result_fail("memfiles_read_only_fd_eacces", "open %s: %s", path,
+				    strerror(errno));
+		} else {
+			r[0].fd = ro;
+			tc_expect_err("memfiles_read_only_fd_eacces", mf_set(&m, r, 1), EACCES);
+			close(ro);
+		}
+		r[0].fd = m.memfd;
+	}
+	/*
+	 * A memfd this process never maps, held by the module as a second
+	 * region: F_SEAL_WRITE is refused while the table holds it, and
+	 * accepted once a table without it replaced that one.
+	 */
+	fd = mf_memfd(4096, F_SEAL_SHRINK);
+	r[0] = mf_region(&m);
+	memset(&r[1], 0, sizeof(r[1]));
+	r[1].guest_addr = (uintptr_t)m.mem + 2 * MEMSZ;
+	r[1].size = 4096;
+	r[1].fd = fd;
+	if (fd < 0 || mf_set(&m, r, 2) < 0) {
+		result_fail("memfiles_held_write_seal_ebusy", "setup: %s", strerror(errno));
+	} else {
+		tc_expect_err("memfiles_held_write_seal_ebusy",
+			      fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), EBUSY);
+		if (mf_set(&m, r, 1) < 0)
+			result_fail("memfiles_released_write_seal_ok", "set: %s", strerror(errno));
+		else
+			tc_expect_err("memfiles_released_write_seal_ok",
+				      fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), 0);
+	}
+	if (fd >= 0)
+		close(fd);
 
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstatfs(fd, &sfs) < 0) {

@@ -432,8 +432,10 @@ struct vringfd_mem_files {
  *
  * Errors: EBADF (an fd is not open), EOPNOTSUPP (an fd is not shmem: a
  * regular file of a disk or network file system, a hugetlbfs file, a
- * socket), EPERM (shmem without F_SEAL_SHRINK: a memfd not sealed so, or a
- * tmpfs file, which cannot be sealed), EINVAL (no region, too many, zero size, an
+ * socket), EACCES (an fd not open for reading and writing: the module
+ * writes the pages), EPERM (shmem without F_SEAL_SHRINK: a memfd not
+ * sealed so, or a tmpfs file, which cannot be sealed; or a memfd sealed
+ * with F_SEAL_WRITE or F_SEAL_FUTURE_WRITE), EINVAL (no region, too many, zero size, an
  * offset not page-aligned, beyond the file's size, overlap, wrap-around,
  * a ring part outside one region or misaligned, non-zero @flags or
  * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG

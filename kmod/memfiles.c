@@ -263,19 +263,21 @@ static int vrfd_memfiles_map_part(struct vrfd_memfiles *mf, unsigned int i,
  * @arg: the user's table
  * @n: its number of regions
  * @spans: the regions' file offsets and page counts (out), read once
+ * @total: the regions' pages, all together (out)
  *
  * Return: 0 or -errno (see the top of this file).
  */
 static int vrfd_memfiles_read_regions(struct vrfd_memfiles *mf,
 				      const struct vringfd_mem_files __user *arg,
-				      u32 n, struct vrfd_memfiles_span *spans)
+				      u32 n, struct vrfd_memfiles_span *spans,
+				      unsigned long *total)
 {
 	struct vringfd_mem_file_region ureg;
-	unsigned long total = 0;
 	struct file *file;
 	u32 i;
 	int err;
 
+	*total = 0;
 	for (i = 0; i < n; i++) {
 		if (copy_from_user(&ureg, &arg->regions[i], sizeof(ureg)))
 			return -EFAULT;
@@ -299,18 +301,18 @@ static int vrfd_memfiles_read_regions(struct vrfd_memfiles *mf,
 		mf->nwritable = mf->nfiles;
 		spans[i].offset = ureg.offset;
 		spans[i].npages = DIV_ROUND_UP_ULL(ureg.size, PAGE_SIZE);
-		if (spans[i].npages > VRINGFD_MAX_MEM_FILE_PAGES - total)
+		if (spans[i].npages > VRINGFD_MAX_MEM_FILE_PAGES - *total)
 			return -E2BIG;
 		err = vrfd_memtable_set(mf->mt, i, ureg.guest_addr, ureg.size,
-					(u64)total << PAGE_SHIFT);
+					(u64)*total << PAGE_SHIFT);
 		if (err)
 			return err;
-		total += spans[i].npages;
+		*total += spans[i].npages;
 	}
 	err = vrfd_memtable_seal(mf->mt);
 	if (err)
 		return err;
-	return vrfd_memfiles_charge(mf, total);
+	return vrfd_memfiles_charge(mf, *total);
 }
 
 /**
@@ -355,13 +357,9 @@ struct vrfd_memfiles *vrfd_memfiles_from_user(const struct vringfd_mem_files __u
 	mf->files = kcalloc(head.nregions, sizeof(*mf->files), GFP_KERNEL_ACCOUNT);
 	if (!mf->mt || !mf->files)
 		goto err_free;
-	err = vrfd_memfiles_read_regions(mf, arg, head.nregions, spans);
+	err = vrfd_memfiles_read_regions(mf, arg, head.nregions, spans, &total);
 	if (err)
 		goto err_free;
-
-	total = 0;
-	for (i = 0; i < head.nregions; i++)
-		total += spans[i].npages;
 	err = -ENOMEM;
 	mf->pages = kvmalloc_array(total, sizeof(*mf->pages), GFP_KERNEL_ACCOUNT);
 	if (!mf->pages)

@@ -9,6 +9,7 @@
 #                  common setup cannot run or fails)
 #   ports_conf()   a function printing its [tap ...] and [port ...] sections
 #                  (sockets under $work)
+#   ports_daemon_extra  (optional) more lines for the [daemon] section
 #
 # and then calls ports_setup.  Each guest brings its virtio-net interface up,
 # pings the tap's address and reports through a VRN-RESULT-PASS/FAIL token on
@@ -79,6 +80,7 @@ ports_setup() {
 control-socket = $work/control.sock
 engine = user
 log-level = info
+${ports_daemon_extra:-}
 
 EOF
 		ports_conf

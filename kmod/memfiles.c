@@ -27,7 +27,8 @@
  *   F_SEAL_FUTURE_WRITE)                            -EPERM
  *   offset not page-aligned, size 0, offset + size beyond the file's size,
  *   guest range wrapping, overlapping regions      -EINVAL
- *   a ring part outside one region, or misaligned   -EINVAL
+ *   a ring part outside one region, or misaligned (guest address, or file
+ *   offset)                                         -EINVAL
  *   more than VRINGFD_MAX_MEM_FILE_PAGES pages      -E2BIG
  *   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK)  -ENOMEM
  *   a fatal signal while pages are looked up        -EINTR
@@ -50,6 +51,13 @@
 #include <linux/vringfd.h>
 #include "memtable.h"
 #include "memfiles.h"
+
+/*
+ * Most bytes vrfd_memfiles_xlate() finds contiguous in one call: 16 pages
+ * (a 64 KiB frame in one piece when its pages follow each other, e.g. in a
+ * transparent huge page), at most 16 page lookups per call.
+ */
+#define VRFD_MEMFILES_CONTIG_MAX	(16 * PAGE_SIZE)
 
 #ifdef CONFIG_HIGHMEM
 #error "memfiles.c reaches held pages with page_address(): no highmem"
@@ -242,9 +250,14 @@ static int vrfd_memfiles_map_part(struct vrfd_memfiles *mf, unsigned int i,
 	u64 off, contig;
 	void *map;
 
+	/*
+	 * Aligned where the kernel reads it too: a region's guest address
+	 * need not be page-aligned, so an aligned @gpa can be misaligned in
+	 * the file (and so in the kernel mapping).
+	 */
 	if (!IS_ALIGNED(gpa, align) ||
 	    vrfd_memtable_xlate(mf->mt, gpa, len, &off, &contig) ||
-	    contig != len)
+	    contig != len || !IS_ALIGNED(off, align))
 		return -EINVAL;
 	first = off >> PAGE_SHIFT;
 	last = (off + len - 1) >> PAGE_SHIFT;
@@ -403,7 +416,9 @@ const struct vrfd_memfiles_parts *vrfd_memfiles_parts(const struct vrfd_memfiles
  * @len: the buffer's length
  * @kaddr: kernel address of @addr (out)
  * @contig: bytes contiguous at @kaddr, at most @len (out): up to the end of
- *	the page, or further while the next held pages follow in memory
+ *	the page, or further while the next held pages follow in memory, but
+ *	not beyond VRFD_MEMFILES_CONTIG_MAX bytes (so the search is bounded:
+ *	a longer buffer is split into more segments, which the walk bounds)
  *
  * Return: 0, or -EFAULT (@addr is outside every region).
  */
@@ -416,6 +431,7 @@ int vrfd_memfiles_xlate(const struct vrfd_memfiles *mf, u64 addr, u64 len,
 
 	if (vrfd_memtable_xlate(mf->mt, addr, len, &off, &room))
 		return -EFAULT;
+	room = min_t(u64, room, VRFD_MEMFILES_CONTIG_MAX);
 	i = off >> PAGE_SHIFT;
 	p = page_address(mf->pages[i]) + offset_in_page(off);
 	n = min_t(u64, room, PAGE_SIZE - offset_in_page(off));

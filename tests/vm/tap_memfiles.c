@@ -776,6 +776,9 @@ static void test_refusals(void)
 	r[0].size = 4096;	/* the ring parts are beyond it */
 	tc_expect_err("memfiles_ring_outside_table_einval", mf_set(&m, r, 1), EINVAL);
 	r[0] = mf_region(&m);
+	r[0].guest_addr -= 8;	/* the ring parts 8 bytes off in the file */
+	tc_expect_err("memfiles_ring_misaligned_in_file_einval", mf_set(&m, r, 1), EINVAL);
+	r[0] = mf_region(&m);
 	r[0].reserved = 1;
 	tc_expect_err("memfiles_reserved_einval", mf_set(&m, r, 1), EINVAL);
 	tc_expect_err("memfiles_no_region_einval", mf_set(&m, r, 0), EINVAL);

@@ -420,7 +420,9 @@ struct vringfd_mem_files {
  * looked up (allocated if it was a hole) and held with a page reference at
  * this call, until the table is replaced or the ring is freed; the pages
  * are accounted to the caller's user in locked_vm and limited by
- * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.  Only memfds sealed
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK (a replacing table is
+ * charged before the old one is released: for that moment the limit must
+ * cover both).  Only memfds sealed
  * with F_SEAL_SHRINK are accepted: the file cannot shrink, so a page the
  * module holds is always a page of the file.  A hole punched with
  * fallocate() replaces the file's pages: the module keeps the old ones
@@ -437,7 +439,10 @@ struct vringfd_mem_files {
  * sealed so, or a tmpfs file, which cannot be sealed; or a memfd sealed
  * with F_SEAL_WRITE or F_SEAL_FUTURE_WRITE), EINVAL (no region, too many, zero size, an
  * offset not page-aligned, beyond the file's size, overlap, wrap-around,
- * a ring part outside one region or misaligned, non-zero @flags or
+ * a ring part outside one region or misaligned (its guest address, or
+ * its place in the file: a region whose guest address is not page-aligned
+ * can put a part that is aligned in guest addresses off its alignment in
+ * the file), non-zero @flags or
  * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG
  * (more than VRINGFD_MAX_MEM_FILE_PAGES pages), ENOMEM (RLIMIT_MEMLOCK
  * exceeded, or no memory), EINTR (a fatal signal while pages were looked

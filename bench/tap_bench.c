@@ -11,6 +11,17 @@
  *                   N buffers posted per read()
  *   vringfd b64 MSG_MORE  TX only: the module's tx_batch=0 mode (one
  *                   sendmsg per frame) instead of TUN_MSG_PTR batches
+ *   vringfd-table b64  the same as vringfd b64 with a memory table
+ *                   (VRINGFD_SET_MEM_TABLE, one identity region over the
+ *                   arena): descriptor addresses translated, as the
+ *                   daemon's rings of a guest are
+ *   vringfd-mem b64 the same as vringfd b64 on a ring of memory
+ *                   (VRINGFD_SET_MEM_FILES over the arena's memfd): the
+ *                   module copies through the pages it holds, not through
+ *                   this process's address space
+ *
+ * The arena (rings and buffers, for all methods) is a sealed memfd mapped
+ * shared.
  *
  * TX (ring -> tap -> stack): frames to the broadcast address with a local
  * ethertype; the stack counts them in the tap's rx_packets and drops them
@@ -101,7 +112,7 @@
 #define BT_MAXREP	15
 #define BT_ARENA	(8UL << 20)
 
-enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE };
+enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE, BT_VRFD_TABLE, BT_VRFD_MEM };
 
 /**
  * struct bt_cell - one row of the table
@@ -134,6 +145,7 @@ struct bt_cell {
 
 static int bt_tap = -1;
 static uint8_t *bt_arena;	/* rings and buffers; one vhost memory region */
+static int bt_arena_fd = -1;	/* the sealed memfd bt_arena maps */
 static double bt_secs = 1.5;
 static double bt_t0, bt_t1;	/* start and end of the last measuring loop */
 static double bt_c0, bt_c1;	/* consumer CPU seconds at those times */
@@ -687,9 +699,56 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 /* ---- (c) vringfd ------------------------------------------------------------- */
 
 /**
+ * bt_set_mem_files() - make @fd a ring of memory: the whole arena's memfd,
+ * guest addresses = this process's addresses
+ * @fd: the vring fd
+ * @r: its driver state (inside the arena: last_used must be in the memfd)
+ *
+ * Return: the ioctl's answer.
+ */
+static int bt_set_mem_files(int fd, const struct vringfd_ring *r)
+{
+	struct {
+		struct vringfd_mem_files h;
+		struct vringfd_mem_file_region reg[1];
+	} t;
+
+	memset(&t, 0, sizeof(t));
+	t.h.nregions = 1;
+	t.h.desc_addr = (uintptr_t)r->vr.desc;
+	t.h.avail_addr = (uintptr_t)r->vr.avail;
+	t.h.used_addr = (uintptr_t)r->vr.used;
+	t.h.last_used_addr = (uintptr_t)&r->last_used;
+	t.reg[0].guest_addr = (uintptr_t)bt_arena;
+	t.reg[0].size = BT_ARENA;
+	t.reg[0].fd = bt_arena_fd;
+	return ioctl(fd, VRINGFD_SET_MEM_FILES, &t);
+}
+
+/**
+ * bt_set_mem_table() - one identity region over the arena
+ * @fd: the vring fd
+ *
+ * Return: vringfd_set_mem_table()'s answer.
+ */
+static int bt_set_mem_table(int fd)
+{
+	struct vringfd_mem_region reg = {
+		.guest_addr = (uintptr_t)bt_arena,
+		.size = BT_ARENA,
+		.user_addr = (uintptr_t)bt_arena,
+	};
+
+	return vringfd_set_mem_table(fd, &reg, 1);
+}
+
+/**
  * bt_run_vringfd() - one repetition through a vring fd
  * @c: the cell
  *
+ * BT_VRFD_TABLE: the same with an identity memory table.  BT_VRFD_MEM: on
+ * a ring of memory (VRINGFD_SET_MEM_FILES): the module reaches ring and
+ * buffers through the pages it holds.
  * Return: frames moved.
  */
 static unsigned long long bt_run_vringfd(struct bt_cell *c)
@@ -698,16 +757,26 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 	unsigned long long n = 0, posted = 0;
 	struct iovec iov[BT_RING];
 	void *toks[BT_RING];
-	struct vringfd_ring r;
+	struct vringfd_ring rs, *r = &rs;
 	struct vringfd_tap a;
 	unsigned int i;
 	double end;
 	char dummy;
 	int fd;
 
-	if (vringfd_ring_init(&r, bt_arena, BT_RING, 4096, 0) < 0)
+	/* a ring of memory: the driver state (last_used) in the arena too */
+	if (c->method == BT_VRFD_MEM)
+		r = (struct vringfd_ring *)(bt_arena + (512UL << 10));
+	if (vringfd_ring_init(r, bt_arena, BT_RING, 4096, 0) < 0)
 		return 0;
-	fd = vringfd_create(BT_RING, r.vr.desc, r.vr.avail, r.vr.used, &r.last_used, 0);
+	fd = vringfd_create(BT_RING, r->vr.desc, r->vr.avail, r->vr.used, &r->last_used, 0);
+	if (fd >= 0 && ((c->method == BT_VRFD_MEM && bt_set_mem_files(fd, r) < 0) ||
+			(c->method == BT_VRFD_TABLE && bt_set_mem_table(fd) < 0))) {
+		fprintf(stderr, "tap_bench: a memory table: %s\n", strerror(errno));
+		close(fd);
+		vringfd_ring_fini(r);
+		return 0;
+	}
 	memset(&a, 0, sizeof(a));
 	a.tap_fd = bt_tap;
 	a.dir = c->tx ? VRINGFD_DIR_TX : VRINGFD_DIR_RX;
@@ -716,7 +785,7 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 		fprintf(stderr, "tap_bench: vringfd: %s\n", strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		vringfd_ring_fini(&r);
+		vringfd_ring_fini(r);
 		return 0;
 	}
 	p.fd = fd;
@@ -728,7 +797,7 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 			iov[i].iov_base = bt_buf(i);
 			iov[i].iov_len = BT_BUFSZ;
 		}
-		bt_post(&r, iov, c->batch, true);
+		bt_post(r, iov, c->batch, true);
 	}
 	while (bt_more(n, end)) {
 		ssize_t k;
@@ -744,11 +813,11 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 				iov[i].iov_len = BT_HDR + c->size;
 			}
 			if (nb)
-				bt_post(&r, iov, nb, false);
+				bt_post(r, iov, nb, false);
 			c->syscalls++;
 			k = write(fd, "", 1);
 			/* the write completed its chains: one collect takes them */
-			bt_collect(&r, toks, BT_RING);
+			bt_collect(r, toks, BT_RING);
 			if (bt_icount && k == 0 && !nb)
 				break;	/* nothing left to consume */
 		} else {
@@ -762,13 +831,13 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 				c->syscalls++;
 				poll(&p, 1, 100);
 			}
-			got = bt_collect(&r, toks, BT_RING);
+			got = bt_collect(r, toks, BT_RING);
 			for (i = 0; i < got; i++) {
 				iov[i].iov_base = toks[i];
 				iov[i].iov_len = BT_BUFSZ;
 			}
 			if (got)
-				bt_post(&r, iov, got, true);
+				bt_post(r, iov, got, true);
 			if (k >= 0)
 				k = got;
 			if (bt_icount && !got)
@@ -790,7 +859,7 @@ static unsigned long long bt_run_vringfd(struct bt_cell *c)
 					 st.drop_bad_addr + st.drop_tap;
 	}
 	close(fd);
-	vringfd_ring_fini(&r);
+	vringfd_ring_fini(r);
 	return n;
 }
 
@@ -824,6 +893,12 @@ static const char *bt_name(const struct bt_cell *c, char *buf)
 		return "vhost-net";
 	case BT_VRFD:
 		snprintf(buf, 32, "vringfd b%u", c->batch);
+		return buf;
+	case BT_VRFD_TABLE:
+		snprintf(buf, 32, "vringfd-table b%u", c->batch);
+		return buf;
+	case BT_VRFD_MEM:
+		snprintf(buf, 32, "vringfd-mem b%u", c->batch);
 		return buf;
 	default:
 		snprintf(buf, 32, "vringfd b%u MSG_MORE", c->batch);
@@ -887,6 +962,8 @@ static void bt_run(struct bt_cell *c)
 		n = bt_run_vhost(c);
 		break;
 	case BT_VRFD:
+	case BT_VRFD_TABLE:
+	case BT_VRFD_MEM:
 		n = bt_run_vringfd(c);
 		break;
 	case BT_VRFD_MORE:
@@ -1035,7 +1112,7 @@ static void bt_print_icount(struct bt_cell *cells, int ncell, int reps)
 		       c->sent > c->received ? c->sent - c->received : 0);
 	}
 	for (i = 0; i < ncell; i++)
-		if (cells[i].method == BT_VRFD || cells[i].method == BT_VRFD_MORE)
+		if (cells[i].method >= BT_VRFD)
 			printf("# ring drops %s %u %s: %llu\n", cells[i].tx ? "TX" : "RX",
 			       cells[i].size, bt_name(&cells[i], name), cells[i].ring_drops);
 	printf("# icount mode (1 ns = 1 guest instruction, one vCPU): %d repetitions of %llu frames per cell; instr/frame are medians\n",
@@ -1098,7 +1175,14 @@ int main(void)
 	}
 	if (bt_icount && bt_icount_setup())
 		return 1;
-	bt_arena = mmap(NULL, BT_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* a sealed memfd: what a ring of memory needs (and vhost-net takes) */
+	bt_arena_fd = memfd_create("tap_bench", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (bt_arena_fd < 0 || ftruncate(bt_arena_fd, BT_ARENA) < 0 ||
+	    fcntl(bt_arena_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		perror("tap_bench: memfd");
+		return 1;
+	}
+	bt_arena = mmap(NULL, BT_ARENA, PROT_READ | PROT_WRITE, MAP_SHARED, bt_arena_fd, 0);
 	if (bt_arena == MAP_FAILED)
 		return 1;
 	memset(bt_arena, 0, BT_ARENA);
@@ -1114,6 +1198,10 @@ int main(void)
 			if (tx)
 				cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si],
 								   .method = BT_VRFD_MORE, .batch = 64 };
+			cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si],
+							   .method = BT_VRFD_TABLE, .batch = 64 };
+			cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si],
+							   .method = BT_VRFD_MEM, .batch = 64 };
 			if (bt_profile) {
 				for (i = j = first; i < ncell; i++)
 					if (bt_wanted(&cells[i]))
@@ -1166,7 +1254,7 @@ int main(void)
 		       c->sent, c->received, c->sent > c->received ? c->sent - c->received : 0);
 	}
 	for (i = 0; i < ncell; i++)
-		if (cells[i].method == BT_VRFD || cells[i].method == BT_VRFD_MORE)
+		if (cells[i].method >= BT_VRFD)
 			printf("# ring drops %s %u %s: %llu\n", cells[i].tx ? "TX" : "RX",
 			       cells[i].size, bt_name(&cells[i], name), cells[i].ring_drops);
 	printf("# %d repetitions of %.1f s per cell, interleaved; frames/s are medians\n", reps, bt_secs);

@@ -266,8 +266,9 @@ static void vrfd_tap_rx_unhold(struct vrfd_tap *t)
  * @t: the attachment (its first held head starts with the header)
  * @k: heads the frame took
  *
- * One store when the field lies in the first segment (the usual layout),
- * else a copy across the segments.
+ * One store when the field lies in the first segment (the usual layout;
+ * on a ring of memory a plain store, without the iterator and the usercopy
+ * checks of a copy), else a copy across the segments.
  * Return: 0, or -EFAULT.
  */
 static int vrfd_tap_rx_put_num_buffers(struct vrfd_tap *t, unsigned int k)
@@ -275,9 +276,15 @@ static int vrfd_tap_rx_put_num_buffers(struct vrfd_tap *t, unsigned int k)
 	const size_t off = offsetof(struct virtio_net_hdr_v1, num_buffers);
 	__le16 nb = cpu_to_le16(k);
 
-	if (!t->ring->kmem && t->iov[0].iov_len >= off + sizeof(nb))
-		return put_user(nb, (__le16 __user *)(t->iov[0].iov_base + off)) ?
-		       -EFAULT : 0;
+	if (t->iov[0].iov_len >= off + sizeof(nb)) {
+		void __user *p = t->iov[0].iov_base + off;
+
+		if (!t->ring->kmem)
+			return put_user(nb, (__le16 __user *)p) ? -EFAULT : 0;
+		/* a ring of memory: a kernel address in pages it holds */
+		memcpy((__force void *)p, &nb, sizeof(nb));	/* may be unaligned */
+		return 0;
+	}
 	return vrfd_ring_iov_copy(t->ring, t->iov, t->held[0].niov, off, &nb, sizeof(nb), true);
 }
 

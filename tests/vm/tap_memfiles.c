@@ -314,6 +314,64 @@ static bool rx_check(struct mf_ring *m, int n, size_t len, unsigned int seq0)
 }
 
 /**
+ * test_rx_hdr() - RX with a 12-byte header on a ring of memory: the module
+ * writes num_buffers in place when the first segment holds it, and across
+ * segments when it does not (a 6-byte first descriptor)
+ * @inj: packet socket on RXTAP
+ */
+static void test_rx_hdr(int inj)
+{
+	struct virtio_net_hdr_v1 h;
+	struct iovec v[2];
+	struct mf_ring rx;
+	uint8_t ref[2048];
+	uint32_t ulen[2] = { 0, 0 };
+	uint16_t nb[2] = { 0, 0 };
+	bool data[2] = { false, false };
+	uint8_t *b;
+	int tap, n, r, i;
+
+	tap = -1;
+	if (mf_ring_new(&rx, 0) || mf_set_whole(&rx) ||
+	    (tap = tc_tap_open(RXTAP, IFF_TAP | IFF_NO_PI | IFF_VNET_HDR)) < 0 ||
+	    tc_set_hdr(tap, 12) ||
+	    tc_attach(rx.fd, tap, VRINGFD_DIR_RX, 12, VRINGFD_TAP_F_MRG_RXBUF)) {
+		result_fail("memfiles_rx_hdr", "setup: %s", strerror(errno));
+		if (tap >= 0)
+			close(tap);
+		mf_ring_free(&rx);
+		return;
+	}
+	close(tap);
+	memset(mf_buf(&rx, 0), 0xff, 2 * BUFSZ);	/* no num_buffers by chance */
+	v[0].iov_base = mf_buf(&rx, 0);
+	v[0].iov_len = BUFSZ;
+	vringfd_ring_add(mf_state(&rx), NULL, 0, v, 1, v[0].iov_base);
+	v[0].iov_base = mf_buf(&rx, 1);
+	v[0].iov_len = 6;
+	v[1].iov_base = mf_buf(&rx, 1) + 6;
+	v[1].iov_len = BUFSZ - 6;
+	vringfd_ring_add(mf_state(&rx), NULL, 0, v, 2, v[0].iov_base);
+	vringfd_ring_publish(mf_state(&rx));
+	n = tc_inject(inj, 2, 100, 40);
+	r = rx_pull(rx.fd, 2);
+	for (i = 0; i < 2; i++) {
+		b = vringfd_ring_get_used(mf_state(&rx), &ulen[i]);
+		if (!b)
+			break;
+		memcpy(&h, b, sizeof(h));
+		nb[i] = le16toh(h.num_buffers);
+		tc_frame(ref, 100, 40 + (unsigned int)i);
+		data[i] = ulen[i] == 112 && !memcmp(b + 12, ref, 100);
+	}
+	result_check(n == 2 && r == 2 && nb[0] == 1 && data[0], "memfiles_rx_hdr_num_buffers_in_place",
+		     "injected %d, read %d, len %u, num_buffers %u", n, r, ulen[0], nb[0]);
+	result_check(n == 2 && r == 2 && nb[1] == 1 && data[1], "memfiles_rx_hdr_num_buffers_split",
+		     "injected %d, read %d, len %u, num_buffers %u", n, r, ulen[1], nb[1]);
+	mf_ring_free(&rx);
+}
+
+/**
  * test_txrx() - frames go ring -> tap and tap -> ring through the memfd
  * @cap: packet socket on TXTAP
  * @inj: packet socket on RXTAP
@@ -379,6 +437,7 @@ static void test_txrx(int cap, int inj)
 	result_check(n == 10 && r == 10 && rx_check(&rx, 10, 100, 0),
 		     "memfiles_rx_10_filled", "injected %d, read %d", n, r);
 	mf_ring_free(&rx);
+	test_rx_hdr(inj);
 }
 
 /**

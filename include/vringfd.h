@@ -123,6 +123,18 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 			  unsigned int nregions);
 
 /**
+ * vringfd_set_mem_files() - make the ring a ring of memory: regions of
+ *	memory files, any process holding the fd may drive it
+ * @ring_fd: vring fd
+ * @files: guest addresses of the ring parts and last_used (nregions ignored)
+ * @regions: @nregions regions (sealed memfds)
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's errors).
+ */
+int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
+			  const struct vringfd_mem_file_region *regions, unsigned int nregions);
+
+/**
  * vringfd_set_call_fd() - the eventfd the kernel signals on used entries
  * @ring_fd: vring fd
  * @eventfd: an eventfd, or -1 to remove it
@@ -741,6 +753,29 @@ int vringnet_connect(const char *path, const struct vringnet_client_config *cfg,
  */
 int vringnet_connect_err(const char *path, const struct vringnet_client_config *cfg,
 			 struct vringnet_client **out, char *err, size_t errlen);
+
+/**
+ * vringnet_connect_rings() - vringnet_connect_err(), passing ready rings
+ * @path: as for vringnet_connect()
+ * @cfg: as for vringnet_connect()
+ * @out: as for vringnet_connect()
+ * @err: as for vringnet_connect_err()
+ * @errlen: its size
+ *
+ * The same memfd and rings, but the client makes them rings of memory
+ * itself (VRINGFD_CREATE, then VRINGFD_SET_MEM_FILES over the whole memfd
+ * at guest address 0: needs vringfd.ko with VRINGFD_CAP_MEM_FILES and the
+ * memfd's pages within RLIMIT_MEMLOCK, twice: each ring holds them) and
+ * sends their vring fds (SETUP flag VRINGNET_RFD_F_RINGS) instead of the
+ * memfd: the daemon attaches them to its tap and never maps the memory.
+ * The client's copies of the vring fds are closed once the daemon answered;
+ * the rest is as for a client of vringnet_connect().
+ * Return: as vringnet_connect_err(); also -ENOENT (no /dev/vringfd),
+ * -EOPNOTSUPP (the module has no VRINGFD_CAP_MEM_FILES), and the errors of
+ * VRINGFD_CREATE and VRINGFD_SET_MEM_FILES (-ENOMEM: RLIMIT_MEMLOCK).
+ */
+int vringnet_connect_rings(const char *path, const struct vringnet_client_config *cfg,
+			   struct vringnet_client **out, char *err, size_t errlen);
 
 /**
  * vringnet_tx_ring() - the driver view of the tx ring

@@ -256,6 +256,46 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 }
 
 /**
+ * vringfd_set_mem_files() - make a ring a ring of memory (VRINGFD_SET_MEM_FILES)
+ * @ring_fd: vring fd
+ * @files: the ring parts' guest addresses (@files->nregions is ignored)
+ * @regions: @nregions regions of memory files
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Builds the variable-size struct vringfd_mem_files and passes it on.
+ *
+ * Return: 0, or -1 with errno: EINVAL (@nregions 0 or too large, checked
+ * here; the rest from the module), EFAULT (@files or @regions NULL),
+ * ENOMEM, and VRINGFD_SET_MEM_FILES's errors.
+ */
+int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
+			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
+{
+	struct vringfd_mem_files *t;
+	int ret, saved;
+
+	if (!nregions || nregions > VRINGFD_MAX_MEM_REGIONS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!files || !regions) {
+		errno = EFAULT;
+		return -1;
+	}
+	t = calloc(1, sizeof(*t) + (size_t)nregions * sizeof(t->regions[0]));
+	if (!t)
+		return -1;
+	*t = *files;
+	t->nregions = nregions;
+	memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
+	ret = ioctl(ring_fd, VRINGFD_SET_MEM_FILES, t);
+	saved = errno;
+	free(t);
+	errno = saved;
+	return ret;
+}
+
+/**
  * vringfd_set_call_fd() - set the eventfd the kernel signals on used entries
  * @ring_fd: vring fd
  * @eventfd: an eventfd, or -1 to remove it

@@ -16,6 +16,8 @@
  *   extra_fds      EBADF          not_memfd       EBADF
  *   unsealed       EPERM          memfd_too_small ERANGE
  *   num_65536      EINVAL         too_many_fds    EBADF
+ *   rings_user_engine  ENODEV (a SETUP of passed rings, VRINGNET_RFD_F_RINGS,
+ *                  to a port on the user engine, as the host suite runs it)
  *   second_setup   EALREADY (after an OK)
  *   blocking_eventfds  a good SETUP whose eventfds are blocking and
  *                  EFD_SEMAPHORE, its call counters filled to the maximum,
@@ -304,10 +306,20 @@ int main(int argc, char **argv)
 	re_close_fds(fds, 5);
 
 	re_good(&m);
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 50; i++)
 		fds[i] = eventfd(0, EFD_CLOEXEC);
-	re_expect("too_many_fds", re_send(&m, sizeof(m), fds, 40), EBADF);
-	re_close_fds(fds, 40);
+	re_expect("too_many_fds", re_send(&m, sizeof(m), fds, 50), EBADF);
+	re_close_fds(fds, 50);
+
+	re_good(&m);
+	m.s.flags = VRINGNET_RFD_F_RINGS;
+	m.qp.tx.desc = m.qp.tx.avail = m.qp.tx.used = 0;
+	m.qp.rx.desc = m.qp.rx.avail = m.qp.rx.used = 0;
+	for (i = 0; i < 6; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	re_expect("rings_user_engine", re_send(&m, sizeof(m), fds, 6), ENODEV);
+	re_close_fds(fds, 6);
+	re_good(&m);
 
 	/* A good SETUP (empty rings), then a second message. */
 	re_fds(fds, 65536, 1);

@@ -217,6 +217,25 @@ int vringfd_detach(int ring_fd)
 }
 
 /**
+ * vringfd_ioctl_free() - an ioctl with an allocated argument, which is freed
+ * @ring_fd: vring fd
+ * @req: the request
+ * @arg: its argument (malloc()ed; freed here)
+ *
+ * Return: the ioctl's answer, errno kept across free().
+ */
+static int vringfd_ioctl_free(int ring_fd, unsigned long req, void *arg)
+{
+	int ret, saved;
+
+	ret = ioctl(ring_fd, req, arg);
+	saved = errno;
+	free(arg);
+	errno = saved;
+	return ret;
+}
+
+/**
  * vringfd_set_mem_table() - set how descriptor addresses are translated
  * @ring_fd: vring fd
  * @regions: @nregions guest regions (may be NULL when @nregions is 0)
@@ -232,7 +251,6 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 			  unsigned int nregions)
 {
 	struct vringfd_mem_table *t;
-	int ret, saved;
 
 	if (nregions > VRINGFD_MAX_MEM_REGIONS) {
 		errno = EINVAL;
@@ -248,11 +266,7 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 	t->nregions = nregions;
 	if (nregions)
 		memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
-	ret = ioctl(ring_fd, VRINGFD_SET_MEM_TABLE, t);
-	saved = errno;
-	free(t);
-	errno = saved;
-	return ret;
+	return vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_TABLE, t);
 }
 
 /**
@@ -272,7 +286,6 @@ int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
 			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
 {
 	struct vringfd_mem_files *t;
-	int ret, saved;
 
 	if (!nregions || nregions > VRINGFD_MAX_MEM_REGIONS) {
 		errno = EINVAL;
@@ -288,11 +301,7 @@ int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
 	*t = *files;
 	t->nregions = nregions;
 	memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
-	ret = ioctl(ring_fd, VRINGFD_SET_MEM_FILES, t);
-	saved = errno;
-	free(t);
-	errno = saved;
-	return ret;
+	return vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_FILES, t);
 }
 
 /**

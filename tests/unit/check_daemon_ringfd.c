@@ -690,46 +690,41 @@ START_TEST(rings_call_not_eventfd)
 }
 END_TEST
 
-START_TEST(rings_ring_is_eventfd)
+/**
+ * expect_not_vring() - a SETUP of passed rings whose tx ring fd is @bad
+ * @bad: the fd put in the tx ring's place (closed here), or -1: a pipe
+ */
+static void expect_not_vring(int bad)
 {
 	int fds[RINGFD_PROTO_RINGS_NFDS(1)];
 	struct ringfd_proto_setup s = { .nqp = 1, .rings = true };
 
 	s.qp[0].tx.num = s.qp[0].rx.num = 16;
 	make_ring_fds(fds, 1);
-	close(fds[0]);
-	fds[0] = eventfd(0, EFD_CLOEXEC);
+	if (bad >= 0) {
+		close(fds[0]);
+		fds[0] = bad;
+	}
 	EXPECT(ringfd_proto_check_ring_fds(&s, fds, err, sizeof(err)), -EBADF,
 	       "fd 0 (queue pair 0 tx ring) is not a vring fd");
 	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(1));
+}
+
+START_TEST(rings_ring_is_eventfd)
+{
+	expect_not_vring(eventfd(0, EFD_CLOEXEC));
 }
 END_TEST
 
 START_TEST(rings_ring_is_memfd)
 {
-	int fds[RINGFD_PROTO_RINGS_NFDS(1)];
-	struct ringfd_proto_setup s = { .nqp = 1, .rings = true };
-
-	s.qp[0].tx.num = s.qp[0].rx.num = 16;
-	make_ring_fds(fds, 1);
-	close(fds[0]);
-	fds[0] = memfd(4096, F_SEAL_SHRINK);
-	EXPECT(ringfd_proto_check_ring_fds(&s, fds, err, sizeof(err)), -EBADF,
-	       "fd 0 (queue pair 0 tx ring) is not a vring fd");
-	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(1));
+	expect_not_vring(memfd(4096, F_SEAL_SHRINK));
 }
 END_TEST
 
 START_TEST(rings_ring_is_pipe)
 {
-	int fds[RINGFD_PROTO_RINGS_NFDS(1)];
-	struct ringfd_proto_setup s = { .nqp = 1, .rings = true };
-
-	s.qp[0].tx.num = s.qp[0].rx.num = 16;
-	make_ring_fds(fds, 1);
-	EXPECT(ringfd_proto_check_ring_fds(&s, fds, err, sizeof(err)), -EBADF,
-	       "fd 0 (queue pair 0 tx ring) is not a vring fd");
-	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(1));
+	expect_not_vring(-1);
 }
 END_TEST
 

@@ -179,6 +179,11 @@ fi
 wait "$cpid"; crc=$?; cpid=
 wait "$mpid"; mrc=$?; mpid=
 echo "# long clients: passed rings exit $crc ($(tail -1 "$work/long.out")), memfd exit $mrc ($(tail -1 "$work/mem.out"))"
+# information, not a test: tx system calls per frame, passed rings (one
+# more write() per batch) against the memfd way, over the whole run
+for p in rp rm; do
+	echo "# port $p tx since start: $(ctl stats "$p" | jq -c '.stats[0].tx | {frames, batches, syscalls}')"
+done
 for i in $(seq 25); do [ "$(conns rp)" = 0 ] && [ "$(vring_fds)" -eq "$vfd0" ] && break; sleep 0.2; done
 if [ "$crc" -eq 0 ] && [ "$(conns rp)" = 0 ] && [ "$(vring_fds)" -eq "$vfd0" ]; then
 	pass released

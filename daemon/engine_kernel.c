@@ -158,6 +158,21 @@ fail:
 }
 
 /**
+ * engine_kernel_release() - let go of one vring fd of a queue
+ * @fd: the vring fd
+ * @passed: it is a front-end's ring: detach it and remove the call
+ *	eventfd first (closing this fd does not end a file others hold)
+ */
+static void engine_kernel_release(int fd, bool passed)
+{
+	if (passed) {
+		vringfd_detach(fd);
+		vringfd_set_call_fd(fd, -1);
+	}
+	close(fd);
+}
+
+/**
  * engine_kernel_ring() - create (or take the passed) vring fd and attach it
  * @cfg: the queue's configuration
  * @ring: which ring
@@ -168,7 +183,8 @@ fail:
  * @err: message buffer
  * @errlen: its size
  *
- * A passed ring is dup()ed: the queue owns its own fd of it.
+ * A passed ring is dup()ed: the queue owns its own fd of it; on failure
+ * the ring is left detached and without a call eventfd.
  * Return: the vring fd, or -1 with @err filled.
  */
 static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
@@ -204,23 +220,8 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 	}
 	return fd;
 fail:
-	close(fd);
+	engine_kernel_release(fd, cfg->ring_fds != NULL);
 	return -1;
-}
-
-/**
- * engine_kernel_release() - let go of one vring fd of a queue
- * @fd: the vring fd
- * @passed: it is a front-end's ring: detach it and remove the call
- *	eventfd first (closing this fd does not end a file others hold)
- */
-static void engine_kernel_release(int fd, bool passed)
-{
-	if (passed) {
-		vringfd_detach(fd);
-		vringfd_set_call_fd(fd, -1);
-	}
-	close(fd);
 }
 
 /**

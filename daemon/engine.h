@@ -74,6 +74,11 @@ struct engine_mem_region {
  * @rx: the ring whose chains are filled from the tap
  * @tx_call_fd: eventfd to signal when virtio asks for a tx interrupt, or -1
  * @rx_call_fd: same for rx
+ * @ring_fds: NULL, or ready vring fds the front-end passed ([0] tx, [1]
+ *	rx; rings of memory, not attached; not owned): the kernel engine
+ *	attaches them instead of making rings from @tx and @rx, of which only
+ *	num counts (this process does not map the ring memory; @regions
+ *	unused).  The user engine refuses such a queue
  * @log: dirty log of a migrating guest (dirty_log.h), or NULL: every
  *	guest page the engine writes is marked there (only the user engine
  *	logs; the kernel engine refuses a queue with a log).  The log may be
@@ -91,6 +96,7 @@ struct engine_queue_config {
 	struct engine_ring rx;
 	int tx_call_fd;
 	int rx_call_fd;
+	const int *ring_fds;
 	struct dirty_log *log;
 };
 

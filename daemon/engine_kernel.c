@@ -21,8 +21,17 @@
  * daemon only has to know whether write() stopped at the module's weight
  * with chains left: it counts the chains write() consumed from the ring's
  * starting position and compares with avail->idx (a load, no system call).
+ *
+ * Rings a front-end passed (engine_queue_config.ring_fds: rings of memory,
+ * VRINGFD_SET_MEM_FILES) are attached as they are: no VRINGFD_CREATE, no
+ * memory table, and no mapping of the ring here, so avail->idx cannot be
+ * loaded: after a write() that consumed chains, one more write() looks
+ * (one system call per batch more; a write() that consumes nothing ends
+ * the round).  Such rings stay the front-end's: closing the queue detaches
+ * them and removes the call eventfd, whoever else holds them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +52,13 @@
  * @tx_taken: avail entries of the tx ring consumed: its start position plus
  *	the chains every write() reported
  * @tx_last: what the last write() consumed
+ * @passed: the rings are the front-end's (engine_queue_config.ring_fds);
+ *	@tx_avail is then NULL
  */
 struct engine_queue {
 	int tx_fd;
 	int rx_fd;
+	bool passed;
 	const struct vring_avail *tx_avail;
 	uint16_t tx_taken;
 	int tx_last;
@@ -97,30 +109,19 @@ static int engine_kernel_create(const struct engine_ring *ring, uint64_t feature
 }
 
 /**
- * engine_kernel_ring() - create and attach one vring fd
- * @cfg: the queue's configuration
+ * engine_kernel_make() - create one vring fd over a ring mapped here
+ * @cfg: the queue's configuration (its memory table)
  * @ring: which ring
- * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX
- * @call_fd: eventfd or -1
+ * @what: "tx" or "rx"
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
- * @ifindex_ok: the module understands struct vringfd_tap.ifindex
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the vring fd, or -1 with @err filled.
  */
-static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
-		     unsigned int dir, int call_fd,
-		     bool base_ok, bool ifindex_ok, char *err, size_t errlen)
+static int engine_kernel_make(const struct engine_queue_config *cfg, const struct engine_ring *ring,
+		     const char *what, bool base_ok, char *err, size_t errlen)
 {
-	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
-	struct vringfd_tap tap = {
-		.tap_fd = cfg->tap_fd,
-		.dir = dir,
-		.vnet_hdr_len = cfg->vnet_hdr_len,
-		.flags = (dir == VRINGFD_DIR_RX && cfg->mrg_rxbuf) ? VRINGFD_TAP_F_MRG_RXBUF : 0,
-		.ifindex = ifindex_ok && cfg->tap_ifindex > 0 ? cfg->tap_ifindex : 0,
-	};
 	struct vringfd_mem_region *regions = NULL;
 	unsigned int i;
 	int fd;
@@ -148,8 +149,67 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 			goto fail;
 		}
 		free(regions);
-		regions = NULL;
 	}
+	return fd;
+fail:
+	free(regions);
+	close(fd);
+	return -1;
+}
+
+/**
+ * engine_kernel_release() - let go of one vring fd of a queue
+ * @fd: the vring fd
+ * @passed: it is a front-end's ring: detach it and remove the call
+ *	eventfd first (closing this fd does not end a file others hold)
+ */
+static void engine_kernel_release(int fd, bool passed)
+{
+	if (passed) {
+		vringfd_detach(fd);
+		vringfd_set_call_fd(fd, -1);
+	}
+	close(fd);
+}
+
+/**
+ * engine_kernel_ring() - create (or take the passed) vring fd and attach it
+ * @cfg: the queue's configuration
+ * @ring: which ring
+ * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX (also the index in @cfg->ring_fds)
+ * @call_fd: eventfd or -1
+ * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @ifindex_ok: the module understands struct vringfd_tap.ifindex
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * A passed ring is dup()ed: the queue owns its own fd of it; on failure
+ * the ring is left detached and without a call eventfd.
+ * Return: the vring fd, or -1 with @err filled.
+ */
+static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
+		     unsigned int dir, int call_fd,
+		     bool base_ok, bool ifindex_ok, char *err, size_t errlen)
+{
+	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
+	struct vringfd_tap tap = {
+		.tap_fd = cfg->tap_fd,
+		.dir = dir,
+		.vnet_hdr_len = cfg->vnet_hdr_len,
+		.flags = (dir == VRINGFD_DIR_RX && cfg->mrg_rxbuf) ? VRINGFD_TAP_F_MRG_RXBUF : 0,
+		.ifindex = ifindex_ok && cfg->tap_ifindex > 0 ? cfg->tap_ifindex : 0,
+	};
+	int fd;
+
+	if (cfg->ring_fds) {
+		fd = fcntl(cfg->ring_fds[dir], F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			log_buf_errno(err, errlen, errno, "kernel engine: passed %s ring: dup", what);
+	} else {
+		fd = engine_kernel_make(cfg, ring, what, base_ok, err, errlen);
+	}
+	if (fd < 0)
+		return -1;
 	if (call_fd >= 0 && vringfd_set_call_fd(fd, call_fd) < 0) {
 		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_CALL_FD", what);
 		goto fail;
@@ -160,8 +220,7 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 	}
 	return fd;
 fail:
-	free(regions);
-	close(fd);
+	engine_kernel_release(fd, cfg->ring_fds != NULL);
 	return -1;
 }
 
@@ -207,9 +266,12 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
 		return NULL;
 	}
-	q->tx_avail = cfg->tx.avail;
-	q->tx_taken = base_ok ? cfg->tx.last_avail :
-		      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
+	q->passed = cfg->ring_fds != NULL;
+	if (!q->passed) {
+		q->tx_avail = cfg->tx.avail;
+		q->tx_taken = base_ok ? cfg->tx.last_avail :
+			      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
+	}
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
 			     cfg->tx_call_fd, base_ok, ifindex_ok, err, errlen);
 	if (q->tx_fd < 0)
@@ -217,7 +279,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
 			     cfg->rx_call_fd, base_ok, ifindex_ok, err, errlen);
 	if (q->rx_fd < 0) {
-		close(q->tx_fd);
+		engine_kernel_release(q->tx_fd, q->passed);
 		goto fail;
 	}
 	return q;
@@ -233,6 +295,7 @@ fail:
  * True when the last write() consumed chains and avail->idx is past what
  * all write()s consumed (it stopped at its weight, or the driver posted
  * more after it looked).  A write() that consumed nothing: false.
+ * Passed rings (not mapped here): true after any write() that consumed chains.
  * Return: true when chains are left.
  */
 static bool engine_kernel_tx_left(const struct engine_queue *q)
@@ -241,6 +304,8 @@ static bool engine_kernel_tx_left(const struct engine_queue *q)
 
 	if (q->tx_last <= 0)
 		return false;
+	if (!q->tx_avail)
+		return true;
 	idx = le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	return idx != q->tx_taken;
 }
@@ -251,7 +316,8 @@ static bool engine_kernel_tx_left(const struct engine_queue *q)
  * @budget: charged a frame per chain consumed; spent when the write()
  *	stopped with chains left (vringfd.ko stops at the same weights as
  *	a service's budget, ENGINE_WEIGHT_*, and does not say how many bytes
- *	it sent)
+ *	it sent); for passed rings only charged (chains left are not known:
+ *	the next write() of the same service finds them)
  *
  * Return: chains consumed, or -errno.
  */
@@ -266,7 +332,8 @@ static int engine_kernel_tx(struct engine_queue *q, struct engine_budget *budget
 	q->tx_taken += (uint16_t)n;
 	q->tx_last = (int)n;
 	budget->frames = (unsigned int)n < budget->frames ? budget->frames - (unsigned int)n : 0;
-	if (engine_kernel_tx_left(q))
+	/* passed rings: not known to be left, enable_notify() asks again */
+	if (q->tx_avail && engine_kernel_tx_left(q))
 		budget->frames = 0;
 	return q->tx_last;
 }
@@ -377,8 +444,8 @@ static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 		last_avail[ENGINE_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
 		last_avail[ENGINE_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
 	}
-	close(q->tx_fd);
-	close(q->rx_fd);
+	engine_kernel_release(q->tx_fd, q->passed);
+	engine_kernel_release(q->rx_fd, q->passed);
 	free(q);
 }
 

@@ -249,6 +249,10 @@ static struct engine_queue *engine_user_open(const struct engine_queue_config *c
 		snprintf(err, errlen, "user engine: mergeable rx buffers need the 12-byte header");
 		return NULL;
 	}
+	if (cfg->ring_fds) {
+		snprintf(err, errlen, "user engine: passed vring fds need the kernel engine");
+		return NULL;
+	}
 	if (cfg->nregions && !cfg->regions) {
 		snprintf(err, errlen, "user engine: %u memory regions but no table", cfg->nregions);
 		return NULL;

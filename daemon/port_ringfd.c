@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * port_ringfd.c - the ring-fd port type: a client's memfd rings on a tap
+ * port_ringfd.c - the ring-fd port type: a client's rings on a tap
  *
  * For programs and hypervisors that do not speak vhost-user.  A client
  * connects to the port's SOCK_SEQPACKET socket and sends one SETUP
@@ -9,6 +9,12 @@
  * the memfd (MAP_SHARED), hands each queue pair to the queue-pair pump
  * (vq.c; descriptor addresses are memfd offsets: one region at guest
  * address 0), answers OK, and the pump runs the rings from then on.
+ *
+ * Or, with VRINGNET_RFD_F_RINGS, the client passes ready rings: a tx and
+ * an rx vring fd per queue pair, rings of memory (VRINGFD_SET_MEM_FILES)
+ * that any process may drive, plus the same eventfds.  The kernel engine
+ * attaches them to the tap queue as they are (engine_queue_config.ring_fds);
+ * the daemon maps nothing of the client's.
  *
  * One client is served at a time; up to PORT_RINGFD_MAX_PENDING more may be
  * connected and waiting to send SETUP.  Bad input and the answer (the
@@ -19,6 +25,10 @@
  *   more than RINGFD_PROTO_MAX_FDS fds           EBADF (every fd closed)
  *   SETUP while a client is served      EBUSY
  *   more queue pairs than tap queues    ENXIO
+ *   passed rings, the port's engine     ENODEV
+ *     is the user engine
+ *   passed rings the engine cannot      EIO, with the reason (e.g. one
+ *     attach                            ring passed twice: ATTACH_TAP's EBUSY)
  *   mmap or engine failure              EIO / the errno, with the reason
  *   any message after a good SETUP      EALREADY (the client is dropped)
  *   more than PORT_RINGFD_MAX_PENDING waiting   closed without an answer
@@ -58,7 +68,7 @@
  * @active: SETUP accepted: this is the served client
  * @fds: the SETUP's fds (owned while @active)
  * @nfds: their count
- * @mem: the memfd's mapping, or MAP_FAILED
+ * @mem: the memfd's mapping, or MAP_FAILED (always, for passed rings)
  * @mem_size: its size
  * @region: the engines' view of it
  * @setup: the accepted SETUP
@@ -202,6 +212,7 @@ static const struct vq_ops port_ringfd_vq_ops = {
 static int port_ringfd_queue_start(struct port_ringfd_conn *c, unsigned int qp, char *why, size_t whylen)
 {
 	const struct vringnet_rfd_qp *r = &c->setup.qp[qp];
+	const int *efd = &c->fds[ringfd_proto_evfd_base(&c->setup) + 4 * qp];
 	struct port *p = c->port;
 	struct vq_desc d;
 	uint8_t *m = c->mem;
@@ -212,17 +223,98 @@ static int port_ringfd_queue_start(struct port_ringfd_conn *c, unsigned int qp, 
 	d.cfg.vnet_hdr_len = VRINGNET_RFD_VNET_HDR_LEN;
 	d.cfg.mrg_rxbuf = c->setup.mrg_rxbuf;
 	d.cfg.ring_features = c->setup.features;
-	d.cfg.regions = &c->region;
-	d.cfg.nregions = 1;
-	d.cfg.tx = (struct engine_ring){ .num = r->tx.num, .desc = m + r->tx.desc,
-				      .avail = m + r->tx.avail, .used = m + r->tx.used };
-	d.cfg.rx = (struct engine_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
-				      .avail = m + r->rx.avail, .used = m + r->rx.used };
-	d.cfg.tx_call_fd = c->fds[1 + 4 * qp + 1];
-	d.cfg.rx_call_fd = c->fds[1 + 4 * qp + 3];
-	d.tx_kick_fd = c->fds[1 + 4 * qp];
-	d.rx_kick_fd = c->fds[1 + 4 * qp + 2];
+	if (c->setup.rings) {
+		d.cfg.ring_fds = &c->fds[2 * qp];
+		d.cfg.tx.num = r->tx.num;
+		d.cfg.rx.num = r->rx.num;
+	} else {
+		d.cfg.regions = &c->region;
+		d.cfg.nregions = 1;
+		d.cfg.tx = (struct engine_ring){ .num = r->tx.num, .desc = m + r->tx.desc,
+					      .avail = m + r->tx.avail, .used = m + r->tx.used };
+		d.cfg.rx = (struct engine_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
+					      .avail = m + r->rx.avail, .used = m + r->rx.used };
+	}
+	d.cfg.tx_call_fd = efd[1];
+	d.cfg.rx_call_fd = efd[3];
+	d.tx_kick_fd = efd[0];
+	d.rx_kick_fd = efd[2];
 	return vq_start(&c->q[qp], p, qp, &d, &port_ringfd_vq_ops, c, why, whylen);
+}
+
+/**
+ * port_ringfd_check_memfd() - check the memfd, the rings in it and the eventfds
+ * @c: a connection whose memfd SETUP was decoded
+ * @why: reason on failure
+ * @whylen: its size
+ *
+ * Return: 0 (@c->mem_size set) or a negative errno.
+ */
+static int port_ringfd_check_memfd(struct port_ringfd_conn *c, char *why, size_t whylen)
+{
+	uint64_t size = 0;
+	int ret;
+
+	ret = ringfd_proto_check_memfd(c->fds[0], &size, why, whylen);
+	if (!ret)
+		ret = ringfd_proto_check_layout(&c->setup, size, why, whylen);
+	if (!ret)
+		ret = ringfd_proto_check_eventfds(&c->setup, c->fds, why, whylen);
+	if (!ret && (size == 0 || size > SIZE_MAX)) {
+		snprintf(why, whylen, "memfd of %llu bytes cannot be mapped",
+			 (unsigned long long)size);
+		ret = -ERANGE;
+	}
+	c->mem_size = size;
+	return ret;
+}
+
+/**
+ * port_ringfd_check_passed() - check passed rings and that the engine can serve them
+ * @c: a connection whose VRINGNET_RFD_F_RINGS SETUP was decoded
+ * @why: reason on failure
+ * @whylen: its size
+ *
+ * Return: 0 or a negative errno.
+ */
+static int port_ringfd_check_passed(struct port_ringfd_conn *c, char *why, size_t whylen)
+{
+	int ret;
+
+	if (c->port->eng != &engine_kernel_ops) {
+		snprintf(why, whylen, "passed rings need the kernel engine; port %s runs the %s engine",
+			 c->port->cfg.name, c->port->eng->name);
+		return -ENODEV;
+	}
+	ret = ringfd_proto_check_ring_fds(&c->setup, c->fds, why, whylen);
+	if (!ret)
+		ret = ringfd_proto_check_eventfds(&c->setup, c->fds, why, whylen);
+	return ret;
+}
+
+/**
+ * port_ringfd_map() - map the checked memfd and guard it
+ * @c: a connection that passed port_ringfd_check_memfd()
+ * @why: reason on failure
+ * @whylen: its size
+ *
+ * Return: 0 or a negative errno.
+ */
+static int port_ringfd_map(struct port_ringfd_conn *c, char *why, size_t whylen)
+{
+	int ret;
+
+	c->mem = mmap(NULL, c->mem_size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fds[0], 0);
+	if (c->mem == MAP_FAILED)
+		return log_buf_errno(why, whylen, errno, "mmap of the memfd (%llu bytes)",
+				(unsigned long long)c->mem_size);
+	ret = guard_map_add(c->mem, c->mem_size, c, 0);
+	if (ret) {
+		snprintf(why, whylen, "guard: %s", strerror(-ret));
+		return ret;
+	}
+	c->region = (struct engine_mem_region){ 0, c->mem_size, c->mem };
+	return 0;
 }
 
 /**
@@ -235,20 +327,16 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 {
 	struct port *p = c->port;
 	struct port_ringfd *pp = p->priv;
-	uint64_t size = 0;
 	char why[256];
 	unsigned int i;
 	int ret;
 
 	ret = ringfd_proto_decode_setup(buf, len, c->nfds, &c->setup, why, sizeof(why));
 	if (!ret)
-		ret = ringfd_proto_check_memfd(c->fds[0], &size, why, sizeof(why));
-	if (!ret)
-		ret = ringfd_proto_check_layout(&c->setup, size, why, sizeof(why));
-	if (!ret)
-		ret = ringfd_proto_check_eventfds(c->fds, c->setup.nqp, why, sizeof(why));
+		ret = c->setup.rings ? port_ringfd_check_passed(c, why, sizeof(why)) :
+		      port_ringfd_check_memfd(c, why, sizeof(why));
 	/* The eventfds are the client's: never block on them (evfd.h). */
-	for (i = 1; !ret && i < c->nfds; i++) {
+	for (i = ringfd_proto_evfd_base(&c->setup); !ret && i < c->nfds; i++) {
 		ret = evfd_adopt(c->fds[i]);
 		if (ret)
 			snprintf(why, sizeof(why), "fd %u: O_NONBLOCK: %s", i, strerror(-ret));
@@ -262,30 +350,12 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		snprintf(why, sizeof(why), "%u queue pairs asked, tap %s has %u queues",
 			 c->setup.nqp, p->tap->name, p->tap->nqueues);
 	}
-	if (!ret && (size == 0 || size > SIZE_MAX)) {
-		ret = -ERANGE;
-		snprintf(why, sizeof(why), "memfd of %llu bytes cannot be mapped",
-			 (unsigned long long)size);
-	}
-	if (!ret) {
-		c->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fds[0], 0);
-		if (c->mem == MAP_FAILED) {
-			ret = -errno;
-			log_buf_errno(why, sizeof(why), errno, "mmap of the memfd (%llu bytes)",
-				 (unsigned long long)size);
-		}
-		c->mem_size = size;
-	}
-	if (!ret) {
-		ret = guard_map_add(c->mem, size, c, 0);
-		if (ret)
-			snprintf(why, sizeof(why), "guard: %s", strerror(-ret));
-	}
+	if (!ret && !c->setup.rings)
+		ret = port_ringfd_map(c, why, sizeof(why));
 	if (ret) {
 		port_ringfd_refuse(c, ret, why);
 		return;
 	}
-	c->region = (struct engine_mem_region){ 0, size, c->mem };
 	c->active = true;
 	deadline_stop(&c->dl);
 	pp->active = c;
@@ -306,9 +376,14 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		port_ringfd_conn_close(c, "cannot send the OK reply");
 		return;
 	}
-	log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
-		 p->cfg.name, p->eng->name, c->setup.nqp, (unsigned long long)size,
-		 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
+	if (c->setup.rings)
+		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs of passed rings, no memory mapped, event index %s)",
+			 p->cfg.name, p->eng->name, c->setup.nqp,
+			 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
+	else
+		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
+			 p->cfg.name, p->eng->name, c->setup.nqp, (unsigned long long)c->mem_size,
+			 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	/* Work queued before we watched the kicks. */
 	for (i = 0; i < c->setup.nqp; i++) {
 		if (vq_kick(&c->q[i]) < 0)

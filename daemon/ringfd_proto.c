@@ -3,8 +3,11 @@
  * ringfd_proto.c - the ring-fd port's wire protocol
  *
  * A client sends one SETUP (struct vringnet_rfd_setup and its queue pairs)
- * with 1 + 4 * nqp fds; the daemon checks it in this order and answers the
- * first violation with ERROR (errno, text) and closes the connection:
+ * with 1 + 4 * nqp fds (a memfd, then eventfds), or, with the flag
+ * VRINGNET_RFD_F_RINGS, 6 * nqp fds (a tx and an rx vring fd per queue
+ * pair, then the same eventfds); the daemon checks it in this order and
+ * answers the first violation with ERROR (errno, text) and closes the
+ * connection:
  *
  *   message shorter than the header     EBADMSG
  *   magic not VRINGNET_RFD_MAGIC         EPROTO
@@ -16,14 +19,21 @@
  *   vnet_hdr_len != 12                   EINVAL
  *   unknown feature bits                 EOPNOTSUPP
  *   unknown flag bits                    EOPNOTSUPP
- *   fd count != 1 + 4 * nqp              EBADF
+ *   fd count != 1 + 4 * nqp (RINGS: 6 * nqp)  EBADF
  *   num 0, not a power of two, > 32768   EINVAL
  *   a ring's reserved field not 0        EINVAL
  *   desc/avail/used misaligned           EINVAL
+ *   RINGS: desc/avail/used not 0         EINVAL
  *   fd 0 not a memfd                     EBADF
  *   memfd without F_SEAL_SHRINK          EPERM
  *   a ring part outside the memfd        ERANGE
  *   two ring parts overlapping           EINVAL
+ *   RINGS: a ring fd not a vring fd      EBADF
+ *   RINGS: a ring fd broken              EIO
+ *   RINGS: a ring of an address space    EPERM  (not VRINGFD_SET_MEM_FILES:
+ *                                        the daemon could not drive it)
+ *   RINGS: a ring already attached       EISCONN (to a tap, its own or any)
+ *   RINGS: a ring's size != its num      EINVAL
  *   a kick/call fd not an eventfd        EBADF
  * (port_ringfd.c adds: message or fds truncated EMSGSIZE/EBADF, a second
  * SETUP EALREADY, port busy EBUSY, more queue pairs than the tap ENXIO,
@@ -71,6 +81,7 @@ ringfd_proto_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 /**
  * ringfd_proto_check_ring() - num, reserved and alignment of one ring
  * @r: the ring
+ * @rings: VRINGNET_RFD_F_RINGS: the ring is passed, its offsets must be 0
  * @qp: its queue pair
  * @name: "tx" or "rx"
  * @err: reason
@@ -78,8 +89,8 @@ ringfd_proto_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
  *
  * Return: 0 or -EINVAL.
  */
-static int ringfd_proto_check_ring(const struct vringnet_rfd_ring *r, unsigned int qp,
-			  const char *name, char *err, size_t errlen)
+static int ringfd_proto_check_ring(const struct vringnet_rfd_ring *r, bool rings,
+			  unsigned int qp, const char *name, char *err, size_t errlen)
 {
 	if (!r->num || r->num > VRINGNET_RFD_MAX_NUM || (r->num & (r->num - 1)))
 		return ringfd_proto_fail(err, errlen, -EINVAL,
@@ -88,6 +99,10 @@ static int ringfd_proto_check_ring(const struct vringnet_rfd_ring *r, unsigned i
 	if (r->reserved)
 		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: reserved field not zero", qp, name);
+	if (rings && (r->desc || r->avail || r->used))
+		return ringfd_proto_fail(err, errlen, -EINVAL,
+				"queue pair %u %s ring: desc, avail and used must be 0 with passed rings",
+				qp, name);
 	if (r->desc % 16)
 		return ringfd_proto_fail(err, errlen, -EINVAL,
 				"queue pair %u %s ring: desc offset 0x%llx not 16-byte aligned",
@@ -160,23 +175,26 @@ int ringfd_proto_decode_setup(const void *buf, size_t len, unsigned int nfds,
 	if (s.features & ~VRINGNET_RFD_FEATURES)
 		return ringfd_proto_fail(err, errlen, -EOPNOTSUPP, "unknown features 0x%llx",
 				(unsigned long long)(s.features & ~VRINGNET_RFD_FEATURES));
-	if (s.flags & ~VRINGNET_RFD_F_MRG_RXBUF)
+	if (s.flags & ~(VRINGNET_RFD_F_MRG_RXBUF | VRINGNET_RFD_F_RINGS))
 		return ringfd_proto_fail(err, errlen, -EOPNOTSUPP, "unknown flags 0x%x",
-				s.flags & ~VRINGNET_RFD_F_MRG_RXBUF);
-	if (nfds != RINGFD_PROTO_NFDS(s.nqp))
-		return ringfd_proto_fail(err, errlen, -EBADF,
-				"%u fds for %u queue pairs (want %u: the memfd, then tx kick, tx call, rx kick, rx call per pair)",
-				nfds, s.nqp, RINGFD_PROTO_NFDS(s.nqp));
+				s.flags & ~(VRINGNET_RFD_F_MRG_RXBUF | VRINGNET_RFD_F_RINGS));
 	memset(out, 0, sizeof(*out));
 	out->nqp = s.nqp;
 	out->features = s.features;
 	out->mrg_rxbuf = s.flags & VRINGNET_RFD_F_MRG_RXBUF;
+	out->rings = s.flags & VRINGNET_RFD_F_RINGS;
+	if (nfds != ringfd_proto_nfds(out))
+		return ringfd_proto_fail(err, errlen, -EBADF,
+				"%u fds for %u queue pairs (want %u: %s, then tx kick, tx call, rx kick, rx call per pair)",
+				nfds, s.nqp, ringfd_proto_nfds(out),
+				out->rings ? "the tx and rx vring fd per pair" : "the memfd");
 	memcpy(out->qp, (const uint8_t *)buf + sizeof(s),
 	       s.nqp * sizeof(struct vringnet_rfd_qp));
 	for (i = 0; i < out->nqp; i++) {
-		ret = ringfd_proto_check_ring(&out->qp[i].tx, i, "tx", err, errlen);
+		ret = ringfd_proto_check_ring(&out->qp[i].tx, out->rings, i, "tx", err, errlen);
 		if (!ret)
-			ret = ringfd_proto_check_ring(&out->qp[i].rx, i, "rx", err, errlen);
+			ret = ringfd_proto_check_ring(&out->qp[i].rx, out->rings, i, "rx",
+						      err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -296,26 +314,94 @@ int ringfd_proto_check_memfd(int fd, uint64_t *size, char *err, size_t errlen)
 }
 
 /**
- * ringfd_proto_check_eventfds() - fds 1.. are eventfds
- * @fds: all fds of the SETUP (fds[0] is the memfd)
- * @nqp: queue pairs
+ * ringfd_proto_check_ring_fd() - one passed ring: a free vring fd of memory of @num
+ * @fd: the fd
+ * @idx: its index in the SETUP's fds
+ * @num: the size the SETUP gave
+ * @err: reason
+ * @errlen: its size
+ *
+ * VRINGFD_GET_STATE answers on any vring fd from any process and changes
+ * nothing but the NOTIFY flag (which the daemon's call eventfd replaces).
+ * Return: 0, -EBADF (not a vring fd), -EIO (broken), -EPERM (a ring of
+ * an address space), -EISCONN (attached) or -EINVAL (another size).
+ */
+static int ringfd_proto_check_ring_fd(int fd, unsigned int idx, unsigned int num,
+			     char *err, size_t errlen)
+{
+	const char *name = idx % 2 ? "rx" : "tx";
+	struct vringfd_state st;
+	char link[256];
+
+	if (ringfd_proto_fd_link(fd, link, sizeof(link)) < 0 ||
+	    strcmp(link, "anon_inode:[vringfd]") || vringfd_get_state(fd, &st) < 0)
+		return ringfd_proto_fail(err, errlen, -EBADF,
+				"fd %u (queue pair %u %s ring) is not a vring fd", idx, idx / 2, name);
+	if (st.flags & VRINGFD_STATE_BROKEN)
+		return ringfd_proto_fail(err, errlen, -EIO,
+				"fd %u (queue pair %u %s ring): the ring is broken", idx, idx / 2, name);
+	if (!(st.flags & VRINGFD_STATE_MEM_FILES))
+		return ringfd_proto_fail(err, errlen, -EPERM,
+				"fd %u (queue pair %u %s ring) is a ring of its creator's address space, not of memory files (VRINGFD_SET_MEM_FILES)",
+				idx, idx / 2, name);
+	if (st.flags & VRINGFD_STATE_ATTACHED)
+		return ringfd_proto_fail(err, errlen, -EISCONN,
+				"fd %u (queue pair %u %s ring) is already attached", idx, idx / 2, name);
+	if (st.num != num)
+		return ringfd_proto_fail(err, errlen, -EINVAL,
+				"fd %u (queue pair %u %s ring) has %u entries, SETUP says %u",
+				idx, idx / 2, name, st.num, num);
+	return 0;
+}
+
+/**
+ * ringfd_proto_check_ring_fds() - the passed rings of a VRINGNET_RFD_F_RINGS SETUP
+ * @s: a SETUP that passed ringfd_proto_decode_setup() with @s->rings
+ * @fds: its fds (the tx and rx vring fd of each queue pair first)
+ * @err: reason
+ * @errlen: its size
+ *
+ * Return: 0 or the negative errno of the first bad ring (see the table).
+ */
+int ringfd_proto_check_ring_fds(const struct ringfd_proto_setup *s, const int *fds,
+		       char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2 * s->nqp; i++) {
+		const struct vringnet_rfd_qp *qp = &s->qp[i / 2];
+
+		ret = ringfd_proto_check_ring_fd(fds[i], i, i % 2 ? qp->rx.num : qp->tx.num,
+					err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * ringfd_proto_check_eventfds() - the kick and call fds are eventfds
+ * @s: a decoded SETUP
+ * @fds: all its fds (the eventfds from ringfd_proto_evfd_base() on)
  * @err: reason
  * @errlen: its size
  *
  * Return: 0 or -EBADF.
  */
-int ringfd_proto_check_eventfds(const int *fds, unsigned int nqp, char *err, size_t errlen)
+int ringfd_proto_check_eventfds(const struct ringfd_proto_setup *s, const int *fds,
+			char *err, size_t errlen)
 {
 	static const char *const what[4] = { "tx kick", "tx call", "rx kick", "rx call" };
+	unsigned int base = ringfd_proto_evfd_base(s), i;
 	char link[256];
-	unsigned int i;
 
-	for (i = 1; i < RINGFD_PROTO_NFDS(nqp); i++) {
+	for (i = base; i < ringfd_proto_nfds(s); i++) {
 		if (ringfd_proto_fd_link(fds[i], link, sizeof(link)) < 0 ||
 		    strcmp(link, "anon_inode:[eventfd]"))
 			return ringfd_proto_fail(err, errlen, -EBADF,
 					"fd %u (queue pair %u %s) is not an eventfd",
-					i, (i - 1) / 4, what[(i - 1) % 4]);
+					i, (i - base) / 4, what[(i - base) % 4]);
 	}
 	return 0;
 }

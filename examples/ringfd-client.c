@@ -2,9 +2,12 @@
 /*
  * ringfd-client.c - a tiny "guest" on a vringnetd ring-fd port: ARP, then ping
  *
- * Usage: ringfd-client [-i MS] [-e] SOCKET TARGET_IP COUNT [OUR_IP]
+ * Usage: ringfd-client [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
  *
- * Hands its rings to the port with vringnet_connect() (libvringfd), resolves
+ * Hands its rings to the port with vringnet_connect() (libvringfd), or
+ * with -r passes ready rings: vringnet_connect_rings() makes both rings
+ * rings of memory (VRINGFD_SET_MEM_FILES, needs vringfd.ko here) and sends
+ * their vring fds, so the daemon never maps this program's memory.  Resolves
  * TARGET_IP (the tap's address) with ARP, sends COUNT ICMP echo requests
  * from OUR_IP (default: TARGET_IP + 1) and MAC 52:54:00:de:00:03, one
  * every MS milliseconds (default 100), answers ARP requests for OUR_IP and
@@ -15,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,7 +199,7 @@ static int rc_wait(struct vringnet_client *c, int kind, int ms, uint16_t *seq)
 /**
  * main() - connect, resolve, ping
  * @argc: argument count
- * @argv: [-i MS] [-e] SOCKET TARGET_IP COUNT [OUR_IP]
+ * @argv: [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
  *
  * Return: 0 all replies, 1 otherwise, 2 usage.
  */
@@ -205,14 +209,17 @@ int main(int argc, char **argv)
 	struct vringnet_client *c;
 	struct in_addr a;
 	int opt, count, i, got = 0, ret, interval = 100;
+	bool rings = false;
 	uint16_t seq;
 	char err[200];
 
-	while ((opt = getopt(argc, argv, "i:e")) != -1) {
+	while ((opt = getopt(argc, argv, "i:er")) != -1) {
 		if (opt == 'i')
 			interval = atoi(optarg);
 		else if (opt == 'e')
 			cfg.features |= 1ULL << VIRTIO_RING_F_EVENT_IDX;
+		else if (opt == 'r')
+			rings = true;
 		else
 			goto usage;
 	}
@@ -227,7 +234,10 @@ int main(int argc, char **argv)
 	} else {
 		rc_ip = htonl(ntohl(rc_target) + 1);
 	}
-	ret = vringnet_connect_err(argv[optind], &cfg, &c, err, sizeof(err));
+	if (rings)
+		ret = vringnet_connect_rings(argv[optind], &cfg, &c, err, sizeof(err));
+	else
+		ret = vringnet_connect_err(argv[optind], &cfg, &c, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ringfd-client: %s: %s (%s)\n", argv[optind], strerror(-ret), err);
 		return 1;
@@ -264,6 +274,6 @@ int main(int argc, char **argv)
 	vringnet_close(c);
 	return got == count ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: ringfd-client [-i MS] [-e] SOCKET TARGET_IP COUNT [OUR_IP]\n");
+	fprintf(stderr, "usage: ringfd-client [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]\n");
 	return 2;
 }

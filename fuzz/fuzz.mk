@@ -21,7 +21,7 @@ FUZZ_DEPS_vhost_user := daemon/vhost_user.c daemon/vhost_user_msg.c daemon/evfd.
 FUZZ_DEPS_frame_stream := daemon/frame_stream.c
 FUZZ_DEPS_ring_device := lib/ring_device.c
 FUZZ_DEPS_ring_driver := lib/ring_driver.c
-FUZZ_DEPS_ringfd_proto := daemon/ringfd_proto.c daemon/log.c
+FUZZ_DEPS_ringfd_proto := daemon/ringfd_proto.c daemon/log.c lib/vringfd.c
 
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: fuzz/fuzz_%.c $$(FUZZ_DEPS_$$*)

@@ -7,8 +7,12 @@
  * ringfd_proto_decode_setup() and, when accepted, ringfd_proto_check_layout(); an accepted
  * layout must really be inside the memory and free of overlaps (checked
  * here again, independently), and every reason must be a terminated,
- * non-empty string.  Seeds: fuzz/corpus/ringfd_proto/.
+ * non-empty string.  An accepted SETUP of passed rings (VRINGNET_RFD_F_RINGS)
+ * must have 6 fds per pair and all offsets 0; its ring fd check runs on
+ * closed fds (-1) and must refuse them with EBADF and a reason.
+ * Seeds: fuzz/corpus/ringfd_proto/.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,33 @@ static void fz_part(uint64_t start, uint64_t len, uint64_t mem)
 {
 	if (start > mem || start + len > mem || start + len < start)
 		abort();
+}
+
+/**
+ * fz_rings() - an accepted SETUP of passed rings
+ * @s: it
+ *
+ * Return: 0.
+ */
+static int fz_rings(const struct ringfd_proto_setup *s)
+{
+	int fds[RINGFD_PROTO_MAX_FDS];
+	char err[256];
+	unsigned int i;
+
+	if (ringfd_proto_nfds(s) != 6 * s->nqp || ringfd_proto_evfd_base(s) != 2 * s->nqp)
+		abort();
+	for (i = 0; i < s->nqp; i++) {
+		if (s->qp[i].tx.desc || s->qp[i].tx.avail || s->qp[i].tx.used ||
+		    s->qp[i].rx.desc || s->qp[i].rx.avail || s->qp[i].rx.used)
+			abort();
+	}
+	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
+		fds[i] = -1;
+	err[0] = '\0';
+	if (ringfd_proto_check_ring_fds(s, fds, err, sizeof(err)) != -EBADF || !err[0])
+		abort();
+	return 0;
 }
 
 /**
@@ -57,8 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ret)
 		return 0;
-	if (s.nqp < 1 || s.nqp > VRINGNET_RFD_MAX_QP || nfds != RINGFD_PROTO_NFDS(s.nqp))
+	if (s.nqp < 1 || s.nqp > VRINGNET_RFD_MAX_QP || nfds != ringfd_proto_nfds(&s))
 		abort();
+	if (s.rings)
+		return fz_rings(&s);
 	err[0] = '\0';
 	ret = ringfd_proto_check_layout(&s, mem, err, sizeof(err));
 	if (ret < 0) {

@@ -123,6 +123,18 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 			  unsigned int nregions);
 
 /**
+ * vringfd_set_mem_files() - make the ring a ring of memory: regions of
+ *	memory files, any process holding the fd may drive it
+ * @ring_fd: vring fd
+ * @files: guest addresses of the ring parts and last_used (nregions ignored)
+ * @regions: @nregions regions (sealed memfds)
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's errors).
+ */
+int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
+			  const struct vringfd_mem_file_region *regions, unsigned int nregions);
+
+/**
  * vringfd_set_call_fd() - the eventfd the kernel signals on used entries
  * @ring_fd: vring fd
  * @eventfd: an eventfd, or -1 to remove it
@@ -592,6 +604,12 @@ unsigned int vringfd_dev_pending(const struct vringfd_dev *dev);
  * rings and buffers, then per queue pair the tx kick, tx call, rx kick and
  * rx call eventfds.  Ring offsets and descriptor addresses are offsets in
  * the memfd.  The daemon answers with one struct vringnet_rfd_reply.
+ *
+ * With VRINGNET_RFD_F_RINGS in @flags the client passes ready rings
+ * instead of a memfd: 6 * nqp fds, first the vring fds of each queue pair
+ * (tx, rx; rings of memory, VRINGFD_SET_MEM_FILES, not attached), then the
+ * same four eventfds per queue pair.  The daemon attaches the rings to its
+ * tap and serves them with the kernel engine; it never maps the memory.
  */
 #define VRINGNET_RFD_MAGIC	0x44465256u	/* "VRFD" little-endian */
 #define VRINGNET_RFD_VERSION	1
@@ -602,6 +620,7 @@ unsigned int vringfd_dev_pending(const struct vringfd_dev *dev);
 #define VRINGNET_RFD_MAX_NUM	32768
 #define VRINGNET_RFD_VNET_HDR_LEN 12	/* struct virtio_net_hdr_mrg_rxbuf */
 #define VRINGNET_RFD_F_MRG_RXBUF 0x1u	/* flags: mergeable rx buffers */
+#define VRINGNET_RFD_F_RINGS	0x2u	/* flags: ready vring fds, no memfd */
 /* features: VIRTIO_RING_F_EVENT_IDX and VIRTIO_RING_F_INDIRECT_DESC bits */
 #define VRINGNET_RFD_FEATURES	((1ULL << VIRTIO_RING_F_EVENT_IDX) | \
 				 (1ULL << VIRTIO_RING_F_INDIRECT_DESC))
@@ -622,9 +641,11 @@ struct vringnet_rfd_hdr {
 
 /**
  * struct vringnet_rfd_ring - where one split ring lies in the memfd
- * @num: entries, a power of two from 1 to VRINGNET_RFD_MAX_NUM
+ * @num: entries, a power of two from 1 to VRINGNET_RFD_MAX_NUM (with
+ *	VRINGNET_RFD_F_RINGS: the passed ring's size, checked)
  * @reserved: 0
- * @desc: offset of the descriptor table (16-byte aligned, 16 * num bytes)
+ * @desc: offset of the descriptor table (16-byte aligned, 16 * num bytes);
+ *	0 with VRINGNET_RFD_F_RINGS, as @avail and @used
  * @avail: offset of the avail ring (2-byte aligned, 6 + 2 * num bytes)
  * @used: offset of the used ring (4-byte aligned, 6 + 8 * num bytes)
  */
@@ -654,7 +675,7 @@ struct vringnet_rfd_qp {
  * @features: subset of VRINGNET_RFD_FEATURES
  * @vnet_hdr_len: VRINGNET_RFD_VNET_HDR_LEN (each frame in the rings is
  *	preceded by a 12-byte virtio-net header)
- * @flags: subset of VRINGNET_RFD_F_MRG_RXBUF
+ * @flags: subset of VRINGNET_RFD_F_MRG_RXBUF | VRINGNET_RFD_F_RINGS
  * @qp: @nqp queue pairs
  *
  * 32 bytes without the queue pairs (no implicit padding), 64 per pair.
@@ -732,6 +753,29 @@ int vringnet_connect(const char *path, const struct vringnet_client_config *cfg,
  */
 int vringnet_connect_err(const char *path, const struct vringnet_client_config *cfg,
 			 struct vringnet_client **out, char *err, size_t errlen);
+
+/**
+ * vringnet_connect_rings() - vringnet_connect_err(), passing ready rings
+ * @path: as for vringnet_connect()
+ * @cfg: as for vringnet_connect()
+ * @out: as for vringnet_connect()
+ * @err: as for vringnet_connect_err()
+ * @errlen: its size
+ *
+ * The same memfd and rings, but the client makes them rings of memory
+ * itself (VRINGFD_CREATE, then VRINGFD_SET_MEM_FILES over the whole memfd
+ * at guest address 0: needs vringfd.ko with VRINGFD_CAP_MEM_FILES and the
+ * memfd's pages within RLIMIT_MEMLOCK, twice: each ring holds them) and
+ * sends their vring fds (SETUP flag VRINGNET_RFD_F_RINGS) instead of the
+ * memfd: the daemon attaches them to its tap and never maps the memory.
+ * The client's copies of the vring fds are closed once the daemon answered;
+ * the rest is as for a client of vringnet_connect().
+ * Return: as vringnet_connect_err(); also -ENOENT (no /dev/vringfd),
+ * -EOPNOTSUPP (the module has no VRINGFD_CAP_MEM_FILES), and the errors of
+ * VRINGFD_CREATE and VRINGFD_SET_MEM_FILES (-ENOMEM: RLIMIT_MEMLOCK).
+ */
+int vringnet_connect_rings(const char *path, const struct vringnet_client_config *cfg,
+			   struct vringnet_client **out, char *err, size_t errlen);
 
 /**
  * vringnet_tx_ring() - the driver view of the tx ring

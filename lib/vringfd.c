@@ -217,6 +217,25 @@ int vringfd_detach(int ring_fd)
 }
 
 /**
+ * vringfd_ioctl_free() - an ioctl with an allocated argument, which is freed
+ * @ring_fd: vring fd
+ * @req: the request
+ * @arg: its argument (malloc()ed; freed here)
+ *
+ * Return: the ioctl's answer, errno kept across free().
+ */
+static int vringfd_ioctl_free(int ring_fd, unsigned long req, void *arg)
+{
+	int ret, saved;
+
+	ret = ioctl(ring_fd, req, arg);
+	saved = errno;
+	free(arg);
+	errno = saved;
+	return ret;
+}
+
+/**
  * vringfd_set_mem_table() - set how descriptor addresses are translated
  * @ring_fd: vring fd
  * @regions: @nregions guest regions (may be NULL when @nregions is 0)
@@ -232,7 +251,6 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 			  unsigned int nregions)
 {
 	struct vringfd_mem_table *t;
-	int ret, saved;
 
 	if (nregions > VRINGFD_MAX_MEM_REGIONS) {
 		errno = EINVAL;
@@ -248,11 +266,42 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 	t->nregions = nregions;
 	if (nregions)
 		memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
-	ret = ioctl(ring_fd, VRINGFD_SET_MEM_TABLE, t);
-	saved = errno;
-	free(t);
-	errno = saved;
-	return ret;
+	return vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_TABLE, t);
+}
+
+/**
+ * vringfd_set_mem_files() - make a ring a ring of memory (VRINGFD_SET_MEM_FILES)
+ * @ring_fd: vring fd
+ * @files: the ring parts' guest addresses (@files->nregions is ignored)
+ * @regions: @nregions regions of memory files
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Builds the variable-size struct vringfd_mem_files and passes it on.
+ *
+ * Return: 0, or -1 with errno: EINVAL (@nregions 0 or too large, checked
+ * here; the rest from the module), EFAULT (@files or @regions NULL),
+ * ENOMEM, and VRINGFD_SET_MEM_FILES's errors.
+ */
+int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
+			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
+{
+	struct vringfd_mem_files *t;
+
+	if (!nregions || nregions > VRINGFD_MAX_MEM_REGIONS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!files || !regions) {
+		errno = EFAULT;
+		return -1;
+	}
+	t = calloc(1, sizeof(*t) + (size_t)nregions * sizeof(t->regions[0]));
+	if (!t)
+		return -1;
+	*t = *files;
+	t->nregions = nregions;
+	memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
+	return vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_FILES, t);
 }
 
 /**

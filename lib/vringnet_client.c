@@ -9,6 +9,12 @@
  * Descriptor addresses are offsets in the memfd (what the daemon expects),
  * so the driver helpers of ring_driver.c are given offsets, not pointers,
  * as iov_base; they never dereference them.
+ *
+ * vringnet_connect_rings() sends, instead of the memfd, two vring fds made
+ * here: rings of memory over the whole memfd at guest address 0 (so the
+ * same offsets are their guest addresses), with the used ring's idx as
+ * the last_used word the module's poll() compares (as the daemon's kernel
+ * engine does: the driver, not the device, consumes the used ring).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +45,8 @@
  * @tx: tx ring
  * @rx: rx ring
  * @efd: tx kick, tx call, rx kick, rx call eventfds
+ * @ring_fd: the tx and rx vring fds until the daemon answered
+ *	(vringnet_connect_rings()), else -1
  * @tx_free: free tx buffer indexes (a stack)
  * @ntx_free: entries in @tx_free
  * @hung_up: the daemon closed the socket
@@ -54,6 +62,7 @@ struct vringnet_client {
 	struct vringfd_ring tx;
 	struct vringfd_ring rx;
 	int efd[4];
+	int ring_fd[2];
 	unsigned int *tx_free;
 	unsigned int ntx_free;
 	bool hung_up;
@@ -89,6 +98,9 @@ static void vnc_free(struct vringnet_client *c)
 	for (i = 0; i < 4; i++)
 		if (c->efd[i] >= 0)
 			close(c->efd[i]);
+	for (i = 0; i < 2; i++)
+		if (c->ring_fd[i] >= 0)
+			close(c->ring_fd[i]);
 	free(c->tx_free);
 	free(c);
 }
@@ -167,9 +179,96 @@ static int vnc_layout(struct vringnet_client *c, struct vringnet_rfd_setup *setu
 }
 
 /**
+ * vnc_ring_fd() - a vring fd over one ring of the memfd, made a ring of memory
+ * @c: client with its memfd mapped
+ * @r: where the ring lies (offsets = guest addresses)
+ * @features: ring features
+ *
+ * The rx ring's buffers are posted already: the fd starts at avail
+ * entry 0 (VRINGFD_CREATE_F_AVAIL_BASE), not at avail->idx.
+ * Return: the fd, or a negative errno.
+ */
+static int vnc_ring_fd(struct vringnet_client *c, const struct vringnet_rfd_ring *r,
+		       uint64_t features)
+{
+	struct vringfd_create cr = {
+		.num = r->num,
+		.flags = VRINGFD_CREATE_F_AVAIL_BASE,
+		.features = features,
+		.desc_addr = (uintptr_t)(c->mem + r->desc),
+		.avail_addr = (uintptr_t)(c->mem + r->avail),
+		.used_addr = (uintptr_t)(c->mem + r->used),
+		.last_used_addr = (uintptr_t)(c->mem + r->used + 2),
+	};
+	struct vringfd_mem_files files = {
+		.desc_addr = r->desc,
+		.avail_addr = r->avail,
+		.used_addr = r->used,
+		.last_used_addr = r->used + 2,
+	};
+	struct vringfd_mem_file_region region = {
+		.guest_addr = 0,
+		.size = c->size,
+		.offset = 0,
+		.fd = c->memfd,
+	};
+	int fd, ret;
+
+	fd = vringfd_create_ex(&cr);
+	if (fd < 0)
+		return -errno;
+	if (vringfd_set_mem_files(fd, &files, &region, 1) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/**
+ * vnc_make_rings() - the tx and rx vring fds of memory; SETUP then says so
+ * @c: client after vnc_layout()
+ * @setup: its SETUP: VRINGNET_RFD_F_RINGS set, ring offsets cleared
+ * @features: ring features
+ * @err: reason on failure
+ * @errlen: its size
+ * Return: 0 or a negative errno.
+ */
+static int vnc_make_rings(struct vringnet_client *c, struct vringnet_rfd_setup *setup,
+			  uint64_t features, char *err, size_t errlen)
+{
+	struct vringnet_rfd_ring *r[2] = { &setup->qp[0].tx, &setup->qp[0].rx };
+	struct vringfd_version ver;
+	unsigned int i;
+	int ret;
+
+	if (vringfd_get_version(&ver) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "/dev/vringfd: %s", strerror(errno));
+		return ret;
+	}
+	if (!(ver.caps & VRINGFD_CAP_MEM_FILES) || !(ver.caps & VRINGFD_CAP_AVAIL_BASE)) {
+		snprintf(err, errlen, "this vringfd.ko makes no rings of memory (VRINGFD_CAP_MEM_FILES)");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < 2; i++) {
+		ret = vnc_ring_fd(c, r[i], features);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s ring of memory: %s", i ? "rx" : "tx",
+				 strerror(-ret));
+			return ret;
+		}
+		c->ring_fd[i] = ret;
+		r[i]->desc = r[i]->avail = r[i]->used = 0;
+	}
+	setup->flags |= VRINGNET_RFD_F_RINGS;
+	return 0;
+}
+
+/**
  * vnc_handshake() - send SETUP with the fds, wait for the answer
  * @c: client
- * @setup: the message
+ * @setup: the message (VRINGNET_RFD_F_RINGS: the ring fds go instead of the memfd)
  * @len: its length
  * @err: the daemon's reason
  * @errlen: its size
@@ -180,9 +279,14 @@ static int vnc_handshake(struct vringnet_client *c, const struct vringnet_rfd_se
 {
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(5 * sizeof(int))];
+		char b[CMSG_SPACE(6 * sizeof(int))];
 	} cb;
-	int fds[5] = { c->memfd, c->efd[0], c->efd[1], c->efd[2], c->efd[3] };
+	bool rings = setup->flags & VRINGNET_RFD_F_RINGS;
+	int memfd_fds[5] = { c->memfd, c->efd[0], c->efd[1], c->efd[2], c->efd[3] };
+	int ring_fds[6] = { c->ring_fd[0], c->ring_fd[1],
+			    c->efd[0], c->efd[1], c->efd[2], c->efd[3] };
+	const int *fds = rings ? ring_fds : memfd_fds;
+	size_t fds_len = rings ? sizeof(ring_fds) : sizeof(memfd_fds);
 	struct iovec iov = { .iov_base = (void *)setup, .iov_len = len };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
@@ -198,8 +302,9 @@ static int vnc_handshake(struct vringnet_client *c, const struct vringnet_rfd_se
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	cm->cmsg_len = CMSG_LEN(fds_len);
+	mh.msg_controllen = CMSG_SPACE(fds_len);
+	memcpy(CMSG_DATA(cm), fds, fds_len);
 	if (sendmsg(c->sock, &mh, MSG_NOSIGNAL) != (ssize_t)len)
 		return -errno;
 	do
@@ -229,16 +334,17 @@ static int vnc_handshake(struct vringnet_client *c, const struct vringnet_rfd_se
 }
 
 /**
- * vringnet_connect_err() - see <vringfd.h>
+ * vnc_connect() - vringnet_connect_err() and vringnet_connect_rings()
  * @path: the port's socket
  * @cfg: sizes
  * @out: the client
+ * @rings: pass vring fds of memory instead of the memfd
  * @err: reason on failure
  * @errlen: its size
  * Return: 0 or a negative errno.
  */
-int vringnet_connect_err(const char *path, const struct vringnet_client_config *cfg,
-			 struct vringnet_client **out, char *err, size_t errlen)
+static int vnc_connect(const char *path, const struct vringnet_client_config *cfg,
+		       struct vringnet_client **out, bool rings, char *err, size_t errlen)
 {
 	struct {
 		struct vringnet_rfd_setup s;
@@ -269,6 +375,7 @@ int vringnet_connect_err(const char *path, const struct vringnet_client_config *
 	c->sock = c->memfd = -1;
 	for (i = 0; i < 4; i++)
 		c->efd[i] = -1;
+	c->ring_fd[0] = c->ring_fd[1] = -1;
 	c->num = num;
 	c->buf_size = bs;
 	memset(&msg, 0, sizeof(msg));
@@ -289,6 +396,11 @@ int vringnet_connect_err(const char *path, const struct vringnet_client_config *
 	msg.s.nqp = 1;
 	msg.s.vnet_hdr_len = VNC_HDR;
 	msg.s.features = features;
+	if (rings) {
+		ret = vnc_make_rings(c, &msg.s, features, err, errlen);
+		if (ret)
+			goto fail;
+	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->sock < 0 || connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -299,11 +411,46 @@ int vringnet_connect_err(const char *path, const struct vringnet_client_config *
 	ret = vnc_handshake(c, &msg.s, sizeof(msg), err, errlen);
 	if (ret)
 		goto fail;
+	for (i = 0; i < 2; i++) {
+		if (c->ring_fd[i] >= 0)
+			close(c->ring_fd[i]);
+		c->ring_fd[i] = -1;
+	}
 	*out = c;
 	return 0;
 fail:
 	vnc_free(c);
 	return ret;
+}
+
+/**
+ * vringnet_connect_err() - see <vringfd.h>
+ * @path: the port's socket
+ * @cfg: sizes
+ * @out: the client
+ * @err: reason on failure
+ * @errlen: its size
+ * Return: 0 or a negative errno.
+ */
+int vringnet_connect_err(const char *path, const struct vringnet_client_config *cfg,
+			 struct vringnet_client **out, char *err, size_t errlen)
+{
+	return vnc_connect(path, cfg, out, false, err, errlen);
+}
+
+/**
+ * vringnet_connect_rings() - see <vringfd.h>
+ * @path: the port's socket
+ * @cfg: sizes
+ * @out: the client
+ * @err: reason on failure
+ * @errlen: its size
+ * Return: 0 or a negative errno.
+ */
+int vringnet_connect_rings(const char *path, const struct vringnet_client_config *cfg,
+			   struct vringnet_client **out, char *err, size_t errlen)
+{
+	return vnc_connect(path, cfg, out, true, err, errlen);
 }
 
 /**

@@ -3,10 +3,23 @@
  * ringfd_evil.c - malformed SETUPs against a live ring-fd port
  *
  * Usage: ringfd_evil [-b] SOCKET
+ *        ringfd_evil -r TAP SOCKET
  *
  * -b: another client is served meanwhile; the good SETUP of the last case
  * must then be answered EBUSY (and the malformed ones as below, since
  * every check comes before the busy check).
+ *
+ * -r: SETUPs of passed rings (VRINGNET_RFD_F_RINGS) to a port on the
+ * kernel engine (vringfd.ko loaded here; the VM rig), each with one bad
+ * ring and otherwise good rings of memory; TAP is a tap this program
+ * creates for the ring of another tap:
+ *
+ *   rings_not_vring      EBADF    an eventfd where the tx ring goes
+ *   rings_address_space  EPERM    a ring without VRINGFD_SET_MEM_FILES
+ *   rings_other_tap      EISCONN  a ring of memory attached to TAP
+ *   rings_wrong_num      EINVAL   a ring of 32 entries, SETUP says 16
+ *   rings_same_twice     EIO      one ring as tx and rx (the second
+ *                                 VRINGFD_ATTACH_TAP fails with EBUSY)
  *
  * Each case connects, sends one message (or a good SETUP then a second
  * message), and expects an ERROR reply with the given errno followed by
@@ -16,6 +29,8 @@
  *   extra_fds      EBADF          not_memfd       EBADF
  *   unsealed       EPERM          memfd_too_small ERANGE
  *   num_65536      EINVAL         too_many_fds    EBADF
+ *   rings_user_engine  ENODEV (a SETUP of passed rings, VRINGNET_RFD_F_RINGS,
+ *                  to a port on the user engine, as the host suite runs it)
  *   second_setup   EALREADY (after an OK)
  *   blocking_eventfds  a good SETUP whose eventfds are blocking and
  *                  EFD_SEMAPHORE, its call counters filled to the maximum,
@@ -33,10 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
 
 #include <vringfd.h>
 
@@ -249,9 +267,124 @@ static void re_close_fds(int *fds, int n)
 }
 
 /**
+ * re_ring() - a vring fd over a ring at the start of a new 64 KiB memfd
+ * @num: entries (at most 256)
+ * @of_memory: make it a ring of memory (VRINGFD_SET_MEM_FILES, the memfd
+ *	at guest address 0); else it stays a ring of this address space
+ *
+ * The memfd and its mapping stay (the process is short-lived).
+ * Return: the vring fd (exits 2 on failure).
+ */
+static int re_ring(unsigned int num, int of_memory)
+{
+	int memfd = re_memfd(65536, 1);
+	unsigned char *mem = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	struct vringfd_mem_files files = {
+		.desc_addr = 0, .avail_addr = 16 * num, .used_addr = 8192,
+		.last_used_addr = 8192 + 2,
+	};
+	struct vringfd_mem_file_region region = { .size = 65536, .fd = memfd };
+	int fd;
+
+	if (mem == MAP_FAILED || num > 256) {
+		perror("re_ring: mmap");
+		exit(2);
+	}
+	fd = vringfd_create(num, mem, mem + files.avail_addr, mem + files.used_addr,
+			    (uint16_t *)(mem + files.last_used_addr), 0);
+	if (fd < 0 || (of_memory && vringfd_set_mem_files(fd, &files, &region, 1) < 0)) {
+		perror("re_ring: VRINGFD_CREATE or VRINGFD_SET_MEM_FILES");
+		exit(2);
+	}
+	return fd;
+}
+
+/**
+ * re_tap() - create a tap device
+ * @name: its name
+ * Return: its fd (exits 2 on failure).
+ */
+static int re_tap(const char *name)
+{
+	struct ifreq ifr;
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		perror("re_tap: /dev/net/tun");
+		exit(2);
+	}
+	return fd;
+}
+
+/**
+ * re_rings_case() - send a SETUP of passed rings and judge the answer
+ * @name: case
+ * @tx: the tx ring fd
+ * @rx: the rx ring fd
+ * @want: expected errno
+ *
+ * The rings are 16 entries as far as the SETUP says.  @tx and @rx stay open.
+ */
+static void re_rings_case(const char *name, int tx, int rx, int want)
+{
+	struct re_msg m;
+	int fds[6] = { tx, rx }, i;
+
+	re_good(&m);
+	m.s.flags = VRINGNET_RFD_F_RINGS;
+	m.qp.tx = (struct vringnet_rfd_ring){ .num = 16 };
+	m.qp.rx = (struct vringnet_rfd_ring){ .num = 16 };
+	for (i = 2; i < 6; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	re_expect(name, re_send(&m, sizeof(m), fds, 6), want);
+	re_close_fds(fds + 2, 4);
+}
+
+/**
+ * re_rings() - the -r cases (see the top of this file)
+ * @tap: name of the tap to create for rings_other_tap
+ * Return: 0 all ok, 1 otherwise.
+ */
+static int re_rings(const char *tap)
+{
+	struct vringfd_tap att = { .dir = VRINGFD_DIR_TX, .vnet_hdr_len = 12 };
+	int good = re_ring(16, 1), other, tap_fd, ev;
+
+	ev = eventfd(0, EFD_CLOEXEC);
+	re_rings_case("rings_not_vring", ev, good, EBADF);
+	close(ev);
+
+	other = re_ring(16, 0);
+	re_rings_case("rings_address_space", other, good, EPERM);
+	close(other);
+
+	other = re_ring(16, 1);
+	tap_fd = re_tap(tap);
+	att.tap_fd = tap_fd;
+	if (vringfd_attach_tap_ex(other, &att) < 0) {
+		perror("re_rings: VRINGFD_ATTACH_TAP");
+		exit(2);
+	}
+	re_rings_case("rings_other_tap", other, good, EISCONN);
+	close(other);
+	close(tap_fd);
+
+	other = re_ring(32, 1);
+	re_rings_case("rings_wrong_num", other, good, EINVAL);
+	close(other);
+
+	re_rings_case("rings_same_twice", good, good, EIO);
+	close(good);
+	return re_failed;
+}
+
+/**
  * main() - run the cases
- * @argc: 2 or 3
- * @argv: [-b] SOCKET
+ * @argc: 2, 3 or 4
+ * @argv: [-b] SOCKET, or -r TAP SOCKET
  * Return: 0 all ok, 1 otherwise, 2 usage or setup failure.
  */
 int main(int argc, char **argv)
@@ -260,11 +393,15 @@ int main(int argc, char **argv)
 	int fds[64], s, s2, i, busy = 0;
 	char text[200];
 
+	if (argc == 4 && !strcmp(argv[1], "-r")) {
+		re_path = argv[3];
+		return re_rings(argv[2]);
+	}
 	if (argc == 3 && !strcmp(argv[1], "-b")) {
 		busy = 1;
 		argv++;
 	} else if (argc != 2) {
-		fprintf(stderr, "usage: ringfd_evil [-b] SOCKET\n");
+		fprintf(stderr, "usage: ringfd_evil [-b] SOCKET | -r TAP SOCKET\n");
 		return 2;
 	}
 	re_path = argv[1];
@@ -304,10 +441,20 @@ int main(int argc, char **argv)
 	re_close_fds(fds, 5);
 
 	re_good(&m);
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 50; i++)
 		fds[i] = eventfd(0, EFD_CLOEXEC);
-	re_expect("too_many_fds", re_send(&m, sizeof(m), fds, 40), EBADF);
-	re_close_fds(fds, 40);
+	re_expect("too_many_fds", re_send(&m, sizeof(m), fds, 50), EBADF);
+	re_close_fds(fds, 50);
+
+	re_good(&m);
+	m.s.flags = VRINGNET_RFD_F_RINGS;
+	m.qp.tx.desc = m.qp.tx.avail = m.qp.tx.used = 0;
+	m.qp.rx.desc = m.qp.rx.avail = m.qp.rx.used = 0;
+	for (i = 0; i < 6; i++)
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+	re_expect("rings_user_engine", re_send(&m, sizeof(m), fds, 6), ENODEV);
+	re_close_fds(fds, 6);
+	re_good(&m);
 
 	/* A good SETUP (empty rings), then a second message. */
 	re_fds(fds, 65536, 1);

@@ -209,8 +209,80 @@ END_TEST
 START_TEST(unknown_flag)
 {
 	good();
-	m.s.flags = 0x3;
-	EXPECT(dec(5), -EOPNOTSUPP, "unknown flags 0x2");
+	m.s.flags = 0x7;
+	EXPECT(dec(5), -EOPNOTSUPP, "unknown flags 0x4");
+}
+END_TEST
+
+/**
+ * good_rings() - a valid one-queue-pair SETUP of passed rings (16 entries)
+ */
+static void good_rings(void)
+{
+	good();
+	m.s.flags = VRINGNET_RFD_F_RINGS;
+	m.qp[0].tx = (struct vringnet_rfd_ring){ 16, 0, 0, 0, 0 };
+	m.qp[0].rx = (struct vringnet_rfd_ring){ 16, 0, 0, 0, 0 };
+}
+
+START_TEST(rings_setup_good)
+{
+	good_rings();
+	m.s.flags |= VRINGNET_RFD_F_MRG_RXBUF;
+	ck_assert_int_eq(dec(6), 0);
+	ck_assert(out.rings);
+	ck_assert(out.mrg_rxbuf);
+	ck_assert_uint_eq(out.nqp, 1);
+	ck_assert_uint_eq(ringfd_proto_nfds(&out), 6);
+	ck_assert_uint_eq(ringfd_proto_evfd_base(&out), 2);
+}
+END_TEST
+
+START_TEST(rings_two_qp_good)
+{
+	good_rings();
+	m.s.nqp = 2;
+	mlen = sizeof(m);
+	m.s.hdr.size = (uint16_t)mlen;
+	m.qp[1] = m.qp[0];
+	m.qp[1].rx.num = 32768;
+	ck_assert_int_eq(dec(12), 0);
+	ck_assert_uint_eq(out.qp[1].rx.num, 32768);
+	ck_assert_uint_eq(ringfd_proto_evfd_base(&out), 4);
+}
+END_TEST
+
+START_TEST(rings_memfd_count)
+{
+	good_rings();
+	EXPECT(dec(5), -EBADF,
+	       "5 fds for 1 queue pairs (want 6: the tx and rx vring fd per pair, then tx kick, tx call, rx kick, rx call per pair)");
+}
+END_TEST
+
+START_TEST(rings_desc_set)
+{
+	good_rings();
+	m.qp[0].tx.desc = 4096;
+	EXPECT(dec(6), -EINVAL,
+	       "queue pair 0 tx ring: desc, avail and used must be 0 with passed rings");
+}
+END_TEST
+
+START_TEST(rings_used_set)
+{
+	good_rings();
+	m.qp[0].rx.used = 4;
+	EXPECT(dec(6), -EINVAL,
+	       "queue pair 0 rx ring: desc, avail and used must be 0 with passed rings");
+}
+END_TEST
+
+START_TEST(rings_num_checked)
+{
+	good_rings();
+	m.qp[0].rx.num = 24;
+	EXPECT(dec(6), -EINVAL, "queue pair 0 rx ring: num 24 is not a power of two in 1..32768");
 }
 END_TEST
 
@@ -501,6 +573,20 @@ START_TEST(not_memfd_eventfd)
 END_TEST
 
 /**
+ * evcheck() - ringfd_proto_check_eventfds() of a memfd SETUP of @nqp pairs
+ * @fds: its fds
+ * @nqp: queue pairs
+ * Return: its answer.
+ */
+static int evcheck(const int *fds, unsigned int nqp)
+{
+	struct ringfd_proto_setup s = { .nqp = nqp };
+
+	err[0] = '\0';
+	return ringfd_proto_check_eventfds(&s, fds, err, sizeof(err));
+}
+
+/**
  * make_fds() - a sealed memfd and 4 * @nqp eventfds
  * @fds: RINGFD_PROTO_NFDS(@nqp) entries
  * @nqp: queue pairs
@@ -521,7 +607,7 @@ START_TEST(eventfds_ok)
 	int fds[RINGFD_PROTO_NFDS(2)];
 
 	make_fds(fds, 2);
-	ck_assert_int_eq(ringfd_proto_check_eventfds(fds, 2, err, sizeof(err)), 0);
+	ck_assert_int_eq(evcheck(fds, 2), 0);
 	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(2));
 	ck_assert_int_eq(fds[0], -1);
 }
@@ -535,7 +621,7 @@ START_TEST(kick_not_eventfd)
 	ck_assert_int_eq(pipe(p), 0);
 	close(fds[3]);
 	fds[3] = p[0];
-	EXPECT(ringfd_proto_check_eventfds(fds, 1, err, sizeof(err)), -EBADF,
+	EXPECT(evcheck(fds, 1), -EBADF,
 	       "fd 3 (queue pair 0 rx kick) is not an eventfd");
 	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(1));
 	close(p[1]);
@@ -549,9 +635,96 @@ START_TEST(call_is_memfd)
 	make_fds(fds, 2);
 	close(fds[6]);
 	fds[6] = memfd(4096, F_SEAL_SHRINK);
-	EXPECT(ringfd_proto_check_eventfds(fds, 2, err, sizeof(err)), -EBADF,
+	EXPECT(evcheck(fds, 2), -EBADF,
 	       "fd 6 (queue pair 1 tx call) is not an eventfd");
 	ringfd_proto_close_fds(fds, RINGFD_PROTO_NFDS(2));
+}
+END_TEST
+
+/**
+ * make_ring_fds() - 2 * @nqp stand-ins for vring fds (pipes' read ends) and
+ * 4 * @nqp eventfds, as a SETUP of passed rings has them
+ * @fds: RINGFD_PROTO_RINGS_NFDS(@nqp) entries
+ * @nqp: queue pairs
+ */
+static void make_ring_fds(int *fds, unsigned int nqp)
+{
+	unsigned int i;
+	int p[2];
+
+	for (i = 0; i < 2 * nqp; i++) {
+		ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+		close(p[1]);
+		fds[i] = p[0];
+	}
+	for (; i < RINGFD_PROTO_RINGS_NFDS(nqp); i++) {
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+		ck_assert_int_ge(fds[i], 0);
+	}
+}
+
+START_TEST(rings_eventfds_ok)
+{
+	int fds[RINGFD_PROTO_RINGS_NFDS(2)];
+	struct ringfd_proto_setup s = { .nqp = 2, .rings = true };
+
+	make_ring_fds(fds, 2);
+	ck_assert_int_eq(ringfd_proto_check_eventfds(&s, fds, err, sizeof(err)), 0);
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(2));
+}
+END_TEST
+
+START_TEST(rings_call_not_eventfd)
+{
+	int fds[RINGFD_PROTO_RINGS_NFDS(2)], p[2];
+	struct ringfd_proto_setup s = { .nqp = 2, .rings = true };
+
+	make_ring_fds(fds, 2);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	close(fds[11]);
+	fds[11] = p[1];
+	EXPECT(ringfd_proto_check_eventfds(&s, fds, err, sizeof(err)), -EBADF,
+	       "fd 11 (queue pair 1 rx call) is not an eventfd");
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(2));
+	close(p[0]);
+}
+END_TEST
+
+/**
+ * expect_not_vring() - a SETUP of passed rings whose tx ring fd is @bad
+ * @bad: the fd put in the tx ring's place (closed here), or -1: a pipe
+ */
+static void expect_not_vring(int bad)
+{
+	int fds[RINGFD_PROTO_RINGS_NFDS(1)];
+	struct ringfd_proto_setup s = { .nqp = 1, .rings = true };
+
+	s.qp[0].tx.num = s.qp[0].rx.num = 16;
+	make_ring_fds(fds, 1);
+	if (bad >= 0) {
+		close(fds[0]);
+		fds[0] = bad;
+	}
+	EXPECT(ringfd_proto_check_ring_fds(&s, fds, err, sizeof(err)), -EBADF,
+	       "fd 0 (queue pair 0 tx ring) is not a vring fd");
+	ringfd_proto_close_fds(fds, RINGFD_PROTO_RINGS_NFDS(1));
+}
+
+START_TEST(rings_ring_is_eventfd)
+{
+	expect_not_vring(eventfd(0, EFD_CLOEXEC));
+}
+END_TEST
+
+START_TEST(rings_ring_is_memfd)
+{
+	expect_not_vring(memfd(4096, F_SEAL_SHRINK));
+}
+END_TEST
+
+START_TEST(rings_ring_is_pipe)
+{
+	expect_not_vring(-1);
 }
 END_TEST
 
@@ -603,7 +776,7 @@ START_TEST(recv_good)
 	ck_assert_int_eq(ringfd_proto_decode_setup(buf, mlen, nfds, &out, err, sizeof(err)), 0);
 	ck_assert_int_eq(ringfd_proto_check_memfd(got[0], &size, err, sizeof(err)), 0);
 	ck_assert_int_eq(ringfd_proto_check_layout(&out, size, err, sizeof(err)), 0);
-	ck_assert_int_eq(ringfd_proto_check_eventfds(got, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(evcheck(got, 1), 0);
 	ringfd_proto_close_fds(got, nfds);
 	ck_assert_int_eq(count_fds(), base);
 	close(sp[0]);
@@ -657,7 +830,7 @@ END_TEST
 
 START_TEST(recv_too_many_fds_closed)
 {
-	int sp[2], fds[40], got[RINGFD_PROTO_MAX_FDS], i;
+	int sp[2], fds[50], got[RINGFD_PROTO_MAX_FDS], i;
 	uint8_t buf[RINGFD_PROTO_MAX_MSG + 1];
 	unsigned int nfds = 99;
 	int base;
@@ -665,12 +838,12 @@ START_TEST(recv_too_many_fds_closed)
 	good();
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
 	base = count_fds();
-	for (i = 0; i < 40; i++)
+	for (i = 0; i < 50; i++)
 		fds[i] = eventfd(0, EFD_CLOEXEC);
-	send_fds(sp[0], &m, mlen, fds, 40);
-	ringfd_proto_close_fds(fds, 40);
+	send_fds(sp[0], &m, mlen, fds, 50);
+	ringfd_proto_close_fds(fds, 50);
 	EXPECT(ringfd_proto_recv(sp[1], buf, sizeof(buf), got, &nfds, err, sizeof(err)), -EBADF,
-	       "more than 33 fds (all closed)");
+	       "more than 48 fds (all closed)");
 	ck_assert_uint_eq(nfds, 0);
 	ck_assert_int_eq(count_fds(), base);
 	close(sp[0]);
@@ -755,6 +928,12 @@ Suite *ringfd_suite(void)
 	RUNNER_ADD_TEST(s, vnet_hdr_10);
 	RUNNER_ADD_TEST(s, unknown_feature);
 	RUNNER_ADD_TEST(s, unknown_flag);
+	RUNNER_ADD_TEST(s, rings_setup_good);
+	RUNNER_ADD_TEST(s, rings_two_qp_good);
+	RUNNER_ADD_TEST(s, rings_memfd_count);
+	RUNNER_ADD_TEST(s, rings_desc_set);
+	RUNNER_ADD_TEST(s, rings_used_set);
+	RUNNER_ADD_TEST(s, rings_num_checked);
 	RUNNER_ADD_TEST(s, ring_reserved_set);
 	RUNNER_ADD_TEST(s, missing_fds);
 	RUNNER_ADD_TEST(s, one_fd_short);
@@ -784,6 +963,11 @@ Suite *ringfd_suite(void)
 	RUNNER_ADD_TEST(s, eventfds_ok);
 	RUNNER_ADD_TEST(s, kick_not_eventfd);
 	RUNNER_ADD_TEST(s, call_is_memfd);
+	RUNNER_ADD_TEST(s, rings_eventfds_ok);
+	RUNNER_ADD_TEST(s, rings_call_not_eventfd);
+	RUNNER_ADD_TEST(s, rings_ring_is_eventfd);
+	RUNNER_ADD_TEST(s, rings_ring_is_memfd);
+	RUNNER_ADD_TEST(s, rings_ring_is_pipe);
 	RUNNER_ADD_TEST(s, recv_good);
 	RUNNER_ADD_TEST(s, recv_nothing);
 	RUNNER_ADD_TEST(s, recv_extra_fds_closed);

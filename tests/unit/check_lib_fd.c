@@ -159,6 +159,25 @@ START_TEST(fd_mem_table_too_many)
 }
 END_TEST
 
+START_TEST(fd_mem_files_args)
+{
+	struct vringfd_mem_file_region r[VRINGFD_MAX_MEM_REGIONS + 1];
+	struct vringfd_mem_files f;
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	ck_assert_int_ge(null_fd, 0);
+	memset(r, 0, sizeof(r));
+	memset(&f, 0, sizeof(f));
+	expect_err(vringfd_set_mem_files(-1, &f, r, 0), EINVAL);
+	expect_err(vringfd_set_mem_files(-1, &f, r, VRINGFD_MAX_MEM_REGIONS + 1), EINVAL);
+	expect_err(vringfd_set_mem_files(-1, NULL, r, 1), EFAULT);
+	expect_err(vringfd_set_mem_files(-1, &f, NULL, 1), EFAULT);
+	expect_err(vringfd_set_mem_files(-1, &f, r, 1), EBADF);
+	expect_err(vringfd_set_mem_files(null_fd, &f, r, VRINGFD_MAX_MEM_REGIONS), ENOTTY);
+	close(null_fd);
+}
+END_TEST
+
 START_TEST(fd_bad_fd)
 {
 	struct vringfd_mem_region r;
@@ -232,6 +251,7 @@ Suite *fd_suite(void)
 	RUNNER_ADD_TEST(s, fd_device_no_permission);
 	RUNNER_ADD_TEST(s, fd_null_pointers);
 	RUNNER_ADD_TEST(s, fd_mem_table_too_many);
+	RUNNER_ADD_TEST(s, fd_mem_files_args);
 	RUNNER_ADD_TEST(s, fd_bad_fd);
 	RUNNER_ADD_TEST(s, fd_not_a_vring_fd);
 	RUNNER_ADD_TEST(s, fd_default_device_path);

@@ -321,6 +321,9 @@ struct vringfd_stats {
 #define VRINGFD_STATE_ATTACHED	(1U << 1)	/* a subsystem is attached */
 #define VRINGFD_STATE_NOTIFY	(1U << 2)	/* virtio asks for an interrupt */
 #define VRINGFD_STATE_HUP	(1U << 3)	/* the attached tap went away */
+#define VRINGFD_STATE_MEM_FILES	(1U << 4)	/* a ring of memory
+						 * (VRINGFD_SET_MEM_FILES): any
+						 * process may drive it */
 
 /**
  * struct vringfd_state - the kernel's private view of the ring
@@ -335,6 +338,11 @@ struct vringfd_stats {
  * used_event was crossed, otherwise unless VRING_AVAIL_F_NO_INTERRUPT is
  * set.  A caller that gave VRINGFD_SET_CALL_FD need not look: the kernel
  * signals the eventfd itself.
+ *
+ * VRINGFD_STATE_MEM_FILES lets a process that was passed a vring fd tell a
+ * ring of memory, which it may drive, from a ring of another address space,
+ * whose every walk would fail with EPERM (vringnetd's ring-fd port refuses
+ * the latter before it attaches anything).
  */
 struct vringfd_state {
 	__u16 last_avail;

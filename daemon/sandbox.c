@@ -89,6 +89,7 @@ static const char *const sandbox_calls[] = {
 	"getgroups", "getresuid", "getresgid", "capget", "uname", "sysinfo",
 	"clock_gettime", "clock_getres", "clock_nanosleep", "gettimeofday",
 	"nanosleep", "time", "futex", "getrandom", "sched_yield", "prlimit64",
+	"sched_getaffinity",	/* a ThreadSanitizer build's start-up (make tsan: its successor) */
 	"getrlimit", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "restart_syscall", "exit", "exit_group", "tgkill",
 	"set_robust_list", "rseq",

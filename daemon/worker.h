@@ -37,7 +37,10 @@
  * so that it covers every thread.  Signals: the workers inherit the main
  * thread's mask (SIGHUP, SIGTERM and SIGINT blocked: the main thread's
  * signalfd takes them); SIGBUS/SIGSEGV from guest memory are delivered to
- * the thread that touched it, and guard.c's scope is per thread.
+ * the thread that touched it, and guard.c's scope is per thread.  An
+ * upgrade forks the successor only after every port paused (each pair
+ * stopped on its worker): the workers then sit in epoll_wait() holding no
+ * lock, which the child of fork() (one thread) relies on.
  */
 #ifndef VRINGNET_WORKER_H
 #define VRINGNET_WORKER_H

@@ -266,23 +266,6 @@ static bool port_vhost_user_qp_taken(const struct port_vhost_user_conn *c, unsig
 }
 
 /**
- * port_vhost_user_thread() - which thread runs a queue pair, for the log
- * @vq: a running pair
- * @buf: out: "worker N" or "main thread"
- * @len: its size
- *
- * Return: @buf.
- */
-static const char *port_vhost_user_thread(const struct vq *vq, char *buf, size_t len)
-{
-	if (vq_worker(vq) < 0)
-		snprintf(buf, len, "main thread");
-	else
-		snprintf(buf, len, "worker %d", vq_worker(vq));
-	return buf;
-}
-
-/**
  * port_vhost_user_queue_start() - hand a ready queue pair to the pump
  * @c: the connection
  * @qp: queue pair
@@ -324,7 +307,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 	if (ret)
 		return ret;
 	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
-		 p->cfg.name, qp, d.eng->name, port_vhost_user_thread(&c->q[qp], thread, sizeof(thread)),
+		 p->cfg.name, qp, d.eng->name, vq_thread_name(&c->q[qp], thread, sizeof(thread)),
 		 d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
 		 d.cfg.mrg_rxbuf ? "on" : "off",
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",

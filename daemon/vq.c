@@ -520,12 +520,18 @@ void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *
 }
 
 /**
- * vq_worker() - the number of the worker a pair runs on
+ * vq_thread_name() - which thread runs a pair, for the log
  * @vq: a running pair
+ * @buf: out: "worker N" or "main thread"
+ * @len: its size
  *
- * Return: 0.., or -1 on the main thread.
+ * Return: @buf.
  */
-int vq_worker(const struct vq *vq)
+const char *vq_thread_name(const struct vq *vq, char *buf, size_t len)
 {
-	return vq->worker ? (int)worker_index(vq->worker) : -1;
+	if (vq->worker)
+		snprintf(buf, len, "worker %u", worker_index(vq->worker));
+	else
+		snprintf(buf, len, "main thread");
+	return buf;
 }

@@ -147,7 +147,7 @@ int vq_kick(struct vq *vq);
 void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2]);
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);
-int vq_worker(const struct vq *vq);
+const char *vq_thread_name(const struct vq *vq, char *buf, size_t len);
 
 /**
  * vq_running() - whether the pair has an engine queue

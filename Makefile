@@ -12,7 +12,9 @@
 #   make install    user space (no kernel headers needed): PREFIX=/usr/local DESTDIR=
 #                   LIBDIR= UNITDIR= ...; the module: kmod/dkms-install
 #   make asan       libvringfd, the daemon, vringnetctl and the unit tests with
-#                   ASan+UBSan in build/asan/ (make tsan: ThreadSanitizer, build/tsan/;
+#                   ASan+UBSan in build/asan/ (make tsan: ThreadSanitizer, build/tsan/,
+#                   then the pump threads' unit tests and tests/suites/37-workers-host
+#                   with that daemon, failing on any ThreadSanitizer report;
 #                   any target: make SANITIZE=address|thread TARGET)
 #
 # Each directory owns a fragment (lib/lib.mk, daemon/daemon.mk, ...) that adds
@@ -168,6 +170,8 @@ asan:
 	$(MAKE) SANITIZE=address sanitized
 tsan:
 	$(MAKE) SANITIZE=thread sanitized
+	CK_RUN_SUITE=worker build/tsan/tests/unit/check_daemon
+	WORKERS_DAEMON=build/tsan/vringnetd WORKERS_TSAN=1 tests/run-all 37-workers-host
 ifneq ($(SANITIZE),)
 sanitized: $(SANITIZED_TARGETS)
 else

@@ -302,6 +302,7 @@ static void config_defaults(struct config *cfg, const char *name)
 	cfg->control_per_uid = CFG_DEFAULT_CONTROL_PER_UID;
 	cfg->seccomp = CFG_SECCOMP_ON;
 	cfg->upgrade = false;
+	cfg->workers = 1;
 }
 
 /**

@@ -38,6 +38,9 @@ enum config_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_IN
 enum config_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
 enum config_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
 
+#define CFG_WORKERS_AUTO	0	/* workers = auto */
+#define CFG_MAX_WORKERS		64	/* worker.h's WORKER_MAX */
+
 #define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
 #define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
 #define CFG_DEFAULT_MESSAGE_TIMEOUT	10	/* seconds */
@@ -141,6 +144,9 @@ struct config_port {
  * @upgrade: "vringnetctl upgrade" is allowed: the filter lets the daemon
  *	exec its successor and the capabilities it keeps stay in the bounding,
  *	inheritable and ambient sets (handover.c); read at start only
+ * @workers: pump threads (worker.h): 1 (default) = none, every queue pair
+ *	on the main thread; CFG_WORKERS_AUTO = one per online CPU up to the
+ *	queue pairs of the vhost-user and ring-fd ports; read at start only
  * @taps: @ntaps taps, in file order
  * @ports: @nports ports, in file order
  */
@@ -161,6 +167,7 @@ struct config {
 	unsigned int control_per_uid;
 	enum config_seccomp seccomp;
 	bool upgrade;
+	unsigned int workers;
 	struct config_tap *taps;
 	unsigned int ntaps;
 	struct config_port *ports;

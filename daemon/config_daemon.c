@@ -78,6 +78,24 @@ static int config_daemon_user(struct config_parser *p, const char *k, const char
 	return 0;
 }
 
+/**
+ * config_daemon_workers() - the 'workers' key: 1..CFG_MAX_WORKERS pump
+ *	threads, or auto (stored as 0)
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int config_daemon_workers(struct config_parser *p, const char *k, const char *v)
+{
+	if (!strcmp(v, "auto")) {
+		p->cfg->workers = CFG_WORKERS_AUTO;
+		return 0;
+	}
+	return config_value_uint(p, k, v, 1, CFG_MAX_WORKERS, &p->cfg->workers);
+}
+
 static const struct config_key config_daemon_keys[] = {
 	CFG_PATH_KEY("control-socket", struct config, control_socket),
 	CFG_FUNC_KEY("control-mode", config_daemon_control_mode),
@@ -91,6 +109,7 @@ static const struct config_key config_daemon_keys[] = {
 	CFG_UINT_KEY("control-clients-per-uid", struct config, control_per_uid, 1, 15),
 	CFG_ENUM_KEY("seccomp", struct config, seccomp, config_daemon_seccomp_modes),
 	CFG_BOOL_KEY("upgrade", struct config, upgrade),
+	CFG_FUNC_KEY("workers", config_daemon_workers),
 };
 
 _Static_assert(CFG_ENTRIES(config_daemon_keys) <= CFG_SECTION_KEYS_MAX,

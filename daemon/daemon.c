@@ -55,6 +55,7 @@
 #include "sandbox.h"
 #include "sdnotify.h"
 #include "tap.h"
+#include "worker.h"
 
 /**
  * daemon_now() - monotonic seconds
@@ -403,6 +404,38 @@ static bool daemon_needs_chown(const struct config *cfg)
 }
 
 /**
+ * daemon_workers() - how many pump threads workers = N (or auto) means
+ * @cfg: the configuration
+ *
+ * auto: one per online CPU, at most one per queue pair of the vhost-user
+ * and ring-fd ports (a tap's queues); at least 1.
+ * Return: 1 (no pump thread) .. CFG_MAX_WORKERS.
+ */
+static unsigned int daemon_workers(const struct config *cfg)
+{
+	unsigned int i, pairs = 0;
+	long cpus;
+
+	if (cfg->workers != CFG_WORKERS_AUTO)
+		return cfg->workers;
+	for (i = 0; i < cfg->nports; i++) {
+		const struct config_tap *t = config_find_tap(cfg, cfg->ports[i].tap);
+
+		if (t && (cfg->ports[i].type == CFG_PORT_VHOST_USER ||
+			  cfg->ports[i].type == CFG_PORT_RINGFD))
+			pairs += t->queues;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		cpus = 1;
+	if ((unsigned long)cpus < pairs)
+		pairs = (unsigned int)cpus;
+	if (pairs > CFG_MAX_WORKERS)
+		pairs = CFG_MAX_WORKERS;
+	return pairs ? pairs : 1;
+}
+
+/**
  * daemon_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
  * @successor: started by an upgrade (handover.c): taps and sockets come
@@ -412,7 +445,7 @@ static bool daemon_needs_chown(const struct config *cfg)
  * @errlen: its size
  *
  * Order: engine, netlink, taps, ports, control socket, capability drop,
- * timers, seccomp filter, READY=1.  A tap or port that cannot be set up is
+ * timers, pump threads (workers), seccomp filter, READY=1.  A tap or port that cannot be set up is
  * logged and left down (daemon_fail()) while the others come up, unless no
  * tap at all came up; any other failure undoes what was done.
  *
@@ -496,6 +529,10 @@ struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_
 		log_info("watchdog: WATCHDOG=1 every %llu ms", (unsigned long long)(wd / 1000000));
 		sdnotify_watchdog();
 	}
+	/* after the capability drop (threads start with their creator's
+	 * capabilities), before the filter (installed on every thread) */
+	if (worker_pool_start(daemon_workers(&d->cfg), d->loop, err, errlen) < 0)
+		goto fail;
 	if (sandbox_install(d->cfg.seccomp, d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
@@ -723,6 +760,13 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	if (nc.upgrade != d->cfg.upgrade)
 		log_warn("reload: upgrade = %s takes effect at the next start",
 			 nc.upgrade ? "yes" : "no");
+	if (nc.workers != d->cfg.workers) {
+		char num[16] = "auto";
+
+		if (nc.workers != CFG_WORKERS_AUTO)
+			snprintf(num, sizeof(num), "%u", nc.workers);
+		log_warn("reload: workers = %s takes effect at the next start", num);
+	}
 	if (diff.daemon_attrs & (RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
 				 RELOAD_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -816,6 +860,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	nc.engine = d->cfg.engine;
 	nc.seccomp = d->cfg.seccomp;
 	nc.upgrade = d->cfg.upgrade;
+	nc.workers = d->cfg.workers;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;
@@ -868,6 +913,8 @@ void daemon_stop(struct daemon *d)
 		return;
 	sdnotify_stopping();
 	daemon_teardown(d);
+	/* every queue pair stopped: the pump threads have nothing left */
+	worker_pool_stop();
 	if (d->loop) {
 		loop_timer_fini(d->loop, &d->watchdog);
 	}

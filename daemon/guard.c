@@ -17,7 +17,8 @@
  * twice the size of the current one), so a handler that loaded the old
  * pointer still reads valid memory, whatever thread it runs on.  A fault
  * that races a change is outside any scope and is fatal anyway.  The
- * current scope is per thread (the daemon has one thread today).
+ * current scope is per thread: a pump thread (worker.h) that faults jumps
+ * back to its own scope; SIGBUS and SIGSEGV go to the faulting thread.
  *
  * The handler runs with SA_NODEFER and the scopes use sigsetjmp(jb, 0): the
  * signal mask is the same at the fault as at the sigsetjmp (nothing in a

@@ -72,7 +72,8 @@ bool log_to_journal(void)
  */
 bool log_enabled(int prio)
 {
-	return prio <= log_max_prio;
+	/* read by the pump threads too (worker.h); set by the main thread */
+	return prio <= __atomic_load_n(&log_max_prio, __ATOMIC_RELAXED);
 }
 
 /**
@@ -88,7 +89,7 @@ void log_set_level(enum config_log_level level)
 	};
 
 	if ((unsigned int)level < sizeof(prio) / sizeof(prio[0]))
-		log_max_prio = prio[level];
+		__atomic_store_n(&log_max_prio, prio[level], __ATOMIC_RELAXED);
 }
 
 /**
@@ -156,7 +157,7 @@ void log_obj(int prio, const char *port, const char *tap, const char *fmt, ...)
 	int saved = errno;
 	va_list ap;
 
-	if (prio > log_max_prio)
+	if (!log_enabled(prio))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -186,7 +187,7 @@ void log_msg(int prio, const char *fmt, ...)
 	int saved = errno, n;
 	va_list ap;
 
-	if (prio > log_max_prio)
+	if (!log_enabled(prio))
 		return;
 	if (log_journal)
 		n = snprintf(line, sizeof(line), "<%d>", prio);
@@ -279,7 +280,7 @@ int log_obj_errno(int prio, int err, const char *port, const char *tap, const ch
 	va_list ap;
 	int ret;
 
-	if (prio > log_max_prio)
+	if (!log_enabled(prio))
 		return err < 0 ? err : -err;
 	va_start(ap, fmt);
 	ret = log_vformat_errno(msg, sizeof(msg), err, fmt, ap);

@@ -53,6 +53,7 @@ static const char *const loop_type_names[LOOP_REF_MAX] = {
 	[LOOP_REF_PORT_CONN] = "port-conn",
 	[LOOP_REF_PORT_AUX] = "port-aux",
 	[LOOP_REF_QUEUE_RX] = "queue-rx",
+	[LOOP_REF_WORKER] = "worker",
 };
 
 /**
@@ -87,14 +88,16 @@ static void loop_signal_ready(struct loop *loop, struct loop_ref *ref,
 
 /**
  * loop_new() - create the loop and its signalfd
- * @on_signal: called for SIGHUP, SIGTERM and SIGINT
+ * @on_signal: called for SIGHUP, SIGTERM and SIGINT; NULL: a loop without
+ *	a signalfd (a pump thread's, worker.c: the signals are the main
+ *	thread's, and a second signalfd would take them from it)
  * @opaque: passed to @on_signal
  * @err: message buffer
  * @errlen: its size
  *
  * The three signals are blocked in the calling thread (call this before
- * creating threads) and SIGPIPE is ignored: a peer closing a socket gives
- * EPIPE, not death.
+ * creating threads: they inherit the mask) and SIGPIPE is ignored: a peer
+ * closing a socket gives EPIPE, not death.
  *
  * Return: the loop, or NULL with @err filled.
  */
@@ -115,6 +118,9 @@ struct loop *loop_new(loop_signal_fn on_signal, void *opaque,
 		free(loop);
 		return NULL;
 	}
+	loop_ref_init(&loop->sig, LOOP_REF_SIGNAL, -1, loop_signal_ready);
+	if (!on_signal)
+		return loop;
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGHUP);
@@ -150,7 +156,8 @@ void loop_free(struct loop *loop)
 	if (!loop)
 		return;
 	loop_del(loop, &loop->sig);
-	close(loop->sig.fd);
+	if (loop->sig.fd >= 0)
+		close(loop->sig.fd);
 	close(loop->epfd);
 	free(loop);
 }

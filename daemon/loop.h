@@ -43,6 +43,7 @@ enum loop_ref_type {
 	LOOP_REF_PORT_CONN,	/* a port's connection (hypervisor socket) */
 	LOOP_REF_PORT_AUX,	/* more fds of a port: kick eventfds, ... */
 	LOOP_REF_QUEUE_RX,	/* an engine queue's rx_fd */
+	LOOP_REF_WORKER,	/* a pump thread's mailbox eventfd (worker.c) */
 	LOOP_REF_MAX
 };
 

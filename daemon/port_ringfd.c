@@ -327,7 +327,7 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 {
 	struct port *p = c->port;
 	struct port_ringfd *pp = p->priv;
-	char why[256];
+	char why[256], thread[32];
 	unsigned int i;
 	int ret;
 
@@ -376,13 +376,14 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		port_ringfd_conn_close(c, "cannot send the OK reply");
 		return;
 	}
+	vq_thread_name(&c->q[0], thread, sizeof(thread));
 	if (c->setup.rings)
-		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs of passed rings, no memory mapped, event index %s)",
-			 p->cfg.name, p->eng->name, c->setup.nqp,
+		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, queue pair 0 on %s, %u queue pairs of passed rings, no memory mapped, event index %s)",
+			 p->cfg.name, p->eng->name, thread, c->setup.nqp,
 			 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	else
-		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, %u queue pairs, %llu bytes of memory, event index %s)",
-			 p->cfg.name, p->eng->name, c->setup.nqp, (unsigned long long)c->mem_size,
+		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, queue pair 0 on %s, %u queue pairs, %llu bytes of memory, event index %s)",
+			 p->cfg.name, p->eng->name, thread, c->setup.nqp, (unsigned long long)c->mem_size,
 			 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	/* Work queued before we watched the kicks. */
 	for (i = 0; i < c->setup.nqp; i++) {

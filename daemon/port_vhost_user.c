@@ -278,6 +278,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 {
 	struct port *p = c->port;
 	struct vq_desc d;
+	char thread[32];
 	int ret;
 
 	if (qp >= p->tap->nqueues) {
@@ -294,6 +295,9 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 	}
 	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
 	d.eng = engine_for_queue(p->eng, vhost_user_dev_logging(&c->dev));
+	/* a logging pair stays on the main thread: SET_LOG_BASE remaps the
+	 * log under running pairs, and the main thread does that */
+	d.main = vhost_user_dev_logging(&c->dev);
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.cfg.tap_ifindex = p->tap->ifindex;
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
@@ -302,8 +306,9 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 		       sizeof(c->dev.err));
 	if (ret)
 		return ret;
-	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
-		 p->cfg.name, qp, d.eng->name, d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
+		 p->cfg.name, qp, d.eng->name, vq_thread_name(&c->q[qp], thread, sizeof(thread)),
+		 d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
 		 d.cfg.mrg_rxbuf ? "on" : "off",
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",
 		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "",

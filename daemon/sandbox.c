@@ -34,6 +34,10 @@
  *                                     seccomp, set*id, setgroups;
  *                                     pipe2 (sd_notify_barrier after
  *                                     MAINPID=)
+ *   pump threads (worker.c)           futex (mailbox mutex), eventfd
+ *                                       read/write; the threads exist
+ *                                       before the filter, which is
+ *                                       installed with TSYNC on all of them
  *   C library                         brk, mmap, futex, clock_gettime,
  *                                     getrandom, exit_group, rt_sig*, ...
  *
@@ -85,6 +89,7 @@ static const char *const sandbox_calls[] = {
 	"getgroups", "getresuid", "getresgid", "capget", "uname", "sysinfo",
 	"clock_gettime", "clock_getres", "clock_nanosleep", "gettimeofday",
 	"nanosleep", "time", "futex", "getrandom", "sched_yield", "prlimit64",
+	"sched_getaffinity",	/* a ThreadSanitizer build's start-up (make tsan: its successor) */
 	"getrlimit", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "restart_syscall", "exit", "exit_group", "tgkill",
 	"set_robust_list", "rseq",
@@ -199,7 +204,11 @@ int sandbox_install(enum config_seccomp mode, bool upgrade, char *err, size_t er
 		snprintf(err, errlen, "seccomp: seccomp_init failed: no seccomp filters here (a kernel without them, or valgrind); seccomp = off runs without one");
 		return -1;
 	}
-	ret = sandbox_add_calls(ctx, sandbox_calls, ncalls, &what);
+	/* every thread: the pump threads (worker.h) run before the filter */
+	what = "TSYNC";
+	ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (!ret)
+		ret = sandbox_add_calls(ctx, sandbox_calls, ncalls, &what);
 	if (!ret && upgrade)
 		ret = sandbox_add_calls(ctx, sandbox_upgrade_calls, nupgrade, &what);
 	for (i = 0; !ret && i < sizeof(sandbox_ioctls) / sizeof(sandbox_ioctls[0]); i++) {

@@ -5,7 +5,9 @@
  * One frame from a kick to the tap: loop.c (the kick eventfd is readable)
  * -> vq_tx_kick() here -> the engine's tx() (engine_user.c: libvringfd's
  * walker and one writev() per frame; engine_kernel.c: one write() on the
- * vring fd per batch).
+ * vring fd per batch).  With workers (worker.h) that loop is the pair's
+ * worker's, and vq_start(), vq_kick(), vq_get_stats() and vq_stop() hand
+ * their work to it with worker_call().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +17,52 @@
 #include "log.h"
 #include "port.h"
 #include "vq.h"
+
+/**
+ * vq_broken_main() - worker_defer() call: a pair broken on its worker, on
+ *	the main thread now: tell the owner
+ * @arg: the pair (still open on its worker, out of its loop)
+ */
+static void vq_broken_main(void *arg)
+{
+	struct vq *vq = arg;
+
+	vq->ops->broken(vq, vq->broken_why);
+}
+
+/**
+ * vq_unwatch() - take the pair's fds out of its loop
+ * @vq: the pair (on its loop's thread)
+ */
+static void vq_unwatch(struct vq *vq)
+{
+	loop_del(vq->loop, &vq->tx_kick);
+	loop_del(vq->loop, &vq->rx_kick);
+	loop_del(vq->loop, &vq->rx);
+	loop_del(vq->loop, &vq->poll_timer);
+	vq->rx_polled = false;
+}
+
+/**
+ * vq_broken() - the pair cannot go on: tell the owner
+ * @vq: the pair
+ * @why: the reason
+ *
+ * On the main thread the owner is told at once (and may free the pair);
+ * on a worker the pair leaves the worker's loop and the owner is told
+ * from the main loop (worker_defer()).  Either way the caller touches
+ * nothing of the pair after this.
+ */
+static void vq_broken(struct vq *vq, const char *why)
+{
+	if (!vq->worker) {
+		vq->ops->broken(vq, why);
+		return;
+	}
+	vq_unwatch(vq);
+	snprintf(vq->broken_why, sizeof(vq->broken_why), "%s", why);
+	worker_defer(&vq->broken_node, vq_broken_main, vq);
+}
 
 /**
  * vq_engine_broken() - the engine gave up on a ring: tell the owner
@@ -35,7 +83,7 @@ static void vq_engine_broken(struct vq *vq, enum engine_dir dir, int n)
 		 vq->qp, dir == ENGINE_TX ? "tx" : "rx", vq->eng->name, strerror(-n),
 		 n == -EFAULT ? ": guest memory not accessible (shrunk by the front-end, or no page to back it)" : "",
 		 where);
-	vq->ops->broken(vq, why);
+	vq_broken(vq, why);
 }
 
 /**
@@ -68,7 +116,7 @@ static int vq_tx_walk(struct vq *vq)
 			return 0;
 	}
 	/* also a polled ring (no kick fd): not left until the next tick */
-	loop_requeue(vq->port->loop, &vq->tx_kick);
+	loop_requeue(vq->loop, &vq->tx_kick);
 	return 0;
 }
 
@@ -105,13 +153,13 @@ static int vq_rx_walk(struct vq *vq)
 			continue;	/* buffers arrived meanwhile */
 		}
 		if (vq->rx_polled) {
-			loop_del(vq->port->loop, &vq->rx);
+			loop_del(vq->loop, &vq->rx);
 			vq->rx_polled = false;
 		}
 		return 0;
 	}
 	if (!vq->rx_polled) {
-		if (loop_add(vq->port->loop, &vq->rx, EPOLLIN) == 0)
+		if (loop_add(vq->loop, &vq->rx, EPOLLIN) == 0)
 			vq->rx_polled = true;
 		else
 			log_warn("port %s: epoll on the tap: %s", vq->port->cfg.name,
@@ -138,7 +186,7 @@ static int vq_guarded(struct vq *vq, int (*walk)(struct vq *vq))
 	guard_enter(&gs, vq->owner);
 	if (sigsetjmp(gs.jb, 0)) {
 		vq->ops->mem_fault(vq, &gs.fault, why, sizeof(why));
-		vq->ops->broken(vq, why);
+		vq_broken(vq, why);
 		return -EIO;
 	}
 	ret = walk(vq);
@@ -214,6 +262,90 @@ static void vq_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t event
 }
 
 /**
+ * struct vq_start_args - vq_start()'s work, for the pair's thread
+ * @vq: the pair (zeroed, @port, @qp, @ops, @owner, @loop, @worker set)
+ * @d: the rings
+ * @err: message buffer
+ * @errlen: its size
+ * @ret: the result
+ */
+struct vq_start_args {
+	struct vq *vq;
+	const struct vq_desc *d;
+	char *err;
+	size_t errlen;
+	int ret;
+};
+
+/**
+ * vq_stop_here() - close the engine queue and forget the fds (the pair's thread)
+ * @vq: the pair (running)
+ * @tx: its tx counters, out
+ * @rx: its rx counters, out
+ * @last_avail: where the engine stopped in each avail ring, out (may be NULL)
+ */
+static void vq_stop_here(struct vq *vq, struct engine_stats *tx, struct engine_stats *rx,
+			 uint16_t last_avail[2])
+{
+	vq_unwatch(vq);
+	if (vq->poll_timer.fd >= 0)
+		loop_timer_fini(vq->loop, &vq->poll_timer);
+	vq->eng->get_stats(vq->eq, tx, rx);
+	vq->eng->close(vq->eq, last_avail);
+	vq->eq = NULL;
+}
+
+/**
+ * vq_start_here() - open the engine queue and watch the kicks (the pair's thread)
+ * @arg: struct vq_start_args
+ */
+static void vq_start_here(void *arg)
+{
+	struct vq_start_args *a = arg;
+	struct vq *vq = a->vq;
+	const struct vq_desc *d = a->d;
+	struct engine_stats tx, rx;
+	char why[256];
+
+	vq->eq = vq->eng->open(&d->cfg, why, sizeof(why));
+	if (!vq->eq) {
+		snprintf(a->err, a->errlen, "queue pair %u: %s", vq->qp, why);
+		a->ret = -EIO;
+		return;
+	}
+	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, d->tx_kick_fd, vq_tx_kick);
+	loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, d->rx_kick_fd, vq_rx_kick);
+	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, vq->eng->rx_fd(vq->eq), vq_rx_ready);
+	if ((vq->tx_kick.fd >= 0 && loop_add(vq->loop, &vq->tx_kick, EPOLLIN) < 0) ||
+	    (vq->rx_kick.fd >= 0 && loop_add(vq->loop, &vq->rx_kick, EPOLLIN) < 0) ||
+	    ((vq->tx_kick.fd < 0 || vq->rx_kick.fd < 0) &&
+	     (loop_timer_init(vq->loop, &vq->poll_timer, vq_poll_tick) < 0 ||
+	      loop_timer_set(&vq->poll_timer, VQ_POLL_NS, VQ_POLL_NS) < 0))) {
+		snprintf(a->err, a->errlen, "queue pair %u: epoll: %s", vq->qp, strerror(errno));
+		vq_stop_here(vq, &tx, &rx, NULL);
+		a->ret = -EIO;
+		return;
+	}
+	a->ret = 0;
+}
+
+/**
+ * vq_run() - run @fn(@arg) on the pair's thread
+ * @vq: the pair
+ * @fn: the work
+ * @arg: its argument
+ *
+ * On a worker: worker_call() (the main thread waits until it ran).
+ */
+static void vq_run(struct vq *vq, worker_fn fn, void *arg)
+{
+	if (vq->worker)
+		worker_call(vq->worker, fn, arg);
+	else
+		fn(arg);
+}
+
+/**
  * vq_start() - open a ring pair on the port's engine and watch its kicks
  * @vq: the pair (zeroed or stopped)
  * @p: the port
@@ -224,14 +356,16 @@ static void vq_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t event
  * @err: message buffer
  * @errlen: its size
  *
- * Nothing is walked yet: call vq_kick() when the owner is ready for
- * vq_ops.broken().
+ * The pair runs on a worker (worker_pick()) when there are workers and
+ * @d does not ask for the main thread; the engine queue is opened and the
+ * kicks watched on that worker's thread.  Nothing is walked yet: call
+ * vq_kick() when the owner is ready for vq_ops.broken().
  * Return: 0, or -errno with @err filled (nothing is left open).
  */
 int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,
 	     const struct vq_ops *ops, void *owner, char *err, size_t errlen)
 {
-	char why[256];
+	struct vq_start_args a = { .vq = vq, .d = d, .err = err, .errlen = errlen };
 
 	memset(vq, 0, sizeof(*vq));
 	vq->port = p;
@@ -240,37 +374,70 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	vq->owner = owner;
 	vq->poll_timer.fd = -1;
 	vq->eng = d->eng ? d->eng : p->eng;
-	vq->eq = vq->eng->open(&d->cfg, why, sizeof(why));
-	if (!vq->eq) {
-		snprintf(err, errlen, "queue pair %u: %s", qp, why);
-		return -EIO;
+	vq->worker = d->main ? NULL : worker_pick();
+	vq->loop = vq->worker ? worker_loop(vq->worker) : p->loop;
+	vq_run(vq, vq_start_here, &a);
+	if (a.ret < 0) {
+		vq->worker = NULL;
+		return a.ret;
 	}
-	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, d->tx_kick_fd, vq_tx_kick);
-	loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, d->rx_kick_fd, vq_rx_kick);
-	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, vq->eng->rx_fd(vq->eq), vq_rx_ready);
-	if ((vq->tx_kick.fd >= 0 && loop_add(p->loop, &vq->tx_kick, EPOLLIN) < 0) ||
-	    (vq->rx_kick.fd >= 0 && loop_add(p->loop, &vq->rx_kick, EPOLLIN) < 0) ||
-	    ((vq->tx_kick.fd < 0 || vq->rx_kick.fd < 0) &&
-	     (loop_timer_init(p->loop, &vq->poll_timer, vq_poll_tick) < 0 ||
-	      loop_timer_set(&vq->poll_timer, VQ_POLL_NS, VQ_POLL_NS) < 0))) {
-		snprintf(err, errlen, "queue pair %u: epoll: %s", qp, strerror(errno));
-		vq_stop(vq, NULL, NULL, NULL);
-		return -EIO;
-	}
+	if (vq->worker)
+		worker_hold(vq->worker);
 	return 0;
+}
+
+/**
+ * vq_kick_here() - walk both rings once (the pair's thread)
+ * @arg: the pair
+ */
+static void vq_kick_here(void *arg)
+{
+	struct vq *vq = arg;
+
+	if (vq_guarded(vq, vq_tx_walk) == 0)
+		vq_guarded(vq, vq_rx_walk);
 }
 
 /**
  * vq_kick() - walk both rings once (work queued before the kicks were watched)
  * @vq: a running pair
  *
- * Return: 0, or -EIO when the pair broke (the owner was told).
+ * Return: 0, or -EIO when the pair broke on the main thread (the owner
+ * was told); a pair on a worker that breaks tells its owner later, from
+ * the main loop.
  */
 int vq_kick(struct vq *vq)
 {
+	if (vq->worker) {
+		worker_call(vq->worker, vq_kick_here, vq);
+		return 0;
+	}
 	if (vq_guarded(vq, vq_tx_walk) < 0)
 		return -EIO;
 	return vq_guarded(vq, vq_rx_walk);
+}
+
+/**
+ * struct vq_stats_args - counters read on the pair's thread
+ * @vq: the pair
+ * @tx: its tx counters
+ * @rx: its rx counters
+ */
+struct vq_stats_args {
+	const struct vq *vq;
+	struct engine_stats *tx;
+	struct engine_stats *rx;
+};
+
+/**
+ * vq_get_stats_here() - read the engine's counters (the pair's thread)
+ * @arg: struct vq_stats_args
+ */
+static void vq_get_stats_here(void *arg)
+{
+	struct vq_stats_args *a = arg;
+
+	a->vq->eng->get_stats(a->vq->eq, a->tx, a->rx);
 }
 
 /**
@@ -278,13 +445,47 @@ int vq_kick(struct vq *vq)
  * @vq: the pair
  * @tx: out (zeroed when not running)
  * @rx: out (zeroed when not running)
+ *
+ * The counters are written by the pair's thread only; on a worker they
+ * are read there (worker_call()).
  */
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx)
 {
+	struct vq_stats_args a = { .vq = vq, .tx = tx, .rx = rx };
+
 	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
-	if (vq->eq)
-		vq->eng->get_stats(vq->eq, tx, rx);
+	if (!vq->eq)
+		return;
+	if (vq->worker)
+		worker_call(vq->worker, vq_get_stats_here, &a);
+	else
+		vq_get_stats_here(&a);
+}
+
+/**
+ * struct vq_stop_args - vq_stop()'s work, for the pair's thread
+ * @vq: the pair
+ * @tx: its tx counters, out
+ * @rx: its rx counters, out
+ * @last_avail: where the engine stopped, out (may be NULL)
+ */
+struct vq_stop_args {
+	struct vq *vq;
+	struct engine_stats tx;
+	struct engine_stats rx;
+	uint16_t *last_avail;
+};
+
+/**
+ * vq_stop_call() - vq_stop_here() as a worker_fn
+ * @arg: struct vq_stop_args
+ */
+static void vq_stop_call(void *arg)
+{
+	struct vq_stop_args *a = arg;
+
+	vq_stop_here(a->vq, &a->tx, &a->rx, a->last_avail);
 }
 
 /**
@@ -295,28 +496,42 @@ void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_st
  * @last_avail: where the engine stopped in each avail ring, out (may be
  *	NULL; vhost-user GET_VRING_BASE)
  *
- * The kick and call fds stay open: they are the owner's.
+ * A pair on a worker is stopped there (worker_call()) and leaves it; a
+ * break notice it left for the main thread is taken back.  The kick and
+ * call fds stay open: they are the owner's.
  */
 void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2])
 {
-	struct engine_stats tx, rx;
-	struct loop *loop;
+	struct vq_stop_args a = { .vq = vq, .last_avail = last_avail };
 
 	if (!vq->eq)
 		return;
-	loop = vq->port->loop;
-	loop_del(loop, &vq->tx_kick);
-	loop_del(loop, &vq->rx_kick);
-	loop_del(loop, &vq->rx);
-	if (vq->poll_timer.fd >= 0)
-		loop_timer_fini(loop, &vq->poll_timer);
-	vq->rx_polled = false;
-	vq_get_stats(vq, &tx, &rx);
+	vq_run(vq, vq_stop_call, &a);
+	if (vq->worker) {
+		worker_cancel(&vq->broken_node);
+		worker_release(vq->worker);
+		vq->worker = NULL;
+	}
 	if (tx_total)
-		port_stats_add(tx_total, &tx);
+		port_stats_add(tx_total, &a.tx);
 	if (rx_total)
-		port_stats_add(rx_total, &rx);
-	vq->eng->close(vq->eq, last_avail);
-	vq->eq = NULL;
+		port_stats_add(rx_total, &a.rx);
+}
+
+/**
+ * vq_thread_name() - which thread runs a pair, for the log
+ * @vq: a running pair
+ * @buf: out: "worker N" or "main thread"
+ * @len: its size
+ *
+ * Return: @buf.
+ */
+const char *vq_thread_name(const struct vq *vq, char *buf, size_t len)
+{
+	if (vq->worker)
+		snprintf(buf, len, "worker %u", worker_index(vq->worker));
+	else
+		snprintf(buf, len, "main thread");
+	return buf;
 }

@@ -38,6 +38,21 @@
  *
  * The port never touches the front-end's rings: kick requests
  * (avail_event, VRING_USED_F_NO_NOTIFY) are the engine's.
+ *
+ * Pump threads (worker.h): with [daemon] workers > 1, vq_start() gives the
+ * pair to a worker (worker_pick(): the least loaded) unless the caller
+ * asks for the main thread (vq_desc.main: a migration's source, whose
+ * dirty log the main thread remaps under it).  From then on the pair's
+ * state belongs to that worker's thread: vq_start(), vq_kick(),
+ * vq_get_stats() and vq_stop() run their work there through
+ * worker_call() (synchronous: they return when it is done), and the main
+ * thread touches nothing of the pair in between.  A pair that breaks on a
+ * worker leaves that worker's loop at once and tells its owner's
+ * vq_ops.broken() on the main thread (worker_defer()); vq_stop() takes
+ * back a notice not yet delivered.  vq_ops.mem_fault() and
+ * vq_ops.efault_where() run on the pair's thread, inside the walk: they
+ * may read the owner's memory table (it changes only after the pairs are
+ * stopped), nothing else.
  */
 #ifndef VRINGNET_VQ_H
 #define VRINGNET_VQ_H
@@ -49,6 +64,7 @@
 #include "engine.h"
 #include "guard.h"
 #include "loop.h"
+#include "worker.h"
 
 struct port;
 struct vq;
@@ -77,10 +93,12 @@ struct vq_ops {
  * @rx_kick_fd: same for rx buffers
  * @eng: the engine to run the pair on; NULL: the port's (a vhost-user
  *	guest that migrates runs on the user engine while it logs)
+ * @main: run the pair on the main thread even when there are workers
  */
 struct vq_desc {
 	struct engine_queue_config cfg;
 	const struct engine_ops *eng;
+	bool main;
 	int tx_kick_fd;
 	int rx_kick_fd;
 };
@@ -98,6 +116,10 @@ struct vq_desc {
  * @rx: the engine's rx fd
  * @rx_polled: @rx is in the loop (not starved)
  * @poll_timer: walks the rings without a kick fd (fd -1 when none)
+ * @loop: the loop it runs on (the port's, or its worker's)
+ * @worker: its worker, NULL on the main thread
+ * @broken_node: a break on the worker, queued for the main thread
+ * @broken_why: its reason
  */
 struct vq {
 	struct port *port;
@@ -111,6 +133,10 @@ struct vq {
 	struct loop_ref rx;
 	bool rx_polled;
 	struct loop_ref poll_timer;
+	struct loop *loop;
+	struct worker *worker;
+	struct worker_deferred broken_node;
+	char broken_why[400];
 };
 
 #define VQ_POLL_NS	1000000	/* walk period of a ring without a kick fd */
@@ -121,6 +147,7 @@ int vq_kick(struct vq *vq);
 void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2]);
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);
+const char *vq_thread_name(const struct vq *vq, char *buf, size_t len);
 
 /**
  * vq_running() - whether the pair has an engine queue

@@ -23,5 +23,6 @@ Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, clien
 Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
 Suite *fdstore_suite(void);	/* check_daemon_fdstore.c: fd names, fds passed by systemd */
 Suite *handover_suite(void);	/* check_daemon_handover.c: hand-over state, bad states */
+Suite *worker_suite(void);	/* check_daemon_worker.c: pump threads, their mailboxes */
 
 #endif /* CHECK_DAEMON_H */

@@ -132,6 +132,12 @@ static const struct bad_case {
 	  "t.conf:2: seccomp: 'maybe' is not on, off or log" },
 	{ "bad_upgrade", "[daemon]\nupgrade = on\n", 0,
 	  "t.conf:2: upgrade: 'on' is not yes or no" },
+	{ "bad_workers_zero", "[daemon]\nworkers = 0\n", 0,
+	  "t.conf:2: workers: '0' is out of range 1..64" },
+	{ "bad_workers_big", "[daemon]\nworkers = 65\n", 0,
+	  "t.conf:2: workers: '65' is out of range 1..64" },
+	{ "bad_workers_word", "[daemon]\nworkers = all\n", 0,
+	  "t.conf:2: workers: 'all' is not a number" },
 	{ "bad_log_level", "[daemon]\nlog-level = verbose\n", 0,
 	  "t.conf:2: log-level: 'verbose' is not err, warning, notice, info or debug" },
 	{ "bad_port_type", "[port p0]\ntype = tcp\n", 0,
@@ -776,16 +782,21 @@ START_TEST(config_good_limits)
 	ck_assert_uint_eq(cfg.control_per_uid, CFG_DEFAULT_CONTROL_PER_UID);
 	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_ON);
 	ck_assert(!cfg.upgrade);
+	ck_assert_uint_eq(cfg.workers, 1);
 	config_free(&cfg);
 	parse_ok("[daemon]\nhandshake-timeout = 2\nboot-timeout = 86400\nmessage-timeout = 1\n"
-		 "control-clients-per-uid = 15\nseccomp = log\nupgrade = yes\n", &cfg);
+		 "control-clients-per-uid = 15\nseccomp = log\nupgrade = yes\nworkers = 64\n", &cfg);
 	ck_assert(cfg.upgrade);
+	ck_assert_uint_eq(cfg.workers, 64);
 	ck_assert_uint_eq(cfg.handshake_timeout, 2);
 	ck_assert_uint_eq(cfg.boot_timeout, 86400);
 	ck_assert_uint_eq(cfg.message_timeout, 1);
 	ck_assert_uint_eq(cfg.control_per_uid, 15);
 	ck_assert_int_eq(cfg.seccomp, CFG_SECCOMP_LOG);
 	ck_assert_str_eq(config_seccomp_name(cfg.seccomp), "log");
+	config_free(&cfg);
+	parse_ok("[daemon]\nworkers = auto\n", &cfg);
+	ck_assert_uint_eq(cfg.workers, CFG_WORKERS_AUTO);
 	config_free(&cfg);
 }
 END_TEST

@@ -22,5 +22,6 @@ Suite *(*const runner_suites[])(void) = {
 	guard_suite,
 	fdstore_suite,
 	handover_suite,
+	worker_suite,
 	NULL,
 };

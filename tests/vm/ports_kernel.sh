@@ -20,15 +20,29 @@
 # at SET_VRING_BASE's index (engine_ring.last_avail, 0 here): rx buffers the
 # front-end posted before its queue started are served (without the flag
 # the module would start at avail->idx and skip them).
+# Then a second daemon with workers = 2 (pump threads) and two vhost-user
+# ports; two front-ends send 20000 frames of 64 bytes each at the same
+# time, so the module walks two rings from two daemon threads at once:
+#   ports-kernel-workers-threads   the daemon runs two pump threads
+#   ports-kernel-workers-spread    the two ports' queue pairs run on
+#                                  different workers
+#   ports-kernel-workers-tx        each tap received exactly 20000 frames,
+#                                  each port's counters (read through the
+#                                  workers) say the same
+#   ports-kernel-workers-restart   a new front-end on the first port after
+#                                  the first hung up (its pair stopped on its
+#                                  worker, started again): exactly 20000
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-vhost-user
 tests="engine tx rx batch"
 stests="stream-tx"
+wtests="threads spread tx restart"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
 	for t in $stests; do echo "SKIP: ports-kernel-$t: $1"; done
+	for t in $wtests; do echo "SKIP: ports-kernel-workers-$t: $1"; done
 	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -140,5 +154,89 @@ if [ "$rc" -eq 0 ] && [ $((after - before)) -eq 5000 ]; then
 else
 	echo "FAIL: ports-kernel-stream-tx: sender exit $rc, tap rx +$((after - before)) (want 5000)"
 	failed=1
+fi
+
+# --- workers = 2: two rings walked from two pump threads at once
+kill "$dpid"
+wait "$dpid" 2>/dev/null
+wpfx=ports-kernel-workers
+wfail() { echo "FAIL: $wpfx-$1: $2"; failed=1; }
+cat >"$work/w.conf" <<EOF
+[daemon]
+control-socket = $work/control.sock
+engine = ${VRINGNET_PORTS_ENGINE:-kernel}
+log-level = info
+workers = 2
+
+[tap vrnkw0]
+[tap vrnkw1]
+
+[port k0]
+tap = vrnkw0
+type = vhost-user
+listen = $work/k0.sock
+
+[port k1]
+tap = vrnkw1
+type = vhost-user
+listen = $work/k1.sock
+EOF
+ip netns exec "$ns" build/vringnetd --config "$work/w.conf" >"$work/wdaemon.log" 2>&1 &
+dpid=$!
+for i in $(seq 150); do grep -q 'ready:' "$work/wdaemon.log" && break; sleep 0.2; done
+if ! grep -q 'ready:' "$work/wdaemon.log"; then
+	sed 's/^/# daemon: /' "$work/wdaemon.log"
+	for t in $wtests; do wfail "$t" "vringnetd did not start with workers = 2"; done
+	exit 1
+fi
+wtap_rx() { ip -n "$ns" -j -s link show "$1" | jq '.[0].stats64.rx.packets'; }
+n=0
+for t in /proc/"$dpid"/task/*; do
+	case $(cat "$t/comm") in vringnetd-w*) n=$((n + 1)) ;; esac
+done
+if [ "$n" -eq 2 ] && grep -q 'workers: 2 pump threads' "$work/wdaemon.log"; then
+	echo "PASS: $wpfx-threads"
+else
+	wfail threads "$n pump threads"
+fi
+b0=$(wtap_rx vrnkw0)
+b1=$(wtap_rx vrnkw1)
+build/tests/host/vu_frontend "$work/k0.sock" 20000 64 >"$work/fe0" 2>&1 &
+p0=$!
+build/tests/host/vu_frontend "$work/k1.sock" 20000 64 >"$work/fe1" 2>&1 &
+p1=$!
+wait "$p0"
+r0=$?
+wait "$p1"
+r1=$?
+sleep 0.5
+d0=$(( $(wtap_rx vrnkw0) - b0 ))
+d1=$(( $(wtap_rx vrnkw1) - b1 ))
+s0=$(ctl stats k0 | jq '.stats[0].tx.frames')
+s1=$(ctl stats k1 | jq '.stats[0].tx.frames')
+echo "# workers = 2: front-ends $(tr '\n' ' ' <"$work/fe0") (exit $r0); $(tr '\n' ' ' <"$work/fe1") (exit $r1); taps rx +$d0 +$d1, ports tx $s0 $s1"
+w0=$(grep -o 'port k0: queue pair 0 running ([a-z]* engine, [^,]*' "$work/wdaemon.log" | tail -1 | sed 's/.*(//')
+w1=$(grep -o 'port k1: queue pair 0 running ([a-z]* engine, [^,]*' "$work/wdaemon.log" | tail -1 | sed 's/.*(//')
+if [[ $w0 == *", worker "* ]] && [[ $w1 == *", worker "* ]] && [ "$w0" != "$w1" ]; then
+	echo "PASS: $wpfx-spread: k0 $w0, k1 $w1"
+else
+	wfail spread "k0 '$w0', k1 '$w1'"
+fi
+if [ "$r0" -eq 0 ] && [ "$r1" -eq 0 ] && [ "$d0" -eq 20000 ] && [ "$d1" -eq 20000 ] &&
+   [ "$s0" = 20000 ] && [ "$s1" = 20000 ]; then
+	echo "PASS: $wpfx-tx"
+else
+	wfail tx "exit $r0/$r1, taps rx +$d0/+$d1, ports tx $s0/$s1 (want 20000 each)"
+	sed 's/^/# daemon: /' "$work/wdaemon.log" | tail -20
+fi
+b0=$(wtap_rx vrnkw0)
+out=$(build/tests/host/vu_frontend "$work/k0.sock" 20000 64 2>&1)
+rc=$?
+sleep 0.5
+d0=$(( $(wtap_rx vrnkw0) - b0 ))
+if [ "$rc" -eq 0 ] && [ "$d0" -eq 20000 ] && kill -0 "$dpid" 2>/dev/null; then
+	echo "PASS: $wpfx-restart"
+else
+	wfail restart "exit $rc ($out), tap rx +$d0 (want 20000), daemon $(kill -0 "$dpid" 2>/dev/null && echo alive || echo gone)"
 fi
 exit "$failed"

@@ -138,7 +138,7 @@ if [ "$ptx" -eq "$trx" ] && [ "$prx" -eq "$ttx" ] && [ "$ptx" -ge 42 ] && [ "$pr
 else
 	fail counts "port tx +$ptx vs tap rx +$trx, port rx +$prx vs tap tx +$ttx (want equal, tx >= 42, rx >= 40); $drops"
 fi
-if grep -q 'ring-fd client running (kernel engine, 1 queue pairs of passed rings, no memory mapped' "$work/daemon.log"; then
+if grep -q 'ring-fd client running (kernel engine, queue pair 0 on [^,]*, 1 queue pairs of passed rings, no memory mapped' "$work/daemon.log"; then
 	pass logged
 else
 	fail logged "no 'passed rings' line: $(grep -m1 'ring-fd client' "$work/daemon.log")"

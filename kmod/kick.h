@@ -20,7 +20,9 @@ struct vrfd_tap;
  * struct vrfd_kick - the kick mode of one tap attachment (inside struct
  * vrfd_tap, which outlives every use of it: see kick.c)
  * @file: the kick eventfd (our reference, from fget), NULL: not in kick
- *	mode.  Changed under the ring's @attach_sem (write)
+ *	mode.  Changed by SET_KICK under the ring's @attach_sem (write), or
+ *	by the attachment's free, which no SET_KICK can reach any more (the
+ *	ring's @ops were cleared under that lock before ->destroy)
  * @ctx: its eventfd context (our reference)
  * @whead: the eventfd's wait queue we are on, or NULL
  * @wait: our entry on @whead: a kick queues @work

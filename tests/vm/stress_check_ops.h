@@ -1708,6 +1708,66 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
 }
 
 /**
+ * ck_mf_tx_ring() - a TX ring of memory in a new sealed memfd, attached to
+ *	a private tap
+ * @ck: the check (its failure and skip lines)
+ * @r: the ring (filled in)
+ * @num: ring size
+ * @memfd: the memfd (out), or -1
+ * @tap: the tap fd (out), or -1
+ * @name: the tap's name (out, IFNAMSIZ bytes)
+ *
+ * Return: 1 (ready), 0 (the ring was made, the rest failed and was
+ * reported: free it), -1 (nothing made).
+ */
+static int ck_mf_tx_ring(int ck, struct ck_ring *r, unsigned int num, int *memfd, int *tap,
+			 char *name)
+{
+	*tap = -1;
+	*memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*memfd < 0)
+		return -1;
+	if (ck_ring_new_in(r, num, 64 * 2048, 0, *memfd)) {
+		close(*memfd);
+		*memfd = -1;
+		return -1;
+	}
+	if (ck_mf_set(r, *memfd, true)) {
+		ck_fail(ck, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+		return 0;
+	}
+	*tap = ck_tap_new(name, 0);
+	if (*tap < 0 || ck_attach(r, *tap, VRINGFD_DIR_TX, 0, 0)) {
+		ck_skip(ck, "a private tap or its attach failed: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/**
+ * ck_mf_post_round() - post 1..@num TX frames of random sizes (60..1459
+ *	bytes, pattern @round) in the ring's 64 buffers
+ * @r: the ring
+ * @num: ring size
+ * @round: the round (the frames' pattern)
+ *
+ * Return: frames posted.
+ */
+static unsigned int ck_mf_post_round(struct ck_ring *r, unsigned int num, unsigned int round)
+{
+	unsigned int n = 1 + rndn(num), j;
+
+	for (j = 0; j < n; j++) {
+		uint8_t *b = r->bufs + (size_t)(r->aidx % 64) * 2048;
+		uint32_t len = 60 + rndn(1400);
+
+		ck_frame(b, len, (uint8_t)round);
+		ck_post(r, (uintptr_t)b, len, false);
+	}
+	return n;
+}
+
+/**
  * ck_memfiles() - a ring of memory drained by this process, forked
  *	children, and children racing a table replacement: every chain
  *	answered and counted once
@@ -1715,32 +1775,21 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
 static void ck_memfiles(void)
 {
 	static const char *const how[] = { "here", "in a child", "in a child, table replaced" };
-	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), i, j, n, mode = 0;
+	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), i, mode = 0;
 	uint64_t posted = 0, answered = 0;
 	struct vringfd_state st;
 	struct vringfd_stats s;
 	char name[IFNAMSIZ];
 	bool whole = true;
 	struct ck_ring r;
-	int memfd, tap = -1;
+	int memfd, tap, made;
 	long got;
 
-	memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0)
+	made = ck_mf_tx_ring(CK_MEMFILES, &r, num, &memfd, &tap, name);
+	if (made < 0)
 		return;
-	if (ck_ring_new_in(&r, num, 64 * 2048, 0, memfd)) {
-		close(memfd);
-		return;
-	}
-	if (ck_mf_set(&r, memfd, true)) {
-		ck_fail(CK_MEMFILES, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+	if (!made)
 		goto out;
-	}
-	tap = ck_tap_new(name, 0);
-	if (tap < 0 || ck_attach(&r, tap, VRINGFD_DIR_TX, 0, 0)) {
-		ck_skip(CK_MEMFILES, "a private tap or its attach failed: %s", strerror(errno));
-		goto out;
-	}
 	if (chance(25)) {
 		close(memfd);	/* the module holds the file */
 		memfd = -1;
@@ -1751,15 +1800,7 @@ static void ck_memfiles(void)
 		    fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      r.bufs - r.map, (off_t)r.bufsz))
 			ck_fail(CK_MEMFILES, "punching a hole: %s", strerror(errno));
-		n = 1 + rndn(num);
-		for (j = 0; j < n; j++) {
-			uint8_t *b = r.bufs + (size_t)(r.aidx % 64) * 2048;
-			uint32_t len = 60 + rndn(1400);
-
-			ck_frame(b, len, (uint8_t)i);
-			ck_post(&r, (uintptr_t)b, len, false);
-		}
-		posted += n;
+		posted += ck_mf_post_round(&r, num, i);
 		mode = rndn(3);
 		got = ck_mf_round(&r, memfd, mode, &whole);
 		if (got < 0) {
@@ -1869,8 +1910,8 @@ static bool ck_kick_left(int kick)
 static void ck_kick(void)
 {
 	static const char *const ends[] = { "SET_KICK -1", "DETACH", "close", "tap deleted" };
-	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), end = rndn(4), i, j, n;
-	int memfd, tap = -1, kick = -1, call = -1;
+	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), end = rndn(4), i, j;
+	int memfd, tap, made, kick = -1, call = -1;
 	struct vringfd_state st;
 	struct vringfd_stats s;
 	char name[IFNAMSIZ];
@@ -1879,22 +1920,11 @@ static void ck_kick(void)
 	struct pollfd p;
 	int32_t v;
 
-	memfd = memfd_create("vsk-kick", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0)
+	made = ck_mf_tx_ring(CK_KICK, &r, num, &memfd, &tap, name);
+	if (made < 0)
 		return;
-	if (ck_ring_new_in(&r, num, 64 * 2048, 0, memfd)) {
-		close(memfd);
-		return;
-	}
-	if (ck_mf_set(&r, memfd, true)) {
-		ck_fail(CK_KICK, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+	if (!made)
 		goto out;
-	}
-	tap = ck_tap_new(name, 0);
-	if (tap < 0 || ck_attach(&r, tap, VRINGFD_DIR_TX, 0, 0)) {
-		ck_skip(CK_KICK, "a private tap or its attach failed: %s", strerror(errno));
-		goto out;
-	}
 	kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	call = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	v = call;
@@ -1905,15 +1935,7 @@ static void ck_kick(void)
 	}
 	atomic_fetch_add(&ck_runs[CK_KICK], 1);
 	for (i = 0; i < rounds; i++) {
-		n = 1 + rndn(num);
-		for (j = 0; j < n; j++) {
-			uint8_t *b = r.bufs + (size_t)(r.aidx % 64) * 2048;
-			uint32_t len = 60 + rndn(1400);
-
-			ck_frame(b, len, (uint8_t)i);
-			ck_post(&r, (uintptr_t)b, len, false);
-		}
-		posted += n;
+		posted += ck_mf_post_round(&r, num, i);
 		if (ck_kick_give(kick, 1 + rndn(3), chance(30))) {
 			ck_fail(CK_KICK, "round %u: kicking failed", i);
 			goto out;

@@ -19,6 +19,11 @@
  *                   (VRINGFD_SET_MEM_FILES over the arena's memfd): the
  *                   module copies through the pages it holds, not through
  *                   this process's address space
+ *   vringfd kick    a ring of memory in kick mode (VRINGFD_SET_KICK),
+ *                   driven exactly as vhost-net: kick when the ring asks,
+ *                   wait on the call eventfd; the module's worker serves
+ *                   the ring.  sys/frame counts the front-end's kicks and
+ *                   waits; no other process runs
  *
  * The arena (rings and buffers, for all methods) is a sealed memfd mapped
  * shared.
@@ -112,7 +117,7 @@
 #define BT_MAXREP	15
 #define BT_ARENA	(8UL << 20)
 
-enum bt_method { BT_WRITE, BT_VHOST, BT_VRFD, BT_VRFD_MORE, BT_VRFD_TABLE, BT_VRFD_MEM };
+enum bt_method { BT_WRITE, BT_VHOST, BT_KICK, BT_VRFD, BT_VRFD_MORE, BT_VRFD_TABLE, BT_VRFD_MEM };
 
 /**
  * struct bt_cell - one row of the table
@@ -547,6 +552,46 @@ static void bt_vhost_close(struct bt_vhost *v)
 	vringfd_ring_fini(&v->r);
 }
 
+static int bt_set_mem_files(int fd, const struct vringfd_ring *r);
+
+/**
+ * bt_kick_open() - a ring of memory over the arena on the tap, in kick mode
+ * @v: filled in (@v->fd: the vring fd); inside the arena, so that the
+ *	driver state (last_used) is in the memfd too
+ * @tx: TX (else RX)
+ *
+ * Driven as vhost-net is (bt_run_vhost()): kick when the ring asks, wait
+ * on the call eventfd; the module's worker serves the ring.
+ * Return: 0, or -1 (message printed).
+ */
+static int bt_kick_open(struct bt_vhost *v, int tx)
+{
+	struct vringfd_tap a;
+	int32_t efd;
+
+	memset(v, 0, sizeof(*v));
+	v->kick = eventfd(0, EFD_CLOEXEC);
+	v->call = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	v->fd = -1;
+	if (vringfd_ring_init(&v->r, bt_arena, BT_RING, 4096, 0) < 0)
+		goto err;
+	v->fd = vringfd_create(BT_RING, v->r.vr.desc, v->r.vr.avail, v->r.vr.used,
+			       &v->r.last_used, 0);
+	memset(&a, 0, sizeof(a));
+	a.tap_fd = bt_tap;
+	a.dir = tx ? VRINGFD_DIR_TX : VRINGFD_DIR_RX;
+	a.vnet_hdr_len = BT_HDR;
+	efd = v->kick;
+	if (v->kick < 0 || v->call < 0 || v->fd < 0 ||
+	    bt_set_mem_files(v->fd, &v->r) < 0 || vringfd_attach_tap_ex(v->fd, &a) < 0 ||
+	    vringfd_set_call_fd(v->fd, v->call) < 0 || ioctl(v->fd, VRINGFD_SET_KICK, &efd) < 0)
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "tap_bench: kick mode setup: %s\n", strerror(errno));
+	return -1;
+}
+
 /**
  * bt_vhost_kick() - kick vhost when the ring asks for it
  * @v: the device
@@ -638,7 +683,8 @@ static unsigned int bt_collect(struct vringfd_ring *r, void **toks, unsigned int
 }
 
 /**
- * bt_run_vhost() - one repetition through vhost-net
+ * bt_run_vhost() - one repetition through vhost-net, or through a vring fd
+ * in kick mode (BT_KICK), driven the same way
  * @c: the cell
  *
  * Return: frames moved.
@@ -649,12 +695,18 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 	uint32_t seg = c->tx ? BT_HDR + c->size : BT_BUFSZ;
 	struct iovec iov[BT_RING];
 	void *toks[BT_RING];
-	struct bt_vhost v;
+	struct bt_vhost vs, *v = &vs;
 	unsigned int i, np;
 	double end;
 
-	if (bt_vhost_open(&v, c->tx ? 1 : 0))
+	/* kick mode: a ring of memory, its driver state in the arena too */
+	if (c->method == BT_KICK)
+		v = (struct bt_vhost *)(bt_arena + (512UL << 10));
+	if (c->method == BT_KICK ? bt_kick_open(v, c->tx) : bt_vhost_open(v, c->tx ? 1 : 0)) {
+		if (c->method == BT_KICK)
+			bt_vhost_close(v);
 		return 0;
+	}
 	if (c->tx)
 		for (i = 0; i < BT_RING; i++)
 			bt_frame(bt_buf(i), c->size);
@@ -667,14 +719,14 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 		iov[i].iov_base = bt_buf(i);
 		iov[i].iov_len = seg;
 	}
-	posted += bt_post(&v.r, iov, np, !c->tx);
-	bt_vhost_kick(&v, c);
+	posted += bt_post(&v->r, iov, np, !c->tx);
+	bt_vhost_kick(v, c);
 	while (bt_more(n, end)) {
-		unsigned int got = bt_collect(&v.r, toks, BT_RING);
+		unsigned int got = bt_collect(&v->r, toks, BT_RING);
 
 		n += got;
 		if (!got) {
-			if (!bt_vhost_wait(&v, c) && bt_icount)
+			if (!bt_vhost_wait(v, c) && bt_icount)
 				break;	/* RX: the filled queue is empty */
 			continue;
 		}
@@ -686,12 +738,12 @@ static unsigned long long bt_run_vhost(struct bt_cell *c)
 			iov[i].iov_len = seg;
 		}
 		if (np) {
-			posted += bt_post(&v.r, iov, np, !c->tx);
-			bt_vhost_kick(&v, c);
+			posted += bt_post(&v->r, iov, np, !c->tx);
+			bt_vhost_kick(v, c);
 		}
 	}
 	bt_mark(true);
-	bt_vhost_close(&v);
+	bt_vhost_close(v);
 	bt_worker = -1;
 	return n;
 }
@@ -891,6 +943,8 @@ static const char *bt_name(const struct bt_cell *c, char *buf)
 		return c->tx ? "write()" : "read()";
 	case BT_VHOST:
 		return "vhost-net";
+	case BT_KICK:
+		return "vringfd kick";
 	case BT_VRFD:
 		snprintf(buf, 32, "vringfd b%u", c->batch);
 		return buf;
@@ -959,6 +1013,7 @@ static void bt_run(struct bt_cell *c)
 		n = bt_run_write(c);
 		break;
 	case BT_VHOST:
+	case BT_KICK:
 		n = bt_run_vhost(c);
 		break;
 	case BT_VRFD:
@@ -1192,6 +1247,7 @@ int main(void)
 			first = ncell;
 			cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si], .method = BT_WRITE };
 			cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si], .method = BT_VHOST };
+			cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si], .method = BT_KICK };
 			for (b = 0; b < nb; b++)
 				cells[ncell++] = (struct bt_cell){ .tx = tx, .size = sizes[si],
 								   .method = BT_VRFD, .batch = batches[b] };

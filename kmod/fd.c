@@ -4,7 +4,7 @@
  *
  * VRINGFD_CREATE's checks and the file's operations: write() runs the
  * attached subsystem's push, read() its pull, poll() its pull and the seed's
- * index comparison, the ioctls (tap attach, memory table, call fd, state,
+ * index comparison, the ioctls (tap attach, kick mode, memory table, call fd, state,
  * stats, detach), release() ends the attachment.  The ring itself (its
  * walker, used ring and attachment life cycle) is ring.c's.
  */
@@ -41,7 +41,7 @@ long vrfd_fd_get_version(void __user *uarg)
 	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
 		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ |
 		 VRINGFD_CAP_AVAIL_BASE | VRINGFD_CAP_TAP_IFINDEX |
-		 VRINGFD_CAP_MEM_FILES;
+		 VRINGFD_CAP_MEM_FILES | VRINGFD_CAP_KICK;
 	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
@@ -321,6 +321,7 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 	case VRINGFD_SET_MEM_TABLE:
 	case VRINGFD_SET_MEM_FILES:
 	case VRINGFD_SET_CALL_FD:
+	case VRINGFD_SET_KICK:
 		break;
 	default:
 		return -ENOTTY;
@@ -334,6 +335,8 @@ static long vrfd_fd_ioctl(struct file *file, unsigned int cmd,
 		return vrfd_fd_set_mem_table(ring, uarg);
 	case VRINGFD_SET_MEM_FILES:
 		return vrfd_fd_set_mem_files(ring, uarg);
+	case VRINGFD_SET_KICK:
+		return vrfd_tap_set_kick(ring, uarg);
 	default:
 		return vrfd_fd_set_call_fd(ring, uarg);
 	}

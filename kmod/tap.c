@@ -70,6 +70,7 @@
 #include <linux/virtio_net.h>
 #include <net/net_namespace.h>
 #include <linux/vringfd.h>
+#include "kick.h"
 #include "ring.h"
 #include "tap.h"
 #include "tap_dev.h"
@@ -226,8 +227,9 @@ static __poll_t vrfd_tap_poll(void *data, struct file *file, poll_table *wait)
  * @wait: our entry
  * @mode: unused
  * @sync: unused
- * @key: the events (unused: the ring's poll() finds out)
+ * @key: the events (the ring's poll() finds out; kick mode looks)
  *
+ * In kick mode the worker serves the ring too (vrfd_kick_tap_woken()).
  * Context: any (the tap's wait queue lock is held).
  * Return: 0.
  */
@@ -237,6 +239,7 @@ static int vrfd_tap_wake(wait_queue_entry_t *wait, unsigned int mode, int sync,
 	struct vrfd_tap *t = container_of(wait, struct vrfd_tap, wait);
 
 	vrfd_ring_wake(t->ring);
+	vrfd_kick_tap_woken(t, key_to_poll(key));
 	return 0;
 }
 
@@ -265,6 +268,8 @@ static void vrfd_tap_free(struct vrfd_tap *t)
 {
 	if (t->whead)
 		remove_wait_queue(t->whead, &t->wait);
+	/* after the tap's wake-ups: none can queue the worker again */
+	vrfd_kick_stop(t);
 	vrfd_tap_rx_unbatch(t);
 	vrfd_tap_tx_free(t);
 	if (t->file)
@@ -537,6 +542,7 @@ long vrfd_tap_attach(struct vrfd_ring *ring, const struct vringfd_tap __user *ar
 	t->drops_jiffies = jiffies - 1;
 	init_waitqueue_func_entry(&t->wait, vrfd_tap_wake);
 	init_poll_funcptr(&t->pt, vrfd_tap_queue_proc);
+	vrfd_kick_init(t);
 
 	t->file = fget(a.tap_fd);
 	if (!t->file) {
@@ -603,4 +609,38 @@ err_free:
 	vrfd_tap_free(t);
 	/* tun answers EBADFD when its device goes away during the attach */
 	return err == -EBADFD ? -ENODEV : err;
+}
+
+/**
+ * vrfd_tap_set_kick() - VRINGFD_SET_KICK: kick mode of a ring of memory
+ * attached to a tap
+ * @ring: the ring
+ * @arg: user pointer to a __s32 eventfd, or -1 to leave kick mode
+ *
+ * Under @attach_sem for writing: no callback, end or detach runs
+ * meanwhile, and the attachment found stays until kick.c is done.
+ * Return: 0, or -errno: -EFAULT, -EINTR (a fatal signal while waiting
+ * for a running call), -EIO (broken or released), -EOPNOTSUPP (not a
+ * ring of memory), -EINVAL (not attached to a tap; @arg not an eventfd),
+ * -EBADF (@arg not an open fd).
+ */
+long vrfd_tap_set_kick(struct vrfd_ring *ring, const __s32 __user *arg)
+{
+	long err;
+	s32 fd;
+
+	if (get_user(fd, arg))
+		return -EFAULT;
+	if (down_write_killable(&ring->attach_sem))
+		return -EINTR;
+	if (READ_ONCE(ring->dead) || READ_ONCE(ring->broken))
+		err = -EIO;
+	else if (!READ_ONCE(ring->kmem))
+		err = -EOPNOTSUPP;
+	else if (ring->ops != &vrfd_tap_ops)	/* NULL once ended too */
+		err = -EINVAL;
+	else
+		err = vrfd_kick_set(ring->data, fd);
+	up_write(&ring->attach_sem);
+	return err;
 }

@@ -12,6 +12,7 @@
 #include <linux/uio.h>
 #include <linux/wait.h>
 #include <net/xdp.h>
+#include "kick.h"
 
 /* Frames handed to the tap per sendmsg(TUN_MSG_PTR), as VHOST_NET_BATCH. */
 #define VRFD_TAP_BATCH		64
@@ -81,6 +82,7 @@ struct vrfd_rx_head {
  *	from the ring's point of view)
  * @rxq_head: RX: next frame in @rxq
  * @rxq_tail: RX: end of @rxq
+ * @kick: kick mode (VRINGFD_SET_KICK, kick.c)
  */
 struct vrfd_tap {
 	struct vrfd_ring *ring;
@@ -117,6 +119,8 @@ struct vrfd_tap {
 	void *rxq[VRFD_TAP_BATCH];
 	unsigned int rxq_head;
 	unsigned int rxq_tail;
+
+	struct vrfd_kick kick;
 };
 
 /**

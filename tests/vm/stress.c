@@ -76,7 +76,9 @@
  *               children calling DETACH/write/... reaped within --reap-ms),
  *               memfiles (a ring of memory drained by forked children
  *               while its VRINGFD_SET_MEM_FILES table is replaced: every
- *               chain answered and counted once);
+ *               chain answered and counted once), kick (a ring of
+ *               memory served in kick mode, frames awaited on the call
+ *               eventfd only, kick mode ended four ways);
  *               one result line stress_check_NAME each.  --checks LIST
  *               picks them (all, none, gone, or names), --checks-only runs
  *               nothing else (a check alone:
@@ -295,7 +297,7 @@ static void __attribute__((noreturn)) usage(const char *prog)
 		"          [--exclude netns,tiny-regions,big-rings,fork,echo,mem,taps,bulk]\n"
 		"          [--slab-tolerance-kb KB]\n"
 		"          [--checks all,none,gone,acct,used-fault,rx-fault,memtable,gone-tun,\n"
-		"                    gone-macvtap,gone-ipvtap,uffd,memfiles] [--checks-only]\n"
+		"                    gone-macvtap,gone-ipvtap,uffd,memfiles,kick] [--checks-only]\n"
 		"          [--check-share PCT]\n"
 		"          [--reap-ms MS]\n", prog);
 	exit(2);

@@ -65,6 +65,18 @@
  *               write() error, answers summed == chains posted, frames +
  *               drops == chains posted, last_avail == used_idx == the
  *               posted index == used->idx seen through the mapping
+ *   kick        a TX ring of memory in kick mode (VRINGFD_SET_KICK) on a
+ *               private tap: rounds of frames posted and kicked (from this
+ *               thread, or by a forked child through the inherited
+ *               eventfd), completions awaited on the call eventfd alone
+ *               (no write()); kick mode ended at random by SET_KICK -1,
+ *               DETACH, close with kick mode on, or the tap's deletion;
+ *               asserted: every round completed within 3 s of its kicks,
+ *               frames + drops == chains posted, last_avail == used_idx ==
+ *               the posted index; after -1 or DETACH a kick's count stays
+ *               in the eventfd (after close: within 3 s, as a child forked
+ *               by another thread may hold the file a while); after the
+ *               deletion poll() reports POLLHUP
  *
  * A check's failures print "# check NAME: ..." lines (the first five per
  * check) with the seed, thread and run number; its result line gives the
@@ -78,6 +90,7 @@
 #include <netpacket/packet.h>
 #include <net/ethernet.h>
 #include <arpa/inet.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/if_tun.h>
@@ -101,12 +114,13 @@ enum {
 	CK_GONE_IPVTAP,
 	CK_UFFD,
 	CK_MEMFILES,
+	CK_KICK,
 	NCK
 };
 
 static const char *const ck_names[NCK] = {
 	"acct", "used-fault", "rx-fault", "memtable", "gone-tun", "gone-macvtap",
-	"gone-ipvtap", "uffd", "memfiles",
+	"gone-ipvtap", "uffd", "memfiles", "kick",
 };
 
 /**
@@ -1694,6 +1708,66 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
 }
 
 /**
+ * ck_mf_tx_ring() - a TX ring of memory in a new sealed memfd, attached to
+ *	a private tap
+ * @ck: the check (its failure and skip lines)
+ * @r: the ring (filled in)
+ * @num: ring size
+ * @memfd: the memfd (out), or -1
+ * @tap: the tap fd (out), or -1
+ * @name: the tap's name (out, IFNAMSIZ bytes)
+ *
+ * Return: 1 (ready), 0 (the ring was made, the rest failed and was
+ * reported: free it), -1 (nothing made).
+ */
+static int ck_mf_tx_ring(int ck, struct ck_ring *r, unsigned int num, int *memfd, int *tap,
+			 char *name)
+{
+	*tap = -1;
+	*memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*memfd < 0)
+		return -1;
+	if (ck_ring_new_in(r, num, 64 * 2048, 0, *memfd)) {
+		close(*memfd);
+		*memfd = -1;
+		return -1;
+	}
+	if (ck_mf_set(r, *memfd, true)) {
+		ck_fail(ck, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+		return 0;
+	}
+	*tap = ck_tap_new(name, 0);
+	if (*tap < 0 || ck_attach(r, *tap, VRINGFD_DIR_TX, 0, 0)) {
+		ck_skip(ck, "a private tap or its attach failed: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/**
+ * ck_mf_post_round() - post 1..@num TX frames of random sizes (60..1459
+ *	bytes, pattern @round) in the ring's 64 buffers
+ * @r: the ring
+ * @num: ring size
+ * @round: the round (the frames' pattern)
+ *
+ * Return: frames posted.
+ */
+static unsigned int ck_mf_post_round(struct ck_ring *r, unsigned int num, unsigned int round)
+{
+	unsigned int n = 1 + rndn(num), j;
+
+	for (j = 0; j < n; j++) {
+		uint8_t *b = r->bufs + (size_t)(r->aidx % 64) * 2048;
+		uint32_t len = 60 + rndn(1400);
+
+		ck_frame(b, len, (uint8_t)round);
+		ck_post(r, (uintptr_t)b, len, false);
+	}
+	return n;
+}
+
+/**
  * ck_memfiles() - a ring of memory drained by this process, forked
  *	children, and children racing a table replacement: every chain
  *	answered and counted once
@@ -1701,32 +1775,21 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
 static void ck_memfiles(void)
 {
 	static const char *const how[] = { "here", "in a child", "in a child, table replaced" };
-	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), i, j, n, mode = 0;
+	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), i, mode = 0;
 	uint64_t posted = 0, answered = 0;
 	struct vringfd_state st;
 	struct vringfd_stats s;
 	char name[IFNAMSIZ];
 	bool whole = true;
 	struct ck_ring r;
-	int memfd, tap = -1;
+	int memfd, tap, made;
 	long got;
 
-	memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (memfd < 0)
+	made = ck_mf_tx_ring(CK_MEMFILES, &r, num, &memfd, &tap, name);
+	if (made < 0)
 		return;
-	if (ck_ring_new_in(&r, num, 64 * 2048, 0, memfd)) {
-		close(memfd);
-		return;
-	}
-	if (ck_mf_set(&r, memfd, true)) {
-		ck_fail(CK_MEMFILES, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
+	if (!made)
 		goto out;
-	}
-	tap = ck_tap_new(name, 0);
-	if (tap < 0 || ck_attach(&r, tap, VRINGFD_DIR_TX, 0, 0)) {
-		ck_skip(CK_MEMFILES, "a private tap or its attach failed: %s", strerror(errno));
-		goto out;
-	}
 	if (chance(25)) {
 		close(memfd);	/* the module holds the file */
 		memfd = -1;
@@ -1737,15 +1800,7 @@ static void ck_memfiles(void)
 		    fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      r.bufs - r.map, (off_t)r.bufsz))
 			ck_fail(CK_MEMFILES, "punching a hole: %s", strerror(errno));
-		n = 1 + rndn(num);
-		for (j = 0; j < n; j++) {
-			uint8_t *b = r.bufs + (size_t)(r.aidx % 64) * 2048;
-			uint32_t len = 60 + rndn(1400);
-
-			ck_frame(b, len, (uint8_t)i);
-			ck_post(&r, (uintptr_t)b, len, false);
-		}
-		posted += n;
+		posted += ck_mf_post_round(&r, num, i);
 		mode = rndn(3);
 		got = ck_mf_round(&r, memfd, mode, &whole);
 		if (got < 0) {
@@ -1767,6 +1822,173 @@ static void ck_memfiles(void)
 			(unsigned long long)ck_drops(&s), st.last_avail, st.used_idx,
 			r.used->idx, r.aidx, how[mode], whole ? "whole" : "ring parts only");
 out:
+	if (tap >= 0)
+		close(tap);
+	ck_ring_free(&r);
+	if (memfd >= 0)
+		close(memfd);
+}
+
+/**
+ * ck_kick_give() - kick @kick @n times, here or from a forked child
+ * @kick: the kick eventfd
+ * @n: kicks
+ * @child: from a forked child (which only writes the inherited eventfd)
+ *
+ * Return: 0, or -1 (a kick or the child failed).
+ */
+static int ck_kick_give(int kick, unsigned int n, bool child)
+{
+	const uint64_t one = 1;
+	unsigned int i;
+	pid_t pid;
+	int st;
+
+	if (!child) {
+		for (i = 0; i < n; i++)
+			if (write(kick, &one, sizeof(one)) != sizeof(one))
+				return -1;
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < n; i++)
+			if (write(kick, &one, sizeof(one)) != sizeof(one))
+				_exit(1);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 0;
+}
+
+/**
+ * ck_kick_wait() - wait, watching only the call eventfd, until the used
+ * ring reaches @want (3 s without news: give up)
+ * @r: the ring
+ * @call: its call eventfd (non-blocking)
+ * @want: the used index awaited
+ *
+ * Return: true when reached.
+ */
+static bool ck_kick_wait(struct ck_ring *r, int call, uint16_t want)
+{
+	struct pollfd p = { .fd = call, .events = POLLIN };
+	uint64_t v;
+
+	while (__atomic_load_n(&r->used->idx, __ATOMIC_ACQUIRE) != want) {
+		if (poll(&p, 1, 3000) != 1)
+			return false;
+		if (read(call, &v, sizeof(v)) < 0)
+			errno = 0;
+	}
+	return true;
+}
+
+/**
+ * ck_kick_left() - after kick mode ended: a kick's count stays
+ * @kick: the kick eventfd (non-blocking)
+ *
+ * Return: true when the count of one kick is there to read.
+ */
+static bool ck_kick_left(int kick)
+{
+	uint64_t v = 0;
+
+	if (read(kick, &v, sizeof(v)) < 0)
+		v = 0;		/* a count from before: read and forgotten */
+	if (ck_kick_give(kick, 1, false))
+		return false;
+	return read(kick, &v, sizeof(v)) == sizeof(v) && v == 1;
+}
+
+/**
+ * ck_kick() - a TX ring of memory in kick mode: rounds of frames posted
+ *	and kicked, completions awaited on the call eventfd; kick mode ended
+ *	one of four ways
+ */
+static void ck_kick(void)
+{
+	static const char *const ends[] = { "SET_KICK -1", "DETACH", "close", "tap deleted" };
+	unsigned int num = 1u << (3 + rndn(4)), rounds = 2 + rndn(5), end = rndn(4), i, j;
+	int memfd, tap, made, kick = -1, call = -1;
+	struct vringfd_state st;
+	struct vringfd_stats s;
+	char name[IFNAMSIZ];
+	uint64_t posted = 0;
+	struct ck_ring r;
+	struct pollfd p;
+	int32_t v;
+
+	made = ck_mf_tx_ring(CK_KICK, &r, num, &memfd, &tap, name);
+	if (made < 0)
+		return;
+	if (!made)
+		goto out;
+	kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	call = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	v = call;
+	if (kick < 0 || call < 0 || ioctl(r.fd, VRINGFD_SET_CALL_FD, &v) ||
+	    (v = kick, ioctl(r.fd, VRINGFD_SET_KICK, &v))) {
+		ck_fail(CK_KICK, "call fd or SET_KICK: %s", strerror(errno));
+		goto out;
+	}
+	atomic_fetch_add(&ck_runs[CK_KICK], 1);
+	for (i = 0; i < rounds; i++) {
+		posted += ck_mf_post_round(&r, num, i);
+		if (ck_kick_give(kick, 1 + rndn(3), chance(30))) {
+			ck_fail(CK_KICK, "round %u: kicking failed", i);
+			goto out;
+		}
+		if (!ck_kick_wait(&r, call, r.aidx)) {
+			ck_fail(CK_KICK, "round %u: used->idx %u, want %u, 3 s after the kicks",
+				i, __atomic_load_n(&r.used->idx, __ATOMIC_ACQUIRE), r.aidx);
+			goto out;
+		}
+	}
+	ck_state(&r, &st);
+	ck_stats(&r, &s);
+	if (s.frames + ck_drops(&s) != posted || st.last_avail != r.aidx ||
+	    st.used_idx != r.aidx)
+		ck_fail(CK_KICK, "%llu chains posted, frames %llu + drops %llu, last_avail %u "
+			"used_idx %u, want %u", (unsigned long long)posted,
+			(unsigned long long)s.frames, (unsigned long long)ck_drops(&s),
+			st.last_avail, st.used_idx, r.aidx);
+	v = -1;
+	switch (end) {
+	case 0:
+	case 1:
+		if (end ? ioctl(r.fd, VRINGFD_DETACH) < 0 : ioctl(r.fd, VRINGFD_SET_KICK, &v) < 0)
+			ck_fail(CK_KICK, "%s: %s", ends[end], strerror(errno));
+		else if (!ck_kick_left(kick))
+			ck_fail(CK_KICK, "a kick after %s was consumed", ends[end]);
+		break;
+	case 2:
+		/*
+		 * A child forked meanwhile by another thread holds the ring's
+		 * file until it exits: the last close may come a little later.
+		 */
+		close(r.fd);
+		r.fd = -1;
+		for (j = 0; j < 30 && !ck_kick_left(kick); j++)
+			usleep(100000);
+		if (j == 30)
+			ck_fail(CK_KICK, "kicks after %s still consumed 3 s later", ends[end]);
+		break;
+	default:
+		ck_link_del(name);
+		p.fd = r.fd;
+		p.events = 0;
+		p.revents = 0;
+		if (poll(&p, 1, 3000) != 1 || !(p.revents & POLLHUP))
+			ck_fail(CK_KICK, "no POLLHUP 3 s after the tap's deletion (revents %#x)",
+				p.revents);
+	}
+out:
+	if (kick >= 0)
+		close(kick);
+	if (call >= 0)
+		close(call);
 	if (tap >= 0)
 		close(tap);
 	ck_ring_free(&r);
@@ -1825,6 +2047,9 @@ static void op_check(void)
 		break;
 	case CK_MEMFILES:
 		ck_memfiles();
+		break;
+	case CK_KICK:
+		ck_kick();
 		break;
 	default:
 		ck_gone((int)k);

@@ -64,6 +64,7 @@
 						 * module configures nothing on the
 						 * tap (see VRINGFD_ATTACH_TAP) */
 #define VRINGFD_CAP_MEM_FILES	(1ULL << 7)	/* VRINGFD_SET_MEM_FILES */
+#define VRINGFD_CAP_KICK	(1ULL << 8)	/* VRINGFD_SET_KICK */
 
 /**
  * struct vringfd_version - what the loaded module supports
@@ -281,8 +282,9 @@ struct vringfd_mem_table {
  * struct vringfd_stats - counters of one ring since it was created
  * @frames: chains completed with data (TX: sent to the tap; RX: filled)
  * @bytes: bytes of frame data moved (virtio-net headers excluded)
- * @batches: write()/read()/poll() calls that moved at least one chain
- * @calls: write()/read()/poll() calls
+ * @batches: those calls (and worker runs) that moved at least one chain
+ * @calls: write()/read()/poll() calls, and runs of the kick-mode worker
+ *	(VRINGFD_SET_KICK)
  * @drop_bad_chain: chains of the wrong direction or empty (completed, len 0)
  * @drop_too_big: chains over 64 KiB + header (completed, len 0)
  * @drop_bad_hdr: frames with an invalid virtio-net header
@@ -457,5 +459,45 @@ struct vringfd_mem_files {
  * up), EBUSY (the ring is attached in atomic mode), EFAULT.
  */
 #define VRINGFD_SET_MEM_FILES	_IOW(VRINGFD_IOCTL_MAGIC, 0x16, struct vringfd_mem_files)
+
+/**
+ * VRINGFD_SET_KICK - __s32 eventfd (in), or -1 to leave kick mode
+ *
+ * Kick mode: the module serves the ring by itself, as vhost-net does.  A
+ * write to this eventfd (the front-end's kick) runs the ring as write()
+ * would on a TX ring: every available chain is sent to the tap; on an RX
+ * ring it fills posted buffers (a kick there says buffers were posted).
+ * Frames arriving on the tap fill an RX ring's posted buffers as read()
+ * would.  The work runs in a kernel worker (a workqueue item per ring)
+ * with the weight of one write()/read() per run; a run that did work
+ * runs again, so a busy ring or a storm of kicks cannot hold a CPU.
+ * Completions are signalled on the call eventfd (VRINGFD_SET_CALL_FD)
+ * under virtio's rules, as always; no process is woken per frame.  The
+ * eventfd's count is consumed by the module.  Each worker run counts in
+ * struct vringfd_stats.calls (and .batches when it moved a chain).
+ *
+ * Only for a ring of memory (VRINGFD_SET_MEM_FILES) attached to a tap
+ * (VRINGFD_ATTACH_TAP): the worker belongs to no process.  write(),
+ * read() and poll() keep working in kick mode (serialised with the
+ * worker by the ring's lock): a call serves the ring at once.  Errors
+ * the worker meets are the ring's, as for write(): a broken ring reports
+ * EPOLLERR to poll() (EIO to every call), a deleted tap EPOLLHUP
+ * (VRINGFD_STATE_HUP); the worker then waits for the next kick.
+ *
+ * The module holds the eventfd (a file reference) until kick mode ends:
+ * closing the front-end's copy ends nothing.  Kick mode ends with -1,
+ * with another SET_KICK (which replaces the eventfd), with
+ * VRINGFD_DETACH, with the close of the ring's last fd (whichever
+ * process holds it: kick mode survives the process that set it up when
+ * its fd is kept, e.g. passed with SCM_RIGHTS).  The module cannot be
+ * unloaded while a ring fd is open.  -1 with kick mode off: 0.
+ *
+ * Errors: EFAULT, EIO (the ring is broken), EOPNOTSUPP (not a ring of
+ * memory), EINVAL (the ring is not attached to a tap: nothing attached,
+ * or another subsystem; or the fd is not an eventfd), EBADF (the fd is
+ * not open), EINTR (a fatal signal while waiting for a running call on
+ * the ring).  VRINGFD_GET_VERSION reports VRINGFD_CAP_KICK.
+ */
+#define VRINGFD_SET_KICK	_IOW(VRINGFD_IOCTL_MAGIC, 0x17, __s32)
 
 #endif /* _UAPI_LINUX_VRINGFD_H */

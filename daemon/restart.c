@@ -53,8 +53,15 @@
  * Not kept: what handover.c does not hand over either (stream and ring-fd
  * connections, client-mode vhost-user, a front-end in the middle of a
  * message or during a migration: then nothing is kept, logged, and the
- * stop closes every connection as before), and what lives only in the
- * process after a crash (SIGKILL: no state is written).
+ * stop closes every connection as before), and anything after a crash
+ * (SIGKILL: no state is written).  Keeping the front-ends over a crash
+ * would need the store kept current while running: every fd stored as it
+ * arrives and removed before the daemon closes it (else systemd's copy
+ * keeps a connection open the daemon meant to close), the state written
+ * again into a new memfd after every vhost-user message that changes it
+ * (memfd_create in the base filter), and at restore each ring's position
+ * taken from the ring (last_avail = used->idx, as vhost-user's reconnect
+ * does: a chain the dead instance took but did not complete is done again).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -444,6 +444,7 @@ static unsigned int daemon_workers(const struct config *cfg)
  * @err: message buffer
  * @errlen: its size
  *
+ * The fds systemd passed are loaded before (fdstore_load(), main.c).
  * Order: engine, netlink, taps, ports, control socket, capability drop,
  * timers, pump threads (workers), seccomp filter, READY=1.  A tap or port that cannot be set up is
  * logged and left down (daemon_fail()) while the others come up, unless no
@@ -470,8 +471,6 @@ struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_
 	d->watchdog.fd = -1;
 	d->successor = successor;
 	log_set_level(d->cfg.log_level);
-	/* fds systemd passed: the control socket, stored taps and sockets */
-	fdstore_load();
 	deadline_set_limits(d->cfg.handshake_timeout, d->cfg.boot_timeout,
 			    d->cfg.message_timeout);
 	d->eng = engine_select(d->cfg.engine, err, errlen);

@@ -2,12 +2,17 @@
 /*
  * fdstore.c - systemd's file descriptor store (FDSTORE=1, LISTEN_FDNAMES)
  *
+ * Names: "tap.IFNAME.Q" (a tap queue, tap.c), "listen.PORT" (a port's
+ * socket, port.c), and under "restart." the state and connection fds that
+ * keep vhost-user front-ends over systemctl restart (restart.c).
+ *
  * The names: an FDNAME= value is at most 255 ASCII characters, none of them
  * a control character or ':' (sd_pid_notify_with_fds(3)).  Tap and port
  * names are escaped so that any configured name maps to a valid, unique
  * fd name: every byte outside [A-Za-z0-9_-] (and '%' itself) becomes %XX.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,13 +131,15 @@ bool fdstore_name_valid(const char *name)
  * @name: an FDNAME from LISTEN_FDNAMES
  *
  * Socket activation passes the control socket under its socket unit's
- * name ("vringnetd.socket"); stored fds start with "tap." or "listen.".
+ * name ("vringnetd.socket"); stored fds start with "tap.", "listen." or
+ * "restart." (restart.c: the front-ends kept over systemctl restart).
  *
- * Return: true for a tap queue or a listening socket name.
+ * Return: true for a tap queue, a listening socket or a restart name.
  */
 bool fdstore_is_stored_name(const char *name)
 {
-	return !strncmp(name, "tap.", 4) || !strncmp(name, "listen.", 7);
+	return !strncmp(name, "tap.", 4) || !strncmp(name, "listen.", 7) ||
+	       !strncmp(name, FDSTORE_RESTART_PREFIX, strlen(FDSTORE_RESTART_PREFIX));
 }
 
 /**
@@ -220,6 +227,34 @@ int fdstore_take(const char *name)
 		if (fdstore_fds[i].fd < 0 || !fdstore_fds[i].name ||
 		    strcmp(fdstore_fds[i].name, name))
 			continue;
+		fd = fdstore_fds[i].fd;
+		fdstore_fds[i].fd = -1;
+		return fd;
+	}
+	return -1;
+}
+
+/**
+ * fdstore_take_prefix() - hand out one passed fd whose name starts with
+ *			    @prefix
+ * @prefix: the start of the name
+ * @name: out: its full name
+ * @len: @name's size
+ *
+ * Call it until it answers -1 to take every such fd.
+ *
+ * Return: the fd (the caller owns it), or -1 when none is left.
+ */
+int fdstore_take_prefix(const char *prefix, char *name, size_t len)
+{
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < fdstore_nfds; i++) {
+		if (fdstore_fds[i].fd < 0 || !fdstore_fds[i].name ||
+		    strncmp(fdstore_fds[i].name, prefix, strlen(prefix)))
+			continue;
+		snprintf(name, len, "%s", fdstore_fds[i].name);
 		fd = fdstore_fds[i].fd;
 		fdstore_fds[i].fd = -1;
 		return fd;
@@ -321,4 +356,45 @@ void fdstore_remove(const char *name)
 	ret = sd_notify(0, msg);
 	if (ret < 0)
 		log_debug_errno(ret, "fd store: removing \"%s\"", name);
+}
+
+/**
+ * fdstore_sync() - wait until systemd has read every message sent so far
+ * @pipefd: a pipe made beforehand (its write end is sent and closed here,
+ *	    so it serves once; both ends are closed on return)
+ * @timeout_ms: how long to wait for systemd
+ *
+ * BARRIER=1 as sd_notify_barrier(3) sends it, on a pipe made at start:
+ * pipe2() is not in the seccomp filter's allow-list without
+ * upgrade = yes.  A process that stores fds and exits needs it: systemd
+ * drops a message it reads only after the sender is gone.
+ *
+ * Return: true when systemd answered within @timeout_ms.
+ */
+bool fdstore_sync(int pipefd[2], int timeout_ms)
+{
+	struct pollfd pfd = { .fd = pipefd[0], .events = 0 };
+	bool ok = false;
+	int ret;
+
+	if (pipefd[0] < 0 || pipefd[1] < 0 || !getenv("NOTIFY_SOCKET"))
+		goto out;
+	ret = sd_pid_notify_with_fds(0, 0, "BARRIER=1", &pipefd[1], 1);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	if (ret <= 0) {
+		log_debug_errno(ret, "fd store: BARRIER=1");
+		goto out;
+	}
+	do
+		ret = poll(&pfd, 1, timeout_ms);
+	while (ret < 0 && errno == EINTR);
+	ok = ret > 0 && (pfd.revents & POLLHUP);
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	pipefd[0] = pipefd[1] = -1;
+	return ok;
 }

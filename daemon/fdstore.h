@@ -18,6 +18,8 @@
 
 /* systemd's limit on an FDNAME= value, without the NUL */
 #define FDSTORE_NAME_MAX	255
+/* the names restart.c stores under: the state and the connection fds */
+#define FDSTORE_RESTART_PREFIX	"restart."
 
 int fdstore_name_tap(char *buf, size_t len, const char *ifname, unsigned int queue);
 int fdstore_name_listen(char *buf, size_t len, const char *port);
@@ -26,9 +28,11 @@ bool fdstore_is_stored_name(const char *name);
 void fdstore_load(void);
 int fdstore_add_passed(const char *name, int fd);
 int fdstore_take(const char *name);
+int fdstore_take_prefix(const char *prefix, char *name, size_t len);
 int fdstore_take_other(int *fd);
 void fdstore_close_unused(void);
 bool fdstore_put(const char *name, int fd);
 void fdstore_remove(const char *name);
+bool fdstore_sync(int pipefd[2], int timeout_ms);
 
 #endif /* VRINGNET_FDSTORE_H */

@@ -207,8 +207,11 @@ static bool handover_refusal(struct daemon *d, char *err, size_t errlen)
  * handover_pause_all() - pause (or resume) every port's connections
  * @d: daemon
  * @resume: resume instead
+ *
+ * Also the first step of keeping the front-ends over systemctl restart
+ * (restart.c).
  */
-static void handover_pause_all(struct daemon *d, bool resume)
+void handover_pause_all(struct daemon *d, bool resume)
 {
 	unsigned int i;
 
@@ -220,6 +223,32 @@ static void handover_pause_all(struct daemon *d, bool resume)
 		else if (!resume && p->ops->handover_pause)
 			p->ops->handover_pause(p);
 	}
+}
+
+/**
+ * handover_collect_connections() - the connections of a paused daemon
+ * @d: daemon
+ * @st: filled: every port's handed-over connections (front-ends, peers)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * What restart.c keeps over systemctl restart: the taps and sockets are
+ * in systemd's fd store already, under their own names.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int handover_collect_connections(struct daemon *d, struct handover_state *st, char *err,
+				 size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nports; i++) {
+		struct port *p = d->ports[i];
+
+		if (p->ops->handover_save && p->ops->handover_save(p, st, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /**
@@ -261,12 +290,8 @@ static int handover_collect(struct daemon *d, struct handover_state *st, unsigne
 		snprintf(err, errlen, "writing the state: %s", strerror(-ret));
 		return -1;
 	}
-	for (i = 0; i < d->nports; i++) {
-		struct port *p = d->ports[i];
-
-		if (p->ops->handover_save && p->ops->handover_save(p, st, err, errlen) < 0)
-			return -1;
-	}
+	if (handover_collect_connections(d, st, err, errlen) < 0)
+		return -1;
 	*conns = st->nvu;
 	return 0;
 }
@@ -568,6 +593,74 @@ int handover_receive(struct handover_state *st, char *err, size_t errlen)
 }
 
 /**
+ * handover_port() - a running port by name
+ * @d: the daemon
+ * @name: its name
+ *
+ * Return: the port, or NULL.
+ */
+static struct port *handover_port(struct daemon *d, const char *name)
+{
+	int pi = daemon_find_port(d, name);
+
+	return pi < 0 ? NULL : d->ports[pi];
+}
+
+/**
+ * handover_adopt_vu() - rebuild one front-end from its record, or start it
+ * @d: the started daemon
+ * @v: the record (its fds are taken, also on error)
+ * @start: start the rings of a front-end rebuilt before, where the
+ *	previous instance stopped them; else rebuild it without starting
+ *	them (every front-end is rebuilt before any starts)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Shared by a hand-over's successor and by the instance after systemctl
+ * restart (restart.c).
+ *
+ * Return: 0, or -1 with @err filled (the connection is then closed).
+ */
+int handover_adopt_vu(struct daemon *d, const struct hovs_vhost_user *v, bool start,
+		      char *err, size_t errlen)
+{
+	struct port *p = handover_port(d, v->port);
+
+	if (!p || !p->ops->handover_adopt) {
+		snprintf(err, errlen, "port %s: a front-end is connected, but the new configuration has no such vhost-user port",
+			 v->port);
+		if (!start)
+			handover_state_vu_close(v);
+		return -1;
+	}
+	if (start)
+		return p->ops->handover_start(p, v, err, errlen);
+	return p->ops->handover_adopt(p, v, err, errlen);
+}
+
+/**
+ * handover_adopt_peer() - give a dgram port the peer its predecessor learnt
+ * @d: the started daemon
+ * @peer: the record
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *err,
+			size_t errlen)
+{
+	struct port *p = handover_port(d, peer->port);
+
+	if (!p || !p->ops->handover_peer) {
+		snprintf(err, errlen, "port %s: it had a peer, but the new configuration has no such dgram port",
+			 peer->port);
+		return -1;
+	}
+	return p->ops->handover_peer(p, peer, err, errlen);
+}
+
+/**
  * handover_adopt() - take over the predecessor's front-ends, then its place
  * @d: the started daemon (daemon_start() in successor mode)
  * @st: the state handover_receive() read (freed here)
@@ -579,40 +672,20 @@ int handover_receive(struct handover_state *st, char *err, size_t errlen)
 void handover_adopt(struct daemon *d, struct handover_state *st)
 {
 	char err[CFG_ERR_MAX], status[64];
-	struct port *p;
 	unsigned int i;
-	int pi;
 
 	/* every front-end rebuilt first, then their rings started: a refusal
 	 * before the second loop leaves every ring where the predecessor
 	 * stopped it */
-	for (i = 0; i < st->nvu; i++) {
-		const struct hovs_vhost_user *v = &st->vu[i];
-
-		pi = daemon_find_port(d, v->port);
-		if (pi < 0 || !d->ports[pi]->ops->handover_adopt) {
-			snprintf(err, sizeof(err), "port %s: a front-end is connected, but the new configuration has no such vhost-user port",
-				 v->port);
+	for (i = 0; i < st->nvu; i++)
+		if (handover_adopt_vu(d, &st->vu[i], false, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-		}
-		if (d->ports[pi]->ops->handover_adopt(d->ports[pi], v, err, sizeof(err)) < 0)
+	for (i = 0; i < st->npeers; i++)
+		if (handover_adopt_peer(d, &st->peers[i], err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	}
-	for (i = 0; i < st->npeers; i++) {
-		pi = daemon_find_port(d, st->peers[i].port);
-		if (pi < 0 || !d->ports[pi]->ops->handover_peer) {
-			snprintf(err, sizeof(err), "port %s: it had a peer, but the new configuration has no such dgram port",
-				 st->peers[i].port);
+	for (i = 0; i < st->nvu; i++)
+		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-		}
-		if (d->ports[pi]->ops->handover_peer(d->ports[pi], &st->peers[i], err, sizeof(err)) < 0)
-			handover_successor_fail(err);
-	}
-	for (i = 0; i < st->nvu; i++) {
-		p = d->ports[daemon_find_port(d, st->vu[i].port)];
-		if (p->ops->handover_start(p, &st->vu[i], err, sizeof(err)) < 0)
-			handover_successor_fail(err);
-	}
 	snprintf(status, sizeof(status), "took over %u front-end connections", st->nvu);
 	handover_state_free(st);
 	sdnotify_mainpid();

@@ -5,7 +5,9 @@
  * Predecessor: handover_init() at start, handover_upgrade() on request.
  * Successor (handover_is_successor()): handover_receive() before
  * daemon_start(), handover_adopt() after it.  The design is at the top of
- * handover.c.
+ * handover.c.  restart.c keeps the front-ends over systemctl restart with
+ * the same state and the same steps (handover_pause_all(),
+ * handover_collect_connections(), handover_adopt_vu()).
  */
 #ifndef VRINGNET_HANDOVER_H
 #define VRINGNET_HANDOVER_H
@@ -30,5 +32,16 @@ bool handover_is_successor(void);
 int handover_receive(struct handover_state *st, char *err, size_t errlen);
 void handover_adopt(struct daemon *d, struct handover_state *st);
 void handover_successor_fail(const char *why) __attribute__((noreturn));
+
+/* shared with restart.c (systemctl restart keeps the front-ends) */
+struct hovs_vhost_user;
+struct hovs_peer;
+void handover_pause_all(struct daemon *d, bool resume);
+int handover_collect_connections(struct daemon *d, struct handover_state *st, char *err,
+				 size_t errlen);
+int handover_adopt_vu(struct daemon *d, const struct hovs_vhost_user *v, bool start,
+		      char *err, size_t errlen);
+int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *err,
+			size_t errlen);
 
 #endif /* VRINGNET_HANDOVER_H */

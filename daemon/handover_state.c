@@ -496,6 +496,49 @@ out:
 }
 
 /**
+ * handover_state_memfd_new() - an empty memfd for a state, not yet sealed
+ *
+ * restart.c makes it at start, before the seccomp filter (which allows
+ * memfd_create only with upgrade = yes), and fills it at SIGTERM.
+ *
+ * Return: the memfd (close-on-exec), or a negative errno.
+ */
+int handover_state_memfd_new(void)
+{
+	int fd = memfd_create("vringnetd-handover", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/**
+ * handover_state_memfd_fill() - write @buf into an empty state memfd and
+ *				 seal it
+ * @fd: from handover_state_memfd_new()
+ * @buf: the bytes
+ * @len: their count
+ *
+ * Return: 0, or a negative errno (@fd stays open).
+ */
+int handover_state_memfd_fill(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = write(fd, p + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, HOVS_SEALS) < 0)
+		return -errno;
+	return 0;
+}
+
+/**
  * handover_state_to_memfd() - a sealed memfd holding @buf
  * @buf: the bytes
  * @len: their count
@@ -504,27 +547,12 @@ out:
  */
 int handover_state_to_memfd(const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
-	size_t off = 0;
-	ssize_t n;
-	int fd, ret;
+	int fd = handover_state_memfd_new(), ret;
 
-	fd = memfd_create("vringnetd-handover", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		n = write(fd, p + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			close(fd);
-			return ret;
-		}
-		off += (size_t)n;
-	}
-	if (fcntl(fd, F_ADD_SEALS, HOVS_SEALS) < 0) {
-		ret = -errno;
+		return fd;
+	ret = handover_state_memfd_fill(fd, buf, len);
+	if (ret < 0) {
 		close(fd);
 		return ret;
 	}
@@ -593,6 +621,23 @@ void handover_state_vring_close(const struct hovs_vring *vr)
 		close(vr->call);
 	if (vr->err >= 0)
 		close(vr->err);
+}
+
+/**
+ * handover_state_vu_close() - close every fd of a parsed front-end record
+ * @v: the record (socket, regions, ring eventfds; those that are not -1)
+ */
+void handover_state_vu_close(const struct hovs_vhost_user *v)
+{
+	unsigned int i;
+
+	if (v->sock >= 0)
+		close(v->sock);
+	for (i = 0; i < v->nregions; i++)
+		if (v->regions[i].fd >= 0)
+			close(v->regions[i].fd);
+	for (i = 0; i < v->nvrings; i++)
+		handover_state_vring_close(&v->vrings[i]);
 }
 
 /**

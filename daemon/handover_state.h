@@ -9,7 +9,9 @@
  *                           (every byte, header included), nfds, nrecords
  *   uint32_t fds[nfds]      the fd table: fd numbers as the successor
  *                           finds them (inherited across execve, see
- *                           handover.c)
+ *                           handover.c); in a restart's state (restart.c)
+ *                           the stopping instance's numbers, which name
+ *                           the fds in systemd's fd store
  *   records, nrecords of:   struct hovs_record (type, len) + len bytes,
  *                           len a multiple of 8
  *     HOVS_REC_NAMED_FD       struct hovs_named_fd: a tap queue
@@ -224,9 +226,12 @@ int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *p
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len);
 int handover_state_parse(const void *buf, size_t len, struct handover_state *st,
 			 char *err, size_t errlen);
+int handover_state_memfd_new(void);
+int handover_state_memfd_fill(int fd, const void *buf, size_t len);
 int handover_state_to_memfd(const void *buf, size_t len);
 int handover_state_from_memfd(int fd, void **buf, size_t *len, char *err, size_t errlen);
 int handover_state_take_named(struct handover_state *st, const char *name);
 void handover_state_vring_close(const struct hovs_vring *vr);
+void handover_state_vu_close(const struct hovs_vhost_user *v);
 
 #endif /* VRINGNET_HANDOVER_STATE_H */

@@ -8,7 +8,9 @@
  * refuses its predecessor's state, too); 2 for a bad command line.
  *
  * With VRINGNETD_HANDOVER in the environment the process is a successor
- * started by "vringnetctl upgrade" (handover.c).
+ * started by "vringnetctl upgrade" (handover.c).  Under systemd a SIGTERM
+ * keeps the vhost-user front-ends in the fd store for the next instance,
+ * which resumes them (restart.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,9 +20,12 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "fdstore.h"
 #include "handover.h"
 #include "handover_state.h"
 #include "log.h"
+#include "restart.h"
+#include "sdnotify.h"
 
 /**
  * main_usage() - print the usage text
@@ -88,6 +93,7 @@ int main(int argc, char **argv)
 	const char *path = CFG_DEFAULT_PATH, *check = NULL;
 	bool check_only = false, successor;
 	struct handover_state hs;
+	unsigned int kept = 0;
 	char err[CFG_ERR_MAX];
 	struct config cfg;
 	struct daemon *d;
@@ -135,6 +141,10 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	/* fds systemd passed: the control socket, stored taps and sockets,
+	 * a restart's state */
+	fdstore_load();
+	restart_init();
 	if (successor) {
 		log_info("vringnetd %s taking over from its previous instance, with %s",
 			 VRINGNETD_VERSION, path);
@@ -149,6 +159,7 @@ int main(int argc, char **argv)
 		}
 	} else {
 		log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
+		kept = restart_receive(&hs);
 	}
 	d = daemon_start(&cfg, successor, err, sizeof(err));
 	if (!d && successor)
@@ -159,10 +170,18 @@ int main(int argc, char **argv)
 	}
 	if (successor)
 		handover_adopt(d, &hs);
+	else if (kept)
+		restart_adopt(d, &hs);
 	ret = daemon_run(d);
 	if (daemon_handed_over(d)) {
 		/* everything is the successor's now: close nothing, delete nothing */
 		log_info("handed over: exiting");
+		return 0;
+	}
+	if (!ret && restart_keep(d)) {
+		/* the fd store holds the connections: close nothing, delete nothing */
+		sdnotify_stopping();
+		log_info("stopped; the front-ends wait in systemd's fd store for the next instance");
 		return 0;
 	}
 	daemon_stop(d);

@@ -2,7 +2,7 @@
 /*
  * check_daemon_fdstore.c - fdstore.c: tap and port names map to valid,
  * distinct FDNAME= values; fds passed as systemd passes them (LISTEN_FDS,
- * LISTEN_FDNAMES) are handed out by name and the rest closed
+ * LISTEN_FDNAMES) are handed out by name or name prefix, the rest closed
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +26,8 @@ START_TEST(fdstore_name_plain)
 	ck_assert_str_eq(buf, "listen.vm-1_a");
 	ck_assert(fdstore_is_stored_name("tap.vnet0.3"));
 	ck_assert(fdstore_is_stored_name("listen.vm1"));
+	ck_assert(fdstore_is_stored_name("restart.state"));
+	ck_assert(fdstore_is_stored_name("restart.fd.12,15"));
 	ck_assert(!fdstore_is_stored_name("vringnetd.socket"));
 }
 END_TEST
@@ -81,16 +83,18 @@ START_TEST(fdstore_name_limits)
 END_TEST
 
 /**
- * fc_child_passed() - in a child: fds 3..5 passed as systemd passes them
+ * fc_child_passed() - in a child: fds 3..7 passed as systemd passes them
  *
- * Return: 0 when take/take_other/close_unused behave, else the failed step.
+ * Return: 0 when take/take_prefix/take_other/close_unused behave, else the
+ * failed step.
  */
 static int fc_child_passed(void)
 {
+	char name[FDSTORE_NAME_MAX + 1];
 	int p[2], fd = -1, i;
 	char pid[16];
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		if (pipe(p) < 0 || dup2(p[0], 3 + i) < 0)
 			return 10;
 		close(p[1]);
@@ -99,8 +103,9 @@ static int fc_child_passed(void)
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("LISTEN_PID", pid, 1);
-	setenv("LISTEN_FDS", "3", 1);
-	setenv("LISTEN_FDNAMES", "tap.vnet0.0:vringnetd.socket:tap.gone.0", 1);
+	setenv("LISTEN_FDS", "5", 1);
+	setenv("LISTEN_FDNAMES",
+	       "tap.vnet0.0:vringnetd.socket:tap.gone.0:restart.fd.9,12:restart.state", 1);
 	unsetenv("NOTIFY_SOCKET");
 	fdstore_load();
 	if (getenv("LISTEN_FDS"))
@@ -109,10 +114,16 @@ static int fc_child_passed(void)
 		return 2;
 	if (fdstore_take("tap.vnet0.0") != 3 || fdstore_take("tap.vnet0.0") != -1)
 		return 3;
+	/* a restart's names are not socket activation's */
 	if (fdstore_take_other(&fd) != 1 || fd != 4)
 		return 4;
+	if (fdstore_take_prefix("restart.fd.", name, sizeof(name)) != 6 ||
+	    strcmp(name, "restart.fd.9,12") ||
+	    fdstore_take_prefix("restart.fd.", name, sizeof(name)) != -1)
+		return 7;
 	fdstore_close_unused();
-	if (fcntl(5, F_GETFD) != -1 || fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) < 0)
+	if (fcntl(5, F_GETFD) != -1 || fcntl(7, F_GETFD) != -1 || fcntl(3, F_GETFD) < 0 ||
+	    fcntl(4, F_GETFD) < 0 || fcntl(6, F_GETFD) < 0)
 		return 5;
 	if (fdstore_take("tap.gone.0") != -1)
 		return 6;

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * restart.c - systemctl restart keeps every connected vhost-user front-end
+ *
+ * Design.  The taps and listening sockets are in systemd's fd store from
+ * the start (fdstore.c).  What a restart lost was the connections: this
+ * file keeps them with the hand-over's state (handover_state.h, the same
+ * format and version) and the hand-over's steps (handover.c), carried by
+ * the fd store instead of execve.
+ *
+ * Stopping (SIGTERM, main.c calls restart_keep() once the loop left):
+ * under systemd (NOTIFY_SOCKET) every front-end is paused as for an
+ * upgrade (its queue pairs stop, their avail positions stored; its socket
+ * is no longer read), the state of the connections is written into a
+ * sealed memfd, and every fd the state's table names is stored
+ * (FDSTORE=1) under "restart.fd.N" (N: the fd's number in this process,
+ * as the table names it), then the memfd as "restart.state"; a BARRIER=1
+ * makes sure systemd read it all before the process exits, without any
+ * teardown: nothing is shut down or closed but by the exit, and systemd's
+ * copies keep every connection open.  One FDNAME= per message, so one fd
+ * (or one group, below) per message: SCM_MAX_FD (253) is never reached,
+ * and no fd's identity rests on its position in LISTEN_FDS (systemd lists
+ * its store in its own order and drops an fd whose open file it holds
+ * already).  That last rule matters for guest memory: a front-end sends
+ * one memfd for several regions (QEMU does, around the PCI hole), so the
+ * regular files of the table are grouped by inode and stored once, named
+ * "restart.fd.N,M,...".
+ *
+ * A stop that is not a restart: systemd closes its store once the unit is
+ * stopped for good, and with it the connections, as before.
+ *
+ * Starting (main.c): restart_receive() right after fdstore_load() reads
+ * "restart.state", refuses a state of another version or a broken one
+ * (one log line: "restart: refusing the state in systemd's fd store:
+ * WHY; ..."), maps every record's fds through the "restart.fd." names, and
+ * drops (closing its fds, logged) a front-end one of whose fds is missing
+ * (its connection closed while no daemon ran: systemd drops a socket that
+ * hangs up; or FileDescriptorStoreMax= too small).  After daemon_start()
+ * restart_adopt() rebuilds each front-end through the vhost-user checks
+ * (vhost_user_dev_restore(), as a hand-over's successor does), then
+ * starts its rings where the previous instance stopped them.  The state
+ * and every "restart." name leave the store (FDSTOREREMOVE=1) as soon as
+ * they are read: the store must not hold a connection the daemon may
+ * close later; the taps and sockets stay stored under their own names.
+ *
+ * Sandbox.  With [daemon] upgrade = no the seccomp filter (sandbox.c)
+ * allows neither memfd_create nor pipe2: restart_init() makes the memfd
+ * and the barrier's pipe at start, before the filter.  The rest is in the
+ * allow-list whatever upgrade says: write and fcntl (seals) on the memfd,
+ * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
+ * No fork, no exec: the next instance is started by systemd.
+ *
+ * Not kept: what handover.c does not hand over either (stream and ring-fd
+ * connections, client-mode vhost-user, a front-end in the middle of a
+ * message or during a migration: then nothing is kept, logged, and the
+ * stop closes every connection as before), and anything after a crash
+ * (SIGKILL: no state is written).  Keeping the front-ends over a crash
+ * would need the store kept current while running: every fd stored as it
+ * arrives and removed before the daemon closes it (else systemd's copy
+ * keeps a connection open the daemon meant to close), the state written
+ * again into a new memfd after every vhost-user message that changes it
+ * (memfd_create in the base filter), and at restore each ring's position
+ * taken from the ring (last_avail = used->idx, as vhost-user's reconnect
+ * does: a chain the dead instance took but did not complete is done again).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon_priv.h"
+#include "fdstore.h"
+#include "handover.h"
+#include "handover_state.h"
+#include "log.h"
+#include "restart.h"
+
+/* the state's and the connection fds' names in the fd store */
+#define RESTART_STATE_NAME	FDSTORE_RESTART_PREFIX "state"
+#define RESTART_FD_PREFIX	FDSTORE_RESTART_PREFIX "fd."
+/* how long the stopping instance waits for systemd to read its messages */
+#define RESTART_SYNC_MS		5000
+
+static int restart_memfd = -1;
+static int restart_pipe[2] = { -1, -1 };
+
+/**
+ * struct restart_fd - one fd the previous instance stored
+ * @fd: the fd here (each use gets a dup(): a group stands for several)
+ * @used: a record took it
+ * @name: its FDNAME ("restart.fd.N,M,...": the previous instance's fd
+ *	  numbers it stands for)
+ */
+struct restart_fd {
+	int fd;
+	bool used;
+	char name[FDSTORE_NAME_MAX + 1];
+};
+
+/**
+ * struct restart_map - the fds the previous instance stored, by its numbers
+ * @fds: the stored fds
+ * @n: their count
+ */
+struct restart_map {
+	struct restart_fd *fds;
+	unsigned int n;
+};
+
+/**
+ * restart_init() - make what restart_keep() needs while the sandbox allows it
+ *
+ * Under systemd only (NOTIFY_SOCKET): an empty memfd for the state and a
+ * pipe for the barrier.  Called before daemon_start() installs the seccomp
+ * filter; failures are logged and leave restarts without the front-ends.
+ */
+void restart_init(void)
+{
+	int ret;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	ret = handover_state_memfd_new();
+	if (ret < 0) {
+		log_warn_errno(ret, "restart: state memfd (a restart will close the front-ends' connections)");
+		return;
+	}
+	if (pipe2(restart_pipe, O_CLOEXEC) < 0) {
+		log_warn_errno(errno, "restart: pipe (a restart will close the front-ends' connections)");
+		close(ret);
+		return;
+	}
+	restart_memfd = ret;
+}
+
+/**
+ * restart_same_file() - the group of an earlier regular file with @fd's inode
+ * @names: the group names so far
+ * @firsts: each group's first fd
+ * @n: groups so far
+ * @fd: the fd
+ *
+ * Return: the group's index, or -1 (@fd is no regular file, or a new one).
+ */
+static int restart_same_file(char (*names)[FDSTORE_NAME_MAX + 1], const int *firsts,
+			     unsigned int n, int fd)
+{
+	struct stat a, b;
+	unsigned int i;
+
+	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!fstat(firsts[i], &b) && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino && strlen(names[i]) + 12 <= FDSTORE_NAME_MAX)
+			return (int)i;
+	return -1;
+}
+
+/**
+ * restart_store_fds() - store every fd of an encoded state's table
+ * @buf: the encoded state (its fd table holds this process's fds)
+ * @budget: fds the store may take (0: unknown)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the number of fd store entries used, or -1 with @err filled.
+ */
+static int restart_store_fds(const void *buf, unsigned int budget, char *err, size_t errlen)
+{
+	const struct hovs_header *h = buf;
+	const uint32_t *tab = (const uint32_t *)(h + 1);
+	char (*names)[FDSTORE_NAME_MAX + 1] = calloc(h->nfds + 1, sizeof(*names));
+	int *firsts = calloc(h->nfds + 1, sizeof(*firsts));
+	unsigned int i, n = 0;
+	int g, ret = -1;
+
+	if (!names || !firsts) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (i = 0; i < h->nfds; i++) {
+		g = restart_same_file(names, firsts, n, (int)tab[i]);
+		if (g >= 0) {
+			size_t l = strlen(names[g]);
+
+			snprintf(names[g] + l, sizeof(names[g]) - l, ",%u", tab[i]);
+			continue;
+		}
+		firsts[n] = (int)tab[i];
+		snprintf(names[n++], sizeof(names[0]), RESTART_FD_PREFIX "%u", tab[i]);
+	}
+	if (budget && n + 1 > budget) {
+		snprintf(err, errlen, "%u fds to store, FileDescriptorStoreMax= leaves room for %u",
+			 n + 1, budget);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (!fdstore_put(names[i], firsts[i])) {
+			snprintf(err, errlen, "storing %s failed", names[i]);
+			goto out;
+		}
+	ret = (int)n;
+out:
+	free(names);
+	free(firsts);
+	return ret;
+}
+
+/**
+ * restart_budget() - fds the store may still take, when systemd says so
+ * @d: daemon (its taps and sockets are stored already)
+ *
+ * systemd 254 and later put FileDescriptorStoreMax= in $FDSTORE; older
+ * ones say nothing, and a fd over the limit is dropped by systemd (the
+ * next instance then drops that front-end, logged).
+ *
+ * Return: the room left, or 0 when unknown.
+ */
+static unsigned int restart_budget(struct daemon *d)
+{
+	const char *max = getenv("FDSTORE");
+	unsigned long total, used = 0;
+	unsigned int i;
+
+	if (!max || !*max)
+		return 0;
+	total = strtoul(max, NULL, 10);
+	for (i = 0; i < d->ntaps; i++)
+		used += d->taps[i]->dev.nqueues;
+	for (i = 0; i < d->nports; i++)
+		used += d->ports[i]->listen_fd >= 0;
+	return total > used ? (unsigned int)(total - used) : 1;	/* 1: too small for anything */
+}
+
+/**
+ * restart_keep() - keep every front-end in systemd's fd store (SIGTERM)
+ * @d: daemon, its loop left after SIGTERM
+ *
+ * Return: true when the state and its fds are stored: the process must
+ * exit without daemon_stop() (a shutdown or close would reach the
+ * front-ends).  False when there is nothing to keep or it failed
+ * (logged; every front-end is resumed first, so daemon_stop() finds them
+ * as always).
+ */
+bool restart_keep(struct daemon *d)
+{
+	struct handover_state st;
+	char err[CFG_ERR_MAX];
+	int ret, stored = -1;
+	size_t len = 0;
+	void *buf = NULL;
+
+	if (restart_memfd < 0 || !getenv("NOTIFY_SOCKET"))
+		return false;
+	handover_state_init(&st);
+	handover_pause_all(d, false);
+	if (handover_collect_connections(d, &st, err, sizeof(err)) < 0)
+		goto fail;
+	if (!st.nvu && !st.npeers) {
+		handover_state_free(&st);
+		handover_pause_all(d, true);
+		return false;
+	}
+	ret = handover_state_encode(&st, &buf, &len);
+	if (ret < 0) {
+		snprintf(err, sizeof(err), "writing the state: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = handover_state_memfd_fill(restart_memfd, buf, len);
+	if (ret < 0) {
+		snprintf(err, sizeof(err), "state memfd: %s", strerror(-ret));
+		goto fail;
+	}
+	stored = restart_store_fds(buf, restart_budget(d), err, sizeof(err));
+	if (stored < 0)
+		goto fail;
+	if (!fdstore_put(RESTART_STATE_NAME, restart_memfd)) {
+		snprintf(err, sizeof(err), "storing %s failed", RESTART_STATE_NAME);
+		goto fail;
+	}
+	if (!fdstore_sync(restart_pipe, RESTART_SYNC_MS))
+		log_warn("restart: systemd did not confirm the fd store within %u ms", RESTART_SYNC_MS);
+	log_info("restart: %u front-end connections kept in systemd's fd store (state of %zu bytes, %d fds)",
+		 st.nvu, len, stored);
+	free(buf);
+	handover_state_free(&st);
+	return true;
+fail:
+	log_warn("restart: the front-ends' connections are not kept: %s", err);
+	free(buf);
+	handover_state_free(&st);
+	handover_pause_all(d, true);
+	return false;
+}
+
+/* ------------------------------------------------------------ next start */
+
+/**
+ * restart_map_load() - take every "restart.fd." fd systemd passed
+ * @m: filled
+ */
+static void restart_map_load(struct restart_map *m)
+{
+	char name[FDSTORE_NAME_MAX + 1];
+	struct restart_fd *n;
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	while ((fd = fdstore_take_prefix(RESTART_FD_PREFIX, name, sizeof(name))) >= 0) {
+		fdstore_remove(name);
+		n = realloc(m->fds, (m->n + 1) * sizeof(*n));
+		if (!n) {
+			log_err("restart: %s: %s; closed", name, strerror(ENOMEM));
+			close(fd);
+			continue;
+		}
+		m->fds = n;
+		m->fds[m->n].fd = fd;
+		m->fds[m->n].used = false;
+		snprintf(m->fds[m->n].name, sizeof(m->fds[0].name), "%s", name);
+		m->n++;
+	}
+}
+
+/**
+ * restart_map_names() - whether a stored name stands for fd @old
+ * @name: "restart.fd.N,M,..."
+ * @old: an fd number of the previous instance
+ *
+ * Return: true when @old is one of the numbers.
+ */
+static bool restart_map_names(const char *name, int32_t old)
+{
+	const char *p = name + strlen(RESTART_FD_PREFIX);
+	char *end;
+
+	for (;;) {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			return false;
+		if (v == (unsigned long)old)
+			return true;
+		if (*end != ',')
+			return false;
+		p = end + 1;
+	}
+}
+
+/**
+ * restart_map_fd() - turn one of the previous instance's fd numbers into ours
+ * @m: the stored fds
+ * @fd: in: its number (or -1: none); out: the fd here, or -1
+ *
+ * Return: 0, or -1 when nothing in the store stands for it (@fd is -1).
+ */
+static int restart_map_fd(struct restart_map *m, int32_t *fd)
+{
+	unsigned int i;
+	int32_t old = *fd;
+
+	if (old < 0)
+		return 0;
+	*fd = -1;
+	for (i = 0; i < m->n; i++) {
+		if (!restart_map_names(m->fds[i].name, old))
+			continue;
+		m->fds[i].used = true;
+		*fd = fcntl(m->fds[i].fd, F_DUPFD_CLOEXEC, 3);
+		return *fd < 0 ? -1 : 0;
+	}
+	return -1;
+}
+
+/**
+ * restart_map_vu() - turn a front-end record's fds into ours
+ * @m: the stored fds
+ * @v: the record (parsed: the previous instance's fd numbers)
+ *
+ * Return: 0, or -1 with every fd of @v that was found closed.
+ */
+static int restart_map_vu(struct restart_map *m, struct hovs_vhost_user *v)
+{
+	unsigned int i;
+	int bad = 0;
+
+	bad |= restart_map_fd(m, &v->sock);
+	for (i = 0; i < v->nregions; i++)
+		bad |= restart_map_fd(m, &v->regions[i].fd);
+	for (i = 0; i < v->nvrings; i++) {
+		bad |= restart_map_fd(m, &v->vrings[i].kick);
+		bad |= restart_map_fd(m, &v->vrings[i].call);
+		bad |= restart_map_fd(m, &v->vrings[i].err);
+	}
+	if (bad)
+		handover_state_vu_close(v);
+	return bad ? -1 : 0;
+}
+
+/**
+ * restart_map_close() - close every stored fd, and forget them
+ * @m: the stored fds (records hold dups of those they took)
+ *
+ * Return: how many no record took.
+ */
+static unsigned int restart_map_close(struct restart_map *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (!m->fds[i].used) {
+			log_debug("restart: closing %s: no front-end names it", m->fds[i].name);
+			n++;
+		}
+		close(m->fds[i].fd);
+	}
+	free(m->fds);
+	memset(m, 0, sizeof(*m));
+	return n;
+}
+
+/**
+ * restart_read() - read and check the state systemd passed
+ * @fd: the state memfd (closed here)
+ * @st: filled
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int restart_read(int fd, struct handover_state *st, char *err, size_t errlen)
+{
+	size_t len;
+	void *buf;
+	int ret;
+
+	ret = handover_state_from_memfd(fd, &buf, &len, err, errlen);
+	close(fd);
+	if (ret < 0)
+		return -1;
+	ret = handover_state_parse(buf, len, st, err, errlen);
+	free(buf);
+	if (ret < 0)
+		return -1;
+	if (st->nnamed) {
+		snprintf(err, errlen, "it names %u fds by name (a hand-over's state, not a restart's)",
+			 st->nnamed);
+		handover_state_free(st);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * restart_receive() - take the previous instance's state from the fd store
+ * @st: filled (empty when there is none or it was refused)
+ *
+ * Called after fdstore_load(), before daemon_start() (whose
+ * fdstore_close_unused() would close these fds).  A state of another
+ * version or a broken one is refused with one log line, and every
+ * connection fd stored with it closed (and removed from the store): a
+ * clean start.
+ *
+ * Return: the number of front-ends to adopt with restart_adopt().
+ */
+unsigned int restart_receive(struct handover_state *st)
+{
+	char err[CFG_ERR_MAX];
+	struct restart_map m;
+	unsigned int i, k = 0, n;
+	int fd;
+
+	handover_state_init(st);
+	fd = fdstore_take(RESTART_STATE_NAME);
+	restart_map_load(&m);
+	if (fd < 0) {
+		n = restart_map_close(&m);
+		if (n)
+			log_notice("restart: %u connection fds in systemd's fd store without a state: closed",
+				   n);
+		return 0;
+	}
+	fdstore_remove(RESTART_STATE_NAME);
+	if (restart_read(fd, st, err, sizeof(err)) < 0) {
+		n = restart_map_close(&m);
+		log_err("restart: refusing the state in systemd's fd store: %s; its %u connection fds closed, clean start",
+			err, n);
+		return 0;
+	}
+	for (i = 0; i < st->nvu; i++) {
+		if (restart_map_vu(&m, &st->vu[i]) < 0) {
+			log_err("restart: port %s: front-end not kept: one of its fds is not in systemd's fd store (its connection closed meanwhile, or FileDescriptorStoreMax= is too small)",
+				st->vu[i].port);
+			continue;
+		}
+		st->vu[k++] = st->vu[i];
+	}
+	st->nvu = k;
+	n = restart_map_close(&m);
+	if (n)
+		log_notice("restart: %u stored fds no front-end named: closed", n);
+	log_info("restart: state of the previous instance read: %u front-end connections",
+		 st->nvu);
+	return st->nvu + st->npeers;
+}
+
+/**
+ * restart_adopt() - resume the previous instance's front-ends
+ * @d: the started daemon
+ * @st: what restart_receive() read (freed here)
+ *
+ * As a hand-over's successor does (handover.c): every front-end rebuilt
+ * through the vhost-user checks, then its rings started where the
+ * previous instance stopped them.  One that fails is closed and logged;
+ * the others go on.
+ */
+void restart_adopt(struct daemon *d, struct handover_state *st)
+{
+	char err[CFG_ERR_MAX];
+	unsigned int i, ok = 0;
+	bool *failed = calloc(st->nvu + 1, sizeof(*failed));
+
+	for (i = 0; i < st->nvu; i++) {
+		if (failed && handover_adopt_vu(d, &st->vu[i], false, err, sizeof(err)) == 0)
+			continue;
+		if (failed) {
+			failed[i] = true;
+			log_err("restart: %s; that front-end's connection is closed", err);
+		} else {
+			handover_state_vu_close(&st->vu[i]);
+		}
+	}
+	for (i = 0; i < st->npeers; i++)
+		if (handover_adopt_peer(d, &st->peers[i], err, sizeof(err)) < 0)
+			log_warn("restart: %s", err);
+	for (i = 0; failed && i < st->nvu; i++) {
+		if (failed[i])
+			continue;
+		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
+			log_err("restart: %s; that front-end's connection is closed", err);
+		else
+			ok++;
+	}
+	if (!failed)
+		log_err("restart: %s: the front-ends' connections are closed", strerror(ENOMEM));
+	log_info("restart: %u of %u front-end connections kept from the previous instance",
+		 ok, st->nvu);
+	free(failed);
+	handover_state_free(st);
+}

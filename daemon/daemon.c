@@ -439,8 +439,11 @@ static unsigned int daemon_workers(const struct config *cfg)
  * daemon_start() - bring up everything a configuration describes
  * @cfg: the loaded configuration; taken over (the caller must not free it)
  * @successor: started by an upgrade (handover.c): taps and sockets come
- *	from the predecessor; no READY=1 here, and a failure undoes nothing
- *	(they are still the predecessor's)
+ *	from the predecessor, and a failure undoes nothing (they are still
+ *	the predecessor's)
+ * @notify_ready: send READY=1 here; false when the caller sends it after
+ *	it resumed the front-ends it took over (handover_adopt(),
+ *	restart_adopt())
  * @err: message buffer
  * @errlen: its size
  *
@@ -452,7 +455,8 @@ static unsigned int daemon_workers(const struct config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_t errlen)
+struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_ready,
+			    char *err, size_t errlen)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
 	char status[256];
@@ -539,7 +543,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
-	if (!d->successor)
+	if (notify_ready)
 		sdnotify_ready(status);
 	return d;
 fail:

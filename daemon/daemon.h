@@ -26,7 +26,8 @@
 
 struct daemon;
 
-struct daemon *daemon_start(struct config *cfg, bool successor, char *err, size_t errlen);
+struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_ready,
+			    char *err, size_t errlen);
 int daemon_run(struct daemon *d);
 bool daemon_handed_over(const struct daemon *d);
 int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err, size_t errlen);

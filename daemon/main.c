@@ -161,7 +161,8 @@ int main(int argc, char **argv)
 		log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
 		kept = restart_receive(&hs);
 	}
-	d = daemon_start(&cfg, successor, err, sizeof(err));
+	/* READY=1 once the front-ends taken over run (handover.c, restart.c) */
+	d = daemon_start(&cfg, successor, !successor && !kept, err, sizeof(err));
 	if (!d && successor)
 		handover_successor_fail(err);
 	if (!d) {

@@ -77,6 +77,7 @@
 #include "handover_state.h"
 #include "log.h"
 #include "restart.h"
+#include "sdnotify.h"
 
 /* the state's and the connection fds' names in the fd store */
 #define RESTART_STATE_NAME	FDSTORE_RESTART_PREFIX "state"
@@ -516,7 +517,7 @@ unsigned int restart_receive(struct handover_state *st)
  * As a hand-over's successor does (handover.c): every front-end rebuilt
  * through the vhost-user checks, then its rings started where the
  * previous instance stopped them.  One that fails is closed and logged;
- * the others go on.
+ * the others go on.  Then READY=1 (daemon_start() did not send it).
  */
 void restart_adopt(struct daemon *d, struct handover_state *st)
 {
@@ -550,5 +551,8 @@ void restart_adopt(struct daemon *d, struct handover_state *st)
 	log_info("restart: %u of %u front-end connections kept from the previous instance",
 		 ok, st->nvu);
 	free(failed);
+	/* daemon_start() left READY=1 to now: the front-ends' queues run */
+	snprintf(err, sizeof(err), "kept %u of %u front-end connections", ok, st->nvu);
 	handover_state_free(st);
+	sdnotify_ready(err);
 }

@@ -74,7 +74,9 @@
  *
  * TX: send the available chains; RX: fill posted buffers with the tap's
  * frames.  Counted in stats.calls/batches as a call.  A run that did work
- * may have stopped at the weight with more to do: it queues itself again
+ * may have stopped at the weight with more to do, and an RX run may stop
+ * there having used no buffer (every frame dropped as too big): either
+ * queues itself again
  * (a run that finds nothing has asked for a kick through the walk's
  * vrfd_ring_enable_notify()).  An error (tap gone, ring broken) ends the
  * runs until the next kick; the ring reports it to poll() (EPOLLERR,
@@ -83,6 +85,7 @@
 static void vrfd_kick_work(struct work_struct *work)
 {
 	struct vrfd_tap *t = container_of(work, struct vrfd_tap, kick.work);
+	bool more = false;
 	int r;
 
 	if (!READ_ONCE(t->kick.on))
@@ -90,9 +93,9 @@ static void vrfd_kick_work(struct work_struct *work)
 	if (t->dir == VRINGFD_DIR_TX)
 		r = vrfd_tap_tx_push(t);
 	else
-		r = vrfd_tap_rx_pull(t);
+		r = vrfd_tap_rx_pull(t, &more);
 	vrfd_ring_count_call(t->ring, r);
-	if (r > 0 && READ_ONCE(t->kick.on))
+	if ((r > 0 || more) && READ_ONCE(t->kick.on))
 		queue_work(system_unbound_wq, work);
 }
 

@@ -6,8 +6,15 @@
  *
  * Locking, outermost first:
  *   @attach_sem (rw_semaphore)  read: a callback of the attached subsystem is
- *                               running (write/read/poll); write: attach,
- *                               detach, the end of an attachment.  Taken
+ *                               running from a call on the ring's file
+ *                               (write/read/poll); write: attach,
+ *                               detach, the end of an attachment.  The
+ *                               kick-mode worker (kick.c) runs the tap's
+ *                               push/pull without it and must never take
+ *                               it (VRINGFD_SET_KICK waits for the worker
+ *                               while holding it for writing): its end is
+ *                               the attachment's ->destroy, which cancels
+ *                               it (cancel_work_sync()).  Taken
  *                               killably by every call user space makes
  *                               (a callback may wait on ring memory for as
  *                               long as user space wants); only the
@@ -260,8 +267,10 @@ struct vrfd_ring *vrfd_ring_new(const struct vringfd_create *c, u16 last_avail,
  * (@attach_sem for writing): with @killable (VRINGFD_DETACH) a fatal
  * signal ends the wait, since a callback may be stuck on ring memory (a
  * userfaultfd page) for as long as user space wants.  The release does
- * not wait that way: every callback runs inside a call on the ring's own
- * file, which holds a reference to it, so none runs at its release.
+ * not wait that way: every callback run by a call runs inside a call on
+ * the ring's own file, which holds a reference to it, so none runs at its
+ * release (the kick-mode worker, which runs outside any call, is ended by
+ * the tap's ->destroy itself: kick.c).
  * Return: 1 when an attachment was ended, 0 when none was attached,
  * -EINTR (@killable only: a fatal signal; nothing changed).
  */

@@ -186,7 +186,7 @@ static int vrfd_tap_push(void *data)
 
 	if (t->dir == VRINGFD_DIR_TX)
 		return vrfd_tap_tx_push(t);
-	return vrfd_tap_rx_pull(t);
+	return vrfd_tap_rx_pull(t, NULL);
 }
 
 /**
@@ -202,7 +202,7 @@ static int vrfd_tap_pull(void *data)
 	struct vrfd_tap *t = data;
 
 	if (t->dir == VRINGFD_DIR_RX)
-		return vrfd_tap_rx_pull(t);
+		return vrfd_tap_rx_pull(t, NULL);
 	return vrfd_tap_dev_check_gone(t) ? -EPIPE : 0;
 }
 
@@ -238,6 +238,14 @@ static int vrfd_tap_wake(wait_queue_entry_t *wait, unsigned int mode, int sync,
 {
 	struct vrfd_tap *t = container_of(wait, struct vrfd_tap, wait);
 
+	/*
+	 * tun deleted: tun_detach_all() sets RCV_SHUTDOWN and wakes with
+	 * EPOLLIN only (never EPOLLERR/EPOLLHUP), which a watcher of errors
+	 * alone, or an idle TX ring in kick mode, would not see: mark the
+	 * tap gone here, so poll() reports it at once.
+	 */
+	if (t->is_tun && (READ_ONCE(t->sock->sk->sk_shutdown) & RCV_SHUTDOWN))
+		vrfd_tap_dev_set_gone(t);
 	vrfd_ring_wake(t->ring);
 	vrfd_kick_tap_woken(t, key_to_poll(key));
 	return 0;
@@ -261,16 +269,28 @@ static void vrfd_tap_queue_proc(struct file *file, wait_queue_head_t *whead,
 }
 
 /**
+ * vrfd_tap_quiesce() - after this no wake-up of the tap reaches @t, no
+ * kick-mode run of it is queued or running, and the frames it took from
+ * tun's queue but did not deliver are back there (idempotent)
+ * @t: the attachment
+ */
+static void vrfd_tap_quiesce(struct vrfd_tap *t)
+{
+	if (t->whead)
+		remove_wait_queue(t->whead, &t->wait);
+	t->whead = NULL;
+	/* after the tap's wake-ups: none can queue the worker again */
+	vrfd_kick_stop(t);
+	vrfd_tap_rx_unbatch(t);
+}
+
+/**
  * vrfd_tap_free() - release everything an attachment holds (not the ring)
  * @t: the attachment (its registry entry already removed)
  */
 static void vrfd_tap_free(struct vrfd_tap *t)
 {
-	if (t->whead)
-		remove_wait_queue(t->whead, &t->wait);
-	/* after the tap's wake-ups: none can queue the worker again */
-	vrfd_kick_stop(t);
-	vrfd_tap_rx_unbatch(t);
+	vrfd_tap_quiesce(t);
 	vrfd_tap_tx_free(t);
 	if (t->file)
 		fput(t->file);
@@ -353,6 +373,12 @@ static void vrfd_tap_destroy(void *data)
 	struct vrfd_tap *t = data;
 	struct vrfd_ring *ring = t->ring;
 
+	/*
+	 * The kick-mode worker ends before the queue is free for another
+	 * ring: two rings never feed one tap queue, and frames an RX run
+	 * took are back in tun's queue before a new ring reads it.
+	 */
+	vrfd_tap_quiesce(t);
 	vrfd_tap_reg_remove(t);
 	vrfd_tap_free(t);
 	vrfd_ring_detach(ring);

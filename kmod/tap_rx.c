@@ -291,13 +291,16 @@ static int vrfd_tap_rx_put_num_buffers(struct vrfd_tap *t, unsigned int k)
 /**
  * vrfd_tap_rx_pull() - move every queued frame into posted buffers
  * @t: the attachment
+ * @more: if not NULL, set when the loop stopped at the call's weight:
+ *	frames may still be queued even when no buffer was used (each frame
+ *	of the call dropped as too big counts in the weight, uses none)
  *
  * Return: buffers (heads) used, or -errno: -EPIPE (the tap went away and
  * nothing was used), the walker's errors, -EFAULT (also when the used ring
  * could not be written: the ring is now broken, whatever was used before
  * in this call).
  */
-int vrfd_tap_rx_pull(struct vrfd_tap *t)
+int vrfd_tap_rx_pull(struct vrfd_tap *t, bool *more)
 {
 	struct vrfd_ring *ring = t->ring;
 	unsigned int used = 0, n = 0;
@@ -420,6 +423,8 @@ int vrfd_tap_rx_pull(struct vrfd_tap *t)
 		ring->stats.bytes += r - t->hdr_len;
 		bytes += r;
 	}
+	if (more)
+		*more = !err && vrfd_over_weight(n, vrfd_ring_walked(ring) - w0, bytes);
 	if (t->nheld)
 		vrfd_tap_rx_unhold(t);
 	err = vrfd_tap_dev_err(err, vrfd_ring_publish_used(ring));

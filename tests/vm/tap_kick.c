@@ -27,6 +27,8 @@
 #define RXTAP "vrk1"
 #define PLAINTAP "vrk2"
 #define LIFETAP "vrk3"
+#define GONETAP "vrk4"		/* deleted under an idle ring */
+#define BIGTAP "vrk5"		/* MTU 9000: frames too big for a buffer */
 
 /**
  * struct kick_ring - a ring of memory attached to a tap, in kick mode
@@ -662,10 +664,78 @@ out:
 	kr_free(&rx);
 }
 
+/**
+ * test_tun_deleted_idle() - a tun deleted under an idle TX ring in kick mode:
+ * a process watching the ring for errors only (epoll, no events asked) is
+ * told at once, without any kick (tun wakes with EPOLLIN only)
+ */
+static void test_tun_deleted_idle(void)
+{
+	struct epoll_event ev = { .events = 0 }, out;
+	struct vringfd_state st;
+	struct kick_ring k;
+	int ep, n;
+
+	if (tc_sh("ip tuntap add dev " GONETAP " mode tap && ip link set " GONETAP " up") ||
+	    kr_new(&k, GONETAP, VRINGFD_DIR_TX)) {
+		result_fail("kick_tun_deleted_idle_hup", "setup: %s", strerror(errno));
+		return;
+	}
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	epoll_ctl(ep, EPOLL_CTL_ADD, k.m.fd, &ev);
+	tc_sh("ip link del " GONETAP);
+	n = epoll_wait(ep, &out, 1, 3000);
+	memset(&st, 0, sizeof(st));
+	ioctl(k.m.fd, VRINGFD_GET_STATE, &st);
+	result_check(n == 1 && (out.events & EPOLLHUP) && (st.flags & VRINGFD_STATE_HUP),
+		     "kick_tun_deleted_idle_hup",
+		     "epoll_wait %d events %#x, STATE_HUP %d (within 3 s, no kick)", n,
+		     n == 1 ? out.events : 0, !!(st.flags & VRINGFD_STATE_HUP));
+	close(ep);
+	kr_free(&k);
+}
+
+/**
+ * test_rx_weight_of_drops() - an RX run that stops at its weight having
+ * dropped every frame (too big for the one buffer) and used none queues
+ * itself again: the good frame behind them arrives without a kick
+ * @inj: packet socket on BIGTAP
+ */
+static void test_rx_weight_of_drops(int inj)
+{
+	struct vringfd_stats s;
+	struct kick_ring k;
+	int big, small, got;
+
+	if (kr_new(&k, BIGTAP, VRINGFD_DIR_RX) || set_kick(k.m.fd, -1)) {
+		result_fail("kick_rx_requeue_after_dropped_weight", "setup: %s", strerror(errno));
+		kr_free(&k);
+		return;
+	}
+	mf_post_rx(&k.m, 0, 1);			/* one 2048-byte buffer */
+	big = tc_inject(inj, 300, 3000, 0);	/* more than one run's weight */
+	small = tc_inject(inj, 1, 100, 1000);
+	usleep(100000);
+	if (set_kick(k.m.fd, k.kick)) {
+		result_fail("kick_rx_requeue_after_dropped_weight", "SET_KICK: %s", strerror(errno));
+		kr_free(&k);
+		return;
+	}
+	got = wait_used(&k, 1);
+	s = stats(&k);
+	result_check(big == 300 && small == 1 && got == 1 && rx_check(&k.m, 1, 100, 1000) &&
+		     s.drop_too_big == 300,
+		     "kick_rx_requeue_after_dropped_weight",
+		     "injected %d big + %d small; used %d, drop_too_big %llu, runs %llu (no kick)",
+		     big, small, got, (unsigned long long)s.drop_too_big,
+		     (unsigned long long)s.calls);
+	kr_free(&k);
+}
+
 int main(void)
 {
 	struct vringfd_version v;
-	int cap, inj;
+	int cap, inj, big;
 
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -695,7 +765,17 @@ int main(void)
 	test_end_while_kicking();
 	test_storm(cap);
 	test_daemon_not_woken(cap, inj);
+	test_tun_deleted_idle();
+	if (tc_sh("ip tuntap add dev " BIGTAP " mode tap && ip link set " BIGTAP " mtu 9000 up && "
+		  "sysctl -qw net.ipv6.conf." BIGTAP ".disable_ipv6=1") ||
+	    (big = tc_packet_socket(BIGTAP)) < 0) {
+		result_fail("kick_rx_requeue_after_dropped_weight", "cannot make " BIGTAP);
+	} else {
+		tc_wait_carrier(BIGTAP);
+		test_rx_weight_of_drops(big);
+		close(big);
+	}
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del " PLAINTAP
-	      "; ip link del " LIFETAP);
+	      "; ip link del " LIFETAP "; ip link del " BIGTAP);
 	return result_exit_status();
 }

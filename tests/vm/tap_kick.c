@@ -438,7 +438,7 @@ static void test_end_while_kicking(void)
 	struct pollfd p;
 	struct kick_ring k;
 	struct kicker kk;
-	int r;
+	int r, n;
 
 	/* close */
 	if (kr_new(&k, LIFETAP, VRINGFD_DIR_TX) || kicker_start(&kk, k.kick)) {
@@ -480,10 +480,15 @@ static void test_end_while_kicking(void)
 	close(k.kick);
 	k.kick = -1;
 	mf_post_tx(&k.m, 0, 10, 60, 0);
+	/*
+	 * write() sends what the worker has not: the run SET_KICK queued may
+	 * come late (a slow kernel) and take some or all of the 10 first
+	 */
 	r = (int)write(k.m.fd, "", 1);
-	result_check(r == 10 && wait_used(&k, 10) == 10 && drain_used(&k) == 10 &&
+	n = wait_used(&k, 10);
+	result_check(r >= 0 && r <= 10 && n == 10 && drain_used(&k) == 10 &&
 		     set_kick(k.m.fd, -1) == 0, "kick_eventfd_closed_by_frontend",
-		     "write() %d after the front-end closed its kick fd", r);
+		     "write() %d, %d used of 10 after the front-end closed its kick fd", r, n);
 	kr_free(&k);
 
 	/* the tap deleted */

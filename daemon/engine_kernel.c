@@ -22,6 +22,13 @@
  * with chains left: it counts the chains write() consumed from the ring's
  * starting position and compares with avail->idx (a load, no system call).
  *
+ * With engine_queue_config.mem_files (a vhost-user port's kernel-rings =
+ * memory) the rings are made as above, then turned into rings of memory
+ * over the front-end's memory files (VRINGFD_SET_MEM_FILES, the rings'
+ * guest addresses) instead of given this address space's memory table:
+ * the module then reaches the guest's pages itself, not through the
+ * daemon's mappings.  Memory the module refuses gets today's rings.
+ *
  * Rings a front-end passed (engine_queue_config.ring_fds: rings of memory,
  * VRINGFD_SET_MEM_FILES) are attached as they are: no VRINGFD_CREATE, no
  * memory table, and no mapping of the ring here, so avail->idx cannot be
@@ -109,52 +116,124 @@ static int engine_kernel_create(const struct engine_ring *ring, uint64_t feature
 }
 
 /**
+ * engine_kernel_set_mem_table() - VRINGFD_SET_MEM_TABLE: the regions as mapped here
+ * @fd: the vring fd
+ * @cfg: the queue's configuration (its memory table)
+ * @what: "tx" or "rx"
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int engine_kernel_set_mem_table(int fd, const struct engine_queue_config *cfg,
+			       const char *what, char *err, size_t errlen)
+{
+	struct vringfd_mem_region *regions;
+	unsigned int i;
+	int ret = 0;
+
+	regions = calloc(cfg->nregions, sizeof(*regions));
+	if (!regions) {
+		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (i = 0; i < cfg->nregions; i++) {
+		regions[i].guest_addr = cfg->regions[i].guest_addr;
+		regions[i].size = cfg->regions[i].size;
+		regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
+	}
+	if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions)",
+			 what, cfg->nregions);
+		ret = -1;
+	}
+	free(regions);
+	return ret;
+}
+
+/**
+ * engine_kernel_set_mem_files() - VRINGFD_SET_MEM_FILES: a ring of the regions' files
+ * @fd: the vring fd (made over the same ring, mapped here)
+ * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
+ * @ring: which ring (its guest addresses)
+ *
+ * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's: EOPNOTSUPP for
+ * hugetlbfs, EPERM for a memfd without F_SEAL_SHRINK, ...).
+ */
+static int engine_kernel_set_mem_files(int fd, const struct engine_queue_config *cfg,
+			       const struct engine_ring *ring)
+{
+	struct vringfd_mem_file_region regions[VRINGFD_MAX_MEM_REGIONS];
+	struct vringfd_mem_files files = {
+		.desc_addr = ring->desc_gpa,
+		.avail_addr = ring->avail_gpa,
+		.used_addr = ring->used_gpa,
+		.last_used_addr = ring->used_gpa + offsetof(struct vring_used, idx),
+	};
+	unsigned int i;
+
+	if (cfg->nregions > VRINGFD_MAX_MEM_REGIONS) {
+		errno = E2BIG;
+		return -1;
+	}
+	memset(regions, 0, sizeof(regions));
+	for (i = 0; i < cfg->nregions; i++) {
+		regions[i].guest_addr = cfg->regions[i].guest_addr;
+		regions[i].size = cfg->regions[i].size;
+		regions[i].offset = cfg->regions[i].offset;
+		regions[i].fd = cfg->regions[i].fd;
+	}
+	return vringfd_set_mem_files(fd, &files, regions, cfg->nregions);
+}
+
+/* Whether the fall-back from rings of memory was logged (once per process). */
+static bool engine_kernel_fallback_logged;
+
+/**
  * engine_kernel_make() - create one vring fd over a ring mapped here
  * @cfg: the queue's configuration (its memory table)
  * @ring: which ring
  * @what: "tx" or "rx"
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @of_memory: set when the ring became a ring of memory (@cfg->mem_files)
  * @err: message buffer
  * @errlen: its size
  *
+ * With @cfg->mem_files the ring is made a ring of memory over the regions'
+ * files; when the module refuses them (hugetlbfs: EOPNOTSUPP; a memfd not
+ * sealed against shrinking: EPERM; an older module: ENOTTY; ...) the ring
+ * gets the memory table of this address space instead, as without
+ * mem_files, and the first such fall-back of the process is logged.
  * Return: the vring fd, or -1 with @err filled.
  */
 static int engine_kernel_make(const struct engine_queue_config *cfg, const struct engine_ring *ring,
-		     const char *what, bool base_ok, char *err, size_t errlen)
+		     const char *what, bool base_ok, bool *of_memory, char *err, size_t errlen)
 {
-	struct vringfd_mem_region *regions = NULL;
-	unsigned int i;
 	int fd;
 
+	*of_memory = false;
 	fd = engine_kernel_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
 		log_buf_errno(err, errlen, errno, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE",
 			 what, ring->num, ring->last_avail);
 		return -1;
 	}
-	if (cfg->nregions) {
-		regions = calloc(cfg->nregions, sizeof(*regions));
-		if (!regions) {
-			snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
-			goto fail;
+	if (!cfg->nregions)
+		return fd;
+	if (cfg->mem_files) {
+		if (engine_kernel_set_mem_files(fd, cfg, ring) == 0) {
+			*of_memory = true;
+			return fd;
 		}
-		for (i = 0; i < cfg->nregions; i++) {
-			regions[i].guest_addr = cfg->regions[i].guest_addr;
-			regions[i].size = cfg->regions[i].size;
-			regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
-		}
-		if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
-			log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions)",
-				 what, cfg->nregions);
-			goto fail;
-		}
-		free(regions);
+		if (!__atomic_exchange_n(&engine_kernel_fallback_logged, true, __ATOMIC_RELAXED))
+			log_warn_errno(errno, "kernel engine: %s ring: VRINGFD_SET_MEM_FILES refused the front-end's memory (%u regions): rings of this process instead (logged once)",
+				       what, cfg->nregions);
+	}
+	if (engine_kernel_set_mem_table(fd, cfg, what, err, errlen) < 0) {
+		close(fd);
+		return -1;
 	}
 	return fd;
-fail:
-	free(regions);
-	close(fd);
-	return -1;
 }
 
 /**
@@ -180,6 +259,7 @@ static void engine_kernel_release(int fd, bool passed)
  * @call_fd: eventfd or -1
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
  * @ifindex_ok: the module understands struct vringfd_tap.ifindex
+ * @of_memory: set when the ring was made a ring of memory here
  * @err: message buffer
  * @errlen: its size
  *
@@ -189,7 +269,7 @@ static void engine_kernel_release(int fd, bool passed)
  */
 static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
-		     bool base_ok, bool ifindex_ok, char *err, size_t errlen)
+		     bool base_ok, bool ifindex_ok, bool *of_memory, char *err, size_t errlen)
 {
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
 	struct vringfd_tap tap = {
@@ -201,12 +281,13 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 	};
 	int fd;
 
+	*of_memory = false;
 	if (cfg->ring_fds) {
 		fd = fcntl(cfg->ring_fds[dir], F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			log_buf_errno(err, errlen, errno, "kernel engine: passed %s ring: dup", what);
 	} else {
-		fd = engine_kernel_make(cfg, ring, what, base_ok, err, errlen);
+		fd = engine_kernel_make(cfg, ring, what, base_ok, of_memory, err, errlen);
 	}
 	if (fd < 0)
 		return -1;
@@ -237,7 +318,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 {
 	struct vringfd_version ver;
 	struct engine_queue *q;
-	bool base_ok, ifindex_ok;
+	bool base_ok, ifindex_ok, tx_mem, rx_mem;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -273,15 +354,18 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 			      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	}
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
-			     cfg->tx_call_fd, base_ok, ifindex_ok, err, errlen);
+			     cfg->tx_call_fd, base_ok, ifindex_ok, &tx_mem, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
 	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
-			     cfg->rx_call_fd, base_ok, ifindex_ok, err, errlen);
+			     cfg->rx_call_fd, base_ok, ifindex_ok, &rx_mem, err, errlen);
 	if (q->rx_fd < 0) {
 		engine_kernel_release(q->tx_fd, q->passed);
 		goto fail;
 	}
+	if (cfg->mem_files && (tx_mem || rx_mem))
+		log_info("kernel engine: rings of memory: tx %s, rx %s (%u memory files)",
+			 tx_mem ? "yes" : "no", rx_mem ? "yes" : "no", cfg->nregions);
 	return q;
 fail:
 	free(q);

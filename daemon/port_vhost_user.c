@@ -41,6 +41,15 @@
  * change stops the pairs and starts them again on the other engine from
  * the same avail positions; when logging ends they return to the port's
  * engine.
+ *
+ * kernel-rings = memory: on the kernel engine the pairs' rings are rings
+ * of memory over the memory table's fds (engine_queue_config.mem_files):
+ * vringfd.ko reaches the guest's pages through the files it holds, not
+ * through the daemon's mappings (which stay, for the user engine of a
+ * migration and for a fall-back).  Each ring pins every page of the
+ * table, charged to the daemon's RLIMIT_MEMLOCK; what the module refuses
+ * (hugetlbfs, a memfd that can shrink, more than 1 GiB, the limit) falls
+ * back to rings of the daemon's address space, logged once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -300,6 +309,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 	d.main = vhost_user_dev_logging(&c->dev);
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.cfg.tap_ifindex = p->tap->ifindex;
+	d.cfg.mem_files = p->cfg.kernel_rings == CFG_KERNEL_RINGS_MEMORY;
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
 	ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,

@@ -37,7 +37,7 @@ enum config_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
 enum config_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum config_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
 enum config_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
-enum config_kernel_rings { CFG_KERNEL_RINGS_PROCESS, CFG_KERNEL_RINGS_MEMORY };
+enum config_kernel_rings { CFG_KERNEL_RINGS_PROCESS, CFG_KERNEL_RINGS_MEMORY, CFG_KERNEL_RINGS_KICK };
 
 #define CFG_WORKERS_AUTO	0	/* workers = auto */
 #define CFG_MAX_WORKERS		64	/* worker.h's WORKER_MAX */
@@ -111,7 +111,9 @@ struct config_tap {
  * @kernel_rings: vhost-user on the kernel engine: process (default) = the
  *	rings belong to the daemon's address space (VRINGFD_SET_MEM_TABLE);
  *	memory = rings of memory over the front-end's memory files
- *	(VRINGFD_SET_MEM_FILES), for queues started from then on
+ *	(VRINGFD_SET_MEM_FILES); kick = rings of memory in kick mode
+ *	(VRINGFD_SET_KICK: vringfd.ko serves them on the front-end's kicks);
+ *	for queues started from then on
  */
 struct config_port {
 	char name[CFG_NAME_MAX];

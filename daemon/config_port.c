@@ -19,6 +19,7 @@ static const struct config_enum config_port_types[] = {
 static const struct config_enum config_port_kernel_rings[] = {
 	{ "process", CFG_KERNEL_RINGS_PROCESS },
 	{ "memory", CFG_KERNEL_RINGS_MEMORY },
+	{ "kick", CFG_KERNEL_RINGS_KICK },
 	{ NULL, 0 },
 };
 
@@ -172,7 +173,7 @@ const char *config_port_type_name(enum config_port_type type)
  * config_kernel_rings_name() - name of a kernel-rings setting
  * @rings: the setting
  *
- * Return: "process" or "memory".
+ * Return: "process", "memory" or "kick".
  */
 const char *config_kernel_rings_name(enum config_kernel_rings rings)
 {

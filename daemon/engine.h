@@ -96,6 +96,12 @@ struct engine_mem_region {
  *	*_gpa), instead of rings of this address space; a module or memory
  *	it cannot do so with (hugetlbfs, no F_SEAL_SHRINK) gets the usual
  *	rings (logged once).  The user engine ignores it
+ * @kick_mode: with @mem_files, when both rings became rings of memory and
+ *	both kick fds are set: the kernel engine puts them in kick mode
+ *	(VRINGFD_SET_KICK): vringfd.ko serves them on the front-end's kicks
+ *	and the tap's frames by itself (engine_ops.kicked() says so)
+ * @tx_kick_fd: the tx ring's kick eventfd for @kick_mode, or -1 (not owned)
+ * @rx_kick_fd: the rx ring's, or -1
  * @log: dirty log of a migrating guest (dirty_log.h), or NULL: every
  *	guest page the engine writes is marked there (only the user engine
  *	logs; the kernel engine refuses a queue with a log).  The log may be
@@ -115,6 +121,9 @@ struct engine_queue_config {
 	int rx_call_fd;
 	const int *ring_fds;
 	bool mem_files;
+	bool kick_mode;
+	int tx_kick_fd;
+	int rx_kick_fd;
 	struct dirty_log *log;
 };
 
@@ -237,6 +246,11 @@ enum engine_dir {
  *	leaves the kick request to vringfd.ko, which publishes avail_event and
  *	looks again itself before write()/read() return.
  * @rx_fd: fd that becomes readable (EPOLLIN) when rx() has work
+ * @kicked: optional (NULL: never): true when the engine serves the queue
+ *	on the front-end's kicks by itself (kernel kick mode): the caller then
+ *	watches no kick and does not call @tx/@rx, only watches
+ *	@err_fds[ENGINE_TX/ENGINE_RX] for EPOLLERR/EPOLLHUP (a broken ring, a
+ *	deleted tap), after which @tx/@rx say what broke
  * @get_stats: counters of both directions
  * @close: unbind and free; the tap fd and the rings stay.  Stores where
  *	the device stopped in each avail ring in @last_avail[ENGINE_TX/ENGINE_RX]
@@ -250,6 +264,7 @@ struct engine_ops {
 	int (*rx)(struct engine_queue *q, struct engine_budget *budget, bool *starved);
 	bool (*enable_notify)(struct engine_queue *q, enum engine_dir dir);
 	int (*rx_fd)(struct engine_queue *q);
+	bool (*kicked)(struct engine_queue *q, int err_fds[2]);
 	void (*get_stats)(struct engine_queue *q, struct engine_stats *tx,
 			  struct engine_stats *rx);
 	void (*close)(struct engine_queue *q, uint16_t last_avail[2]);

@@ -28,6 +28,11 @@
  * guest addresses) instead of given this address space's memory table:
  * the module then reaches the guest's pages itself, not through the
  * daemon's mappings.  Memory the module refuses gets today's rings.
+ * With engine_queue_config.kick_mode as well, both rings of memory go
+ * into kick mode (VRINGFD_SET_KICK with the front-end's kick eventfds):
+ * the module serves them from its worker, engine_kernel_kicked() tells the
+ * pump to leave them alone, and engine_kernel_close() leaves kick mode
+ * before it reads where the rings stopped.
  *
  * Rings a front-end passed (engine_queue_config.ring_fds: rings of memory,
  * VRINGFD_SET_MEM_FILES) are attached as they are: no VRINGFD_CREATE, no
@@ -43,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <endian.h>
 #include <linux/virtio_ring.h>
 
@@ -61,11 +67,13 @@
  * @tx_last: what the last write() consumed
  * @passed: the rings are the front-end's (engine_queue_config.ring_fds);
  *	@tx_avail is then NULL
+ * @kick: both rings are in kick mode (VRINGFD_SET_KICK)
  */
 struct engine_queue {
 	int tx_fd;
 	int rx_fd;
 	bool passed;
+	bool kick;
 	const struct vring_avail *tx_avail;
 	uint16_t tx_taken;
 	int tx_last;
@@ -306,6 +314,43 @@ fail:
 }
 
 /**
+ * engine_kernel_set_kick() - VRINGFD_SET_KICK on one ring
+ * @fd: the vring fd
+ * @kick_fd: the front-end's kick eventfd, or -1 to leave kick mode
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int engine_kernel_set_kick(int fd, int kick_fd)
+{
+	int32_t efd = kick_fd;
+
+	return ioctl(fd, VRINGFD_SET_KICK, &efd);
+}
+
+/**
+ * engine_kernel_kick_mode() - put both rings of memory in kick mode
+ * @q: the queue (both rings attached, rings of memory)
+ * @cfg: its configuration (the kick fds)
+ *
+ * All or nothing: when a ring refuses (an older module: ENOTTY), the other
+ * leaves kick mode again, the refusal is logged and the queue is driven by
+ * the daemon as without kick mode.
+ */
+static void engine_kernel_kick_mode(struct engine_queue *q, const struct engine_queue_config *cfg)
+{
+	if (engine_kernel_set_kick(q->tx_fd, cfg->tx_kick_fd) < 0) {
+		log_warn_errno(errno, "kernel engine: tx ring: VRINGFD_SET_KICK: the daemon drives the queue");
+		return;
+	}
+	if (engine_kernel_set_kick(q->rx_fd, cfg->rx_kick_fd) < 0) {
+		log_warn_errno(errno, "kernel engine: rx ring: VRINGFD_SET_KICK: the daemon drives the queue");
+		engine_kernel_set_kick(q->tx_fd, -1);
+		return;
+	}
+	q->kick = true;
+}
+
+/**
  * engine_kernel_open() - create both vring fds and attach them to the tap queue
  * @cfg: rings, tap, header length, memory table, call fds
  * @err: message buffer
@@ -363,9 +408,12 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 		engine_kernel_release(q->tx_fd, q->passed);
 		goto fail;
 	}
+	if (cfg->kick_mode && tx_mem && rx_mem && cfg->tx_kick_fd >= 0 && cfg->rx_kick_fd >= 0)
+		engine_kernel_kick_mode(q, cfg);
 	if (cfg->mem_files && (tx_mem || rx_mem))
-		log_info("kernel engine: rings of memory: tx %s, rx %s (%u memory files)",
-			 tx_mem ? "yes" : "no", rx_mem ? "yes" : "no", cfg->nregions);
+		log_info("kernel engine: rings of memory: tx %s, rx %s (%u memory files)%s",
+			 tx_mem ? "yes" : "no", rx_mem ? "yes" : "no", cfg->nregions,
+			 q->kick ? ", kick mode: vringfd.ko serves them" : "");
 	return q;
 fail:
 	free(q);
@@ -475,6 +523,20 @@ static int engine_kernel_rx_fd(struct engine_queue *q)
 }
 
 /**
+ * engine_kernel_kicked() - whether vringfd.ko serves the queue by itself
+ * @q: the queue
+ * @err_fds: the tx and rx ring fds, to watch for EPOLLERR/EPOLLHUP (out)
+ *
+ * Return: true in kick mode.
+ */
+static bool engine_kernel_kicked(struct engine_queue *q, int err_fds[2])
+{
+	err_fds[ENGINE_TX] = q->tx_fd;
+	err_fds[ENGINE_RX] = q->rx_fd;
+	return q->kick;
+}
+
+/**
  * engine_kernel_copy_stats() - module counters to engine counters
  * @fd: a vring fd
  * @st: output
@@ -517,6 +579,9 @@ static void engine_kernel_get_stats(struct engine_queue *q, struct engine_stats 
  * engine_kernel_close() - close both vring fds (the module detaches them)
  * @q: the queue or NULL
  * @last_avail: where the module stopped in each avail ring (out; may be NULL)
+ *
+ * Rings in kick mode leave it first, so that no worker run moves them
+ * after their positions were read (GET_VRING_BASE).
  */
 static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 {
@@ -524,6 +589,10 @@ static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 
 	if (!q)
 		return;
+	if (q->kick) {
+		engine_kernel_set_kick(q->tx_fd, -1);
+		engine_kernel_set_kick(q->rx_fd, -1);
+	}
 	if (last_avail) {
 		last_avail[ENGINE_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
 		last_avail[ENGINE_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
@@ -540,6 +609,7 @@ const struct engine_ops engine_kernel_ops = {
 	.rx = engine_kernel_rx,
 	.enable_notify = engine_kernel_enable_notify,
 	.rx_fd = engine_kernel_rx_fd,
+	.kicked = engine_kernel_kicked,
 	.get_stats = engine_kernel_get_stats,
 	.close = engine_kernel_close,
 };

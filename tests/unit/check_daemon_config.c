@@ -247,7 +247,7 @@ static const struct bad_case {
 	  "t.conf:5: connect: a ringfd port only listens" },
 	{ "bad_kernel_rings_value",
 	  "[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nkernel-rings = guest\n", 0,
-	  "t.conf:6: kernel-rings: 'guest' is not process or memory" },
+	  "t.conf:6: kernel-rings: 'guest' is not process, memory or kick" },
 	{ "bad_kernel_rings_not_vhost_user",
 	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\nkernel-rings = memory\n", 0,
 	  "t.conf:6: kernel-rings: only valid for type vhost-user" },
@@ -815,10 +815,12 @@ START_TEST(config_good_ports)
 	parse_ok("[port vm1]\ntap = t0\ntype = vhost-user\nlisten = /run/vm1.sock\n"
 		 "kernel-rings = memory\nsocket-mode = 0600\nsocket-owner = daemon\nsocket-group = root\n"
 		 "[port vm2]\ntap = t1\ntype = stream\nconnect = /run/qemu.sock\nreconnect = 3600\n"
+		 "[port vm5]\ntap = t4\ntype = vhost-user\nlisten = /run/vm5.sock\nkernel-rings = kick\n"
 		 "[port vm3]\ntap = t2\ntype = dgram\nlisten = /run/d.sock\npeer = /run/q.sock\n"
 		 "[port vm4]\ntap = t3\ntype = ringfd\nlisten = /run/r.sock\n"
-		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n", &cfg);
-	ck_assert_uint_eq(cfg.nports, 4);
+		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n[tap t4]\n", &cfg);
+	ck_assert_uint_eq(cfg.nports, 5);
+	ck_assert_int_eq(config_find_port(&cfg, "vm5")->kernel_rings, CFG_KERNEL_RINGS_KICK);
 	p = config_find_port(&cfg, "vm1");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->type, CFG_PORT_VHOST_USER);
@@ -928,6 +930,7 @@ START_TEST(config_names)
 	ck_assert_str_eq(config_log_level_name((enum config_log_level)42), "?");
 	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_PROCESS), "process");
 	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_MEMORY), "memory");
+	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_KICK), "kick");
 }
 END_TEST
 

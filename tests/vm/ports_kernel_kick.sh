@@ -1,13 +1,16 @@
 #!/bin/bash
-# ports_kernel_kick.sh - (VM rig) a vhost-user port with kernel-rings = kick:
-# vringfd.ko serves the front-end's rings of memory on its kicks.
+# ports_kernel_kick.sh - (VM rig) vhost-user ports on the kernel engine with
+# rings of memory: kernel-rings = kick (vringfd.ko serves the front-end's
+# rings of memory on its kicks) and kernel-rings = memory (the daemon drives
+# them).
 #
 # Run by tests/vm/guest-run inside the VM, where vringfd.ko is loaded.
 # vringnetd runs with engine = kernel in a private network namespace (IPv6
 # off, taps without addresses: nothing but the test's frames crosses them)
 # with two vhost-user ports: kq (kernel-rings = kick) and mq (kernel-rings
-# = memory, the daemon drives the same rings of memory: the control).
-# tests/host/vu_frontend sends 20000 frames of 1000 bytes while a packet
+# = memory, also the control of the wake-up count).
+# tests/host/vu_frontend (memfd sealed against shrinking, as QEMU's
+# memory-backend-memfd) sends 20000 frames of 1000 bytes while a packet
 # socket in the namespace sends 500 frames out of the tap to its rx ring;
 # with VU_FRONTEND_CHECK_BASE it then stops both rings (GET_VRING_BASE) and
 # checks the positions the daemon answers:
@@ -18,6 +21,11 @@
 #                                the port's rx counter says the same
 #   ports-kernel-kick-base       GET_VRING_BASE after frames flowed in kick
 #                                mode: tx = frames sent, rx = buffers used
+#   ports-kernel-memory-rings    on mq: both rings are rings of memory
+#                                (VRINGFD_SET_MEM_FILES took them), not in
+#                                kick mode
+#   ports-kernel-memory-tx       on mq: exactly 20000 frames, and the counter
+#   ports-kernel-memory-rx       on mq: exactly 500 frames, and the counter
 #   ports-kernel-kick-wakeups    while a front-end streams 64-byte frames
 #                                (VU_FRONTEND_UNTIL), over a window after its
 #                                set-up: the daemon's threads made fewer
@@ -32,13 +40,22 @@
 #                                drives and logs), off brings it back to kick
 #                                mode: exactly 3 x 2000 frames, the log page
 #                                marked
+#   ports-kernel-memory-fallback a front-end on mq whose memfd can shrink (no
+#                                F_SEAL_SHRINK: the module refuses it with
+#                                EPERM) gets rings of the daemon's address
+#                                space, logged once: exactly 2000 frames
+#   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
+#                                falls back the same way (not logged again):
+#                                exactly 2000 (SKIP without free huge pages)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
 tests="mode tx rx base wakeups again migrate"
+mtests="rings tx rx fallback hugetlb"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
+	for t in $mtests; do echo "SKIP: ports-kernel-memory-$t: $1"; done
 	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -52,12 +69,16 @@ done
 failed=0
 pass() { echo "PASS: $pfx-$1"; }
 fail() { echo "FAIL: $pfx-$1: $2"; failed=1; }
+mpass() { echo "PASS: ports-kernel-memory-$1"; }
+mfail() { echo "FAIL: ports-kernel-memory-$1: $2"; failed=1; }
 work=$(mktemp -d /tmp/ports-kernel-kick.XXXXXX)
 ns=vrnq$$
 dpid=
+old_nr=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
+	echo "$old_nr" >/proc/sys/vm/nr_hugepages
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -90,12 +111,16 @@ for i in $(seq 150); do grep -q 'ready:' "$work/daemon.log" && break; sleep 0.2;
 if ! grep -q 'ready:' "$work/daemon.log"; then
 	sed 's/^/# daemon: /' "$work/daemon.log"
 	for t in $tests; do fail "$t" "vringnetd did not start"; done
+	for t in $mtests; do mfail "$t" "vringnetd did not start"; done
 	exit 1
 fi
 ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
 tap_rx() { ip -n "$ns" -j -s link show "$1" | jq '.[0].stats64.rx.packets'; }
 # ctxt - voluntary context switches of all the daemon's threads
 ctxt() { cat /proc/"$dpid"/task/*/status | awk '/^voluntary_ctxt_switches:/ {n += $2} END {print n}'; }
+# engine_lines - how many times the kernel engine made rings of memory (its
+# line is not rate-limited, the port's "running" line is)
+engine_lines() { grep -c 'kernel engine: rings of memory' "$work/daemon.log"; }
 # send_frames TAP N - N broadcast frames of 60 bytes out of TAP (to its front-end)
 send_frames() {
 	ip netns exec "$ns" /usr/bin/python3 -c '
@@ -110,12 +135,12 @@ for i in range(int(sys.argv[2])):
 run() {
 	local before c0 fe_pid n0
 	before=$(tap_rx "$2")
-	n0=$(grep -c "port $1: queue pair 0 running" "$work/daemon.log")
+	n0=$(engine_lines)
 	c0=$(ctxt)
 	VU_FRONTEND_CHECK_BASE=1 build/tests/host/vu_frontend "$work/$1.sock" 20000 1000 500 >"$work/fe.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
-		[ "$(grep -c "port $1: queue pair 0 running" "$work/daemon.log")" -gt "$n0" ] && break
+		[ "$(engine_lines)" -gt "$n0" ] && break
 		sleep 0.1
 	done
 	send_frames "$2" 500
@@ -156,18 +181,37 @@ else
 fi
 
 run mq vrnq1
-echo "# memory (daemon-driven): $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; daemon voluntary context switches $c"
+st=$(ctl stats mq)
+txf=$(jq '.stats[0].tx.frames' <<<"$st")
+rxf=$(jq '.stats[0].rx.frames' <<<"$st")
+echo "# memory (daemon-driven): $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; port tx $(jq -c '.stats[0].tx | {frames, syscalls, batches}' <<<"$st") rx $(jq -c '.stats[0].rx | {frames, syscalls, batches}' <<<"$st"); daemon voluntary context switches $c"
+line=$(grep 'kernel engine: rings of memory' "$work/daemon.log" | tail -1)
+if [[ "$line" == *"tx yes, rx yes (1 memory files)" ]]; then
+	mpass rings
+else
+	mfail rings "daemon said '${line:-nothing about rings of memory}'"
+fi
+if grep -q 'completed 20000 ' <<<"$out" && [ "$d" -eq 20000 ] && [ "$txf" = 20000 ]; then
+	mpass tx
+else
+	mfail tx "front-end exit $rc ($out), tap rx +$d, port tx frames $txf (want 20000)"
+fi
+if grep -q 'received 500 ' <<<"$out" && [ "$rxf" = 500 ] && [ "$rc" -eq 0 ]; then
+	mpass rx
+else
+	mfail rx "front-end exit $rc ($out), port rx frames $rxf (want 500)"
+fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
 # of a stream of 64-byte frames, after the pair started
 stream() {
 	local n0 b0 c0 fe_pid
 	rm -f "$work/stop"
-	n0=$(grep -c "port $1: queue pair 0 running" "$work/daemon.log")
+	n0=$(engine_lines)
 	VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
-		[ "$(grep -c "port $1: queue pair 0 running" "$work/daemon.log")" -gt "$n0" ] && break
+		[ "$(engine_lines)" -gt "$n0" ] && break
 		sleep 0.1
 	done
 	sleep 1
@@ -210,6 +254,38 @@ if [ "$rc" -eq 0 ] && [ "$d" -eq 6000 ] && [ "$users" -ge 1 ] && [[ "$last" == *
 	pass migrate
 else
 	fail migrate "exit $rc ($(tr '\n' ' ' <<<"$out")), tap rx +$d (want 6000), pair started $users times on the user engine, last start: $last"
+fi
+# --- memory the module refuses: the daemon's own rings, logged once
+n0=$(engine_lines)
+before=$(tap_rx vrnq1)
+out=$(VU_FRONTEND_MEM=memfd build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
+rc=$?
+sleep 0.5
+d=$(( $(tap_rx vrnq1) - before ))
+fb=$(grep 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
+if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
+   [[ "$fb" == *"Operation not permitted"* ]] && [ "$(engine_lines)" -eq "$n0" ]; then
+	mpass fallback
+else
+	mfail fallback "exit $rc ($out), tap rx +$d (want 2000), log: ${fb:-no fall-back logged}"
+fi
+
+echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages
+free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+if [ "$free" -lt 2 ]; then
+	echo "SKIP: ports-kernel-memory-hugetlb: the VM's kernel gave $free free huge pages"
+else
+	before=$(tap_rx vrnq1)
+	out=$(VU_FRONTEND_MEM=hugetlb-memfd build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
+	rc=$?
+	sleep 0.5
+	d=$(( $(tap_rx vrnq1) - before ))
+	if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(engine_lines)" -eq "$n0" ] &&
+	   [ "$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")" -eq 1 ]; then
+		mpass hugetlb
+	else
+		mfail hugetlb "exit $rc ($out), tap rx +$d (want 2000)"
+	fi
 fi
 kill -0 "$dpid" 2>/dev/null || fail again "the daemon died"
 [ "$failed" -eq 0 ] || sed 's/^/# daemon: /' "$work/daemon.log" | tail -40

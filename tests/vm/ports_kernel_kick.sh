@@ -47,10 +47,15 @@
 #   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
 #                                falls back the same way (not logged again):
 #                                exactly 2000 (SKIP without free huge pages)
+#   ports-kernel-kick-upgrade    vringnetctl upgrade while a front-end streams
+#                                on kq: the pair leaves kick mode on the
+#                                hand-over and the successor starts it in kick
+#                                mode again; the tap counts exactly the frames
+#                                sent, the connection is kept
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
-tests="mode tx rx base wakeups again migrate"
+tests="mode tx rx base wakeups again migrate upgrade"
 mtests="rings tx rx fallback hugetlb"
 skip_all() {
 	local t
@@ -89,6 +94,7 @@ cat >"$work/q.conf" <<EOF
 control-socket = $work/control.sock
 engine = kernel
 log-level = info
+upgrade = yes
 
 [tap vrnq0]
 [tap vrnq1]
@@ -286,6 +292,37 @@ else
 	else
 		mfail hugetlb "exit $rc ($out), tap rx +$d (want 2000)"
 	fi
+fi
+# --- upgrade (hand-over) under a stream in kick mode
+rm -f "$work/stop"
+n0=$(grep -c 'kick mode: vringfd.ko serves them' "$work/daemon.log")
+before=$(tap_rx vrnq0)
+VU_FRONTEND_CHECK_END=1 VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/kq.sock" 1 64 >"$work/up.out" 2>&1 &
+fe_pid=$!
+for i in $(seq 100); do
+	[ "$(grep -c 'kick mode: vringfd.ko serves them' "$work/daemon.log")" -gt "$n0" ] && break
+	sleep 0.1
+done
+sleep 1
+up=$(ctl upgrade 2>&1)
+up_rc=$?
+sleep 1
+touch "$work/stop"
+wait "$fe_pid"
+rc=$?
+sleep 0.5
+d=$(( $(tap_rx vrnq0) - before ))
+out=$(tr '\n' ' ' <"$work/up.out")
+pid1=$(jq -r '.upgrade.pid' <<<"$up" 2>/dev/null)
+[[ "$pid1" =~ ^[0-9]+$ ]] && dpid=$pid1
+n1=$(grep -c 'kick mode: vringfd.ko serves them' "$work/daemon.log")
+sent=$(sed -n 's/.*completed \([0-9]*\) .*/\1/p' <<<"$out")
+echo "# upgrade: $(jq -c . <<<"$up" 2>/dev/null || echo "$up") (exit $up_rc); front-end: $out(exit $rc); tap rx +$d; rings put in kick mode $((n1 - n0)) times"
+if [ "$up_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ] &&
+   [[ "$out" == *"connection kept"* ]] && [ $((n1 - n0)) -ge 2 ]; then
+	pass upgrade
+else
+	fail upgrade "upgrade exit $up_rc, front-end exit $rc ($out), tap rx +$d, kick mode entered $((n1 - n0)) times (want 2: before and after)"
 fi
 kill -0 "$dpid" 2>/dev/null || fail again "the daemon died"
 [ "$failed" -eq 0 ] || sed 's/^/# daemon: /' "$work/daemon.log" | tail -40

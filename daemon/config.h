@@ -37,6 +37,7 @@ enum config_engine { CFG_ENGINE_AUTO, CFG_ENGINE_KERNEL, CFG_ENGINE_USER };
 enum config_log_level { CFG_LOG_ERR, CFG_LOG_WARNING, CFG_LOG_NOTICE, CFG_LOG_INFO, CFG_LOG_DEBUG };
 enum config_port_type { CFG_PORT_VHOST_USER, CFG_PORT_STREAM, CFG_PORT_DGRAM, CFG_PORT_RINGFD };
 enum config_seccomp { CFG_SECCOMP_ON, CFG_SECCOMP_OFF, CFG_SECCOMP_LOG };
+enum config_kernel_rings { CFG_KERNEL_RINGS_PROCESS, CFG_KERNEL_RINGS_MEMORY, CFG_KERNEL_RINGS_KICK };
 
 #define CFG_WORKERS_AUTO	0	/* workers = auto */
 #define CFG_MAX_WORKERS		64	/* worker.h's WORKER_MAX */
@@ -107,6 +108,12 @@ struct config_tap {
  * @socket_uid: owner of the listening socket, (uid_t)-1 = the daemon's
  * @socket_gid: group of the listening socket, (gid_t)-1 = the daemon's
  * @reconnect: client mode: seconds between reconnect attempts (default 1)
+ * @kernel_rings: vhost-user on the kernel engine: process (default) = the
+ *	rings belong to the daemon's address space (VRINGFD_SET_MEM_TABLE);
+ *	memory = rings of memory over the front-end's memory files
+ *	(VRINGFD_SET_MEM_FILES); kick = rings of memory in kick mode
+ *	(VRINGFD_SET_KICK: vringfd.ko serves them on the front-end's kicks);
+ *	for queues started from then on
  */
 struct config_port {
 	char name[CFG_NAME_MAX];
@@ -120,6 +127,7 @@ struct config_port {
 	uid_t socket_uid;
 	gid_t socket_gid;
 	unsigned int reconnect;
+	enum config_kernel_rings kernel_rings;
 };
 
 /**
@@ -184,6 +192,7 @@ const char *config_engine_name(enum config_engine engine);
 const char *config_port_type_name(enum config_port_type type);
 const char *config_log_level_name(enum config_log_level level);
 const char *config_seccomp_name(enum config_seccomp mode);
+const char *config_kernel_rings_name(enum config_kernel_rings rings);
 void config_default_mac(const char *name, uint8_t mac[6]);
 
 #endif /* VRINGNET_CONFIG_H */

@@ -16,6 +16,13 @@ static const struct config_enum config_port_types[] = {
 	{ NULL, 0 },
 };
 
+static const struct config_enum config_port_kernel_rings[] = {
+	{ "process", CFG_KERNEL_RINGS_PROCESS },
+	{ "memory", CFG_KERNEL_RINGS_MEMORY },
+	{ "kick", CFG_KERNEL_RINGS_KICK },
+	{ NULL, 0 },
+};
+
 /* Index of each key in config_port_keys[]. */
 enum config_port_key {
 	PORT_KEY_TAP,
@@ -27,6 +34,7 @@ enum config_port_key {
 	PORT_KEY_SOCKET_OWNER,
 	PORT_KEY_SOCKET_GROUP,
 	PORT_KEY_RECONNECT,
+	PORT_KEY_KERNEL_RINGS,
 	PORT_NKEYS
 };
 
@@ -40,6 +48,8 @@ static const struct config_key config_port_keys[] = {
 	[PORT_KEY_SOCKET_OWNER] = CFG_USER_KEY("socket-owner", struct config_port, socket_uid),
 	[PORT_KEY_SOCKET_GROUP] = CFG_GROUP_KEY("socket-group", struct config_port, socket_gid),
 	[PORT_KEY_RECONNECT] = CFG_UINT_KEY("reconnect", struct config_port, reconnect, 1, 3600),
+	[PORT_KEY_KERNEL_RINGS] = CFG_ENUM_KEY("kernel-rings", struct config_port, kernel_rings,
+					       config_port_kernel_rings),
 };
 
 _Static_assert(CFG_ENTRIES(config_port_keys) == PORT_NKEYS, "a [port] key without an entry");
@@ -105,6 +115,9 @@ static int config_port_end(struct config_parser *p)
 		return config_value_err(p, l, "peer: only valid for type dgram");
 	if (l_connect && port->type == CFG_PORT_RINGFD)
 		return config_value_err(p, l_connect, "connect: a ringfd port only listens");
+	l = p->key_line[PORT_KEY_KERNEL_RINGS];
+	if (l && port->type != CFG_PORT_VHOST_USER)
+		return config_value_err(p, l, "kernel-rings: only valid for type vhost-user");
 	l = p->key_line[PORT_KEY_RECONNECT];
 	if (l && !l_connect)
 		return config_value_err(p, l, "reconnect: only valid with connect");
@@ -154,4 +167,15 @@ void config_port_init(struct config_port *port, const char *name, unsigned int l
 const char *config_port_type_name(enum config_port_type type)
 {
 	return config_value_enum_name(config_port_types, (int)type);
+}
+
+/**
+ * config_kernel_rings_name() - name of a kernel-rings setting
+ * @rings: the setting
+ *
+ * Return: "process", "memory" or "kick".
+ */
+const char *config_kernel_rings_name(enum config_kernel_rings rings)
+{
+	return config_value_enum_name(config_port_kernel_rings, (int)rings);
 }

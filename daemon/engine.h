@@ -33,7 +33,12 @@ struct dirty_log;
  *	SET_VRING_BASE; 0 for a fresh ring)
  * @log_used: with engine_queue_config.log: mark the used ring's pages in the
  *	dirty log after writing it (vhost-user VHOST_VRING_F_LOG)
- * @used_gpa: guest-physical address of the used ring (log_guest_addr)
+ * @used_gpa: guest-physical address of the used ring (log_guest_addr with
+ *	engine_queue_config.log; with engine_queue_config.mem_files, where
+ *	@used lies in the guest's memory)
+ * @desc_gpa: with engine_queue_config.mem_files: guest-physical address of
+ *	the descriptor table
+ * @avail_gpa: the same for the avail ring
  */
 struct engine_ring {
 	unsigned int num;
@@ -43,6 +48,8 @@ struct engine_ring {
 	uint16_t last_avail;
 	bool log_used;
 	uint64_t used_gpa;
+	uint64_t desc_gpa;
+	uint64_t avail_gpa;
 };
 
 /**
@@ -50,11 +57,16 @@ struct engine_ring {
  * @guest_addr: guest-physical address of the first byte
  * @size: bytes
  * @uaddr: where it is mapped here
+ * @fd: with engine_queue_config.mem_files: the memory file the region is
+ *	in (not owned)
+ * @offset: with engine_queue_config.mem_files: where @guest_addr is in @fd
  */
 struct engine_mem_region {
 	uint64_t guest_addr;
 	uint64_t size;
 	void *uaddr;
+	int fd;
+	uint64_t offset;
 };
 
 /**
@@ -79,6 +91,17 @@ struct engine_mem_region {
  *	attaches them instead of making rings from @tx and @rx, of which only
  *	num counts (this process does not map the ring memory; @regions
  *	unused).  The user engine refuses such a queue
+ * @mem_files: the kernel engine makes rings of memory (VRINGFD_SET_MEM_FILES)
+ *	over @regions' fds, with the rings' guest addresses (engine_ring's
+ *	*_gpa), instead of rings of this address space; a module or memory
+ *	it cannot do so with (hugetlbfs, no F_SEAL_SHRINK) gets the usual
+ *	rings (logged once).  The user engine ignores it
+ * @kick_mode: with @mem_files, when both rings became rings of memory and
+ *	both kick fds are set: the kernel engine puts them in kick mode
+ *	(VRINGFD_SET_KICK): vringfd.ko serves them on the front-end's kicks
+ *	and the tap's frames by itself (engine_ops.kicked() says so)
+ * @tx_kick_fd: the tx ring's kick eventfd for @kick_mode, or -1 (not owned)
+ * @rx_kick_fd: the rx ring's, or -1
  * @log: dirty log of a migrating guest (dirty_log.h), or NULL: every
  *	guest page the engine writes is marked there (only the user engine
  *	logs; the kernel engine refuses a queue with a log).  The log may be
@@ -97,6 +120,10 @@ struct engine_queue_config {
 	int tx_call_fd;
 	int rx_call_fd;
 	const int *ring_fds;
+	bool mem_files;
+	bool kick_mode;
+	int tx_kick_fd;
+	int rx_kick_fd;
 	struct dirty_log *log;
 };
 
@@ -219,6 +246,11 @@ enum engine_dir {
  *	leaves the kick request to vringfd.ko, which publishes avail_event and
  *	looks again itself before write()/read() return.
  * @rx_fd: fd that becomes readable (EPOLLIN) when rx() has work
+ * @kicked: optional (NULL: never): true when the engine serves the queue
+ *	on the front-end's kicks by itself (kernel kick mode): the caller then
+ *	watches no kick and does not call @tx/@rx, only watches
+ *	@err_fds[ENGINE_TX/ENGINE_RX] for EPOLLERR/EPOLLHUP (a broken ring, a
+ *	deleted tap), after which @tx/@rx say what broke
  * @get_stats: counters of both directions
  * @close: unbind and free; the tap fd and the rings stay.  Stores where
  *	the device stopped in each avail ring in @last_avail[ENGINE_TX/ENGINE_RX]
@@ -232,6 +264,7 @@ struct engine_ops {
 	int (*rx)(struct engine_queue *q, struct engine_budget *budget, bool *starved);
 	bool (*enable_notify)(struct engine_queue *q, enum engine_dir dir);
 	int (*rx_fd)(struct engine_queue *q);
+	bool (*kicked)(struct engine_queue *q, int err_fds[2]);
 	void (*get_stats)(struct engine_queue *q, struct engine_stats *tx,
 			  struct engine_stats *rx);
 	void (*close)(struct engine_queue *q, uint16_t last_avail[2]);

@@ -22,6 +22,18 @@
  * with chains left: it counts the chains write() consumed from the ring's
  * starting position and compares with avail->idx (a load, no system call).
  *
+ * With engine_queue_config.mem_files (a vhost-user port's kernel-rings =
+ * memory) the rings are made as above, then turned into rings of memory
+ * over the front-end's memory files (VRINGFD_SET_MEM_FILES, the rings'
+ * guest addresses) instead of given this address space's memory table:
+ * the module then reaches the guest's pages itself, not through the
+ * daemon's mappings.  Memory the module refuses gets today's rings.
+ * With engine_queue_config.kick_mode as well, both rings of memory go
+ * into kick mode (VRINGFD_SET_KICK with the front-end's kick eventfds):
+ * the module serves them from its worker, engine_kernel_kicked() tells the
+ * pump to leave them alone, and engine_kernel_close() leaves kick mode
+ * before it reads where the rings stopped.
+ *
  * Rings a front-end passed (engine_queue_config.ring_fds: rings of memory,
  * VRINGFD_SET_MEM_FILES) are attached as they are: no VRINGFD_CREATE, no
  * memory table, and no mapping of the ring here, so avail->idx cannot be
@@ -36,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <endian.h>
 #include <linux/virtio_ring.h>
 
@@ -54,11 +67,13 @@
  * @tx_last: what the last write() consumed
  * @passed: the rings are the front-end's (engine_queue_config.ring_fds);
  *	@tx_avail is then NULL
+ * @kick: both rings are in kick mode (VRINGFD_SET_KICK)
  */
 struct engine_queue {
 	int tx_fd;
 	int rx_fd;
 	bool passed;
+	bool kick;
 	const struct vring_avail *tx_avail;
 	uint16_t tx_taken;
 	int tx_last;
@@ -109,52 +124,124 @@ static int engine_kernel_create(const struct engine_ring *ring, uint64_t feature
 }
 
 /**
+ * engine_kernel_set_mem_table() - VRINGFD_SET_MEM_TABLE: the regions as mapped here
+ * @fd: the vring fd
+ * @cfg: the queue's configuration (its memory table)
+ * @what: "tx" or "rx"
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int engine_kernel_set_mem_table(int fd, const struct engine_queue_config *cfg,
+			       const char *what, char *err, size_t errlen)
+{
+	struct vringfd_mem_region *regions;
+	unsigned int i;
+	int ret = 0;
+
+	regions = calloc(cfg->nregions, sizeof(*regions));
+	if (!regions) {
+		snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (i = 0; i < cfg->nregions; i++) {
+		regions[i].guest_addr = cfg->regions[i].guest_addr;
+		regions[i].size = cfg->regions[i].size;
+		regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
+	}
+	if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions)",
+			 what, cfg->nregions);
+		ret = -1;
+	}
+	free(regions);
+	return ret;
+}
+
+/**
+ * engine_kernel_set_mem_files() - VRINGFD_SET_MEM_FILES: a ring of the regions' files
+ * @fd: the vring fd (made over the same ring, mapped here)
+ * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
+ * @ring: which ring (its guest addresses)
+ *
+ * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's: EOPNOTSUPP for
+ * hugetlbfs, EPERM for a memfd without F_SEAL_SHRINK, ...).
+ */
+static int engine_kernel_set_mem_files(int fd, const struct engine_queue_config *cfg,
+			       const struct engine_ring *ring)
+{
+	struct vringfd_mem_file_region regions[VRINGFD_MAX_MEM_REGIONS];
+	struct vringfd_mem_files files = {
+		.desc_addr = ring->desc_gpa,
+		.avail_addr = ring->avail_gpa,
+		.used_addr = ring->used_gpa,
+		.last_used_addr = ring->used_gpa + offsetof(struct vring_used, idx),
+	};
+	unsigned int i;
+
+	if (cfg->nregions > VRINGFD_MAX_MEM_REGIONS) {
+		errno = E2BIG;
+		return -1;
+	}
+	memset(regions, 0, sizeof(regions));
+	for (i = 0; i < cfg->nregions; i++) {
+		regions[i].guest_addr = cfg->regions[i].guest_addr;
+		regions[i].size = cfg->regions[i].size;
+		regions[i].offset = cfg->regions[i].offset;
+		regions[i].fd = cfg->regions[i].fd;
+	}
+	return vringfd_set_mem_files(fd, &files, regions, cfg->nregions);
+}
+
+/* Whether the fall-back from rings of memory was logged (once per process). */
+static bool engine_kernel_fallback_logged;
+
+/**
  * engine_kernel_make() - create one vring fd over a ring mapped here
  * @cfg: the queue's configuration (its memory table)
  * @ring: which ring
  * @what: "tx" or "rx"
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @of_memory: set when the ring became a ring of memory (@cfg->mem_files)
  * @err: message buffer
  * @errlen: its size
  *
+ * With @cfg->mem_files the ring is made a ring of memory over the regions'
+ * files; when the module refuses them (hugetlbfs: EOPNOTSUPP; a memfd not
+ * sealed against shrinking: EPERM; an older module: ENOTTY; ...) the ring
+ * gets the memory table of this address space instead, as without
+ * mem_files, and the first such fall-back of the process is logged.
  * Return: the vring fd, or -1 with @err filled.
  */
 static int engine_kernel_make(const struct engine_queue_config *cfg, const struct engine_ring *ring,
-		     const char *what, bool base_ok, char *err, size_t errlen)
+		     const char *what, bool base_ok, bool *of_memory, char *err, size_t errlen)
 {
-	struct vringfd_mem_region *regions = NULL;
-	unsigned int i;
 	int fd;
 
+	*of_memory = false;
 	fd = engine_kernel_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
 		log_buf_errno(err, errlen, errno, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE",
 			 what, ring->num, ring->last_avail);
 		return -1;
 	}
-	if (cfg->nregions) {
-		regions = calloc(cfg->nregions, sizeof(*regions));
-		if (!regions) {
-			snprintf(err, errlen, "kernel engine: %s", strerror(ENOMEM));
-			goto fail;
+	if (!cfg->nregions)
+		return fd;
+	if (cfg->mem_files) {
+		if (engine_kernel_set_mem_files(fd, cfg, ring) == 0) {
+			*of_memory = true;
+			return fd;
 		}
-		for (i = 0; i < cfg->nregions; i++) {
-			regions[i].guest_addr = cfg->regions[i].guest_addr;
-			regions[i].size = cfg->regions[i].size;
-			regions[i].user_addr = (uint64_t)(uintptr_t)cfg->regions[i].uaddr;
-		}
-		if (vringfd_set_mem_table(fd, regions, cfg->nregions) < 0) {
-			log_buf_errno(err, errlen, errno, "kernel engine: %s ring: VRINGFD_SET_MEM_TABLE (%u regions)",
-				 what, cfg->nregions);
-			goto fail;
-		}
-		free(regions);
+		if (!__atomic_exchange_n(&engine_kernel_fallback_logged, true, __ATOMIC_RELAXED))
+			log_warn_errno(errno, "kernel engine: %s ring: VRINGFD_SET_MEM_FILES refused the front-end's memory (%u regions): rings of this process instead (logged once)",
+				       what, cfg->nregions);
+	}
+	if (engine_kernel_set_mem_table(fd, cfg, what, err, errlen) < 0) {
+		close(fd);
+		return -1;
 	}
 	return fd;
-fail:
-	free(regions);
-	close(fd);
-	return -1;
 }
 
 /**
@@ -180,6 +267,7 @@ static void engine_kernel_release(int fd, bool passed)
  * @call_fd: eventfd or -1
  * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
  * @ifindex_ok: the module understands struct vringfd_tap.ifindex
+ * @of_memory: set when the ring was made a ring of memory here
  * @err: message buffer
  * @errlen: its size
  *
@@ -189,7 +277,7 @@ static void engine_kernel_release(int fd, bool passed)
  */
 static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
-		     bool base_ok, bool ifindex_ok, char *err, size_t errlen)
+		     bool base_ok, bool ifindex_ok, bool *of_memory, char *err, size_t errlen)
 {
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
 	struct vringfd_tap tap = {
@@ -201,12 +289,13 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 	};
 	int fd;
 
+	*of_memory = false;
 	if (cfg->ring_fds) {
 		fd = fcntl(cfg->ring_fds[dir], F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			log_buf_errno(err, errlen, errno, "kernel engine: passed %s ring: dup", what);
 	} else {
-		fd = engine_kernel_make(cfg, ring, what, base_ok, err, errlen);
+		fd = engine_kernel_make(cfg, ring, what, base_ok, of_memory, err, errlen);
 	}
 	if (fd < 0)
 		return -1;
@@ -225,6 +314,43 @@ fail:
 }
 
 /**
+ * engine_kernel_set_kick() - VRINGFD_SET_KICK on one ring
+ * @fd: the vring fd
+ * @kick_fd: the front-end's kick eventfd, or -1 to leave kick mode
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int engine_kernel_set_kick(int fd, int kick_fd)
+{
+	int32_t efd = kick_fd;
+
+	return ioctl(fd, VRINGFD_SET_KICK, &efd);
+}
+
+/**
+ * engine_kernel_kick_mode() - put both rings of memory in kick mode
+ * @q: the queue (both rings attached, rings of memory)
+ * @cfg: its configuration (the kick fds)
+ *
+ * All or nothing: when a ring refuses (an older module: ENOTTY), the other
+ * leaves kick mode again, the refusal is logged and the queue is driven by
+ * the daemon as without kick mode.
+ */
+static void engine_kernel_kick_mode(struct engine_queue *q, const struct engine_queue_config *cfg)
+{
+	if (engine_kernel_set_kick(q->tx_fd, cfg->tx_kick_fd) < 0) {
+		log_warn_errno(errno, "kernel engine: tx ring: VRINGFD_SET_KICK: the daemon drives the queue");
+		return;
+	}
+	if (engine_kernel_set_kick(q->rx_fd, cfg->rx_kick_fd) < 0) {
+		log_warn_errno(errno, "kernel engine: rx ring: VRINGFD_SET_KICK: the daemon drives the queue");
+		engine_kernel_set_kick(q->tx_fd, -1);
+		return;
+	}
+	q->kick = true;
+}
+
+/**
  * engine_kernel_open() - create both vring fds and attach them to the tap queue
  * @cfg: rings, tap, header length, memory table, call fds
  * @err: message buffer
@@ -237,7 +363,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 {
 	struct vringfd_version ver;
 	struct engine_queue *q;
-	bool base_ok, ifindex_ok;
+	bool base_ok, ifindex_ok, tx_mem, rx_mem;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -273,15 +399,21 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 			      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	}
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
-			     cfg->tx_call_fd, base_ok, ifindex_ok, err, errlen);
+			     cfg->tx_call_fd, base_ok, ifindex_ok, &tx_mem, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
 	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
-			     cfg->rx_call_fd, base_ok, ifindex_ok, err, errlen);
+			     cfg->rx_call_fd, base_ok, ifindex_ok, &rx_mem, err, errlen);
 	if (q->rx_fd < 0) {
 		engine_kernel_release(q->tx_fd, q->passed);
 		goto fail;
 	}
+	if (cfg->kick_mode && tx_mem && rx_mem && cfg->tx_kick_fd >= 0 && cfg->rx_kick_fd >= 0)
+		engine_kernel_kick_mode(q, cfg);
+	if (cfg->mem_files && (tx_mem || rx_mem))
+		log_info("kernel engine: rings of memory: tx %s, rx %s (%u memory files)%s",
+			 tx_mem ? "yes" : "no", rx_mem ? "yes" : "no", cfg->nregions,
+			 q->kick ? ", kick mode: vringfd.ko serves them" : "");
 	return q;
 fail:
 	free(q);
@@ -391,6 +523,20 @@ static int engine_kernel_rx_fd(struct engine_queue *q)
 }
 
 /**
+ * engine_kernel_kicked() - whether vringfd.ko serves the queue by itself
+ * @q: the queue
+ * @err_fds: the tx and rx ring fds, to watch for EPOLLERR/EPOLLHUP (out)
+ *
+ * Return: true in kick mode.
+ */
+static bool engine_kernel_kicked(struct engine_queue *q, int err_fds[2])
+{
+	err_fds[ENGINE_TX] = q->tx_fd;
+	err_fds[ENGINE_RX] = q->rx_fd;
+	return q->kick;
+}
+
+/**
  * engine_kernel_copy_stats() - module counters to engine counters
  * @fd: a vring fd
  * @st: output
@@ -433,6 +579,9 @@ static void engine_kernel_get_stats(struct engine_queue *q, struct engine_stats 
  * engine_kernel_close() - close both vring fds (the module detaches them)
  * @q: the queue or NULL
  * @last_avail: where the module stopped in each avail ring (out; may be NULL)
+ *
+ * Rings in kick mode leave it first, so that no worker run moves them
+ * after their positions were read (GET_VRING_BASE).
  */
 static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 {
@@ -440,6 +589,10 @@ static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 
 	if (!q)
 		return;
+	if (q->kick) {
+		engine_kernel_set_kick(q->tx_fd, -1);
+		engine_kernel_set_kick(q->rx_fd, -1);
+	}
 	if (last_avail) {
 		last_avail[ENGINE_TX] = vringfd_get_state(q->tx_fd, &st) == 0 ? st.last_avail : q->tx_taken;
 		last_avail[ENGINE_RX] = vringfd_get_state(q->rx_fd, &st) == 0 ? st.last_avail : 0;
@@ -456,6 +609,7 @@ const struct engine_ops engine_kernel_ops = {
 	.rx = engine_kernel_rx,
 	.enable_notify = engine_kernel_enable_notify,
 	.rx_fd = engine_kernel_rx_fd,
+	.kicked = engine_kernel_kicked,
 	.get_stats = engine_kernel_get_stats,
 	.close = engine_kernel_close,
 };

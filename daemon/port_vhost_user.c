@@ -41,6 +41,26 @@
  * change stops the pairs and starts them again on the other engine from
  * the same avail positions; when logging ends they return to the port's
  * engine.
+ *
+ * kernel-rings = memory: on the kernel engine the pairs' rings are rings
+ * of memory over the memory table's fds (engine_queue_config.mem_files):
+ * vringfd.ko reaches the guest's pages through the files it holds, not
+ * through the daemon's mappings (which stay, for the user engine of a
+ * migration and for a fall-back).  Each ring pins every page of the
+ * table, charged to the daemon's RLIMIT_MEMLOCK; what the module refuses
+ * (hugetlbfs, a memfd that can shrink, more than 1 GiB, the limit) falls
+ * back to rings of the daemon's address space, logged once.
+ *
+ * kernel-rings = kick: the same rings of memory in kick mode
+ * (VRINGFD_SET_KICK with the front-end's kick eventfds; the call eventfds
+ * as always): vringfd.ko serves them by itself and the daemon is not woken
+ * per frame; the pump then watches the ring fds for errors only (vq.h).
+ * The daemon keeps the control plane: GET_VRING_BASE stops the pair, whose
+ * engine queue leaves kick mode before its positions are read.  Dirty
+ * logging (a migration's source) runs the pairs on the user engine, which
+ * the daemon drives, and back in kick mode when logging ends; a hand-over
+ * or restart pauses the pairs (their rings leave kick mode and are
+ * closed) and the successor starts them in kick mode again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -300,14 +320,19 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 	d.main = vhost_user_dev_logging(&c->dev);
 	d.cfg.tap_fd = p->tap->fds[qp];
 	d.cfg.tap_ifindex = p->tap->ifindex;
+	d.cfg.mem_files = p->cfg.kernel_rings != CFG_KERNEL_RINGS_PROCESS;
+	d.cfg.kick_mode = p->cfg.kernel_rings == CFG_KERNEL_RINGS_KICK;
 	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
 	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
+	d.cfg.tx_kick_fd = d.tx_kick_fd;
+	d.cfg.rx_kick_fd = d.rx_kick_fd;
 	ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,
 		       sizeof(c->dev.err));
 	if (ret)
 		return ret;
-	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
-		 p->cfg.name, qp, d.eng->name, vq_thread_name(&c->q[qp], thread, sizeof(thread)),
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine%s, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
+		 p->cfg.name, qp, d.eng->name, c->q[qp].kicked ? " in kick mode" : "",
+		 vq_thread_name(&c->q[qp], thread, sizeof(thread)),
 		 d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
 		 d.cfg.mrg_rxbuf ? "on" : "off",
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",

@@ -118,6 +118,7 @@ static const unsigned long sandbox_ioctls[] = {
 	/* the kernel engine (engine_kernel.c, libvringfd) */
 	VRINGFD_GET_VERSION, VRINGFD_CREATE, VRINGFD_ATTACH_TAP, VRINGFD_DETACH,
 	VRINGFD_SET_MEM_TABLE, VRINGFD_GET_STATS, VRINGFD_GET_STATE, VRINGFD_SET_CALL_FD,
+	VRINGFD_SET_MEM_FILES, VRINGFD_SET_KICK,
 	/* isatty() on stderr, FIONBIO */
 	TCGETS, FIONBIO, FIONREAD,
 };

@@ -288,6 +288,27 @@ static void *vhost_user_translate_user(const struct vhost_user_dev *dev, uint64_
 }
 
 /**
+ * vhost_user_user_to_guest() - front-end virtual address to guest-physical address
+ * @dev: the connection
+ * @ua: front-end address (of a ring part vhost_user_vring_translate() found
+ *	inside one region)
+ *
+ * Return: the guest-physical address, or 0 when @ua is in no region.
+ */
+static uint64_t vhost_user_user_to_guest(const struct vhost_user_dev *dev, uint64_t ua)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++) {
+		const struct vhost_user_region *r = &dev->regions[i];
+
+		if (ua >= r->user_addr && ua - r->user_addr < r->size)
+			return r->guest_addr + (ua - r->user_addr);
+	}
+	return 0;
+}
+
+/**
  * vhost_user_vring_translate() - map a ring's three parts through the memory table
  * @dev: the connection
  * @idx: ring index
@@ -580,6 +601,8 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		dev->eng_regions[i].guest_addr = fresh[i].guest_addr;
 		dev->eng_regions[i].size = fresh[i].size;
 		dev->eng_regions[i].uaddr = fresh[i].host;
+		dev->eng_regions[i].fd = fresh[i].fd;
+		dev->eng_regions[i].offset = fresh[i].mmap_offset;
 	}
 	dev->nregions = mem->nregions;
 	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
@@ -1386,6 +1409,12 @@ void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 	cfg->rx.avail = rx->avail;
 	cfg->rx.used = rx->used;
 	cfg->rx.last_avail = rx->last_avail;
+	cfg->tx.desc_gpa = vhost_user_user_to_guest(dev, tx->addr.desc);
+	cfg->tx.avail_gpa = vhost_user_user_to_guest(dev, tx->addr.avail);
+	cfg->tx.used_gpa = vhost_user_user_to_guest(dev, tx->addr.used);
+	cfg->rx.desc_gpa = vhost_user_user_to_guest(dev, rx->addr.desc);
+	cfg->rx.avail_gpa = vhost_user_user_to_guest(dev, rx->addr.avail);
+	cfg->rx.used_gpa = vhost_user_user_to_guest(dev, rx->addr.used);
 	cfg->tx_call_fd = tx->call_fd;
 	cfg->rx_call_fd = rx->call_fd;
 	if (vhost_user_dev_logging(dev)) {

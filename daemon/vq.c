@@ -39,6 +39,7 @@ static void vq_unwatch(struct vq *vq)
 	loop_del(vq->loop, &vq->tx_kick);
 	loop_del(vq->loop, &vq->rx_kick);
 	loop_del(vq->loop, &vq->rx);
+	loop_del(vq->loop, &vq->tx_err);
 	loop_del(vq->loop, &vq->poll_timer);
 	vq->rx_polled = false;
 }
@@ -262,6 +263,73 @@ static void vq_poll_tick(struct loop *loop, struct loop_ref *ref, uint32_t event
 }
 
 /**
+ * vq_kicked_check() - a ring in kick mode reported an error: say which
+ * @vq: the pair
+ *
+ * One tx() and one rx() answer with the ring's error (EIO: broken; EPIPE:
+ * the tap is gone); when both answer without one, the event still ends
+ * the pair (EPOLLERR/EPOLLHUP do not go away by themselves).
+ * Return: -EIO (the owner was told).
+ */
+static int vq_kicked_check(struct vq *vq)
+{
+	struct engine_budget budget;
+	bool starved;
+	char why[200];
+	int n;
+
+	engine_budget_init(&budget);
+	n = vq->eng->tx(vq->eq, &budget);
+	if (n < 0) {
+		vq_engine_broken(vq, ENGINE_TX, n);
+		return -EIO;
+	}
+	engine_budget_init(&budget);
+	n = vq->eng->rx(vq->eq, &budget, &starved);
+	if (n < 0) {
+		vq_engine_broken(vq, ENGINE_RX, n);
+		return -EIO;
+	}
+	snprintf(why, sizeof(why), "queue pair %u: a ring in kick mode reports an error or hang-up",
+		 vq->qp);
+	vq_broken(vq, why);
+	return -EIO;
+}
+
+/**
+ * vq_kicked_error() - a ring fd in kick mode reports EPOLLERR or EPOLLHUP
+ * @loop: the loop
+ * @ref: the pair's rx or tx_err
+ * @events: epoll events
+ */
+static void vq_kicked_error(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	struct vq *vq = ref->type == LOOP_REF_QUEUE_RX ? container_of(ref, struct vq, rx) :
+			container_of(ref, struct vq, tx_err);
+
+	vq_guarded(vq, vq_kicked_check);
+}
+
+/**
+ * vq_watch_kicked() - kick mode: watch the two ring fds for errors only
+ * @vq: the pair (its engine queue in kick mode)
+ * @err_fds: the tx and rx ring fds (engine_ops.kicked())
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int vq_watch_kicked(struct vq *vq, const int err_fds[2])
+{
+	vq->kicked = true;
+	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, -1, vq_tx_kick);
+	loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, -1, vq_rx_kick);
+	loop_ref_init(&vq->tx_err, LOOP_REF_PORT_AUX, err_fds[ENGINE_TX], vq_kicked_error);
+	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, err_fds[ENGINE_RX], vq_kicked_error);
+	if (loop_add(vq->loop, &vq->tx_err, 0) < 0 || loop_add(vq->loop, &vq->rx, 0) < 0)
+		return -1;
+	return 0;
+}
+
+/**
  * struct vq_start_args - vq_start()'s work, for the pair's thread
  * @vq: the pair (zeroed, @port, @qp, @ops, @owner, @loop, @worker set)
  * @d: the rings
@@ -305,12 +373,22 @@ static void vq_start_here(void *arg)
 	struct vq *vq = a->vq;
 	const struct vq_desc *d = a->d;
 	struct engine_stats tx, rx;
+	int err_fds[2];
 	char why[256];
 
 	vq->eq = vq->eng->open(&d->cfg, why, sizeof(why));
 	if (!vq->eq) {
 		snprintf(a->err, a->errlen, "queue pair %u: %s", vq->qp, why);
 		a->ret = -EIO;
+		return;
+	}
+	if (vq->eng->kicked && vq->eng->kicked(vq->eq, err_fds)) {
+		a->ret = 0;
+		if (vq_watch_kicked(vq, err_fds) < 0) {
+			snprintf(a->err, a->errlen, "queue pair %u: epoll: %s", vq->qp, strerror(errno));
+			vq_stop_here(vq, &tx, &rx, NULL);
+			a->ret = -EIO;
+		}
 		return;
 	}
 	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, d->tx_kick_fd, vq_tx_kick);
@@ -408,6 +486,8 @@ static void vq_kick_here(void *arg)
  */
 int vq_kick(struct vq *vq)
 {
+	if (vq->kicked)
+		return 0;	/* the module served what was queued at VRINGFD_SET_KICK */
 	if (vq->worker) {
 		worker_call(vq->worker, vq_kick_here, vq);
 		return 0;

@@ -36,6 +36,14 @@
  * vq_ops.broken() is told with the reason; it closes the connection (which
  * may free the vq): the pump touches nothing after it.
  *
+ * Kick mode (engine_ops.kicked(), the kernel engine's rings of memory with
+ * VRINGFD_SET_KICK): the module serves both rings on the front-end's kicks
+ * and the tap's frames; the pump watches neither kick nor rx fd, makes no
+ * walk, and watches both ring fds for EPOLLERR/EPOLLHUP alone (events 0):
+ * one such event is a broken ring or a deleted tap, reported with what
+ * tx()/rx() answer then.  vq_stop() closes the engine queue, which leaves
+ * kick mode before it reads the positions.
+ *
  * The port never touches the front-end's rings: kick requests
  * (avail_event, VRING_USED_F_NO_NOTIFY) are the engine's.
  *
@@ -113,8 +121,12 @@ struct vq_desc {
  * @eq: the engine queue, NULL when not running
  * @tx_kick: tx kick eventfd (fd -1 when polled)
  * @rx_kick: rx kick eventfd (fd -1 when polled)
- * @rx: the engine's rx fd
+ * @rx: the engine's rx fd (in kick mode: the rx ring fd, watched for errors)
  * @rx_polled: @rx is in the loop (not starved)
+ * @kicked: the engine serves the pair on the front-end's kicks by itself
+ *	(engine_ops.kicked(): kernel kick mode): no kick is watched, no walk
+ *	made; @rx and @tx_err are watched for EPOLLERR/EPOLLHUP only
+ * @tx_err: in kick mode: the tx ring fd, watched for errors
  * @poll_timer: walks the rings without a kick fd (fd -1 when none)
  * @loop: the loop it runs on (the port's, or its worker's)
  * @worker: its worker, NULL on the main thread
@@ -132,6 +144,8 @@ struct vq {
 	struct loop_ref rx_kick;
 	struct loop_ref rx;
 	bool rx_polled;
+	bool kicked;
+	struct loop_ref tx_err;
 	struct loop_ref poll_timer;
 	struct loop *loop;
 	struct worker *worker;

@@ -37,6 +37,12 @@
  * With VU_FRONTEND_UNTIL=FILE it sends frames until FILE exists (COUNT is
  * ignored), then waits for those sent to complete; the line says how many.
  *
+ * With VU_FRONTEND_CHECK_BASE=1, after the last frame it stops both rings
+ * with GET_VRING_BASE and checks the positions the daemon answers: the tx
+ * ring's must be the frames sent, the rx ring's the rx buffers the device
+ * used (those returned before, and any it used before it stopped); prints
+ * "vring base tx T rx R (want T' R')" and exits 1 when they differ.
+ *
  * With VU_FRONTEND_CHECK_END=1, after the last frame it checks the
  * connection still answers (GET_FEATURES; it dies if the socket closed),
  * and prints "connection kept: ..." (a daemon upgrade under the stream).
@@ -371,6 +377,34 @@ static bool fe_log_marked(int logfd)
 }
 
 /**
+ * fe_check_base() - GET_VRING_BASE on both rings of the pair: the right positions?
+ * @qp: the queue pair
+ * @rx: the rx ring (used entries the device made before it stopped are counted)
+ * @sent: tx chains made available
+ * @rx_used: rx buffers returned so far
+ *
+ * Return: true when tx's base is @sent and rx's the rx buffers used (mod 2^16).
+ */
+static bool fe_check_base(uint32_t qp, struct vringfd_ring *rx, unsigned long sent,
+			  unsigned long rx_used)
+{
+	struct vhost_user_msg_vring_state s = { .index = 2 * qp + 1 };
+	uint64_t tx_base, rx_base;
+
+	fe_msg(VUM_GET_VRING_BASE, &s, sizeof(s), -1, &tx_base);
+	s.index = 2 * qp;
+	fe_msg(VUM_GET_VRING_BASE, &s, sizeof(s), -1, &rx_base);
+	/* the ring is stopped: what it used is final */
+	while (vringfd_ring_get_used(rx, NULL))
+		rx_used++;
+	tx_base >>= 32;
+	rx_base >>= 32;
+	printf("vring base tx %u rx %u (want %lu %lu)\n", (unsigned int)tx_base,
+	       (unsigned int)rx_base, sent & 0xffff, rx_used & 0xffff);
+	return tx_base == (sent & 0xffff) && rx_base == (rx_used & 0xffff);
+}
+
+/**
  * fe_attack() - queue frames, take the memory (or the dirty log) away, kick
  * @evil: "truncate", "punch" or "log-truncate"
  * @memfd: the memory fd
@@ -642,6 +676,10 @@ handshake:
 	if (getenv("VU_FRONTEND_CHECK_END")) {
 		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */
 		printf("connection kept: GET_FEATURES answered after the last frame\n");
+	}
+	if (getenv("VU_FRONTEND_CHECK_BASE") && !fe_check_base(qp, &ring[0], sent, received + empty)) {
+		close(fe_sock);
+		return 1;
 	}
 	close(fe_sock);
 	return done == count && received >= rx_min ? 0 : 1;

@@ -245,6 +245,12 @@ static const struct bad_case {
 	  "t.conf:4: peer: only valid for type dgram" },
 	{ "bad_ringfd_connect", "[tap t0]\n[port p0]\ntap = t0\ntype = ringfd\nconnect = /a\n", 0,
 	  "t.conf:5: connect: a ringfd port only listens" },
+	{ "bad_kernel_rings_value",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nkernel-rings = guest\n", 0,
+	  "t.conf:6: kernel-rings: 'guest' is not process, memory or kick" },
+	{ "bad_kernel_rings_not_vhost_user",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\nkernel-rings = memory\n", 0,
+	  "t.conf:6: kernel-rings: only valid for type vhost-user" },
 	{ "bad_reconnect_with_listen",
 	  "[tap t0]\n[port p0]\ntap = t0\ntype = stream\nlisten = /a\nreconnect = 2\n", 0,
 	  "t.conf:6: reconnect: only valid with connect" },
@@ -807,12 +813,14 @@ START_TEST(config_good_ports)
 	const struct config_port *p;
 
 	parse_ok("[port vm1]\ntap = t0\ntype = vhost-user\nlisten = /run/vm1.sock\n"
-		 "socket-mode = 0600\nsocket-owner = daemon\nsocket-group = root\n"
+		 "kernel-rings = memory\nsocket-mode = 0600\nsocket-owner = daemon\nsocket-group = root\n"
 		 "[port vm2]\ntap = t1\ntype = stream\nconnect = /run/qemu.sock\nreconnect = 3600\n"
+		 "[port vm5]\ntap = t4\ntype = vhost-user\nlisten = /run/vm5.sock\nkernel-rings = kick\n"
 		 "[port vm3]\ntap = t2\ntype = dgram\nlisten = /run/d.sock\npeer = /run/q.sock\n"
 		 "[port vm4]\ntap = t3\ntype = ringfd\nlisten = /run/r.sock\n"
-		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n", &cfg);
-	ck_assert_uint_eq(cfg.nports, 4);
+		 "[tap t0]\n[tap t1]\n[tap t2]\n[tap t3]\n[tap t4]\n", &cfg);
+	ck_assert_uint_eq(cfg.nports, 5);
+	ck_assert_int_eq(config_find_port(&cfg, "vm5")->kernel_rings, CFG_KERNEL_RINGS_KICK);
 	p = config_find_port(&cfg, "vm1");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(p->type, CFG_PORT_VHOST_USER);
@@ -822,7 +830,9 @@ START_TEST(config_good_ports)
 	ck_assert_uint_eq(p->socket_uid, 1);
 	ck_assert_uint_eq(p->socket_gid, 0);
 	ck_assert_uint_eq(p->line, 1);
+	ck_assert_int_eq(p->kernel_rings, CFG_KERNEL_RINGS_MEMORY);
 	p = config_find_port(&cfg, "vm2");
+	ck_assert_int_eq(p->kernel_rings, CFG_KERNEL_RINGS_PROCESS);
 	ck_assert_int_eq(p->type, CFG_PORT_STREAM);
 	ck_assert_str_eq(p->connect, "/run/qemu.sock");
 	ck_assert_uint_eq(p->reconnect, 3600);
@@ -918,6 +928,9 @@ START_TEST(config_names)
 	ck_assert_str_eq(config_log_level_name(CFG_LOG_ERR), "err");
 	ck_assert_str_eq(config_log_level_name(CFG_LOG_DEBUG), "debug");
 	ck_assert_str_eq(config_log_level_name((enum config_log_level)42), "?");
+	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_PROCESS), "process");
+	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_MEMORY), "memory");
+	ck_assert_str_eq(config_kernel_rings_name(CFG_KERNEL_RINGS_KICK), "kick");
 }
 END_TEST
 

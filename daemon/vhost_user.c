@@ -627,8 +627,11 @@ err_unmap:
  * @dev: the connection
  * @msg: the message (ring index checked; its fd, if any, is consumed)
  *
- * A call fd replaced while its queue runs keeps its number (dup2), so the
- * engine goes on signalling the right eventfd without a restart.
+ * A fd replaced while its queue runs stops the queue pair; the sync after
+ * the message starts it again with the new fd, from where it stopped.
+ * (Keeping the call fd's number with dup2 is not enough: the kernel
+ * engine gave the eventfd itself to vringfd.ko, VRINGFD_SET_CALL_FD, which
+ * would go on signalling the old one, and so would kick mode.)
  *
  * Return: 0 or a negative errno.
  */
@@ -661,16 +664,6 @@ static int vhost_user_set_ring_fd(struct vhost_user_dev *dev, struct vhost_user_
 	case VUM_SET_VRING_CALL:
 		if (fd < 0 && vr->call_fd < 0)
 			break;	/* none before, none now */
-		if (dev->active[idx / 2] && vr->call_fd >= 0 && fd >= 0) {
-			if (dup2(fd, vr->call_fd) < 0) {
-				ret = log_buf_errno(dev->err, sizeof(dev->err), errno,
-						    "SET_VRING_CALL: ring %u: dup2", idx);
-				close(fd);
-				return ret;
-			}
-			close(fd);
-			break;
-		}
 		vhost_user_stop_qp(dev, idx / 2);
 		if (vr->call_fd >= 0)
 			close(vr->call_fd);

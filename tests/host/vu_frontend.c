@@ -43,6 +43,12 @@
  * used (those returned before, and any it used before it stopped); prints
  * "vring base tx T rx R (want T' R')" and exits 1 when they differ.
  *
+ * With VU_FRONTEND_SWAP_CALL=1, once half the frames are completed it gives
+ * both rings new call eventfds (SET_VRING_CALL while the queues run, as
+ * QEMU does when a guest masks or moves an MSI-X vector) and closes the
+ * old ones; at the end it prints "SWAP-CALL-OK: N signals on the new call
+ * fds", or "SWAP-CALL-FAIL: ..." and exits 1 when none was signalled.
+ *
  * With VU_FRONTEND_CHECK_END=1, after the last frame it checks the
  * connection still answers (GET_FEATURES; it dies if the socket closed),
  * and prints "connection kept: ..." (a daemon upgrade under the stream).
@@ -478,6 +484,9 @@ int main(int argc, char **argv)
 	unsigned long phase_len, phase_end;
 	unsigned int i, phase = 0;
 	const char *until = getenv("VU_FRONTEND_UNTIL");
+	const char *sc = getenv("VU_FRONTEND_SWAP_CALL");
+	bool swap_call = sc && !strcmp(sc, "1"), swapped = false;
+	unsigned long swapped_signals = 0;
 	int logfd = -1;
 
 	if (argc < 4 || argc > 5) {
@@ -627,7 +636,21 @@ handshake:
 		poll(pf, 2, 100);
 		for (r = 0; r < 2; r++)
 			while (read(call[r], &v, 8) == 8)
-				;
+				swapped_signals += swapped;
+		if (swap_call && !swapped && done >= count / 2) {
+			/* new call fds while the queues run; the old ones go */
+			for (r = 0; r < 2; r++) {
+				int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+				if (fd < 0)
+					fe_die("eventfd");
+				v = 2 * qp + (uint32_t)r;
+				fe_msg(VUM_SET_VRING_CALL, &v, 8, fd, NULL);
+				close(call[r]);
+				call[r] = fd;
+			}
+			swapped = true;
+		}
 		while ((tok = vringfd_ring_get_used(&ring[1], NULL))) {
 			done++;
 			if (done == count)
@@ -672,6 +695,14 @@ handshake:
 			return 1;
 		}
 		return fe_attack(evil, memfd, &ring[1], kick[1]);
+	}
+	if (swap_call) {
+		if (!swapped || !swapped_signals) {
+			printf("SWAP-CALL-FAIL: %s\n", swapped ? "the new call fds were never signalled" :
+			       "the call fds were not replaced");
+			return 1;
+		}
+		printf("SWAP-CALL-OK: %lu signals on the new call fds\n", swapped_signals);
 	}
 	if (getenv("VU_FRONTEND_CHECK_END")) {
 		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */

@@ -695,11 +695,10 @@ START_TEST(new_mem_table_restarts_queue)
 }
 END_TEST
 
-START_TEST(call_fd_replaced_in_place)
+START_TEST(call_fd_replaced_restarts_queue)
 {
 	int call = eventfd(0, EFD_CLOEXEC), call2 = eventfd(0, EFD_CLOEXEC);
-	uint64_t v = 1, cnt = 0;
-	int num;
+	uint64_t v = 1;
 
 	setup();
 	prelude(P_MEM);
@@ -707,15 +706,16 @@ START_TEST(call_fd_replaced_in_place)
 	ring_up(1, eventfd(0, EFD_CLOEXEC), call);
 	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
 	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
-	num = dev.vrings[1].call_fd;
+	ck_assert_int_eq(seen.starts[0], 1);
+	/*
+	 * a new call fd while the pair runs: stopped and started again with
+	 * it (the kernel engine holds the eventfd itself, not its number)
+	 */
 	req_ok(VUM_SET_VRING_CALL, &v, sizeof(v), &call2, 1);
-	ck_assert_int_eq(dev.vrings[1].call_fd, num);
-	ck_assert_int_eq(seen.stops[0], 0);
-	/* the old number now signals the new eventfd */
-	cnt = 1;
-	ck_assert_int_eq(write(num, &cnt, sizeof(cnt)), 8);
-	ck_assert_int_eq(read(call2, &cnt, sizeof(cnt)), 8);
-	ck_assert_uint_eq(cnt, 1);
+	ck_assert_int_eq(seen.stops[0], 1);
+	ck_assert_int_eq(seen.starts[0], 2);
+	ck_assert_int_ne(dev.vrings[1].call_fd, -1);
+	ck_assert(dev.active[0]);
 }
 END_TEST
 
@@ -2011,7 +2011,7 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, need_reply_without_reply_ack_is_silent);
 	RUNNER_ADD_TEST(s, same_mem_table_keeps_mapping);
 	RUNNER_ADD_TEST(s, new_mem_table_restarts_queue);
-	RUNNER_ADD_TEST(s, call_fd_replaced_in_place);
+	RUNNER_ADD_TEST(s, call_fd_replaced_restarts_queue);
 	RUNNER_ADD_TEST(s, reset_owner_stops_and_unmaps);
 	RUNNER_ADD_TEST(s, reset_releases_every_fd);
 	RUNNER_ADD_TEST(s, handover_save_restore);

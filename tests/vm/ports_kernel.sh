@@ -13,6 +13,12 @@
 #                                   the port's counters say the same
 #   ports-kernel-vhost-user-rx      frames from the tap reached the front-end
 #   ports-kernel-vhost-user-batch   fewer tx system calls than frames
+#   ports-kernel-vhost-user-call-swap  a second front-end gives both rings
+#                                   new call eventfds halfway through 20000
+#                                   frames (SET_VRING_CALL while they run,
+#                                   as QEMU does when a guest masks an
+#                                   MSI-X vector): the new ones are
+#                                   signalled, and the tap gets all 20000
 # A stream port (the daemon drives its own ring pair) gets 5000 frames
 # from tests/host/frame_evil stream-send:
 #   ports-kernel-stream-tx          the tap received exactly 5000 frames
@@ -35,7 +41,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-vhost-user
-tests="engine tx rx batch"
+tests="engine tx rx batch call-swap"
 stests="stream-tx"
 wtests="threads spread tx restart"
 skip_all() {
@@ -139,6 +145,20 @@ if [[ "$sys" =~ ^[0-9]+$ ]] && [ "$sys" -gt 0 ] && [ "$sys" -lt 20000 ]; then
 else
 	echo "FAIL: $pfx-batch: $sys tx system calls for 20000 frames"
 	failed=1
+fi
+
+# new call eventfds while the rings run: the kernel engine signals them
+before=$(tap_rx)
+out=$(VU_FRONTEND_SWAP_CALL=1 build/tests/host/vu_frontend "$work/vk.sock" 20000 1000 2>&1)
+rc=$?
+sleep 0.5
+after=$(tap_rx)
+echo "# vu_frontend (call swap): $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$((after - before))"
+if [ "$rc" -eq 0 ] && grep -q 'SWAP-CALL-OK' <<<"$out" && [ $((after - before)) -eq 20000 ]; then
+	echo "PASS: $pfx-call-swap"
+else
+	failed=1
+	echo "FAIL: $pfx-call-swap: exit $rc, $(grep -o 'SWAP-CALL-[A-Z]*: .*' <<<"$out" | head -n 1), tap rx +$((after - before)) (want 20000)"
 fi
 
 tap1_rx() { ip -n "$ns" -j -s link show vrnk1 | jq '.[0].stats64.rx.packets'; }

@@ -729,13 +729,14 @@ static void test_rx_weight_of_drops(int inj)
 	got = wait_used(&k, 1);
 	s = stats(&k);
 	/*
-	 * More drops than one run's weight (256 frames): the first run used
-	 * nothing and a later one, queued by no kick, delivered the small
-	 * frame.  (tun may drop some big ones itself when they come faster
-	 * than its queue takes them: the tap's count is printed.)
+	 * A run's weight of drops (the first run stops after 255 frames
+	 * dropped as too big, having used nothing) and more than one run: a
+	 * later run, queued by no kick, delivered the small frame.  (Not all
+	 * 300 big frames need reach the ring: 255 to 276 were counted in
+	 * different runs; the tap's own drop count is printed.)
 	 */
 	result_check(big == 300 && small == 1 && got == 1 && rx_check(&k.m, 1, 100, 1000) &&
-		     s.drop_too_big > 256,
+		     s.drop_too_big >= 255 && s.calls >= 2,
 		     "kick_rx_requeue_after_dropped_weight",
 		     "injected %d big + %d small; used %d, drop_too_big %llu, tap drops %llu, runs %llu (no kick)",
 		     big, small, got, (unsigned long long)s.drop_too_big,

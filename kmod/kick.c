@@ -26,9 +26,10 @@
  * the worker serialise on the ring's @lock, as two write()s do.
  *
  * What keeps each pointer alive:
- *   - struct vrfd_kick is part of struct vrfd_tap, the attachment.  It is
- *     freed by vrfd_tap_free(), which first removes the attachment from
- *     the tap's wait queue (no vrfd_kick_tap_woken() afterwards) and then
+ *   - struct vrfd_kick is part of struct vrfd_tap, the attachment.
+ *     Before it is freed (vrfd_tap_free()), and before the attachment
+ *     leaves the tap's registry, vrfd_tap_quiesce() removes it from the
+ *     tap's wait queue (no vrfd_kick_tap_woken() afterwards) and then
  *     calls vrfd_kick_stop(): the eventfd entry is removed (no kick
  *     callback afterwards) and cancel_work_sync() waits for a running
  *     worker and drops a queued one.  So neither callback nor worker ever

@@ -90,7 +90,10 @@
  *               huge page, then SET_MEM_TABLE: it must be refused (the
  *               daemon reserves its mapping), the connection stays usable
  *               for nothing else and is closed by the daemon
- * Prints "EVIL-OK: ..." or "EVIL-FAIL: ...".
+ * Prints "EVIL-OK: ..." or "EVIL-FAIL: ...".  With VU_FRONTEND_ATTACK_WHEN=
+ * FILE, truncate, punch and log-truncate wait (after the COUNT frames, the
+ * line "attack: waiting for FILE" printed) until FILE exists, so that a
+ * suite can change the daemon's state between the set-up and the attack.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +123,7 @@
 #define FE_TX_SLOT	4096u
 #define FE_TX_BASE	0x20000u
 #define FE_RX_BASE	(FE_TX_BASE + FE_NUM * FE_TX_SLOT)
+#define FE_ATTACK_WAIT_S 300u	/* VU_FRONTEND_ATTACK_WHEN: give up after this */
 
 static int fe_sock;
 static uint8_t *fe_mem;
@@ -536,9 +540,22 @@ static bool fe_check_base(uint32_t qp, struct vringfd_ring *rx, unsigned long se
 static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int kick)
 {
 	struct iovec out = { .iov_base = (void *)(uintptr_t)FE_TX_BASE, .iov_len = FE_HDR + 60 };
-	int logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
+	const char *when = getenv("VU_FRONTEND_ATTACK_WHEN");
+	unsigned int i;
 	uint64_t v = 1;
+	int logfd;
 
+	if (when) {
+		printf("attack: waiting for %s\n", when);
+		fflush(stdout);
+		for (i = 0; i < 10 * FE_ATTACK_WAIT_S && access(when, F_OK) < 0; i++)
+			usleep(100000);
+		if (access(when, F_OK) < 0) {
+			printf("EVIL-FAIL: %s did not appear in %u s\n", when, FE_ATTACK_WAIT_S);
+			return 1;
+		}
+	}
+	logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
 	memset(fe_mem + FE_TX_BASE, 0, FE_HDR + 60);
 	if (vringfd_ring_add(tx, &out, 1, NULL, 0, (void *)1) < 0) {
 		printf("EVIL-FAIL: no tx slot\n");

@@ -31,12 +31,23 @@
  * hang), 1 otherwise; the suite judges M against the daemon's budget (a
  * capture that dropped frames makes M a guess: X says so).
  *
+ * With FAIR_SPACER=SOCKET in the environment a third front-end connects
+ * to SOCKET after the flooding one and before the light one, and sits
+ * idle (its queue pair runs, nothing is sent).  With [daemon] workers = 2
+ * the daemon puts a pair that starts on the worker with the fewest pairs,
+ * the tie going to the one after the last picked: flood, spacer, light
+ * then land on workers A, B, A, so the flooding and the light pair share
+ * one worker (the suite checks where they ran in the daemon's log).
+ *
  * With --hold it is one client that holds many ports: it connects to
  * DIR/hold0.sock .. DIR/hold<N-1>.sock and gives each a memory table of
  * eight regions (the daemon registers each mapping with its fault guard),
  * keeps them all open, then connects to LAST_SOCKET, whose SET_MEM_TABLE
  * must still be accepted.  Prints "held N connections ..." and exits 0, or
- * exits 1 naming the refused request.
+ * exits 1 naming the refused request.  With FAIR_HOLD_UNTIL=FILE it then
+ * keeps every connection until FILE exists (at most FAIR_HOLD_MAX_S
+ * seconds, against a lost suite), so that other clients can be tried
+ * while the daemon holds the mappings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +82,7 @@
 #define FAIR_CAP_BLOCKS		16u
 #define FAIR_CAP_FRAME		256u
 #define FAIR_SPINS		4000000000ul	/* looks per light frame, against a hang */
+#define FAIR_HOLD_MAX_S		300u	/* FAIR_HOLD_UNTIL: give up after this */
 
 /**
  * struct fair_fe - one front-end connection
@@ -183,12 +195,13 @@ static void fair_handshake(struct fair_fe *fe, const char *path)
  * @dir: where the sockets are: DIR/hold0.sock .. DIR/hold<N-1>.sock
  * @n: how many to hold
  * @last: the socket whose SET_MEM_TABLE must still succeed
+ * @until: keep the connections until this file exists, or NULL
  *
  * Every region is a 128 KiB slice of one sealed memfd.  Dies (exit 1) when
  * a SET_MEM_TABLE is refused.
  * Return: 0.
  */
-static int fair_hold(const char *dir, unsigned long n, const char *last)
+static int fair_hold(const char *dir, unsigned long n, const char *last, const char *until)
 {
 	struct vhost_user_msg_mem mem;
 	int memfd, fds[VUM_MAX_REGIONS];
@@ -226,6 +239,12 @@ static int fair_hold(const char *dir, unsigned long n, const char *last)
 	}
 	printf("held %lu connections with %u regions each; SET_MEM_TABLE on %s accepted\n",
 	       n, VUM_MAX_REGIONS, last);
+	fflush(stdout);
+	if (until) {
+		for (k = 0; k < 10 * FAIR_HOLD_MAX_S && access(until, F_OK) < 0; k++)
+			usleep(100000);
+		printf("%s: released\n", access(until, F_OK) == 0 ? until : "timed out");
+	}
 	return 0;
 }
 
@@ -475,7 +494,7 @@ static int fair_cmp(const void *a, const void *b)
  */
 int main(int argc, char **argv)
 {
-	static struct fair_fe flood, light;
+	static struct fair_fe flood, light, spacer;
 	unsigned long count, i, completed = 0, max_between = 0, served = 0;
 	unsigned long measured = 0, ambiguous = 0;
 	unsigned long *between;
@@ -484,7 +503,7 @@ int main(int argc, char **argv)
 	unsigned int drops;
 
 	if (argc == 5 && !strcmp(argv[1], "--hold"))
-		return fair_hold(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+		return fair_hold(argv[2], strtoul(argv[3], NULL, 0), argv[4], getenv("FAIR_HOLD_UNTIL"));
 	if (argc != 4) {
 		fprintf(stderr, "usage: %s FLOOD_SOCKET LIGHT_SOCKET COUNT\n"
 			"       %s --hold DIR N LAST_SOCKET\n", argv[0], argv[0]);
@@ -496,6 +515,8 @@ int main(int argc, char **argv)
 		fair_die("calloc");
 	fair_cap_open(&cap);
 	fair_connect(&flood, argv[1], FAIR_FLOOD_NUM);
+	if (getenv("FAIR_SPACER"))
+		fair_connect(&spacer, getenv("FAIR_SPACER"), FAIR_LIGHT_NUM);
 	fair_connect(&light, argv[2], FAIR_LIGHT_NUM);
 	fair_refill(&flood, &posted);
 	for (i = 0; i < count; i++) {

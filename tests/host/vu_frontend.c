@@ -63,9 +63,14 @@
  * With VU_FRONTEND_MIGRATE=1 it plays a migration's source: COUNT frames,
  * then dirty logging on (LOG_SHMFD negotiated, SET_LOG_BASE, SET_FEATURES
  * with VHOST_F_LOG_ALL, SET_VRING_ADDR with VHOST_VRING_F_LOG for the tx
- * ring), COUNT frames, a check that the daemon marked the tx used ring's
- * page in the log ("MIGRATE-FAIL: ..." and exit 1 if not), logging off,
- * COUNT frames: 3 x COUNT in all.
+ * ring), COUNT frames, logging off, a check of the log: the tx used ring's
+ * page marked when the device used tx entries under logging, and no other
+ * page when it used no rx buffer then; the log is cleared, COUNT frames,
+ * and a check that nothing was marked after logging ended: 3 x COUNT in
+ * all.  Prints "MIGRATE-OK: ..." after the log check, or "MIGRATE-FAIL:
+ * ..." and exits 1.  With VU_FRONTEND_MIGRATE=busy the same, but logging
+ * is switched on and off as soon as a phase's frames are queued, not
+ * completed: the switches fall while the device has frames in flight.
  *
  * VU_FRONTEND_EVIL makes it a hostile front-end (exit 0 when the daemon
  * reacts as it must, 1 otherwise):
@@ -85,7 +90,10 @@
  *               huge page, then SET_MEM_TABLE: it must be refused (the
  *               daemon reserves its mapping), the connection stays usable
  *               for nothing else and is closed by the daemon
- * Prints "EVIL-OK: ..." or "EVIL-FAIL: ...".
+ * Prints "EVIL-OK: ..." or "EVIL-FAIL: ...".  With VU_FRONTEND_ATTACK_WHEN=
+ * FILE, truncate, punch and log-truncate wait (after the COUNT frames, the
+ * line "attack: waiting for FILE" printed) until FILE exists, so that a
+ * suite can change the daemon's state between the set-up and the attack.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +123,7 @@
 #define FE_TX_SLOT	4096u
 #define FE_TX_BASE	0x20000u
 #define FE_RX_BASE	(FE_TX_BASE + FE_NUM * FE_TX_SLOT)
+#define FE_ATTACK_WAIT_S 300u	/* VU_FRONTEND_ATTACK_WHEN: give up after this */
 
 static int fe_sock;
 static uint8_t *fe_mem;
@@ -321,6 +330,17 @@ static int fe_expect_refused(void)
 }
 
 /**
+ * fe_used_idx() - a ring's used index, as the device last published it
+ * @r: 0 for the rx ring, 1 for the tx ring
+ *
+ * Return: used->idx.
+ */
+static uint16_t fe_used_idx(unsigned int r)
+{
+	return __atomic_load_n((uint16_t *)(fe_mem + FE_RING(r) + 0x2000 + 2), __ATOMIC_ACQUIRE);
+}
+
+/**
  * fe_log_on() - hand over a dirty log and turn logging on for the tx ring
  *
  * Return: the log's memfd.
@@ -367,19 +387,117 @@ static void fe_log_off(void)
 }
 
 /**
- * fe_log_marked() - whether the daemon marked the tx used ring's page
- * @logfd: the log
+ * fe_log_pages() - the pages marked in the dirty log
+ * @logfd: the log (4096 bytes: one bit per guest page)
+ * @first: out: the lowest marked page, or -1 for none
  *
- * Return: true when the bit of guest page (FE_RING(1) + 0x2000) / 4096 is set.
+ * Return: how many pages are marked.
  */
-static bool fe_log_marked(int logfd)
+static unsigned int fe_log_pages(int logfd, long *first)
 {
-	unsigned int page = (FE_RING(1) + 0x2000) / 4096;
+	uint8_t b[4096];
+	unsigned int i, n = 0;
+
+	if (pread(logfd, b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		fe_die("reading the log");
+	*first = -1;
+	for (i = 0; i < 8 * sizeof(b); i++) {
+		if (!(b[i / 8] & (1u << (i % 8))))
+			continue;
+		if (*first < 0)
+			*first = i;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * fe_log_check() - logging has ended: is the log what the daemon did?
+ * @logfd: the log
+ * @logged: tx used entries the device wrote while logging was on (the
+ *	used index's move, mod 2^16: COUNT below 65536 keeps it exact)
+ * @rx_logged: whether the device used rx buffers while logging was on
+ *
+ * The tx ring's used ring is the only memory the daemon writes for tx
+ * frames: with @logged > 0 its page must be marked, and with nothing
+ * received (no rx buffer written) no other page may be.
+ * Return: true when so; prints "MIGRATE-OK: ..." or "MIGRATE-FAIL: ...".
+ */
+static bool fe_log_check(int logfd, unsigned long logged, bool rx_logged)
+{
+	long used_page = (FE_RING(1) + 0x2000) / 4096, first;
+	unsigned int n = fe_log_pages(logfd, &first);
 	uint8_t b = 0;
 
-	if (pread(logfd, &b, 1, page / 8) != 1)
+	if (pread(logfd, &b, 1, used_page / 8) != 1)
 		fe_die("reading the log");
-	return b & (1u << (page % 8));
+	if (logged && !(b & (1u << (used_page % 8)))) {
+		printf("MIGRATE-FAIL: %lu frames completed under logging, the tx used ring's page %ld not marked in the dirty log (%u pages marked)\n",
+		       logged, used_page, n);
+		return false;
+	}
+	if (!rx_logged && n > (logged ? 1u : 0u)) {
+		printf("MIGRATE-FAIL: %u pages marked in the dirty log (first: page %ld), want only the tx used ring's page %ld (nothing received under logging)\n",
+		       n, first, used_page);
+		return false;
+	}
+	printf("MIGRATE-OK: %lu frames completed under logging, %u page(s) marked in the dirty log (the tx used ring's page %ld%s)\n",
+	       logged, n, used_page, rx_logged ? ", and rx buffers" : " only");
+	return true;
+}
+
+/**
+ * fe_log_clean() - logging is off: nothing may be marked any more
+ * @logfd: the log, zeroed when logging ended
+ *
+ * Return: true when it is still all zero; prints "MIGRATE-FAIL: ..." if not.
+ */
+static bool fe_log_clean(int logfd)
+{
+	long first;
+	unsigned int n = fe_log_pages(logfd, &first);
+
+	if (!n)
+		return true;
+	printf("MIGRATE-FAIL: %u pages marked in the dirty log after logging was turned off (first: page %ld)\n",
+	       n, first);
+	return false;
+}
+
+/**
+ * fe_migrate_switch() - a migration's source: dirty logging on, or off and checked
+ * @phase: 0: turn logging on; 1: turn it off, check the log, clear it
+ * @sent: tx frames made available so far
+ * @logfd: the log (set by phase 0)
+ *
+ * Return: false when the log check failed (printed).
+ */
+static bool fe_migrate_switch(unsigned int phase, unsigned long sent, int *logfd)
+{
+	static uint16_t tx_used_on, rx_used_on;
+	static unsigned int inflight_on;
+	static const uint8_t zero[4096];
+	unsigned int inflight = (uint16_t)((uint16_t)sent - fe_used_idx(1));
+
+	if (phase == 0) {
+		inflight_on = inflight;
+		*logfd = fe_log_on();
+		/* what the device used from now on, it used logging */
+		tx_used_on = fe_used_idx(1);
+		rx_used_on = fe_used_idx(0);
+		return true;
+	}
+	/* stopped logging (acked): what it used under logging is final */
+	fe_log_off();
+	printf("migrate: %u and %u tx frames in flight when logging went on and off\n",
+	       inflight_on, inflight);
+	if (!fe_log_check(*logfd, (uint16_t)(fe_used_idx(1) - tx_used_on),
+			  fe_used_idx(0) != rx_used_on))
+		return false;
+	/* from now on nothing may be marked */
+	if (pwrite(*logfd, zero, sizeof(zero), 0) != (ssize_t)sizeof(zero))
+		fe_die("clearing the log");
+	return true;
 }
 
 /**
@@ -422,9 +540,22 @@ static bool fe_check_base(uint32_t qp, struct vringfd_ring *rx, unsigned long se
 static int fe_attack(const char *evil, int memfd, struct vringfd_ring *tx, int kick)
 {
 	struct iovec out = { .iov_base = (void *)(uintptr_t)FE_TX_BASE, .iov_len = FE_HDR + 60 };
-	int logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
+	const char *when = getenv("VU_FRONTEND_ATTACK_WHEN");
+	unsigned int i;
 	uint64_t v = 1;
+	int logfd;
 
+	if (when) {
+		printf("attack: waiting for %s\n", when);
+		fflush(stdout);
+		for (i = 0; i < 10 * FE_ATTACK_WAIT_S && access(when, F_OK) < 0; i++)
+			usleep(100000);
+		if (access(when, F_OK) < 0) {
+			printf("EVIL-FAIL: %s did not appear in %u s\n", when, FE_ATTACK_WAIT_S);
+			return 1;
+		}
+	}
+	logfd = !strcmp(evil, "log-truncate") ? fe_log_on() : -1;
 	memset(fe_mem + FE_TX_BASE, 0, FE_HDR + 60);
 	if (vringfd_ring_add(tx, &out, 1, NULL, 0, (void *)1) < 0) {
 		printf("EVIL-FAIL: no tx slot\n");
@@ -480,7 +611,8 @@ int main(int argc, char **argv)
 	const char *evil = getenv("VU_FRONTEND_EVIL") ? getenv("VU_FRONTEND_EVIL") : "";
 	const char *mg = getenv("VU_FRONTEND_MIGRATE");
 	uint32_t qp = getenv("VU_FRONTEND_QP") ? (uint32_t)strtoul(getenv("VU_FRONTEND_QP"), NULL, 0) : 0;
-	bool migrate = mg && !strcmp(mg, "1");
+	bool busy = mg && !strcmp(mg, "busy");
+	bool migrate = mg && (!strcmp(mg, "1") || busy);
 	unsigned long phase_len, phase_end;
 	unsigned int i, phase = 0;
 	const char *until = getenv("VU_FRONTEND_UNTIL");
@@ -633,6 +765,12 @@ handshake:
 					fe_die("kick");
 			}
 		}
+		/* busy: switch right after the kick, frames in flight */
+		if (busy && sent == phase_end && phase < 2) {
+			if (!fe_migrate_switch(phase++, sent, &logfd))
+				return 1;
+			phase_end += phase_len;
+		}
 		poll(pf, 2, 100);
 		for (r = 0; r < 2; r++)
 			while (read(call[r], &v, 8) == 8)
@@ -671,19 +809,9 @@ handshake:
 			if (vringfd_ring_need_kick(&ring[0]) && write(kick[0], &v, 8) != 8)
 				fe_die("rx kick");
 		}
-		if (migrate && done == phase_end && phase < 2) {
-			if (phase == 0) {
-				logfd = fe_log_on();
-			} else {
-				if (!fe_log_marked(logfd)) {
-					printf("MIGRATE-FAIL: %lu frames under logging, the tx used ring's page not marked in the dirty log\n",
-					       phase_len);
-					return 1;
-				}
-				printf("MIGRATE-OK: the tx used ring's page marked in the dirty log\n");
-				fe_log_off();
-			}
-			phase++;
+		if (migrate && !busy && done == phase_end && phase < 2) {
+			if (!fe_migrate_switch(phase++, sent, &logfd))
+				return 1;
 			phase_end += phase_len;
 		}
 	}
@@ -704,6 +832,8 @@ handshake:
 		}
 		printf("SWAP-CALL-OK: %lu signals on the new call fds\n", swapped_signals);
 	}
+	if (migrate && logfd >= 0 && !fe_log_clean(logfd))
+		return 1;
 	if (getenv("VU_FRONTEND_CHECK_END")) {
 		fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);	/* dies if closed meanwhile */
 		printf("connection kept: GET_FEATURES answered after the last frame\n");

@@ -229,6 +229,8 @@ enum engine_dir {
 /**
  * struct engine_ops - one engine
  * @name: "kernel" or "user"
+ * @ring_fds: attaches ready vring fds a front-end passed
+ *	(engine_queue_config.ring_fds); an engine without it refuses them
  * @open: bind a ring pair to a tap queue; NULL with @err filled on failure
  * @tx: send available tx chains, charging each frame to @budget and
  *	stopping when it is spent (the kernel engine: one write(), which
@@ -258,6 +260,7 @@ enum engine_dir {
  */
 struct engine_ops {
 	const char *name;
+	bool ring_fds;
 	struct engine_queue *(*open)(const struct engine_queue_config *cfg,
 				  char *err, size_t errlen);
 	int (*tx)(struct engine_queue *q, struct engine_budget *budget);

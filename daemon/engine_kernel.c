@@ -604,6 +604,7 @@ static void engine_kernel_close(struct engine_queue *q, uint16_t last_avail[2])
 
 const struct engine_ops engine_kernel_ops = {
 	.name = "kernel",
+	.ring_fds = true,
 	.open = engine_kernel_open,
 	.tx = engine_kernel_tx,
 	.rx = engine_kernel_rx,

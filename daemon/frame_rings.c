@@ -3,11 +3,15 @@
  * frame_rings.c - the daemon as virtio driver of its own ring pair
  *
  * See frame_rings.h.  Buffer i of a direction is FRAME_RINGS_STRIDE bytes at
- * i * FRAME_RINGS_STRIDE: the header at its start, the frame right after it.  The
- * engine's tx() consumes every chain it is given
- * before it returns (each is one frame to the tap), so after a flush every
- * tx buffer is free again; rx buffers are reposted as soon as their frame
- * has been delivered.
+ * i * FRAME_RINGS_STRIDE: the header at its start, the frame right after it.
+ * vq_push() consumes every chain it is given before it returns (each is one
+ * frame to the tap), and calls frame_rings_used() for the tx ring, so after
+ * a flush every tx buffer is free again; rx buffers are reposted as soon as
+ * their frame has been delivered, from inside the pump's rx walk.
+ *
+ * Kick and call are direct calls (vq.h: self-driven pairs): the port's
+ * socket and the pair are served by the same (main) thread, and an
+ * eventfd would cost three system calls a batch where a call costs none.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include <unistd.h>
 
 #include "frame_rings.h"
+#include "port.h"
 
 #define FRAME_RINGS_ALIGN	4096u
 #define FRAME_RINGS_COLLECT	64u	/* used entries collected per vringfd_ring_get_used_many() */
@@ -60,27 +65,110 @@ static int frame_rings_post_rx(struct frame_rings_pair *fp, unsigned int i)
 }
 
 /**
- * frame_rings_open() - make the rings and buffers and open them on the engine
+ * frame_rings_take_tx() - vq_ops.used for the tx ring: every buffer the engine used is free
+ * @fp: the pair
+ *
+ * Return: 0, or -EIO when the ring is broken.
+ */
+static int frame_rings_take_tx(struct frame_rings_pair *fp)
+{
+	void *toks[FRAME_RINGS_COLLECT];
+	unsigned int k, got;
+
+	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FRAME_RINGS_COLLECT)))
+		for (k = 0; k < got; k++)
+			fp->tx_free[fp->tx_nfree++] = (uint16_t)frame_rings_index(toks[k]);
+	return fp->tx.broken ? -EIO : 0;
+}
+
+/**
+ * frame_rings_take_rx() - vq_ops.used for the rx ring: deliver the frames, repost
+ * @fp: the pair
+ *
+ * Return: 0, or -EIO when the ring is broken.
+ */
+static int frame_rings_take_rx(struct frame_rings_pair *fp)
+{
+	uint32_t lens[FRAME_RINGS_COLLECT];
+	void *toks[FRAME_RINGS_COLLECT];
+	unsigned int k, m, got = 0;
+
+	/* used->idx read once per FRAME_RINGS_COLLECT entries */
+	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FRAME_RINGS_COLLECT))) {
+		for (k = 0; k < m; k++) {
+			unsigned int i = frame_rings_index(toks[k]);
+
+			if (lens[k] > FRAME_RINGS_HDR)
+				fp->ops->deliver(fp->opaque,
+						 fp->rx_bufs + (size_t)i * FRAME_RINGS_STRIDE + FRAME_RINGS_HDR,
+						 lens[k] - FRAME_RINGS_HDR);
+			got++;
+			if (frame_rings_post_rx(fp, i) < 0)
+				return -EIO;
+		}
+	}
+	vringfd_ring_publish(&fp->rx);
+	if (got && fp->ops->delivered)
+		fp->ops->delivered(fp->opaque);
+	return fp->rx.broken ? -EIO : 0;
+}
+
+/**
+ * frame_rings_used() - vq_ops.used: the in-process call of the pump
+ * @vq: the pair's vq
+ * @dir: which ring has used entries
+ *
+ * Return: 0, or -EIO when that ring is broken.
+ */
+static int frame_rings_used(struct vq *vq, enum engine_dir dir)
+{
+	struct frame_rings_pair *fp = vq->owner;
+
+	return dir == ENGINE_TX ? frame_rings_take_tx(fp) : frame_rings_take_rx(fp);
+}
+
+/**
+ * frame_rings_broken() - vq_ops.broken: tell the port
+ * @vq: the pair's vq
+ * @why: the reason
+ */
+static void frame_rings_broken(struct vq *vq, const char *why)
+{
+	struct frame_rings_pair *fp = vq->owner;
+
+	fp->ops->broken(fp->opaque, why);
+}
+
+static const struct vq_ops frame_rings_vq_ops = {
+	.broken = frame_rings_broken,
+	.used = frame_rings_used,
+};
+
+/**
+ * frame_rings_open() - make the rings and buffers and start them on the pump
  * @fp: the pair (filled in)
- * @eng: the engine
- * @tap_fd: the tap queue
- * @tap_ifindex: the tap's ifindex, or 0 (see engine_queue_config)
+ * @p: the port: its engine, loop and tap's first queue
+ * @ops: the port's callbacks
+ * @opaque: their data
  * @err: message buffer
  * @errlen: its size
  *
+ * The pair runs on the main thread (vq.h: self-driven pairs), its rx fd
+ * watched from now on.
  * Return: 0, or -1 with @err filled.
  */
-int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, int tap_fd,
-	    int tap_ifindex, char *err, size_t errlen)
+int frame_rings_open(struct frame_rings_pair *fp, struct port *p, const struct frame_rings_ops *ops,
+		     void *opaque, char *err, size_t errlen)
 {
-	struct engine_queue_config cfg;
 	size_t bufs = (size_t)FRAME_RINGS_NUM * FRAME_RINGS_STRIDE;
-	char why[200];
+	struct engine_queue_config *cfg;
+	struct vq_desc d;
 	unsigned int i;
 	int ret;
 
 	memset(fp, 0, sizeof(*fp));
-	fp->eng = eng;
+	fp->ops = ops;
+	fp->opaque = opaque;
 	fp->cur = -1;
 	fp->ring_bytes = vringfd_ring_size(FRAME_RINGS_NUM, FRAME_RINGS_ALIGN);
 	fp->ring_bytes = (fp->ring_bytes + FRAME_RINGS_ALIGN - 1) & ~(size_t)(FRAME_RINGS_ALIGN - 1);
@@ -114,40 +202,46 @@ int frame_rings_open(struct frame_rings_pair *fp, const struct engine_ops *eng, 
 	}
 	vringfd_ring_publish(&fp->rx);
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.tap_fd = tap_fd;
-	cfg.tap_ifindex = tap_ifindex;
-	cfg.vnet_hdr_len = FRAME_RINGS_HDR;
-	cfg.tx.num = FRAME_RINGS_NUM;
-	cfg.tx.desc = fp->tx.vr.desc;
-	cfg.tx.avail = fp->tx.vr.avail;
-	cfg.tx.used = fp->tx.vr.used;
-	cfg.rx.num = FRAME_RINGS_NUM;
-	cfg.rx.desc = fp->rx.vr.desc;
-	cfg.rx.avail = fp->rx.vr.avail;
-	cfg.rx.used = fp->rx.vr.used;
-	cfg.tx_call_fd = -1;
-	cfg.rx_call_fd = -1;
-	fp->eq = eng->open(&cfg, why, sizeof(why));
-	if (!fp->eq) {
-		snprintf(err, errlen, "%s", why);
+	memset(&d, 0, sizeof(d));
+	d.self_driven = true;
+	d.tx_kick_fd = -1;
+	d.rx_kick_fd = -1;
+	cfg = &d.cfg;
+	cfg->tap_fd = p->tap->fds[0];
+	cfg->tap_ifindex = p->tap->ifindex;
+	cfg->vnet_hdr_len = FRAME_RINGS_HDR;
+	cfg->tx.num = FRAME_RINGS_NUM;
+	cfg->tx.desc = fp->tx.vr.desc;
+	cfg->tx.avail = fp->tx.vr.avail;
+	cfg->tx.used = fp->tx.vr.used;
+	cfg->rx.num = FRAME_RINGS_NUM;
+	cfg->rx.desc = fp->rx.vr.desc;
+	cfg->rx.avail = fp->rx.vr.avail;
+	cfg->rx.used = fp->rx.vr.used;
+	cfg->tx_call_fd = -1;
+	cfg->rx_call_fd = -1;
+	cfg->tx_kick_fd = -1;
+	cfg->rx_kick_fd = -1;
+	if (vq_start(&fp->vq, p, 0, &d, &frame_rings_vq_ops, fp, err, errlen) < 0)
 		goto fail;
-	}
 	return 0;
 fail:
-	frame_rings_close(fp);
+	frame_rings_close(fp, NULL, NULL);
 	return -1;
 }
 
 /**
- * frame_rings_close() - close the engine queue, free rings and buffers
- * @fp: the pair (may be partly set up)
+ * frame_rings_close() - stop the pair on the pump, free rings and buffers
+ * @fp: the pair (may be partly set up, or closed already)
+ * @tx_total: its tx counters are added here (may be NULL)
+ * @rx_total: same for rx
+ *
+ * Also from frame_rings_ops.broken, inside the pump (vq_stop() allows it).
  */
-void frame_rings_close(struct frame_rings_pair *fp)
+void frame_rings_close(struct frame_rings_pair *fp, struct engine_stats *tx_total,
+		       struct engine_stats *rx_total)
 {
-	if (fp->eq)
-		fp->eng->close(fp->eq, NULL);
-	fp->eq = NULL;
+	vq_stop(&fp->vq, tx_total, rx_total, NULL);
 	if (fp->tx.tokens)
 		vringfd_ring_fini(&fp->tx);
 	if (fp->rx.tokens)
@@ -274,105 +368,32 @@ int frame_rings_tx_commit_n(struct frame_rings_pair *fp, unsigned int n, const s
 }
 
 /**
- * frame_rings_tx_flush() - hand the posted frames to the engine: one tx() per batch
- * @fp: the pair
+ * frame_rings_tx_flush() - the in-process kick: send the posted frames now
+ * @fp: a running pair
  *
- * The engine's enable_notify() says when tx() stopped with chains left
- * (at its weight: a budget per call); tx() is called again then, with a
- * fresh budget, so no frame waits for the next batch (the port bounds what
- * it posts per service with a budget of its own).  Each further call
- * consumes at least one chain: at most FRAME_RINGS_NUM calls.
- * Return: frames the engine consumed, or -EIO when the ring broke.
+ * vq_push(): one tx() per batch (more only when the engine stopped at its
+ * weight: the port bounds what it posts per service with a budget of its
+ * own); every tx buffer is free again when it returns.
+ * Return: frames the engine consumed, or -EIO when the pair broke: the
+ * port was told (frame_rings_ops.broken) and may have closed it; touch
+ * nothing of it.
  */
 int frame_rings_tx_flush(struct frame_rings_pair *fp)
 {
-	void *toks[FRAME_RINGS_COLLECT];
-	unsigned int k, got, rounds = 0;
-	struct engine_budget budget;
-	int n, sum = 0;
-
 	if (!fp->tx_pending)
 		return 0;
 	vringfd_ring_publish(&fp->tx);
-	do {
-		engine_budget_init(&budget);
-		n = fp->eng->tx(fp->eq, &budget);
-		if (n < 0)
-			break;
-		sum += n;
-	} while (++rounds < FRAME_RINGS_NUM && fp->eng->enable_notify(fp->eq, ENGINE_TX));
-	if (n >= 0)
-		n = sum;
 	fp->tx_pending = 0;
-	while ((got = vringfd_ring_get_used_many(&fp->tx, toks, NULL, FRAME_RINGS_COLLECT)))
-		for (k = 0; k < got; k++)
-			fp->tx_free[fp->tx_nfree++] = (uint16_t)frame_rings_index(toks[k]);
-	if (fp->tx.broken)
-		return -EIO;
-	return n < 0 ? -EIO : n;
+	return vq_push(&fp->vq);
 }
 
 /**
- * frame_rings_rx() - let the engine fill rx buffers, deliver the frames, repost
+ * frame_rings_get_stats() - the pump's counters of this pair
  * @fp: the pair
- * @deliver: called per frame
- * @opaque: its data
- *
- * One service: one budget (engine.h); the rx fd stays readable when
- * frames are left, and the loop comes back after the others.
- * Return: frames delivered, or -EIO when the ring broke.
- */
-int frame_rings_rx(struct frame_rings_pair *fp, frame_rings_deliver_fn deliver, void *opaque)
-{
-	uint32_t lens[FRAME_RINGS_COLLECT];
-	void *toks[FRAME_RINGS_COLLECT];
-	struct engine_budget budget;
-	unsigned int k, m;
-	bool starved;
-	int n, got = 0;
-
-	engine_budget_init(&budget);
-	n = fp->eng->rx(fp->eq, &budget, &starved);
-	/* used->idx read once per FRAME_RINGS_COLLECT entries */
-	while ((m = vringfd_ring_get_used_many(&fp->rx, toks, lens, FRAME_RINGS_COLLECT))) {
-		for (k = 0; k < m; k++) {
-			unsigned int i = frame_rings_index(toks[k]);
-
-			if (lens[k] > FRAME_RINGS_HDR)
-				deliver(opaque, fp->rx_bufs + (size_t)i * FRAME_RINGS_STRIDE + FRAME_RINGS_HDR,
-					lens[k] - FRAME_RINGS_HDR);
-			got++;
-			if (frame_rings_post_rx(fp, i) < 0)
-				return -EIO;
-		}
-	}
-	vringfd_ring_publish(&fp->rx);
-	if (n < 0 || fp->rx.broken)
-		return -EIO;
-	return got;
-}
-
-/**
- * frame_rings_rx_fd() - what to poll for frames from the tap
- * @fp: the pair
- *
- * Return: the fd.
- */
-int frame_rings_rx_fd(struct frame_rings_pair *fp)
-{
-	return fp->eng->rx_fd(fp->eq);
-}
-
-/**
- * frame_rings_get_stats() - the engine's counters of this pair
- * @fp: the pair
- * @tx: out
+ * @tx: out (zero when closed)
  * @rx: out
  */
 void frame_rings_get_stats(struct frame_rings_pair *fp, struct engine_stats *tx, struct engine_stats *rx)
 {
-	memset(tx, 0, sizeof(*tx));
-	memset(rx, 0, sizeof(*rx));
-	if (fp->eq)
-		fp->eng->get_stats(fp->eq, tx, rx);
+	vq_get_stats(&fp->vq, tx, rx);
 }

@@ -7,9 +7,12 @@
  * with a bound address (locked on: the lock is never moved to another
  * sender; it ends when the port is re-created).  Datagrams from any other
  * sender (or from an unbound socket, which cannot be answered) are dropped
- * and counted (tx drop_peer), with a rate-limited log line.  Datagrams are received with recvmmsg() straight into
- * the tx buffers of the daemon's own ring pair (frame_rings.c), up to
- * PORT_DGRAM_BATCH per call, and sent to the tap with one eng tx() per batch.
+ * and counted (tx drop_peer), with a rate-limited log line.  Datagrams are
+ * received with recvmmsg() straight into the tx buffers of the daemon's own
+ * ring pair (frame_rings.c), up to PORT_DGRAM_BATCH per call, and sent to
+ * the tap with one vq_push() (one eng tx()) per batch: the pair runs on the
+ * queue-pair pump (vq.c) like a front-end's rings.  Frames the pump
+ * receives from the tap go to the peer with one sendto() each.
  *
  * Bad input and the answer (the port keeps serving in every case):
  *   zero-length datagram                 dropped (tx drop_bad_chain)
@@ -18,6 +21,8 @@
  *     header                             dropped by the engine (drop_bad_chain)
  *   peer not reading / gone / unknown    frame for it dropped (rx drop_tap)
  *   datagram from another sender         dropped (tx drop_peer), logged
+ *   the ring pair broke (not seen: it is  logged once; datagrams read and
+ *     the daemon's own)                    dropped (tx drop_tap) from then on
  */
 #include <errno.h>
 #include <stddef.h>
@@ -40,13 +45,12 @@
 /**
  * struct port_dgram - per-port data (port.priv)
  * @port: the port
- * @fp: the ring pair
- * @tap: the engine's rx_fd ref
+ * @fp: the ring pair (stopped when it broke)
  * @peer: where frames go
  * @peer_len: its length; 0 = no peer known yet
  * @locked: @peer was learnt from the first sender (no peer = in the file)
- * @tx: port-level drops, peer -> tap
- * @rx: port-level drops, tap -> peer
+ * @tx: port-level drops, peer -> tap; and the pair's counters once it broke
+ * @rx: port-level drops, tap -> peer; the same
  * @msgs: recvmmsg() headers
  * @iov: one segment per datagram
  * @from: sender addresses
@@ -55,7 +59,6 @@
 struct port_dgram {
 	struct port *port;
 	struct frame_rings_pair fp;
-	struct loop_ref tap;
 	struct sockaddr_un peer;
 	socklen_t peer_len;
 	bool locked;
@@ -68,7 +71,7 @@ struct port_dgram {
 };
 
 /**
- * port_dgram_deliver() - frame_rings_deliver_fn: send one frame from the tap to the peer
+ * port_dgram_deliver() - frame_rings_ops.deliver: send one frame from the tap to the peer
  * @opaque: the port data
  * @frame: the frame
  * @len: its length
@@ -91,19 +94,39 @@ static void port_dgram_deliver(void *opaque, const uint8_t *frame, size_t len)
 }
 
 /**
- * port_dgram_tap_ready() - frames from the tap for the peer
- * @loop: the loop
- * @ref: the tap ref
- * @events: epoll events
+ * port_dgram_broken() - frame_rings_ops.broken: stop the pair, keep its counters
+ * @opaque: the port data
+ * @why: the reason
  */
-static void port_dgram_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_dgram_broken(void *opaque, const char *why)
 {
-	struct port_dgram *pp = container_of(ref, struct port_dgram, tap);
+	struct port_dgram *pp = opaque;
 
-	if (frame_rings_rx(&pp->fp, port_dgram_deliver, pp) < 0) {
-		log_err("port %s: rx ring broken; frames from the tap no longer forwarded",
-			pp->port->cfg.name);
-		loop_del(loop, ref);
+	log_err("port %s: %s; frames no longer forwarded", pp->port->cfg.name, why);
+	frame_rings_close(&pp->fp, &pp->tx, &pp->rx);
+}
+
+static const struct frame_rings_ops port_dgram_rings_ops = {
+	.deliver = port_dgram_deliver,
+	.broken = port_dgram_broken,
+};
+
+/**
+ * port_dgram_discard() - read and drop datagrams: the ring pair broke
+ * @p: the port
+ * @pp: its data
+ *
+ * At most one budget's worth, so the socket does not stay readable for
+ * ever and the loop serves the others.
+ */
+static void port_dgram_discard(struct port *p, struct port_dgram *pp)
+{
+	unsigned int k;
+
+	for (k = 0; k < ENGINE_WEIGHT_FRAMES; k++) {
+		if (recv(p->listen_fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) < 0)
+			break;
+		pp->tx.drop_tap++;
 	}
 }
 
@@ -148,6 +171,10 @@ static void port_dgram_readable(struct port *p)
 
 	if (!pp)
 		return;
+	if (!vq_running(&pp->fp.vq)) {
+		port_dgram_discard(p, pp);
+		return;
+	}
 	/* One service: one budget (engine.h); the socket stays readable
 	 * when datagrams are left, the loop comes back after the others. */
 	engine_budget_init(&budget);
@@ -197,11 +224,12 @@ static void port_dgram_readable(struct port *p)
 				pp->tx.drop_bad_chain++;
 			}
 		}
-		if (frame_rings_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0 ||
-		    frame_rings_tx_flush(&pp->fp) < 0) {
-			log_err("port %s: tx ring broken", p->cfg.name);
+		if (frame_rings_tx_commit_n(&pp->fp, (unsigned int)n, pp->lens) < 0) {
+			port_dgram_broken(pp, "queue pair 0: tx ring broken (the daemon's driver side)");
 			break;
 		}
+		if (frame_rings_tx_flush(&pp->fp) < 0)
+			break;	/* port_dgram_broken() said why */
 		if ((unsigned int)n < want)
 			break;
 	}
@@ -242,14 +270,7 @@ static int port_dgram_listen(struct port *p, char *err, size_t errlen)
 		pp->peer_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 					   strlen(pp->peer.sun_path) + 1);
 	}
-	if (frame_rings_open(&pp->fp, p->eng, p->tap->fds[0], p->tap->ifindex, err, errlen) < 0)
-		return -1;
-	loop_ref_init(&pp->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&pp->fp), port_dgram_tap_ready);
-	if (loop_add(p->loop, &pp->tap, EPOLLIN) < 0) {
-		log_buf_errno(err, errlen, errno, "epoll on the tap");
-		return -1;
-	}
-	return 0;
+	return frame_rings_open(&pp->fp, p, &port_dgram_rings_ops, pp, err, errlen);
 }
 
 /**
@@ -262,8 +283,7 @@ static void port_dgram_teardown(struct port *p)
 
 	if (!pp)
 		return;
-	loop_del(p->loop, &pp->tap);
-	frame_rings_close(&pp->fp);
+	frame_rings_close(&pp->fp, NULL, NULL);
 	free(pp);
 	p->priv = NULL;
 }
@@ -281,12 +301,10 @@ static void port_dgram_get_stats(struct port *p, struct port_stats *s)
 	if (!pp)
 		return;
 	frame_rings_get_stats(&pp->fp, &t, &r);
-	t.drop_too_big += pp->tx.drop_too_big;
-	t.drop_bad_chain += pp->tx.drop_bad_chain;
-	t.drop_peer += pp->tx.drop_peer;
-	r.drop_tap += pp->rx.drop_tap;
 	port_stats_add(&s->tx[0], &t);
 	port_stats_add(&s->rx[0], &r);
+	port_stats_add(&s->tx[0], &pp->tx);
+	port_stats_add(&s->rx[0], &pp->rx);
 }
 
 /**

@@ -281,7 +281,7 @@ static int port_ringfd_check_passed(struct port_ringfd_conn *c, char *why, size_
 {
 	int ret;
 
-	if (c->port->eng != &engine_kernel_ops) {
+	if (!c->port->eng->ring_fds) {
 		snprintf(why, whylen, "passed rings need the kernel engine; port %s runs the %s engine",
 			 c->port->cfg.name, c->port->eng->name);
 		return -ENODEV;

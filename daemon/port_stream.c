@@ -5,10 +5,12 @@
  * One peer at a time (a second one is refused while one is served).  Frames
  * from the peer (4-byte big-endian length, then the frame; frame_stream.c)
  * are decoded straight into the tx buffers of the daemon's own ring pair
- * (frame_rings.c) and sent to the tap with one eng tx() per read batch;
- * frames the engine receives from the tap are queued, length-prefixed, for
- * the peer.  Client mode (connect = PATH) reconnects every cfg.reconnect
- * seconds while there is no peer.
+ * (frame_rings.c), which runs on the queue-pair pump (vq.c) like a
+ * front-end's rings, and sent to the tap with one vq_push() (one eng tx())
+ * per read batch; frames the pump receives from the tap are queued,
+ * length-prefixed, for the peer, and written to it after each rx batch.
+ * Client mode (connect = PATH) reconnects every cfg.reconnect seconds
+ * while there is no peer.
  *
  * Bad input and the answer:
  *   length prefix 0 or > 65535        peer disconnected (drop_bad_hdr += 1)
@@ -47,8 +49,8 @@
  * struct port_stream_conn - one stream peer
  * @port: the port
  * @fd: the socket
- * @ref: its loop ref
- * @tap: the engine's rx_fd ref
+ * @ref: its loop ref; requeued (events 0) to close the peer after an rx
+ *	batch found it gone or stalled (@close_why)
  * @fp: the ring pair
  * @dec: decoder state
  * @enc: output queue
@@ -56,13 +58,13 @@
  * @framed: a complete frame arrived (the handshake deadline is over)
  * @hs: deadline for the first complete frame (boot-timeout)
  * @msg: deadline for the frame begun (message-timeout)
+ * @close_why: why to close at the next @ref call ("" for not)
  * @rbuf: read buffer
  */
 struct port_stream_conn {
 	struct port *port;
 	int fd;
 	struct loop_ref ref;
-	struct loop_ref tap;
 	struct frame_rings_pair fp;
 	struct frame_stream_decoder dec;
 	struct frame_stream_encoder enc;
@@ -70,6 +72,7 @@ struct port_stream_conn {
 	bool framed;
 	struct deadline hs;
 	struct deadline msg;
+	char close_why[128];
 	uint8_t rbuf[65536];
 };
 
@@ -82,7 +85,6 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 {
 	struct port *p = c->port;
 	struct port_peer *pp = p->priv;
-	struct engine_stats tx, rx;
 
 	if (why)
 		log_rl_port(p, LOG_WARNING, "port %s: stream peer disconnected: %s", p->cfg.name, why);
@@ -90,32 +92,28 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 		log_rl_port(p, LOG_INFO, "port %s: stream peer hung up", p->cfg.name);
 	deadline_fini(&c->hs);
 	deadline_fini(&c->msg);
-	loop_del(p->loop, &c->tap);
 	loop_del(p->loop, &c->ref);
-	frame_rings_get_stats(&c->fp, &tx, &rx);
-	port_stats_add(&pp->gone.tx[0], &tx);
-	port_stats_add(&pp->gone.rx[0], &rx);
-	frame_rings_close(&c->fp);
+	frame_rings_close(&c->fp, &pp->gone.tx[0], &pp->gone.rx[0]);
 	close(c->fd);
 	port_peer_closed(p, c, why);
 	free(c);
 }
 
 /**
- * port_stream_flush_out() - write queued frames; watch EPOLLOUT while some remain
+ * port_stream_write_out() - write queued frames; watch EPOLLOUT while some remain
  * @c: the peer
+ * @why: out: why the peer must go
+ * @whylen: its size
  *
- * Return: 0, or -1 when the peer was disconnected.
+ * Return: 0, or -1 with @why filled (nothing is closed here).
  */
-static int port_stream_flush_out(struct port_stream_conn *c)
+static int port_stream_write_out(struct port_stream_conn *c, char *why, size_t whylen)
 {
 	size_t before = frame_stream_encoder_queued(&c->enc);
 	int left = frame_stream_encoder_flush(&c->enc, c->fd);
-	char why[96];
 
 	if (left < 0) {
-		snprintf(why, sizeof(why), "write: %s", strerror(-left));
-		port_stream_close(c, why);
+		snprintf(why, whylen, "write: %s", strerror(-left));
 		return -1;
 	}
 	if ((size_t)left < before)
@@ -125,7 +123,23 @@ static int port_stream_flush_out(struct port_stream_conn *c)
 }
 
 /**
- * port_stream_deliver() - frame_rings_deliver_fn: queue one frame from the tap for the peer
+ * port_stream_flush_out() - write queued frames, disconnect the peer on error
+ * @c: the peer
+ *
+ * Return: 0, or -1 when the peer was disconnected.
+ */
+static int port_stream_flush_out(struct port_stream_conn *c)
+{
+	char why[96];
+
+	if (port_stream_write_out(c, why, sizeof(why)) == 0)
+		return 0;
+	port_stream_close(c, why);
+	return -1;
+}
+
+/**
+ * port_stream_deliver() - frame_rings_ops.deliver: queue one frame from the tap for the peer
  * @opaque: the peer
  * @frame: the frame
  * @len: its length
@@ -142,24 +156,42 @@ static void port_stream_deliver(void *opaque, const uint8_t *frame, size_t len)
 }
 
 /**
- * port_stream_tap_ready() - frames from the tap for the peer
- * @loop: the loop
- * @ref: the peer's tap ref
- * @events: epoll events
+ * port_stream_delivered() - frame_rings_ops.delivered: write the rx batch to the peer
+ * @opaque: the peer
+ *
+ * Inside the pump's rx walk: a peer that is gone or stalled is closed
+ * from the loop right after (@close_why, @ref requeued), not here.
  */
-static void port_stream_tap_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
+static void port_stream_delivered(void *opaque)
 {
-	struct port_stream_conn *c = container_of(ref, struct port_stream_conn, tap);
+	struct port_stream_conn *c = opaque;
 
-	if (frame_rings_rx(&c->fp, port_stream_deliver, c) < 0) {
-		port_stream_close(c, "rx ring broken");
+	if (c->close_why[0])
 		return;
-	}
-	if (port_stream_flush_out(c) < 0)
-		return;
-	if (c->stalled > PORT_STREAM_STALL_DROPS)
-		port_stream_close(c, "peer stopped reading (frames for it dropped)");
+	if (port_stream_write_out(c, c->close_why, sizeof(c->close_why)) == 0 &&
+	    c->stalled > PORT_STREAM_STALL_DROPS)
+		snprintf(c->close_why, sizeof(c->close_why),
+			 "peer stopped reading (frames for it dropped)");
+	if (c->close_why[0])
+		loop_requeue(c->port->loop, &c->ref);
 }
+
+/**
+ * port_stream_close_conn() - port_peer_ops.close, and frame_rings_ops.broken
+ *	(the ring pair cannot go on)
+ * @conn: the peer
+ * @why: reason for the log
+ */
+static void port_stream_close_conn(void *conn, const char *why)
+{
+	port_stream_close(conn, why);
+}
+
+static const struct frame_rings_ops port_stream_rings_ops = {
+	.deliver = port_stream_deliver,
+	.delivered = port_stream_delivered,
+	.broken = port_stream_close_conn,
+};
 
 /**
  * port_stream_read() - decode what the peer sent into tx buffers, send the batch
@@ -182,12 +214,13 @@ static int port_stream_read(struct port_stream_conn *c)
 		size_t off = 0;
 
 		if (n == 0) {
+			/* what came before the hang-up still goes to the tap */
+			if (frame_rings_tx_flush(&c->fp) < 0)
+				return -1;
 			if (frame_stream_decoder_mid_frame(&c->dec)) {
 				pp->gone.tx[0].drop_bad_chain++;
-				frame_rings_tx_flush(&c->fp);
 				port_stream_close(c, "hung up in the middle of a frame (partial frame dropped)");
 			} else {
-				frame_rings_tx_flush(&c->fp);
 				port_stream_close(c, NULL);
 			}
 			return -1;
@@ -207,10 +240,8 @@ static int port_stream_read(struct port_stream_conn *c)
 			int ret;
 
 			if (!dst) {
-				if (frame_rings_tx_flush(&c->fp) < 0) {
-					port_stream_close(c, "tx ring broken");
+				if (frame_rings_tx_flush(&c->fp) < 0)
 					return -1;
-				}
 				dst = frame_rings_tx_buf(&c->fp);
 				if (!dst) {
 					port_stream_close(c, "no tx buffer after a flush");
@@ -223,8 +254,8 @@ static int port_stream_read(struct port_stream_conn *c)
 				pp->gone.tx[0].drop_bad_hdr++;
 				snprintf(why, sizeof(why), "frame length prefix %s",
 					 ret == -EBADMSG ? "0" : "above 65535");
-				frame_rings_tx_flush(&c->fp);
-				port_stream_close(c, why);
+				if (frame_rings_tx_flush(&c->fp) >= 0)
+					port_stream_close(c, why);
 				return -1;
 			}
 			if (ret > 0 && !c->framed) {
@@ -237,10 +268,8 @@ static int port_stream_read(struct port_stream_conn *c)
 				engine_budget_take(&budget, (uint64_t)ret);
 		}
 	}
-	if (frame_rings_tx_flush(&c->fp) < 0) {
-		port_stream_close(c, "tx ring broken");
+	if (frame_rings_tx_flush(&c->fp) < 0)
 		return -1;
-	}
 	if (c->framed && frame_stream_decoder_mid_frame(&c->dec))
 		deadline_arm(&c->msg, deadline_message_sec());
 	else
@@ -280,12 +309,16 @@ static void port_stream_msg_passed(struct deadline *dl)
  * port_stream_conn_ready() - the peer socket is readable or writable
  * @loop: the loop
  * @ref: the peer's ref
- * @events: epoll events
+ * @events: epoll events; 0: requeued by port_stream_delivered() to close it
  */
 static void port_stream_conn_ready(struct loop *loop, struct loop_ref *ref, uint32_t events)
 {
 	struct port_stream_conn *c = container_of(ref, struct port_stream_conn, ref);
 
+	if (c->close_why[0]) {
+		port_stream_close(c, c->close_why);
+		return;
+	}
 	if ((events & EPOLLOUT) && port_stream_flush_out(c) < 0)
 		return;
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
@@ -306,16 +339,6 @@ static void port_stream_conn_stats(struct port *p, void *conn, struct port_stats
 	frame_rings_get_stats(&c->fp, &t, &r);
 	port_stats_add(&s->tx[0], &t);
 	port_stats_add(&s->rx[0], &r);
-}
-
-/**
- * port_stream_close_conn() - port_peer_ops.close
- * @conn: the peer
- * @why: reason for the log
- */
-static void port_stream_close_conn(void *conn, const char *why)
-{
-	port_stream_close(conn, why);
 }
 
 static void port_stream_attach(struct port *p, int fd);
@@ -360,7 +383,7 @@ static void port_stream_attach(struct port *p, int fd)
 		free(c);
 		return;
 	}
-	if (frame_rings_open(&c->fp, p->eng, p->tap->fds[0], p->tap->ifindex, err, sizeof(err)) < 0) {
+	if (frame_rings_open(&c->fp, p, &port_stream_rings_ops, c, err, sizeof(err)) < 0) {
 		log_err("port %s: stream peer refused: %s", p->cfg.name, err);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
@@ -369,13 +392,11 @@ static void port_stream_attach(struct port *p, int fd)
 		return;
 	}
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_stream_conn_ready);
-	loop_ref_init(&c->tap, LOOP_REF_QUEUE_RX, frame_rings_rx_fd(&c->fp), port_stream_tap_ready);
-	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0 || loop_add(p->loop, &c->tap, EPOLLIN) < 0) {
+	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
 		log_err_errno(errno, "port %s: epoll", p->cfg.name);
-		loop_del(p->loop, &c->ref);
 		deadline_fini(&c->hs);
 		deadline_fini(&c->msg);
-		frame_rings_close(&c->fp);
+		frame_rings_close(&c->fp, NULL, NULL);
 		close(fd);
 		free(c);
 		return;

@@ -313,6 +313,7 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 			 qp);
 		return -EBUSY;
 	}
+	memset(&d, 0, sizeof(d));
 	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
 	d.eng = engine_for_queue(p->eng, vhost_user_dev_logging(&c->dev));
 	/* a logging pair stays on the main thread: SET_LOG_BASE remaps the

@@ -7,7 +7,9 @@
  * walker and one writev() per frame; engine_kernel.c: one write() on the
  * vring fd per batch).  With workers (worker.h) that loop is the pair's
  * worker's, and vq_start(), vq_kick(), vq_get_stats() and vq_stop() hand
- * their work to it with worker_call().
+ * their work to it with worker_call().  A stream or dgram frame takes the
+ * same way from vq_push() (the port's driver, frame_rings.c, posted it):
+ * the engine's tx().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,6 +90,20 @@ static void vq_engine_broken(struct vq *vq, enum engine_dir dir, int n)
 }
 
 /**
+ * vq_self_broken() - the daemon's own driver found its ring broken: tell the owner
+ * @vq: a self-driven pair
+ * @dir: which ring
+ */
+static void vq_self_broken(struct vq *vq, enum engine_dir dir)
+{
+	char why[100];
+
+	snprintf(why, sizeof(why), "queue pair %u: %s ring broken (the daemon's driver side)",
+		 vq->qp, dir == ENGINE_TX ? "tx" : "rx");
+	vq_broken(vq, why);
+}
+
+/**
  * vq_tx_walk() - send what the driver queued on the tx ring (unguarded)
  * @vq: the pair
  *
@@ -129,7 +145,8 @@ static int vq_tx_walk(struct vq *vq)
  * rx fd stays polled (level-triggered: still readable when frames are
  * left), so the loop serves the others first and comes back.  While the
  * driver has no buffer posted the rx fd is not polled; its rx kick (or the
- * poll timer) brings it back.
+ * poll timer) brings it back.  A self-driven pair's driver takes the
+ * filled buffers and posts them again after each rx() (vq_ops.used()).
  * Return: 0, or -EIO when the pair is broken (the owner was told).
  */
 static int vq_rx_walk(struct vq *vq)
@@ -144,6 +161,10 @@ static int vq_rx_walk(struct vq *vq)
 		n = eng->rx(vq->eq, &budget, &starved);
 		if (n < 0) {
 			vq_engine_broken(vq, ENGINE_RX, n);
+			return -EIO;
+		}
+		if (vq->self_driven && vq->ops->used(vq, ENGINE_RX) < 0) {
+			vq_self_broken(vq, ENGINE_RX);
 			return -EIO;
 		}
 		if (!starved)
@@ -210,7 +231,7 @@ static void vq_tx_kick(struct loop *loop, struct loop_ref *ref, uint32_t events)
 	if (vq_guarded(vq, vq_tx_walk) < 0)
 		return;
 	/* A polled rx ring: serve it here too. */
-	if (vq->rx_kick.fd < 0)
+	if (vq_polled(vq) && vq->rx_kick.fd < 0)
 		vq_guarded(vq, vq_rx_walk);
 }
 
@@ -241,7 +262,7 @@ static void vq_rx_ready(struct loop *loop, struct loop_ref *ref, uint32_t events
 	if (vq_guarded(vq, vq_rx_walk) < 0)
 		return;
 	/* A polled tx ring: serve it here too. */
-	if (vq->tx_kick.fd < 0)
+	if (vq_polled(vq) && vq->tx_kick.fd < 0)
 		vq_guarded(vq, vq_tx_walk);
 }
 
@@ -391,9 +412,24 @@ static void vq_start_here(void *arg)
 		}
 		return;
 	}
+	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, vq->eng->rx_fd(vq->eq), vq_rx_ready);
+	if (vq->self_driven) {
+		/* no kick: the rx fd is watched from the start (vq_push() sends) */
+		loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, -1, vq_tx_kick);
+		loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, -1, vq_rx_kick);
+		a->ret = 0;
+		if (loop_add(vq->loop, &vq->rx, EPOLLIN) == 0) {
+			vq->rx_polled = true;
+			return;
+		}
+		snprintf(a->err, a->errlen, "queue pair %u: epoll on the tap: %s", vq->qp,
+			 strerror(errno));
+		vq_stop_here(vq, &tx, &rx, NULL);
+		a->ret = -EIO;
+		return;
+	}
 	loop_ref_init(&vq->tx_kick, LOOP_REF_PORT_AUX, d->tx_kick_fd, vq_tx_kick);
 	loop_ref_init(&vq->rx_kick, LOOP_REF_PORT_AUX, d->rx_kick_fd, vq_rx_kick);
-	loop_ref_init(&vq->rx, LOOP_REF_QUEUE_RX, vq->eng->rx_fd(vq->eq), vq_rx_ready);
 	if ((vq->tx_kick.fd >= 0 && loop_add(vq->loop, &vq->tx_kick, EPOLLIN) < 0) ||
 	    (vq->rx_kick.fd >= 0 && loop_add(vq->loop, &vq->rx_kick, EPOLLIN) < 0) ||
 	    ((vq->tx_kick.fd < 0 || vq->rx_kick.fd < 0) &&
@@ -435,9 +471,11 @@ static void vq_run(struct vq *vq, worker_fn fn, void *arg)
  * @errlen: its size
  *
  * The pair runs on a worker (worker_pick()) when there are workers and
- * @d does not ask for the main thread; the engine queue is opened and the
- * kicks watched on that worker's thread.  Nothing is walked yet: call
- * vq_kick() when the owner is ready for vq_ops.broken().
+ * @d does not ask for the main thread (nor is self-driven); the engine
+ * queue is opened and the kicks watched on that worker's thread.  Nothing
+ * is walked yet: call vq_kick() when the owner is ready for
+ * vq_ops.broken().  A self-driven pair needs no vq_kick(): its rx fd is
+ * watched at once, its tx ring sent by vq_push().
  * Return: 0, or -errno with @err filled (nothing is left open).
  */
 int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,
@@ -452,7 +490,9 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	vq->owner = owner;
 	vq->poll_timer.fd = -1;
 	vq->eng = d->eng ? d->eng : p->eng;
-	vq->worker = d->main ? NULL : worker_pick();
+	vq->self_driven = d->self_driven;
+	vq->tx_num = d->cfg.tx.num;
+	vq->worker = d->main || d->self_driven ? NULL : worker_pick();
 	vq->loop = vq->worker ? worker_loop(vq->worker) : p->loop;
 	vq_run(vq, vq_start_here, &a);
 	if (a.ret < 0) {
@@ -495,6 +535,55 @@ int vq_kick(struct vq *vq)
 	if (vq_guarded(vq, vq_tx_walk) < 0)
 		return -EIO;
 	return vq_guarded(vq, vq_rx_walk);
+}
+
+/**
+ * vq_tx_drain() - send every chain the daemon's own driver posted (unguarded)
+ * @vq: a self-driven pair
+ *
+ * One budget per tx() call, a fresh one while enable_notify() says chains
+ * are left (the engine stopped at its weight): the driver bounded the
+ * batch by a service budget of its own, and takes its buffers back as
+ * soon as this returns (vq_ops.used(), the in-process call).  Each further
+ * call consumes at least one chain: at most @vq->tx_num calls.
+ * Return: chains consumed, or -EIO when the pair is broken (the owner was
+ * told).
+ */
+static int vq_tx_drain(struct vq *vq)
+{
+	struct engine_budget budget;
+	unsigned int rounds = 0;
+	int n, sum = 0;
+
+	do {
+		engine_budget_init(&budget);
+		n = vq->eng->tx(vq->eq, &budget);
+		if (n < 0) {
+			vq_engine_broken(vq, ENGINE_TX, n);
+			return -EIO;
+		}
+		sum += n;
+	} while (++rounds < vq->tx_num && vq->eng->enable_notify(vq->eq, ENGINE_TX));
+	if (vq->ops->used(vq, ENGINE_TX) < 0) {
+		vq_self_broken(vq, ENGINE_TX);
+		return -EIO;
+	}
+	return sum;
+}
+
+/**
+ * vq_push() - the in-process kick: send what a self-driven pair's driver posted
+ * @vq: a running self-driven pair (on the main thread, the driver's)
+ *
+ * The driver published its tx ring's avail index first; when this returns
+ * every chain is used (or the pair broke).  One tx() per batch, no system
+ * call of its own.
+ * Return: chains consumed, or -EIO when the pair broke (the owner was
+ * told and may have freed it: touch nothing of it).
+ */
+int vq_push(struct vq *vq)
+{
+	return vq_guarded(vq, vq_tx_drain);
 }
 
 /**

@@ -47,10 +47,32 @@
  * The port never touches the front-end's rings: kick requests
  * (avail_event, VRING_USED_F_NO_NOTIFY) are the engine's.
  *
+ * Self-driven pairs (vq_desc.self_driven): stream and dgram ports have no
+ * front-end rings; the daemon is the driver of a ring pair of its own
+ * (frame_rings.c) and the pair runs here like any other, so a frame from
+ * any port type reaches the tap through this file and the engine.  Their
+ * kick and call are direct calls, not eventfds: the driver and the pump
+ * are the same thread (the main thread: such a pair is never given to a
+ * worker), and an eventfd would add a write(), an epoll_wait() and a
+ * read() to every batch for nothing.  So:
+ *
+ *   tx kick   -> vq_push(): the driver posted a batch (bounded by a budget
+ *                of its own: one service of its socket); the pump sends
+ *                all of it now, one budget per tx() as vq_tx_walk(), and
+ *                returns, so the driver reuses its buffers at once
+ *   rx call   -> vq_ops.used(), from inside the rx walk after each rx():
+ *                the driver takes the filled buffers and posts them again
+ *                (the walk then sees them, as after an rx kick)
+ *
+ * There is no kick fd and no poll timer; the engine's rx fd is watched
+ * from vq_start() on, and the rx walk is the same as above (one budget
+ * per service).
+ *
  * Pump threads (worker.h): with [daemon] workers > 1, vq_start() gives the
  * pair to a worker (worker_pick(): the least loaded) unless the caller
  * asks for the main thread (vq_desc.main: a migration's source, whose
- * dirty log the main thread remaps under it).  From then on the pair's
+ * dirty log the main thread remaps under it) or the pair is self-driven
+ * (its driver, a stream or dgram socket, is served by the main loop).  From then on the pair's
  * state belongs to that worker's thread: vq_start(), vq_kick(),
  * vq_get_stats() and vq_stop() run their work there through
  * worker_call() (synchronous: they return when it is done), and the main
@@ -85,12 +107,21 @@ struct vq;
  * @efault_where: optional: the kernel engine reported EFAULT (it does not
  *	say where); describe which part of front-end memory is gone, or
  *	leave @buf empty
+ * @used: self-driven pairs only (the in-process call): the engine filled
+ *	rx buffers; take them and post them again.  Called on the pair's
+ *	thread inside the rx walk, after each rx(); it must not stop or
+ *	free the pair.  Returns 0, or -EIO when the driver's ring is broken
+ *	(the pump then reports the pair broken)
+ *
+ * A self-driven pair's memory is the daemon's own (no guard mapping), so
+ * its @mem_fault is never called and may be NULL.
  */
 struct vq_ops {
 	void (*broken)(struct vq *vq, const char *why);
 	void (*mem_fault)(struct vq *vq, const struct guard_fault *f, char *buf,
 			  size_t len);
 	void (*efault_where)(struct vq *vq, char *buf, size_t len);
+	int (*used)(struct vq *vq, enum engine_dir dir);
 };
 
 /**
@@ -102,11 +133,15 @@ struct vq_ops {
  * @eng: the engine to run the pair on; NULL: the port's (a vhost-user
  *	guest that migrates runs on the user engine while it logs)
  * @main: run the pair on the main thread even when there are workers
+ * @self_driven: the daemon drives the rings itself (see the top of this
+ *	file): no kick fds (@tx_kick_fd and @rx_kick_fd are ignored), no poll
+ *	timer, vq_push() and vq_ops.used() instead; runs on the main thread
  */
 struct vq_desc {
 	struct engine_queue_config cfg;
 	const struct engine_ops *eng;
 	bool main;
+	bool self_driven;
 	int tx_kick_fd;
 	int rx_kick_fd;
 };
@@ -123,6 +158,8 @@ struct vq_desc {
  * @rx_kick: rx kick eventfd (fd -1 when polled)
  * @rx: the engine's rx fd (in kick mode: the rx ring fd, watched for errors)
  * @rx_polled: @rx is in the loop (not starved)
+ * @self_driven: the daemon is the rings' driver (vq_desc.self_driven)
+ * @tx_num: entries of the tx ring (vq_push()'s bound on tx() calls)
  * @kicked: the engine serves the pair on the front-end's kicks by itself
  *	(engine_ops.kicked(): kernel kick mode): no kick is watched, no walk
  *	made; @rx and @tx_err are watched for EPOLLERR/EPOLLHUP only
@@ -144,6 +181,8 @@ struct vq {
 	struct loop_ref rx_kick;
 	struct loop_ref rx;
 	bool rx_polled;
+	bool self_driven;
+	unsigned int tx_num;
 	bool kicked;
 	struct loop_ref tx_err;
 	struct loop_ref poll_timer;
@@ -158,6 +197,7 @@ struct vq {
 int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_desc *d,
 	     const struct vq_ops *ops, void *owner, char *err, size_t errlen);
 int vq_kick(struct vq *vq);
+int vq_push(struct vq *vq);
 void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *rx_total,
 	     uint16_t last_avail[2]);
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);

@@ -1,18 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * check_daemon_frame_rings.c - the daemon-driven ring pair (daemon/frame_rings.c)
+ * on the queue-pair pump (daemon/vq.c, a self-driven pair)
  *
  * A fake engine plays the device with libvringfd's vringfd_dev_*: its tx()
  * records every chain as a frame, its rx() fills posted buffers with queued
- * test frames.  Checked: one tx() per flush for a batch, buffers recycled,
- * zero-length and oversized frames refused, rx buffers reposted.
+ * test frames; its rx fd is an eventfd the test makes readable, and the
+ * pump's rx walk runs from a real loop.  Checked: one tx() per flush for a
+ * batch, buffers recycled, zero-length and oversized frames refused, rx
+ * buffers reposted, one budget of rx per service, a broken engine ring
+ * reported to the port (which may close the pair there), counters kept on
+ * close, and the pair staying on the main thread when there are workers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "unit/runner.h"
 #include "frame_rings.h"
+#include "loop.h"
+#include "port.h"
+#include "worker.h"
 
 Suite *frame_rings_suite(void);
 
@@ -20,10 +31,12 @@ Suite *frame_rings_suite(void);
  * struct engine_queue - the fake engine's queue
  * @tx: device view of the tx ring
  * @rx: device view of the rx ring
+ * @rx_fd: an eventfd standing for the tap (readable: frames wait)
  */
 struct engine_queue {
 	struct vringfd_dev tx;
 	struct vringfd_dev rx;
+	int rx_fd;
 };
 
 static struct {
@@ -33,6 +46,7 @@ static struct {
 	uint8_t last_first;
 	unsigned int rx_queued;		/* frames the "tap" has for rx() */
 	int fail_open;
+	int fail_tx;			/* tx() answers -EIO */
 	unsigned int tx_weight;		/* chains per tx() call, 0: all */
 } fk;
 
@@ -59,6 +73,8 @@ static struct engine_queue *fk_open(const struct engine_queue_config *cfg, char 
 					  cfg->tx.used, 0), 0);
 	ck_assert_int_eq(vringfd_dev_init(&q->rx, cfg->rx.num, cfg->rx.desc, cfg->rx.avail,
 					  cfg->rx.used, 0), 0);
+	q->rx_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ck_assert_int_ge(q->rx_fd, 0);
 	return q;
 }
 
@@ -76,6 +92,8 @@ static int fk_tx(struct engine_queue *q, struct engine_budget *budget)
 	int n = 0;
 
 	fk.tx_calls++;
+	if (fk.fail_tx)
+		return -EIO;
 	while ((!fk.tx_weight || (unsigned int)n < fk.tx_weight) &&
 	       !engine_budget_spent(budget) && vringfd_dev_get_chain(&q->tx, &ch, iov, 4) > 0) {
 		ck_assert_uint_eq(ch.nout, 1);
@@ -131,11 +149,11 @@ static int fk_rx(struct engine_queue *q, struct engine_budget *budget, bool *sta
  * fk_rx_fd() - fake engine_ops.rx_fd
  * @q: queue
  *
- * Return: -1.
+ * Return: the queue's eventfd.
  */
 static int fk_rx_fd(struct engine_queue *q)
 {
-	return -1;
+	return q->rx_fd;
 }
 
 /**
@@ -155,6 +173,7 @@ static void fk_get_stats(struct engine_queue *q, struct engine_stats *tx, struct
  */
 static void fk_close(struct engine_queue *q, uint16_t last_avail[2])
 {
+	close(q->rx_fd);
 	free(q);
 }
 
@@ -182,10 +201,14 @@ static const struct engine_ops fk_ops = {
 };
 
 static struct frame_rings_pair fp;
-static unsigned int delivered;
+static unsigned int delivered, batches, first_batch, broken_calls;
+static char broken_why[400];
+static struct engine_stats gone_tx, gone_rx;
+static struct tap_dev t_tap;
+static struct port t_port;
 
 /**
- * t_deliver() - count delivered frames
+ * t_deliver() - frame_rings_ops.deliver: count delivered frames
  * @opaque: unused
  * @frame: frame
  * @len: length
@@ -198,15 +221,98 @@ static void t_deliver(void *opaque, const uint8_t *frame, size_t len)
 }
 
 /**
- * open_pair() - a pair on the fake engine
+ * t_delivered() - frame_rings_ops.delivered: one rx service is over
+ * @opaque: unused
+ *
+ * Notes the frames of the first service; stops the loop when the fake
+ * tap has nothing left.
+ */
+static void t_delivered(void *opaque)
+{
+	if (!batches++)
+		first_batch = delivered;
+	if (!fk.rx_queued)
+		loop_quit(t_port.loop, 0);
+}
+
+/**
+ * t_broken() - frame_rings_ops.broken: note why, close the pair (as ports do)
+ * @opaque: unused
+ * @why: the reason
+ */
+static void t_broken(void *opaque, const char *why)
+{
+	broken_calls++;
+	snprintf(broken_why, sizeof(broken_why), "%s", why);
+	frame_rings_close(&fp, &gone_tx, &gone_rx);
+}
+
+static const struct frame_rings_ops t_ops = {
+	.deliver = t_deliver,
+	.delivered = t_delivered,
+	.broken = t_broken,
+};
+
+/**
+ * t_signal() - loop_signal_fn, unused
+ * @loop: the loop
+ * @signo: the signal
+ * @opaque: unused
+ */
+static void t_signal(struct loop *loop, int signo, void *opaque)
+{
+}
+
+/**
+ * new_port() - the test port: the fake engine, no tap queue, a loop of its own
+ */
+static void new_port(void)
+{
+	char err[256];
+
+	memset(&fk, 0, sizeof(fk));
+	delivered = batches = first_batch = broken_calls = 0;
+	memset(&gone_tx, 0, sizeof(gone_tx));
+	memset(&gone_rx, 0, sizeof(gone_rx));
+	memset(&t_port, 0, sizeof(t_port));
+	snprintf(t_port.cfg.name, sizeof(t_port.cfg.name), "fr");
+	t_port.eng = &fk_ops;
+	t_tap.fds[0] = -1;
+	t_port.tap = &t_tap;
+	t_port.loop = loop_new(t_signal, NULL, err, sizeof(err));
+	ck_assert_msg(t_port.loop, "%s", err);
+}
+
+/**
+ * open_pair() - a pair on the fake engine, on the test port
  */
 static void open_pair(void)
 {
 	char err[256];
 
-	memset(&fk, 0, sizeof(fk));
-	delivered = 0;
-	ck_assert_msg(frame_rings_open(&fp, &fk_ops, -1, 0, err, sizeof(err)) == 0, "frame_rings_open: %s", err);
+	new_port();
+	ck_assert_msg(frame_rings_open(&fp, &t_port, &t_ops, NULL, err, sizeof(err)) == 0,
+		      "frame_rings_open: %s", err);
+}
+
+/**
+ * close_pair() - close the pair (if still open) and the port's loop
+ */
+static void close_pair(void)
+{
+	frame_rings_close(&fp, NULL, NULL);
+	loop_free(t_port.loop);
+}
+
+/**
+ * rx_services() - make the fake tap readable and run the loop until it is empty
+ */
+static void rx_services(void)
+{
+	uint64_t one = 1;
+
+	ck_assert_int_eq(write(fp.vq.eq->rx_fd, &one, sizeof(one)), sizeof(one));
+	ck_assert_int_eq(loop_run(t_port.loop), 0);
 }
 
 START_TEST(batch_is_one_tx_call)
@@ -229,7 +335,7 @@ START_TEST(batch_is_one_tx_call)
 	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
 	ck_assert_int_eq(frame_rings_tx_flush(&fp), 0);
 	ck_assert_uint_eq(fk.tx_calls, 1);	/* nothing pending: no call */
-	frame_rings_close(&fp);
+	close_pair();
 }
 END_TEST
 
@@ -245,7 +351,7 @@ START_TEST(ring_full_then_flush)
 	ck_assert_ptr_null(frame_rings_tx_buf(&fp));
 	ck_assert_int_eq(frame_rings_tx_flush(&fp), (int)FRAME_RINGS_NUM);
 	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
-	frame_rings_close(&fp);
+	close_pair();
 }
 END_TEST
 
@@ -259,7 +365,7 @@ START_TEST(bad_commit_lengths)
 	ck_assert_int_eq(frame_rings_tx_commit(&fp, FRAME_RINGS_BUF_SIZE - 1), 0);
 	ck_assert_int_eq(frame_rings_tx_flush(&fp), 1);
 	ck_assert_uint_eq(fk.last_len, FRAME_RINGS_BUF_SIZE - 1);
-	frame_rings_close(&fp);
+	close_pair();
 }
 END_TEST
 
@@ -283,22 +389,82 @@ START_TEST(commit_n_skips_empty)
 	ck_assert_uint_eq(fk.last_len, 80);
 	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
 	ck_assert_int_eq(frame_rings_tx_commit_n(&fp, FRAME_RINGS_NUM + 1, lens), -EINVAL);
-	frame_rings_close(&fp);
+	close_pair();
 }
 END_TEST
 
+/* The pump's rx walk fills the rings from the loop: one budget per service. */
 START_TEST(rx_delivers_and_reposts)
 {
 	open_pair();
 	fk.rx_queued = 3 * FRAME_RINGS_NUM;	/* more than one ring's worth */
-	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
-	ck_assert_uint_eq(delivered, FRAME_RINGS_NUM);
-	/* buffers were reposted: the next calls go on */
-	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
-	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), (int)FRAME_RINGS_NUM);
+	rx_services();
+	ck_assert_uint_eq(first_batch, ENGINE_WEIGHT_FRAMES);
+	/* buffers were reposted: the next services went on */
+	ck_assert_uint_eq(batches, 3);
 	ck_assert_uint_eq(delivered, 3 * FRAME_RINGS_NUM);
-	ck_assert_int_eq(frame_rings_rx(&fp, t_deliver, NULL), 0);
-	frame_rings_close(&fp);
+	ck_assert_uint_eq(fk.rx_queued, 0);
+	close_pair();
+}
+END_TEST
+
+/* A tx ring the engine gives up on: the port is told, closes the pair
+ * from inside the pump, and keeps the counters. */
+START_TEST(tx_broken_reported)
+{
+	open_pair();
+	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, 60), 0);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 1);
+	fk.fail_tx = 1;
+	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, 60), 0);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), -EIO);
+	ck_assert_uint_eq(broken_calls, 1);
+	ck_assert_msg(strstr(broken_why, "tx ring broken (fake engine"), "%s", broken_why);
+	ck_assert(!vq_running(&fp.vq));
+	ck_assert_uint_eq(gone_tx.frames, 1);	/* fk_get_stats at the close */
+	close_pair();
+}
+END_TEST
+
+START_TEST(stats_while_open)
+{
+	struct engine_stats tx, rx;
+	unsigned int i;
+
+	open_pair();
+	for (i = 0; i < 5; i++) {
+		ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+		ck_assert_int_eq(frame_rings_tx_commit(&fp, 64), 0);
+	}
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 5);
+	frame_rings_get_stats(&fp, &tx, &rx);
+	ck_assert_uint_eq(tx.frames, 5);
+	close_pair();
+	frame_rings_get_stats(&fp, &tx, &rx);
+	ck_assert_uint_eq(tx.frames, 0);	/* closed: nothing */
+}
+END_TEST
+
+/* Self-driven pairs stay on the main thread (their socket's) with workers. */
+START_TEST(main_thread_with_workers)
+{
+	char err[256];
+
+	new_port();
+	ck_assert_msg(worker_pool_start(2, t_port.loop, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(worker_pool_size(), 2);
+	ck_assert_msg(frame_rings_open(&fp, &t_port, &t_ops, NULL, err, sizeof(err)) == 0,
+		      "frame_rings_open: %s", err);
+	ck_assert_ptr_null(fp.vq.worker);
+	ck_assert_ptr_eq(fp.vq.loop, t_port.loop);
+	ck_assert_ptr_nonnull(frame_rings_tx_buf(&fp));
+	ck_assert_int_eq(frame_rings_tx_commit(&fp, 64), 0);
+	ck_assert_int_eq(frame_rings_tx_flush(&fp), 1);
+	frame_rings_close(&fp, NULL, NULL);
+	worker_pool_stop();	/* before its main loop goes */
+	loop_free(t_port.loop);
 }
 END_TEST
 
@@ -306,13 +472,13 @@ START_TEST(open_failure_cleans_up)
 {
 	char err[256] = "";
 
-	memset(&fk, 0, sizeof(fk));
+	new_port();
 	fk.fail_open = 1;
-	ck_assert_int_eq(frame_rings_open(&fp, &fk_ops, -1, 0, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "fake engine refuses");
-	ck_assert_ptr_null(fp.eq);
+	ck_assert_int_eq(frame_rings_open(&fp, &t_port, &t_ops, NULL, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "queue pair 0: fake engine refuses");
+	ck_assert(!vq_running(&fp.vq));
 	ck_assert_ptr_null(fp.tx_bufs);
-	frame_rings_close(&fp);	/* twice is harmless */
+	close_pair();	/* twice is harmless */
 }
 END_TEST
 
@@ -332,7 +498,7 @@ START_TEST(flush_past_engine_weight)
 	ck_assert_uint_eq(fk.tx_calls, 4);	/* 3 + 3 + 3 + 1 */
 	ck_assert_uint_eq(frame_rings_tx_free(&fp), FRAME_RINGS_NUM);
 	fk.tx_weight = 0;
-	frame_rings_close(&fp);
+	close_pair();
 }
 END_TEST
 
@@ -351,6 +517,9 @@ Suite *frame_rings_suite(void)
 	RUNNER_ADD_TEST(s, bad_commit_lengths);
 	RUNNER_ADD_TEST(s, commit_n_skips_empty);
 	RUNNER_ADD_TEST(s, rx_delivers_and_reposts);
+	RUNNER_ADD_TEST(s, tx_broken_reported);
+	RUNNER_ADD_TEST(s, stats_while_open);
+	RUNNER_ADD_TEST(s, main_thread_with_workers);
 	RUNNER_ADD_TEST(s, open_failure_cleans_up);
 	return s;
 }

@@ -114,8 +114,18 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 
 			if (!len || a < m->start || a - m->start >= len)
 				continue;
+			/*
+			 * Another owner's slot: look on.  Mappings do not
+			 * overlap, so for a stable table this ends in
+			 * guard_die() as a break would; but the main thread
+			 * may be re-using this slot right now (a pump thread
+			 * faults while another connection registers its
+			 * memory), and start and owner can then be the new
+			 * ones under the old length: a break would kill the
+			 * daemon for a fault its own slot covers.
+			 */
 			if (m->owner != s->owner)
-				break;
+				continue;
 			s->fault.sig = sig;
 			s->fault.code = si->si_code;
 			s->fault.index = m->index;

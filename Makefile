@@ -123,7 +123,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,19p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

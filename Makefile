@@ -9,6 +9,7 @@
 #   make bench      benchmarks in the VM rig (icount: instructions per frame;
 #                   BENCH_MODE=wall for frames/s; FULL=1 adds batch 256)
 #   make bench-profile  per-function instructions per frame (kprof plugin)
+#   make bench-workers  vringnetd's pump threads: workers = 1 against 2 (rig, 2 vCPUs)
 #   make install    user space (no kernel headers needed): PREFIX=/usr/local DESTDIR=
 #                   LIBDIR= UNITDIR= ...; the module: kmod/dkms-install
 #   make asan       libvringfd, the daemon, vringnetctl and the unit tests with
@@ -122,7 +123,7 @@ UNINSTALL_RULES :=
 all: modules user
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,19p' Makefile
 
 include lib/lib.mk
 -include daemon/daemon.mk

@@ -12,6 +12,10 @@
 #   make bench-profile  per-function instructions per frame of the hot paths
 #                       (bench/profile, the kprof QEMU plugin from KPROF_DIR;
 #                       SKIP when absent)
+#   make bench-workers  two vhost-user ports through vringnetd, workers = 1
+#                       against workers = 2, wall clock, in one boot of the
+#                       VM rig with two vCPUs (bench/workers_run; REPS=,
+#                       FRAMES=, BENCH_ENGINE=user|kernel)
 #
 # build/bench/tap_bench runs inside the VM; build/examples/vringfd-forward
 # is used by the forwarding test (tests/vm/tap_forward.c).
@@ -42,3 +46,7 @@ bench: modules $(BENCH_BIN) user $(B)/tests/host/vu_frontend
 .PHONY: bench-profile
 bench-profile: modules
 	bench/profile
+
+.PHONY: bench-workers
+bench-workers: modules user $(B)/tests/host/vu_frontend
+	BENCH_ENGINE=$(or $(BENCH_ENGINE),user) bench/workers_run $(or $(REPS),5) $(or $(FRAMES),100000)

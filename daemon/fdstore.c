@@ -26,14 +26,19 @@
  * struct fdstore_passed - one fd passed by systemd at start
  * @fd: the fd, -1 once taken or closed
  * @name: its FDNAME
+ * @twice: systemd passed more than one fd under this name
+ * @taken: handed out by fdstore_take() (the name is in use)
  */
 struct fdstore_passed {
 	int fd;
 	char *name;
+	bool twice;
+	bool taken;
 };
 
 static struct fdstore_passed *fdstore_fds;
 static unsigned int fdstore_nfds;
+static unsigned int fdstore_ntwice;	/* entries with @twice set */
 
 /**
  * fdstore_escape() - append @s to @buf with bytes outside [A-Za-z0-9_-] as %XX
@@ -143,10 +148,83 @@ bool fdstore_is_stored_name(const char *name)
 }
 
 /**
+ * fdstore_cmp_name() - qsort() order of passed fds: by name, then position
+ * @a: a struct fdstore_passed pointer
+ * @b: another
+ *
+ * Return: <0, 0 or >0.
+ */
+static int fdstore_cmp_name(const void *a, const void *b)
+{
+	const struct fdstore_passed *x = *(const struct fdstore_passed * const *)a;
+	const struct fdstore_passed *y = *(const struct fdstore_passed * const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/**
+ * fdstore_mark_twice() - mark the names systemd passed more than one fd under
+ *
+ * systemd drops an fd it holds already, but it knows that only through
+ * kcmp(2): on a kernel without CONFIG_CHECKPOINT_RESTORE it compares
+ * inodes and takes any two device fds for different files, so a tap queue
+ * stored again under its name (earlier vringnetd re-stored every restored
+ * queue) sits in the store twice.  Every copy is kept here and marked: the taker
+ * takes them in turn until one is what the name says (tap.c), the others
+ * are closed as unused without FDSTOREREMOVE (fdstore_close_unused(): it
+ * would remove the copy kept as well), and the taker stores its fd again
+ * alone (fdstore_passed_twice()).  O(n log n) in the passed fds.
+ */
+static void fdstore_mark_twice(void)
+{
+	struct fdstore_passed **v = calloc(fdstore_nfds ? fdstore_nfds : 1, sizeof(*v));
+	unsigned int i, n = 0;
+
+	if (!v)
+		return;	/* not marked: the copies are then closed as unused, logged */
+	for (i = 0; i < fdstore_nfds; i++)
+		if (fdstore_fds[i].name && fdstore_is_stored_name(fdstore_fds[i].name))
+			v[n++] = &fdstore_fds[i];
+	qsort(v, n, sizeof(*v), fdstore_cmp_name);
+	for (i = 1; i < n; i++) {
+		if (strcmp(v[i - 1]->name, v[i]->name))
+			continue;
+		if (!v[i - 1]->twice)
+			log_notice("fd store: more than one fd passed as \"%s\" (without kcmp() systemd cannot tell copies of a device apart); the first valid one is kept",
+				   v[i]->name);
+		fdstore_ntwice += !v[i - 1]->twice + 1;
+		v[i - 1]->twice = true;
+		v[i]->twice = true;
+	}
+	free(v);
+}
+
+/**
+ * fdstore_passed_twice() - whether systemd passed more than one fd under @name
+ * @name: an FDNAME
+ *
+ * Such a name must be stored again after FDSTOREREMOVE=1 (see
+ * fdstore_mark_twice()), so that the store holds one copy again.
+ * Return: true when it did.
+ */
+bool fdstore_passed_twice(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; fdstore_ntwice && i < fdstore_nfds; i++)
+		if (fdstore_fds[i].twice && !strcmp(fdstore_fds[i].name, name))
+			return true;
+	return false;
+}
+
+/**
  * fdstore_load() - take every fd systemd passed (LISTEN_FDS), with its name
  *
  * Called once at start, before anything opens a tap or binds a socket.
  * Unsets LISTEN_FDS/LISTEN_PID/LISTEN_FDNAMES; the fds get FD_CLOEXEC.
+ * Several fds passed under one stored name are marked
+ * (fdstore_mark_twice()).
  */
 void fdstore_load(void)
 {
@@ -173,6 +251,7 @@ void fdstore_load(void)
 	}
 	fdstore_nfds = (unsigned int)n;
 	log_debug("fd store: %d fds passed by systemd", n);
+	fdstore_mark_twice();
 out:
 	for (i = 0; names && i < n; i++)
 		free(names[i]);
@@ -229,9 +308,29 @@ int fdstore_take(const char *name)
 			continue;
 		fd = fdstore_fds[i].fd;
 		fdstore_fds[i].fd = -1;
+		fdstore_fds[i].taken = true;
 		return fd;
 	}
 	return -1;
+}
+
+/**
+ * fdstore_name_taken() - whether another copy of a name passed twice was taken
+ * @e: an entry
+ *
+ * Return: true when an entry of @e's name was handed out.
+ */
+static bool fdstore_name_taken(const struct fdstore_passed *e)
+{
+	unsigned int i;
+
+	if (!e->twice)
+		return false;
+	for (i = 0; i < fdstore_nfds; i++)
+		if (fdstore_fds[i].twice && fdstore_fds[i].taken &&
+		    !strcmp(fdstore_fds[i].name, e->name))
+			return true;
+	return false;
 }
 
 /**
@@ -300,18 +399,25 @@ void fdstore_close_unused(void)
 	for (i = 0; i < fdstore_nfds; i++) {
 		const char *name = fdstore_fds[i].name ? fdstore_fds[i].name : "(no name)";
 
-		if (fdstore_fds[i].fd >= 0) {
+		if (fdstore_fds[i].fd >= 0 && fdstore_name_taken(&fdstore_fds[i])) {
+			/* the name's kept copy is stored again alone (tap.c) */
+			log_notice("fd store: closing fd %d, a second \"%s\"", fdstore_fds[i].fd, name);
+			close(fdstore_fds[i].fd);
+		} else if (fdstore_fds[i].fd >= 0) {
 			log_notice("fd store: closing fd %d \"%s\": nothing in the configuration matches it",
 				   fdstore_fds[i].fd, name);
 			close(fdstore_fds[i].fd);
 			if (fdstore_fds[i].name && fdstore_name_valid(fdstore_fds[i].name))
 				fdstore_remove(fdstore_fds[i].name);
 		}
-		free(fdstore_fds[i].name);
 	}
+	/* names freed last: fdstore_name_taken() compares with every entry */
+	for (i = 0; i < fdstore_nfds; i++)
+		free(fdstore_fds[i].name);
 	free(fdstore_fds);
 	fdstore_fds = NULL;
 	fdstore_nfds = 0;
+	fdstore_ntwice = 0;
 }
 
 /**

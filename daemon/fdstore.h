@@ -28,6 +28,7 @@ bool fdstore_is_stored_name(const char *name);
 void fdstore_load(void);
 int fdstore_add_passed(const char *name, int fd);
 int fdstore_take(const char *name);
+bool fdstore_passed_twice(const char *name);
 int fdstore_take_prefix(const char *prefix, char *name, size_t len);
 int fdstore_take_other(int *fd);
 void fdstore_close_unused(void);

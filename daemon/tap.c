@@ -160,72 +160,113 @@ static int tap_open_queue(const char *name, short flags, char *err, size_t errle
 }
 
 /**
+ * tap_restore_check() - whether a stored queue fd is what its name says
+ * @name: interface name
+ * @fdname: its fd name, for the log
+ * @fd: the fd
+ * @flags: the IFF_* flags tap_open() would set
+ * @persist: out: whether the device is persistent (IFF_PERSIST)
+ *
+ * TUNGETIFF must say it is still attached to a tap of @name with @flags (a
+ * device deleted or re-created while the daemon was down is not); it then
+ * gets the header size and O_NONBLOCK.  A refusal is logged.
+ *
+ * Return: true when @fd can serve as the queue.
+ */
+static bool tap_restore_check(const char *name, const char *fdname, int fd, short flags,
+			      bool *persist)
+{
+	const short want = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	char why[CFG_ERR_MAX];
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
+		log_notice_errno(errno, "tap %s: stored fd \"%s\" is no longer attached (TUNGETIFF); closing it",
+				 name, fdname);
+		return false;
+	}
+	if (strncmp(ifr.ifr_name, name, sizeof(ifr.ifr_name)) || (ifr.ifr_flags & want) != flags) {
+		log_notice("tap %s: stored fd \"%s\" belongs to %.*s with flags 0x%x, not 0x%x; closing it",
+			   name, fdname, (int)sizeof(ifr.ifr_name), ifr.ifr_name,
+			   (unsigned int)(ifr.ifr_flags & want), (unsigned int)flags);
+		return false;
+	}
+	if (tap_set_vnet_hdr_len(fd, TAP_VNET_HDR_LEN, fdname, why, sizeof(why)) < 0) {
+		log_notice("%s; closing it", why);
+		return false;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		log_notice_errno(errno, "tap %s: stored fd \"%s\": O_NONBLOCK; closing it", name, fdname);
+		return false;
+	}
+	*persist = ifr.ifr_flags & IFF_PERSIST;
+	return true;
+}
+
+/**
  * tap_restore_queue() - take a queue fd of the tap from systemd's fd store
  * @name: interface name
  * @queue: queue index
  * @flags: the IFF_* flags tap_open() would set
  * @persist: out: whether the device is persistent (IFF_PERSIST)
  *
- * The fd is used only if TUNGETIFF says it is still attached to a tap of
- * @name with @flags (a device deleted or re-created while the daemon was
- * down is not); otherwise it is closed, logged and removed from the store.
+ * The first stored copy tap_restore_check() accepts is used (systemd may
+ * pass more than one, fdstore_passed_twice()); a refused one is closed.
+ * When copies were passed and none served, the name leaves the store.
  *
  * Return: the fd (non-blocking, header size TAP_VNET_HDR_LEN), or -1.
  */
 static int tap_restore_queue(const char *name, unsigned int queue, short flags, bool *persist)
 {
-	const short want = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
-	char fdname[FDSTORE_NAME_MAX + 1], why[CFG_ERR_MAX];
-	struct ifreq ifr;
+	char fdname[FDSTORE_NAME_MAX + 1];
+	bool passed = false;
 	int fd;
 
 	if (fdstore_name_tap(fdname, sizeof(fdname), name, queue) < 0)
 		return -1;
-	fd = fdstore_take(fdname);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	if (ioctl(fd, TUNGETIFF, &ifr) < 0) {
-		log_notice_errno(errno, "tap %s: stored fd \"%s\" is no longer attached (TUNGETIFF); closing it",
-				 name, fdname);
-		goto drop;
+	while ((fd = fdstore_take(fdname)) >= 0) {
+		if (tap_restore_check(name, fdname, fd, flags, persist))
+			return fd;
+		close(fd);
+		passed = true;
 	}
-	if (strncmp(ifr.ifr_name, name, sizeof(ifr.ifr_name)) || (ifr.ifr_flags & want) != flags) {
-		log_notice("tap %s: stored fd \"%s\" belongs to %.*s with flags 0x%x, not 0x%x; closing it",
-			   name, fdname, (int)sizeof(ifr.ifr_name), ifr.ifr_name,
-			   (unsigned int)(ifr.ifr_flags & want), (unsigned int)flags);
-		goto drop;
-	}
-	if (tap_set_vnet_hdr_len(fd, TAP_VNET_HDR_LEN, fdname, why, sizeof(why)) < 0) {
-		log_notice("%s; closing it", why);
-		goto drop;
-	}
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-		log_notice_errno(errno, "tap %s: stored fd \"%s\": O_NONBLOCK; closing it", name, fdname);
-		goto drop;
-	}
-	*persist = ifr.ifr_flags & IFF_PERSIST;
-	return fd;
-drop:
-	close(fd);
-	fdstore_remove(fdname);
+	if (passed)
+		fdstore_remove(fdname);
 	return -1;
 }
 
 /**
- * tap_store() - put every queue fd into systemd's fd store ("tap.NAME.Q")
+ * tap_store() - put every new queue fd into systemd's fd store ("tap.NAME.Q")
  * @tap: an open tap
+ * @restored: which queues came from the store
+ *
+ * A restored queue is in the store already and is not stored again:
+ * without kcmp(2) (a kernel without CONFIG_CHECKPOINT_RESTORE) systemd
+ * cannot see that it holds the same file and keeps a second copy, which
+ * the next start closes as unused -- and that start's FDSTOREREMOVE took
+ * the kept copy with it, so the restart after lost the tap.  A queue
+ * systemd passed twice (fdstore_passed_twice()) is removed and stored
+ * once more, alone.
  */
-static void tap_store(struct tap_dev *tap)
+static void tap_store(struct tap_dev *tap, const bool *restored)
 {
 	char fdname[FDSTORE_NAME_MAX + 1];
 	unsigned int i;
 
 	tap->stored = tap->nqueues > 0;
-	for (i = 0; i < tap->nqueues; i++)
-		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) < 0 ||
-		    !fdstore_put(fdname, tap->fds[i]))
+	for (i = 0; i < tap->nqueues; i++) {
+		if (fdstore_name_tap(fdname, sizeof(fdname), tap->name, i) < 0) {
 			tap->stored = false;
+			continue;
+		}
+		if (restored[i] && !fdstore_passed_twice(fdname))
+			continue;
+		if (restored[i])
+			fdstore_remove(fdname);
+		if (!fdstore_put(fdname, tap->fds[i]))
+			tap->stored = false;
+	}
 }
 
 /**
@@ -266,6 +307,7 @@ int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 {
 	short flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	unsigned int i, queues = cfg->queues ? cfg->queues : 1;
+	bool restored[CFG_MAX_QUEUES] = { false };
 
 	memset(tap, 0, sizeof(*tap));
 	for (i = 0; i < CFG_MAX_QUEUES; i++)
@@ -286,6 +328,7 @@ int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 		tap->fds[i] = tap_restore_queue(cfg->name, i, flags, &tap->persist);
 		if (tap->fds[i] >= 0) {
 			tap->restored++;
+			restored[i] = true;
 		} else {
 			tap->fds[i] = tap_open_queue(cfg->name, flags, err, errlen);
 			if (tap->fds[i] < 0)
@@ -301,7 +344,7 @@ int tap_open(struct tap_dev *tap, const struct config_tap *cfg,
 		goto fail;
 	if (tap_set_owner(tap, cfg->owner_uid, cfg->group_gid, err, errlen) < 0)
 		goto fail;
-	tap_store(tap);
+	tap_store(tap, restored);
 	log_info("tap %s: %s, %u queue%s, ifindex %d%s", tap->name,
 		 tap->restored ? "restored from the fd store" :
 		 tap->adopted ? "adopted" : "created", tap->nqueues,

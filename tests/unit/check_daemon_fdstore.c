@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +147,71 @@ START_TEST(fdstore_passed_fds)
 END_TEST
 
 /**
+ * fc_child_twice() - in a child: one name passed three times (fds 3, 5, 6)
+ *
+ * As systemd does on a kernel without kcmp() when a device fd was stored
+ * again: the first copy is taken, the others are closed without
+ * FDSTOREREMOVE=1 (it would drop the copy kept), while a name nothing
+ * takes is closed and removed as before.
+ * Return: 0, else the failed step.
+ */
+static int fc_child_twice(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char pid[16], buf[256];
+	int p[2], ns, i, removes = 0;
+	ssize_t n;
+
+	for (i = 0; i < 4; i++) {
+		if (pipe(p) < 0 || dup2(p[0], 3 + i) < 0)
+			return 10;
+		close(p[1]);
+		if (p[0] != 3 + i)
+			close(p[0]);
+	}
+	ns = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "vringnet-fdstore-%d", (int)getpid());
+	if (ns < 0 || bind(ns, (struct sockaddr *)&sa,
+			   offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa.sun_path + 1)) < 0)
+		return 11;
+	snprintf(buf, sizeof(buf), "@%s", sa.sun_path + 1);
+	setenv("NOTIFY_SOCKET", buf, 1);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "4", 1);
+	setenv("LISTEN_FDNAMES", "tap.vnet0.0:tap.x.0:tap.vnet0.0:tap.vnet0.0", 1);
+	fdstore_load();
+	if (!fdstore_passed_twice("tap.vnet0.0") || fdstore_passed_twice("tap.x.0"))
+		return 1;
+	if (fdstore_take("tap.vnet0.0") != 3)
+		return 2;
+	fdstore_close_unused();
+	if (fcntl(3, F_GETFD) < 0 || fcntl(4, F_GETFD) != -1 || fcntl(5, F_GETFD) != -1 ||
+	    fcntl(6, F_GETFD) != -1)
+		return 3;
+	while ((n = recv(ns, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = '\0';
+		if (strstr(buf, "FDSTOREREMOVE=1") && strstr(buf, "FDNAME=tap.vnet0.0"))
+			return 4;
+		removes += strstr(buf, "FDSTOREREMOVE=1\nFDNAME=tap.x.0") != NULL;
+	}
+	return removes == 1 ? 0 : 5;
+}
+
+START_TEST(fdstore_passed_twice_keeps_one)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(fc_child_twice());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+}
+END_TEST
+
+/**
  * fdstore_suite() - the suite
  *
  * Return: it.
@@ -156,5 +224,6 @@ Suite *fdstore_suite(void)
 	RUNNER_ADD_TEST(s, fdstore_name_escaped);
 	RUNNER_ADD_TEST(s, fdstore_name_limits);
 	RUNNER_ADD_TEST(s, fdstore_passed_fds);
+	RUNNER_ADD_TEST(s, fdstore_passed_twice_keeps_one);
 	return s;
 }

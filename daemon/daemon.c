@@ -700,9 +700,11 @@ static int daemon_running_config(struct daemon *d, struct config *rc)
 }
 
 /**
- * daemon_port_resocket() - change mode/owner of a running port's socket
+ * daemon_port_resocket() - change mode/owner of a running port's socket,
+ *	and take its settings for queue pairs started from now on
  * @p: the port
- * @np: its new section (only socket mode/owner/reconnect differ)
+ * @np: its new section (only socket mode/owner, reconnect, kernel-rings
+ *	and workers differ)
  * @err: message buffer
  * @errlen: its size
  *
@@ -726,7 +728,7 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
 		return -1;
 	}
 	p->cfg = *np;
-	log_info("port %s: socket settings changed", np->name);
+	log_info("port %s: settings changed", np->name);
 	return 0;
 }
 

@@ -236,6 +236,45 @@ static int config_key_value(struct config_parser *p, char *s)
 }
 
 /**
+ * config_end_workers() - checks between [daemon] workers, worker-cpus and
+ *	each port's workers
+ * @p: the parser
+ *
+ * worker-cpus names one CPU per pump thread: as many as workers = N, any
+ * number with auto (which then starts at most that many), and none with
+ * workers = 1 (no pump thread).  A port's workers are indexes below
+ * workers = N (with auto, the ones that do not run are ignored at start).
+ * Return: 0, or -EINVAL.
+ */
+static int config_end_workers(struct config_parser *p)
+{
+	const struct config *cfg = p->cfg;
+	unsigned int i;
+
+	if (p->worker_cpus_line && cfg->workers == 1)
+		return config_value_err(p, p->worker_cpus_line,
+					"worker-cpus: workers = 1 starts no pump thread to pin");
+	if (p->worker_cpus_line && cfg->workers != CFG_WORKERS_AUTO &&
+	    cfg->nworker_cpus != cfg->workers)
+		return config_value_err(p, p->worker_cpus_line,
+					"worker-cpus: lists %u CPUs, workers = %u (line %u) needs one per worker",
+					cfg->nworker_cpus, cfg->workers, p->workers_line);
+	if (cfg->workers == CFG_WORKERS_AUTO)
+		return 0;
+	for (i = 0; i < cfg->nports; i++) {
+		uint64_t beyond = cfg->workers < CFG_MAX_WORKERS ?
+				  cfg->ports[i].workers >> cfg->workers : 0;
+
+		if (beyond)
+			return config_value_err(p, p->port_workers_line[i],
+						"workers: worker %u does not exist ([daemon] workers = %u: 0..%u)",
+						cfg->workers + (unsigned int)__builtin_ctzll(beyond),
+						cfg->workers, cfg->workers - 1);
+	}
+	return 0;
+}
+
+/**
  * config_end_file() - checks across sections
  * @p: the parser
  *
@@ -246,7 +285,7 @@ static int config_end_file(struct config_parser *p)
 	struct config *cfg = p->cfg;
 	unsigned int i, j;
 
-	if (config_end_section(p))
+	if (config_end_section(p) || config_end_workers(p))
 		return -EINVAL;
 	for (i = 0; i < cfg->ntaps; i++) {
 		const struct config_tap *t = &cfg->taps[i];

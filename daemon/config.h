@@ -41,6 +41,7 @@ enum config_kernel_rings { CFG_KERNEL_RINGS_PROCESS, CFG_KERNEL_RINGS_MEMORY, CF
 
 #define CFG_WORKERS_AUTO	0	/* workers = auto */
 #define CFG_MAX_WORKERS		64	/* worker.h's WORKER_MAX */
+#define CFG_MAX_CPU		1023	/* CPU_SETSIZE - 1: the largest CPU number */
 
 #define CFG_DEFAULT_HANDSHAKE_TIMEOUT	10	/* seconds */
 #define CFG_DEFAULT_BOOT_TIMEOUT	300	/* seconds */
@@ -114,6 +115,9 @@ struct config_tap {
  *	(VRINGFD_SET_MEM_FILES); kick = rings of memory in kick mode
  *	(VRINGFD_SET_KICK: vringfd.ko serves them on the front-end's kicks);
  *	for queues started from then on
+ * @workers: the pump threads its queue pairs may run on: bit i = worker
+ *	i (0..CFG_MAX_WORKERS-1); 0 (the default) = any; for queue pairs
+ *	started from then on
  */
 struct config_port {
 	char name[CFG_NAME_MAX];
@@ -128,6 +132,7 @@ struct config_port {
 	gid_t socket_gid;
 	unsigned int reconnect;
 	enum config_kernel_rings kernel_rings;
+	uint64_t workers;
 };
 
 /**
@@ -155,6 +160,9 @@ struct config_port {
  * @workers: pump threads (worker.h): 1 (default) = none, every queue pair
  *	on the main thread; CFG_WORKERS_AUTO = one per online CPU up to the
  *	queue pairs of the vhost-user and ring-fd ports; read at start only
+ * @worker_cpus: the CPU each pump thread is pinned to (worker i: the i-th),
+ *	in file order; read at start only
+ * @nworker_cpus: their number, 0 = no pinning
  * @taps: @ntaps taps, in file order
  * @ports: @nports ports, in file order
  */
@@ -176,6 +184,8 @@ struct config {
 	enum config_seccomp seccomp;
 	bool upgrade;
 	unsigned int workers;
+	unsigned int worker_cpus[CFG_MAX_WORKERS];
+	unsigned int nworker_cpus;
 	struct config_tap *taps;
 	unsigned int ntaps;
 	struct config_port *ports;

@@ -4,6 +4,8 @@
  * the names of its enum settings (engine, log-level, seccomp).
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config_section.h"
@@ -89,11 +91,71 @@ static int config_daemon_user(struct config_parser *p, const char *k, const char
  */
 static int config_daemon_workers(struct config_parser *p, const char *k, const char *v)
 {
+	p->workers_line = p->line;
 	if (!strcmp(v, "auto")) {
 		p->cfg->workers = CFG_WORKERS_AUTO;
 		return 0;
 	}
 	return config_value_uint(p, k, v, 1, CFG_MAX_WORKERS, &p->cfg->workers);
+}
+
+/**
+ * config_daemon_cpus_text() - a CPU set as a list, e.g. "0-3,6"
+ * @set: the set
+ * @buf: output
+ * @len: its size
+ *
+ * Return: @buf.
+ */
+static const char *config_daemon_cpus_text(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+	int c, end;
+
+	buf[0] = '\0';
+	for (c = 0; c < CPU_SETSIZE && off < len; c++) {
+		if (!CPU_ISSET(c, set))
+			continue;
+		for (end = c; end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, set); end++)
+			;
+		off += (size_t)snprintf(buf + off, len - off, end > c ? "%s%d-%d" : "%s%d",
+					off ? "," : "", c, end);
+		c = end;
+	}
+	return buf;
+}
+
+/**
+ * config_daemon_worker_cpus() - the 'worker-cpus' key: a list of CPUs the
+ *	daemon may run on (sched_getaffinity(): online and in its allowed
+ *	set), one per pump thread
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int config_daemon_worker_cpus(struct config_parser *p, const char *k, const char *v)
+{
+	struct config *cfg = p->cfg;
+	char allowed[256];
+	cpu_set_t set;
+	unsigned int i;
+
+	p->worker_cpus_line = p->line;
+	if (config_value_list(p, k, v, CFG_MAX_CPU, CFG_MAX_WORKERS, cfg->worker_cpus,
+			      &cfg->nworker_cpus))
+		return -EINVAL;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return config_value_err(p, p->line, "%s: sched_getaffinity: %s", k,
+					strerror(errno));
+	for (i = 0; i < cfg->nworker_cpus; i++)
+		if (!CPU_ISSET(cfg->worker_cpus[i], &set))
+			return config_value_err(p, p->line,
+						"%s: CPU %u is offline or not allowed to the daemon (its CPUs: %s)",
+						k, cfg->worker_cpus[i],
+						config_daemon_cpus_text(&set, allowed, sizeof(allowed)));
+	return 0;
 }
 
 static const struct config_key config_daemon_keys[] = {
@@ -110,6 +172,7 @@ static const struct config_key config_daemon_keys[] = {
 	CFG_ENUM_KEY("seccomp", struct config, seccomp, config_daemon_seccomp_modes),
 	CFG_BOOL_KEY("upgrade", struct config, upgrade),
 	CFG_FUNC_KEY("workers", config_daemon_workers),
+	CFG_FUNC_KEY("worker-cpus", config_daemon_worker_cpus),
 };
 
 _Static_assert(CFG_ENTRIES(config_daemon_keys) <= CFG_SECTION_KEYS_MAX,

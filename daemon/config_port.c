@@ -3,6 +3,7 @@
  * config_port.c - the [port NAME] section of vringnetd.conf: its keys, its
  * defaults, the checks between its keys, and the names of the port types.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "config_section.h"
@@ -35,8 +36,11 @@ enum config_port_key {
 	PORT_KEY_SOCKET_GROUP,
 	PORT_KEY_RECONNECT,
 	PORT_KEY_KERNEL_RINGS,
+	PORT_KEY_WORKERS,
 	PORT_NKEYS
 };
+
+static int config_port_workers(struct config_parser *p, const char *k, const char *v);
 
 static const struct config_key config_port_keys[] = {
 	[PORT_KEY_TAP] = CFG_NAME_KEY("tap", struct config_port, tap, "tap"),
@@ -50,6 +54,7 @@ static const struct config_key config_port_keys[] = {
 	[PORT_KEY_RECONNECT] = CFG_UINT_KEY("reconnect", struct config_port, reconnect, 1, 3600),
 	[PORT_KEY_KERNEL_RINGS] = CFG_ENUM_KEY("kernel-rings", struct config_port, kernel_rings,
 					       config_port_kernel_rings),
+	[PORT_KEY_WORKERS] = CFG_FUNC_KEY("workers", config_port_workers),
 };
 
 _Static_assert(CFG_ENTRIES(config_port_keys) == PORT_NKEYS, "a [port] key without an entry");
@@ -80,6 +85,29 @@ static void *config_port_object(struct config_parser *p)
 }
 
 /**
+ * config_port_workers() - the 'workers' key: the indexes of the pump threads
+ *	the port's queue pairs may run on (checked against [daemon] workers
+ *	at the end of the file)
+ * @p: the parser
+ * @k: the key's name
+ * @v: its value
+ *
+ * Return: 0, or -EINVAL with the error set.
+ */
+static int config_port_workers(struct config_parser *p, const char *k, const char *v)
+{
+	unsigned int idx[CFG_MAX_WORKERS], n, i;
+	struct config_port *port = config_port_current(p);
+
+	if (config_value_list(p, k, v, CFG_MAX_WORKERS - 1, CFG_MAX_WORKERS, idx, &n))
+		return -EINVAL;
+	port->workers = 0;
+	for (i = 0; i < n; i++)
+		port->workers |= UINT64_C(1) << idx[i];
+	return 0;
+}
+
+/**
  * config_port_end() - checks when a [port] section ends: the required keys,
  *	keys that contradict each other or the type; the lines of its tap and
  *	listen keys for the checks across sections
@@ -99,6 +127,7 @@ static int config_port_end(struct config_parser *p)
 
 	p->port_tap_line[p->cfg->nports - 1] = p->key_line[PORT_KEY_TAP];
 	p->port_listen_line[p->cfg->nports - 1] = l_listen;
+	p->port_workers_line[p->cfg->nports - 1] = p->key_line[PORT_KEY_WORKERS];
 	if (!p->key_line[PORT_KEY_TAP])
 		return config_value_err(p, p->sec_line, "port '%s': missing key 'tap'", port->name);
 	if (!p->key_line[PORT_KEY_TYPE])

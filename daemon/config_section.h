@@ -47,6 +47,9 @@ struct config_section;
  * @port_cap: allocated entries of @cfg->ports
  * @port_tap_line: for each port, line of its tap key
  * @port_listen_line: for each port, line of its listen key
+ * @port_workers_line: for each port, line of its workers key
+ * @workers_line: line of [daemon] workers, 0 while not given
+ * @worker_cpus_line: line of [daemon] worker-cpus, 0 while not given
  * @tap_bridge_line: for each tap, line of its bridge key
  */
 struct config_parser {
@@ -64,6 +67,9 @@ struct config_parser {
 	unsigned int port_cap;
 	unsigned int port_tap_line[CFG_MAX_PORTS];
 	unsigned int port_listen_line[CFG_MAX_PORTS];
+	unsigned int port_workers_line[CFG_MAX_PORTS];
+	unsigned int workers_line;
+	unsigned int worker_cpus_line;
 	unsigned int tap_bridge_line[CFG_MAX_TAPS];
 };
 

@@ -102,6 +102,79 @@ int config_value_uint(struct config_parser *p, const char *key, const char *v,
 }
 
 /**
+ * config_value_list_number() - one number of a list: canonical decimal
+ * @s: where it starts
+ * @end: out: the first byte after it
+ * @out: the result (at most 2^32 - 1; larger numbers saturate)
+ *
+ * Return: 0, or -1 when @s does not start with a number.
+ */
+static int config_value_list_number(const char *s, const char **end, unsigned int *out)
+{
+	unsigned long long n = 0;
+	size_t len = strspn(s, "0123456789"), i;
+
+	if (!len || (s[0] == '0' && len > 1))
+		return -1;
+	for (i = 0; i < len && n <= 0xffffffffULL; i++)
+		n = n * 10 + (unsigned int)(s[i] - '0');
+	*out = n > 0xffffffffULL ? 0xffffffffu : (unsigned int)n;
+	*end = s + len;
+	return 0;
+}
+
+/**
+ * config_value_list() - parse a list of numbers: N or N-M, comma-separated
+ *	("2,3", "2-5", "0,4-7"), each number once
+ * @p: the parser
+ * @key: key name, for messages
+ * @v: the text
+ * @max: largest number allowed (the smallest is 0)
+ * @maxn: most numbers the list may hold
+ * @out: the numbers, in the order written (@maxn entries)
+ * @n: out: how many
+ *
+ * Return: 0, or -EINVAL with the error set (not a list, a range that goes
+ * down, a number above @max, a number given twice, more than @maxn).
+ */
+int config_value_list(struct config_parser *p, const char *key, const char *v,
+		      unsigned int max, unsigned int maxn, unsigned int *out, unsigned int *n)
+{
+	const char *s = v;
+	unsigned int lo, hi, x, i;
+
+	*n = 0;
+	for (;;) {
+		if (config_value_list_number(s, &s, &lo))
+			goto bad;
+		hi = lo;
+		if (*s == '-' && config_value_list_number(s + 1, &s, &hi))
+			goto bad;
+		if (hi < lo)
+			return config_value_err(p, p->line, "%s: range %u-%u goes down", key, lo, hi);
+		if (hi > max)
+			return config_value_err(p, p->line, "%s: %u is out of range 0..%u", key,
+						hi, max);
+		for (x = lo; x <= hi; x++) {
+			for (i = 0; i < *n; i++)
+				if (out[i] == x)
+					return config_value_err(p, p->line, "%s: %u is listed twice",
+								key, x);
+			if (*n == maxn)
+				return config_value_err(p, p->line, "%s: more than %u entries",
+							key, maxn);
+			out[(*n)++] = x;
+		}
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			goto bad;
+	}
+bad:
+	return config_value_err(p, p->line, "%s: '%s' is not a list like 2,3 or 2-5", key, v);
+}
+
+/**
  * config_value_mode() - parse an octal permission mode 0..0777
  * @p: the parser
  * @key: key name, for messages

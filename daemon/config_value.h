@@ -17,6 +17,8 @@ int config_value_err(struct config_parser *p, unsigned int line, const char *fmt
 const char *config_value_name_problem(const char *s);
 int config_value_uint(struct config_parser *p, const char *key, const char *v,
 		      unsigned long min, unsigned long max, unsigned int *out);
+int config_value_list(struct config_parser *p, const char *key, const char *v,
+		      unsigned int max, unsigned int maxn, unsigned int *out, unsigned int *n);
 int config_value_mode(struct config_parser *p, const char *key, const char *v, mode_t *out);
 int config_value_user(struct config_parser *p, const char *key, const char *v,
 		      uid_t *uid, gid_t *gid, bool need_entry);

@@ -407,8 +407,9 @@ static bool daemon_needs_chown(const struct config *cfg)
  * daemon_workers() - how many pump threads workers = N (or auto) means
  * @cfg: the configuration
  *
- * auto: one per online CPU, at most one per queue pair of the vhost-user
- * and ring-fd ports (a tap's queues); at least 1.
+ * auto: one per online CPU (per CPU of worker-cpus when given), at most
+ * one per queue pair of the vhost-user and ring-fd ports (a tap's
+ * queues); at least 1.
  * Return: 1 (no pump thread) .. CFG_MAX_WORKERS.
  */
 static unsigned int daemon_workers(const struct config *cfg)
@@ -425,7 +426,7 @@ static unsigned int daemon_workers(const struct config *cfg)
 			  cfg->ports[i].type == CFG_PORT_RINGFD))
 			pairs += t->queues;
 	}
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpus = cfg->nworker_cpus ? (long)cfg->nworker_cpus : sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpus < 1)
 		cpus = 1;
 	if ((unsigned long)cpus < pairs)
@@ -433,6 +434,28 @@ static unsigned int daemon_workers(const struct config *cfg)
 	if (pairs > CFG_MAX_WORKERS)
 		pairs = CFG_MAX_WORKERS;
 	return pairs ? pairs : 1;
+}
+
+/**
+ * daemon_check_port_workers() - warn of ports whose [port] workers name
+ *	no running pump thread (workers = auto started fewer, or a reload
+ *	asked for more than run)
+ * @cfg: the configuration
+ *
+ * Their indexes of workers that do not run are ignored (worker_pick());
+ * a port left with none runs its pairs on any worker.
+ */
+static void daemon_check_port_workers(const struct config *cfg)
+{
+	unsigned int n = worker_pool_size(), i;
+
+	for (i = 0; i < cfg->nports; i++) {
+		uint64_t beyond = n < CFG_MAX_WORKERS ? cfg->ports[i].workers >> n : 0;
+
+		if (n > 1 && beyond)
+			log_warn("port %s: workers: worker %u does not run (%u pump threads): ignored",
+				 cfg->ports[i].name, n + (unsigned int)__builtin_ctzll(beyond), n);
+	}
 }
 
 /**
@@ -534,8 +557,11 @@ struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_read
 	}
 	/* after the capability drop (threads start with their creator's
 	 * capabilities), before the filter (installed on every thread) */
-	if (worker_pool_start(daemon_workers(&d->cfg), d->loop, err, errlen) < 0)
+	if (worker_pool_start(daemon_workers(&d->cfg),
+			      d->cfg.nworker_cpus ? d->cfg.worker_cpus : NULL, d->loop,
+			      err, errlen) < 0)
 		goto fail;
+	daemon_check_port_workers(&d->cfg);
 	if (sandbox_install(d->cfg.seccomp, d->cfg.upgrade, err, errlen) < 0)
 		goto fail;
 #ifdef VRINGNETD_TEST
@@ -674,9 +700,11 @@ static int daemon_running_config(struct daemon *d, struct config *rc)
 }
 
 /**
- * daemon_port_resocket() - change mode/owner of a running port's socket
+ * daemon_port_resocket() - change mode/owner of a running port's socket,
+ *	and take its settings for queue pairs started from now on
  * @p: the port
- * @np: its new section (only socket mode/owner/reconnect differ)
+ * @np: its new section (only socket mode/owner, reconnect, kernel-rings
+ *	and workers differ)
  * @err: message buffer
  * @errlen: its size
  *
@@ -700,7 +728,7 @@ static int daemon_port_resocket(struct port *p, const struct config_port *np,
 		return -1;
 	}
 	p->cfg = *np;
-	log_info("port %s: socket settings changed", np->name);
+	log_info("port %s: settings changed", np->name);
 	return 0;
 }
 
@@ -770,6 +798,9 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 			snprintf(num, sizeof(num), "%u", nc.workers);
 		log_warn("reload: workers = %s takes effect at the next start", num);
 	}
+	if (nc.nworker_cpus != d->cfg.nworker_cpus ||
+	    memcmp(nc.worker_cpus, d->cfg.worker_cpus, sizeof(nc.worker_cpus)))
+		log_warn("reload: worker-cpus takes effect at the next start");
 	if (diff.daemon_attrs & (RELOAD_DAEMON_CONTROL_SOCKET | RELOAD_DAEMON_CONTROL_MODE |
 				 RELOAD_DAEMON_CONTROL_GROUP))
 		log_warn("reload: control socket settings take effect at the next start");
@@ -864,11 +895,14 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	nc.seccomp = d->cfg.seccomp;
 	nc.upgrade = d->cfg.upgrade;
 	nc.workers = d->cfg.workers;
+	memcpy(nc.worker_cpus, d->cfg.worker_cpus, sizeof(nc.worker_cpus));
+	nc.nworker_cpus = d->cfg.nworker_cpus;
 	snprintf(nc.user, sizeof(nc.user), "%s", d->cfg.user);
 	nc.uid = d->cfg.uid;
 	nc.gid = d->cfg.gid;
 	config_free(&d->cfg);
 	d->cfg = nc;
+	daemon_check_port_workers(&d->cfg);
 	snprintf(msg, sizeof(msg),
 		 "taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,

@@ -113,6 +113,8 @@ static void reload_port_compare(struct reload_port_diff *d, const struct reload_
 		d->attrs |= RELOAD_PORT_RECONNECT;
 	if (o->kernel_rings != n->kernel_rings)
 		d->attrs |= RELOAD_PORT_KERNEL_RINGS;
+	if (o->workers != n->workers)
+		d->attrs |= RELOAD_PORT_WORKERS;
 	for (i = 0; i < ntaps; i++)
 		if (taps[i].change == RELOAD_CHANGED && (taps[i].attrs & RELOAD_TAP_RECREATE) &&
 		    !strcmp(taps[i].name, n->tap))
@@ -320,7 +322,7 @@ size_t reload_port_attrs_format(unsigned int attrs, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"tap", "type", "listen", "connect", "peer", "socket-mode",
-		"socket-owner", "reconnect", "tap-recreated", "kernel-rings", NULL,
+		"socket-owner", "reconnect", "tap-recreated", "kernel-rings", "workers", NULL,
 	};
 
 	return reload_format(attrs, names, buf, len);

@@ -53,6 +53,7 @@ enum reload_change { RELOAD_UNCHANGED, RELOAD_ADDED, RELOAD_REMOVED, RELOAD_CHAN
 /* The port's own tap is re-created (RELOAD_TAP_RECREATE): its peer is cut. */
 #define RELOAD_PORT_TAP_RECREATED	(1u << 8)
 #define RELOAD_PORT_KERNEL_RINGS	(1u << 9)	/* for queues started from now on */
+#define RELOAD_PORT_WORKERS		(1u << 10)	/* for queues started from now on */
 /* Attributes that need the port closed and opened again. */
 #define RELOAD_PORT_RECREATE	(RELOAD_PORT_TAP | RELOAD_PORT_TYPE | RELOAD_PORT_LISTEN | \
 				 RELOAD_PORT_CONNECT | RELOAD_PORT_PEER | RELOAD_PORT_TAP_RECREATED)

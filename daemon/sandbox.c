@@ -31,7 +31,8 @@
  *                                     successor inherits this filter, so
  *                                     its start-up calls too: arch_prctl,
  *                                     set_tid_address, capset, prctl,
- *                                     seccomp, set*id, setgroups;
+ *                                     seccomp, set*id, setgroups,
+ *                                     sched_setaffinity (worker-cpus);
  *                                     pipe2 (sd_notify_barrier after
  *                                     MAINPID=)
  *   pump threads (worker.c)           futex (mailbox mutex), eventfd
@@ -89,7 +90,9 @@ static const char *const sandbox_calls[] = {
 	"getgroups", "getresuid", "getresgid", "capget", "uname", "sysinfo",
 	"clock_gettime", "clock_getres", "clock_nanosleep", "gettimeofday",
 	"nanosleep", "time", "futex", "getrandom", "sched_yield", "prlimit64",
-	"sched_getaffinity",	/* a ThreadSanitizer build's start-up (make tsan: its successor) */
+	/* a ThreadSanitizer build's start-up (make tsan: its successor);
+	 * [daemon] worker-cpus checked by a reload's parse (config_daemon.c) */
+	"sched_getaffinity",
 	"getrlimit", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
 	"sigaltstack", "restart_syscall", "exit", "exit_group", "tgkill",
 	"set_robust_list", "rseq",
@@ -106,6 +109,8 @@ static const char *const sandbox_upgrade_calls[] = {
 	 * installation of its own filter */
 	"arch_prctl", "set_tid_address", "capset", "prctl", "seccomp",
 	"setresuid", "setresgid", "setuid", "setgid", "setgroups",
+	/* its pump threads pinned by [daemon] worker-cpus (worker.c) */
+	"sched_setaffinity",
 };
 
 /* ioctl requests allowed (the second argument). */

@@ -492,7 +492,7 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 	vq->eng = d->eng ? d->eng : p->eng;
 	vq->self_driven = d->self_driven;
 	vq->tx_num = d->cfg.tx.num;
-	vq->worker = d->main || d->self_driven ? NULL : worker_pick();
+	vq->worker = d->main || d->self_driven ? NULL : worker_pick(p->cfg.workers);
 	vq->loop = vq->worker ? worker_loop(vq->worker) : p->loop;
 	vq_run(vq, vq_start_here, &a);
 	if (a.ret < 0) {

@@ -69,7 +69,8 @@
  * per service).
  *
  * Pump threads (worker.h): with [daemon] workers > 1, vq_start() gives the
- * pair to a worker (worker_pick(): the least loaded) unless the caller
+ * pair to a worker (worker_pick(): the least loaded of those its port's
+ * [port] workers allows) unless the caller
  * asks for the main thread (vq_desc.main: a migration's source, whose
  * dirty log the main thread remaps under it) or the pair is self-driven
  * (its driver, a stream or dgram socket, is served by the main loop).  From then on the pair's

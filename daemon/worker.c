@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,14 +171,44 @@ static void worker_free(struct worker *w)
 }
 
 /**
+ * worker_thread_start() - start a worker's thread, pinned to a CPU if asked
+ * @w: the worker (its loop and mailbox ready)
+ * @cpu: the CPU, or -1 for none
+ *
+ * With a CPU the affinity is part of the thread's attributes: the C
+ * library sets it (sched_setaffinity()) before the thread runs.
+ * Return: 0, or a positive error number (pthread_create()'s).
+ */
+static int worker_thread_start(struct worker *w, int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	if (cpu < 0)
+		return pthread_create(&w->thread, NULL, worker_main, w);
+	ret = pthread_attr_init(&attr);
+	if (ret)
+		return ret;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!ret)
+		ret = pthread_create(&w->thread, &attr, worker_main, w);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
+/**
  * worker_new() - make one worker and start its thread
  * @index: its number
+ * @cpu: the CPU to pin it to, or -1 for none
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the worker, or NULL with @err filled.
  */
-static struct worker *worker_new(unsigned int index, char *err, size_t errlen)
+static struct worker *worker_new(unsigned int index, int cpu, char *err, size_t errlen)
 {
 	struct worker *w = calloc(1, sizeof(*w));
 	char name[16];
@@ -199,7 +230,12 @@ static struct worker *worker_new(unsigned int index, char *err, size_t errlen)
 		worker_free(w);
 		return NULL;
 	}
-	ret = pthread_create(&w->thread, NULL, worker_main, w);
+	ret = worker_thread_start(w, cpu);
+	if (ret && cpu >= 0) {
+		log_buf_errno(err, errlen, ret, "worker %u: pthread_create on CPU %d", index, cpu);
+		worker_free(w);
+		return NULL;
+	}
 	if (ret) {
 		log_buf_errno(err, errlen, ret, "worker %u: pthread_create", index);
 		worker_free(w);
@@ -224,6 +260,8 @@ static void worker_quit(void *arg)
 /**
  * worker_pool_start() - start the pump threads
  * @n: how many; 1 (or 0) starts none: everything stays on the main thread
+ * @cpus: the CPU of each ([daemon] worker-cpus: worker i on @cpus[i]), or
+ *	NULL to leave them unpinned
  * @main_loop: the main thread's loop (worker_defer() calls run there)
  * @err: message buffer
  * @errlen: its size
@@ -231,7 +269,8 @@ static void worker_quit(void *arg)
  * Call after the capability drop and before the seccomp filter (worker.h).
  * Return: 0, or -1 with @err filled (no worker left running).
  */
-int worker_pool_start(unsigned int n, struct loop *main_loop, char *err, size_t errlen)
+int worker_pool_start(unsigned int n, const unsigned int *cpus, struct loop *main_loop,
+		      char *err, size_t errlen)
 {
 	struct worker_pool *pool = &worker_pool;
 	unsigned int i;
@@ -249,14 +288,14 @@ int worker_pool_start(unsigned int n, struct loop *main_loop, char *err, size_t 
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		pool->w[i] = worker_new(i, err, errlen);
+		pool->w[i] = worker_new(i, cpus ? (int)cpus[i] : -1, err, errlen);
 		if (!pool->w[i]) {
 			worker_pool_stop();
 			return -1;
 		}
 		pool->n = i + 1;
 	}
-	log_info("workers: %u pump threads", n);
+	log_info("workers: %u pump threads%s", n, cpus ? ", each pinned to its CPU of worker-cpus" : "");
 	return 0;
 }
 
@@ -295,21 +334,27 @@ unsigned int worker_pool_size(void)
 
 /**
  * worker_pick() - the worker a queue pair starting now should run on
+ * @allowed: the workers its port allows ([port] workers: bit i = worker
+ *	i); 0, or a set of which none runs, allows every worker
  *
- * The one with the fewest pairs; among equals, the one after the last
- * pick (round robin), so the pairs of a guest, started one after the
+ * The allowed one with the fewest pairs; among equals, the one after the
+ * last pick (round robin), so the pairs of a guest, started one after the
  * other, land on different workers while the loads are even.
  * Return: the worker, or NULL when there is no pool (the main thread).
  */
-struct worker *worker_pick(void)
+struct worker *worker_pick(uint64_t allowed)
 {
 	struct worker_pool *pool = &worker_pool;
 	struct worker *best = NULL;
 	unsigned int i;
 
+	if (pool->n < WORKER_MAX && !(allowed & ((UINT64_C(1) << pool->n) - 1)))
+		allowed = 0;
 	for (i = 0; i < pool->n; i++) {
 		struct worker *w = pool->w[(pool->next + i) % pool->n];
 
+		if (allowed && !(allowed & (UINT64_C(1) << w->index)))
+			continue;
 		if (!best || w->pairs < best->pairs)
 			best = w;
 	}

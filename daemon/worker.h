@@ -30,6 +30,11 @@
  *	worker_cancel() takes a node back (the main thread, after the
  *	object's work on the worker is stopped, before freeing it).
  *
+ * Placement: worker_pick() gives a starting pair the least loaded worker
+ * among those its port allows ([port] workers); [daemon] worker-cpus pins
+ * worker i to the i-th CPU listed (set when its thread is created, before
+ * it runs).
+ *
  * Threads, capabilities and seccomp: the workers are created by
  * worker_pool_start() after the capability drop (privs.c; capabilities
  * are per thread, and a thread starts with its creator's) and before the
@@ -46,6 +51,7 @@
 #define VRINGNET_WORKER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define WORKER_MAX	64	/* workers = 1..WORKER_MAX, or auto */
 
@@ -74,10 +80,11 @@ struct worker_deferred {
 	struct worker_deferred *next;
 };
 
-int worker_pool_start(unsigned int n, struct loop *main_loop, char *err, size_t errlen);
+int worker_pool_start(unsigned int n, const unsigned int *cpus, struct loop *main_loop,
+		      char *err, size_t errlen);
 void worker_pool_stop(void);
 unsigned int worker_pool_size(void);
-struct worker *worker_pick(void);
+struct worker *worker_pick(uint64_t allowed);
 void worker_hold(struct worker *w);
 void worker_release(struct worker *w);
 struct loop *worker_loop(struct worker *w);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,51 @@ static const struct bad_case {
 	  "t.conf:2: workers: '65' is out of range 1..64" },
 	{ "bad_workers_word", "[daemon]\nworkers = all\n", 0,
 	  "t.conf:2: workers: 'all' is not a number" },
+	/* lists: [daemon] worker-cpus (checked for syntax before the CPUs) */
+	{ "bad_worker_cpus_empty_item", "[daemon]\nworkers = 2\nworker-cpus = 0,,1\n", 0,
+	  "t.conf:3: worker-cpus: '0,,1' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_word", "[daemon]\nworkers = 2\nworker-cpus = all\n", 0,
+	  "t.conf:3: worker-cpus: 'all' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_open_range", "[daemon]\nworkers = 2\nworker-cpus = 1-\n", 0,
+	  "t.conf:3: worker-cpus: '1-' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_leading_zero", "[daemon]\nworkers = 2\nworker-cpus = 01,2\n", 0,
+	  "t.conf:3: worker-cpus: '01,2' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_trailing_comma", "[daemon]\nworkers = 2\nworker-cpus = 1,\n", 0,
+	  "t.conf:3: worker-cpus: '1,' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_blank", "[daemon]\nworkers = 2\nworker-cpus = 1, 2\n", 0,
+	  "t.conf:3: worker-cpus: '1, 2' is not a list like 2,3 or 2-5" },
+	{ "bad_worker_cpus_down", "[daemon]\nworkers = 2\nworker-cpus = 5-2\n", 0,
+	  "t.conf:3: worker-cpus: range 5-2 goes down" },
+	{ "bad_worker_cpus_range", "[daemon]\nworkers = 2\nworker-cpus = 0,1024\n", 0,
+	  "t.conf:3: worker-cpus: 1024 is out of range 0..1023" },
+	{ "bad_worker_cpus_huge", "[daemon]\nworkers = 2\nworker-cpus = 99999999999999999999\n", 0,
+	  "t.conf:3: worker-cpus: 4294967295 is out of range 0..1023" },
+	{ "bad_worker_cpus_twice", "[daemon]\nworkers = 2\nworker-cpus = 3,3\n", 0,
+	  "t.conf:3: worker-cpus: 3 is listed twice" },
+	{ "bad_worker_cpus_twice_in_range", "[daemon]\nworkers = 3\nworker-cpus = 2-4,3\n", 0,
+	  "t.conf:3: worker-cpus: 3 is listed twice" },
+	{ "bad_worker_cpus_too_many", "[daemon]\nworkers = auto\nworker-cpus = 0-64\n", 0,
+	  "t.conf:3: worker-cpus: more than 64 entries" },
+	/* lists: [port] workers, and against [daemon] workers (either order) */
+	{ "bad_port_workers_range",
+	  "[daemon]\nworkers = 2\n[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 64\n", 0,
+	  "t.conf:8: workers: 64 is out of range 0..63" },
+	{ "bad_port_workers_twice",
+	  "[daemon]\nworkers = 2\n[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 1,0-1\n", 0,
+	  "t.conf:8: workers: 1 is listed twice" },
+	{ "bad_port_workers_word",
+	  "[daemon]\nworkers = 2\n[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = any\n", 0,
+	  "t.conf:8: workers: 'any' is not a list like 2,3 or 2-5" },
+	{ "bad_port_workers_beyond",
+	  "[daemon]\nworkers = 2\n[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 0,2-3\n", 0,
+	  "t.conf:8: workers: worker 2 does not exist ([daemon] workers = 2: 0..1)" },
+	{ "bad_port_workers_beyond_daemon_after",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = ringfd\nlisten = /a\nworkers = 2\n[daemon]\nworkers = 3\n"
+	  "[port p1]\ntap = t1\ntype = vhost-user\nlisten = /b\nworkers = 1,3\n[tap t1]\n", 0,
+	  "t.conf:13: workers: worker 3 does not exist ([daemon] workers = 3: 0..2)" },
+	{ "bad_port_workers_default_daemon",
+	  "[tap t0]\n[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 1\n", 0,
+	  "t.conf:6: workers: worker 1 does not exist ([daemon] workers = 1: 0..0)" },
 	{ "bad_log_level", "[daemon]\nlog-level = verbose\n", 0,
 	  "t.conf:2: log-level: 'verbose' is not err, warning, notice, info or debug" },
 	{ "bad_port_type", "[port p0]\ntype = tcp\n", 0,
@@ -807,6 +853,100 @@ START_TEST(config_good_limits)
 }
 END_TEST
 
+/**
+ * allowed_cpus() - the CPUs this process may run on (as the parser checks)
+ * @c: out: the first two of them (-1 for none)
+ * @off: out: the first CPU below 1024 it may not run on (-1 for none)
+ *
+ * Return: how many it may run on.
+ */
+static int allowed_cpus(int c[2], int *off)
+{
+	cpu_set_t set;
+	int i, n = 0;
+
+	c[0] = c[1] = *off = -1;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (i = 0; i <= CFG_MAX_CPU; i++) {
+		if (!CPU_ISSET(i, &set)) {
+			if (*off < 0)
+				*off = i;
+			continue;
+		}
+		if (n < 2)
+			c[n] = i;
+		n++;
+	}
+	return n;
+}
+
+START_TEST(config_worker_cpus)
+{
+	char text[256], err[CFG_ERR_MAX], want[128];
+	struct config cfg;
+	int c[2], off, n = allowed_cpus(c, &off);
+
+	/* worker i on the i-th CPU, in the order written */
+	if (n >= 2) {
+		snprintf(text, sizeof(text), "[daemon]\nworkers = 2\nworker-cpus = %d,%d\n", c[1], c[0]);
+		parse_ok(text, &cfg);
+		ck_assert_uint_eq(cfg.nworker_cpus, 2);
+		ck_assert_uint_eq(cfg.worker_cpus[0], (unsigned int)c[1]);
+		ck_assert_uint_eq(cfg.worker_cpus[1], (unsigned int)c[0]);
+		config_free(&cfg);
+	}
+	/* auto takes any number */
+	snprintf(text, sizeof(text), "[daemon]\nworkers = auto\nworker-cpus = %d\n", c[0]);
+	parse_ok(text, &cfg);
+	ck_assert_uint_eq(cfg.nworker_cpus, 1);
+	ck_assert_uint_eq(cfg.worker_cpus[0], (unsigned int)c[0]);
+	config_free(&cfg);
+	/* no pump thread to pin */
+	snprintf(text, sizeof(text), "[daemon]\nworker-cpus = %d\n", c[0]);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: worker-cpus: workers = 1 starts no pump thread to pin");
+	/* one CPU per worker */
+	snprintf(text, sizeof(text), "[daemon]\nworkers = 3\nworker-cpus = %d\n", c[0]);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: worker-cpus: lists 1 CPUs, workers = 3 (line 2) needs one per worker");
+	snprintf(text, sizeof(text), "[daemon]\nworker-cpus = %d\nworkers = 3\n", c[0]);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: worker-cpus: lists 1 CPUs, workers = 3 (line 3) needs one per worker");
+	/* a CPU offline or outside the process's allowed set */
+	if (off < 0) {
+		runner_skip("every CPU 0..1023 is allowed to this process");
+		return;
+	}
+	snprintf(text, sizeof(text), "[daemon]\nworkers = 2\nworker-cpus = %d,%d\n", c[0], off);
+	ck_assert_int_eq(parse(text, &cfg, err), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "t.conf:3: worker-cpus: CPU %d is offline or not allowed to the daemon (its CPUs: ", off);
+	ck_assert_msg(!strncmp(err, want, strlen(want)), "got '%s', want '%s...'", err, want);
+}
+END_TEST
+
+START_TEST(config_port_workers)
+{
+	struct config cfg;
+
+	parse_ok("[daemon]\nworkers = 8\n[tap t0]\n[tap t1]\n"
+		 "[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 1,3-4,7\n"
+		 "[port p1]\ntap = t1\ntype = ringfd\nlisten = /b\n", &cfg);
+	ck_assert_uint_eq(config_find_port(&cfg, "p0")->workers, 0x9aULL);
+	ck_assert_uint_eq(config_find_port(&cfg, "p1")->workers, 0);
+	config_free(&cfg);
+	/* with auto, any index: the ones that do not run are ignored at start */
+	parse_ok("[daemon]\nworkers = auto\n[tap t0]\n"
+		 "[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 63\n", &cfg);
+	ck_assert_uint_eq(config_find_port(&cfg, "p0")->workers, 1ULL << 63);
+	config_free(&cfg);
+	parse_ok("[daemon]\nworkers = 64\n[tap t0]\n"
+		 "[port p0]\ntap = t0\ntype = vhost-user\nlisten = /a\nworkers = 0-63\n", &cfg);
+	ck_assert_uint_eq(config_find_port(&cfg, "p0")->workers, ~0ULL);
+	config_free(&cfg);
+}
+END_TEST
+
 START_TEST(config_good_ports)
 {
 	struct config cfg;
@@ -984,6 +1124,8 @@ Suite *config_suite(void)
 	RUNNER_ADD_TEST(s, config_good_comment_needs_blank);
 	RUNNER_ADD_TEST(s, config_good_reparse_after_error);
 	RUNNER_ADD_TEST(s, config_good_limits);
+	RUNNER_ADD_TEST(s, config_worker_cpus);
+	RUNNER_ADD_TEST(s, config_port_workers);
 	RUNNER_ADD_TEST(s, config_default_mac_stable);
 	RUNNER_ADD_TEST(s, config_names);
 	RUNNER_ADD_TEST(s, config_file_example);

@@ -453,7 +453,7 @@ START_TEST(main_thread_with_workers)
 	char err[256];
 
 	new_port();
-	ck_assert_msg(worker_pool_start(2, t_port.loop, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(worker_pool_start(2, NULL, t_port.loop, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(worker_pool_size(), 2);
 	ck_assert_msg(frame_rings_open(&fp, &t_port, &t_ops, NULL, err, sizeof(err)) == 0,
 		      "frame_rings_open: %s", err);

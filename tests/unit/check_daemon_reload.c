@@ -276,15 +276,16 @@ START_TEST(reload_port_attrs)
 	diff_of(base, "[tap t0]\nmtu = 1500\naddress = 10.0.0.1/24\naddress = fd00::1/64\n"
 		"[tap t1]\n"
 		"[port p0]\ntap = t0\ntype = vhost-user\nlisten = /run/p0.sock\nsocket-mode = 0600\n"
-		"kernel-rings = memory\n"
+		"kernel-rings = memory\nworkers = 0\n"
 		"[port p1]\ntap = t1\ntype = vhost-user\nconnect = /run/q2.sock\nreconnect = 9\n");
 	p = port_entry("p0");
 	ck_assert_int_eq(p->change, RELOAD_CHANGED);
-	ck_assert_uint_eq(p->attrs, RELOAD_PORT_SOCKET_MODE | RELOAD_PORT_KERNEL_RINGS);
-	/* a mode or kernel-rings change does not need the port re-created */
+	ck_assert_uint_eq(p->attrs, RELOAD_PORT_SOCKET_MODE | RELOAD_PORT_KERNEL_RINGS |
+			  RELOAD_PORT_WORKERS);
+	/* a mode, kernel-rings or workers change does not need the port re-created */
 	ck_assert(!(p->attrs & RELOAD_PORT_RECREATE));
 	reload_port_attrs_format(p->attrs, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "socket-mode,kernel-rings");
+	ck_assert_str_eq(buf, "socket-mode,kernel-rings,workers");
 	p = port_entry("p1");
 	ck_assert_uint_eq(p->attrs, RELOAD_PORT_TYPE | RELOAD_PORT_CONNECT | RELOAD_PORT_RECONNECT);
 	ck_assert_uint_eq(diff.ports_changed, 2);

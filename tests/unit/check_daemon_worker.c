@@ -3,8 +3,11 @@
  * check_daemon_worker.c - pump threads: workers = 1 starts none, a call
  * runs on the worker's thread and is done when worker_call() returns, a
  * deferred call runs once on the main loop unless cancelled, the least
- * loaded worker is picked.
+ * loaded worker is picked, among those a port allows; worker-cpus pins
+ * each thread to its CPU.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -108,9 +111,9 @@ START_TEST(test_worker_one_is_none)
 	struct loop *l = loop_new(wt_signal, NULL, err, sizeof(err));
 
 	ck_assert_msg(l, "%s", err);
-	ck_assert_int_eq(worker_pool_start(1, l, err, sizeof(err)), 0);
+	ck_assert_int_eq(worker_pool_start(1, NULL, l, err, sizeof(err)), 0);
 	ck_assert_uint_eq(worker_pool_size(), 0);
-	ck_assert_ptr_null(worker_pick());
+	ck_assert_ptr_null(worker_pick(0));
 	worker_pool_stop();
 	loop_free(l);
 }
@@ -124,11 +127,11 @@ START_TEST(test_worker_call_on_its_thread)
 	struct worker *w0, *w1;
 
 	ck_assert_msg(l, "%s", err);
-	ck_assert_msg(worker_pool_start(2, l, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(worker_pool_size(), 2);
-	w0 = worker_pick();
+	w0 = worker_pick(0);
 	worker_hold(w0);
-	w1 = worker_pick();
+	w1 = worker_pick(0);
 	worker_hold(w1);
 	ck_assert_ptr_ne(w0, w1);
 	worker_call(w0, wt_record, &a);
@@ -156,23 +159,91 @@ START_TEST(test_worker_pick_least_loaded)
 	struct worker *w[4];
 
 	ck_assert_msg(l, "%s", err);
-	ck_assert_msg(worker_pool_start(2, l, err, sizeof(err)) == 0, "%s", err);
-	w[0] = worker_pick();
+	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
+	w[0] = worker_pick(0);
 	worker_hold(w[0]);
-	w[1] = worker_pick();
+	w[1] = worker_pick(0);
 	worker_hold(w[1]);
 	ck_assert_ptr_ne(w[0], w[1]);
 	/* w[0] loses its pair: the next one goes there */
 	worker_release(w[0]);
-	w[2] = worker_pick();
+	w[2] = worker_pick(0);
 	ck_assert_ptr_eq(w[2], w[0]);
 	worker_hold(w[2]);
-	w[3] = worker_pick();
+	w[3] = worker_pick(0);
 	worker_hold(w[3]);
 	ck_assert_uint_eq(worker_index(w[0]) + worker_index(w[1]), 1);
 	worker_release(w[1]);
 	worker_release(w[2]);
 	worker_release(w[3]);
+	worker_pool_stop();
+	loop_free(l);
+}
+END_TEST
+
+START_TEST(test_worker_pick_allowed)
+{
+	char err[256];
+	struct loop *l = loop_new(wt_signal, NULL, err, sizeof(err));
+	struct worker *w[3];
+	unsigned int i;
+
+	ck_assert_msg(l, "%s", err);
+	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
+	/* every pair of a port pinned to worker 1 goes there, however loaded */
+	for (i = 0; i < 3; i++) {
+		w[i] = worker_pick(UINT64_C(1) << 1);
+		ck_assert_uint_eq(worker_index(w[i]), 1);
+		worker_hold(w[i]);
+	}
+	ck_assert_uint_eq(worker_index(worker_pick(UINT64_C(1) << 0)), 0);
+	/* a set of which no worker runs (worker 5 of 2) allows any: the least loaded */
+	ck_assert_uint_eq(worker_index(worker_pick(UINT64_C(1) << 5)), 0);
+	ck_assert_uint_eq(worker_index(worker_pick(0)), 0);
+	for (i = 0; i < 3; i++)
+		worker_release(w[i]);
+	worker_pool_stop();
+	loop_free(l);
+}
+END_TEST
+
+/**
+ * wt_affinity() - worker_call() function: the CPUs the calling thread may run on
+ * @arg: a cpu_set_t
+ */
+static void wt_affinity(void *arg)
+{
+	pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t), arg);
+}
+
+START_TEST(test_worker_pinned)
+{
+	char err[256];
+	struct loop *l = loop_new(wt_signal, NULL, err, sizeof(err));
+	unsigned int cpus[2], n = 0, i;
+	cpu_set_t set;
+	int c;
+
+	ck_assert_msg(l, "%s", err);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	/* the last two CPUs this process may use, in reverse order */
+	for (c = CPU_SETSIZE - 1; c >= 0 && n < 2; c--)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = (unsigned int)c;
+	if (n < 2) {
+		loop_free(l);
+		runner_skip("fewer than 2 CPUs allowed to this process");
+		return;
+	}
+	ck_assert_msg(worker_pool_start(2, cpus, l, err, sizeof(err)) == 0, "%s", err);
+	for (i = 0; i < 2; i++) {
+		struct worker *w = worker_pick(UINT64_C(1) << i);
+
+		CPU_ZERO(&set);
+		worker_call(w, wt_affinity, &set);
+		ck_assert_int_eq(CPU_COUNT(&set), 1);
+		ck_assert_msg(CPU_ISSET(cpus[i], &set), "worker %u not on CPU %u", i, cpus[i]);
+	}
 	worker_pool_stop();
 	loop_free(l);
 }
@@ -187,11 +258,11 @@ START_TEST(test_worker_defer_and_cancel)
 	struct worker *w;
 
 	ck_assert_msg(l, "%s", err);
-	ck_assert_msg(worker_pool_start(2, l, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
 	a.loop = b.loop = l;
 	wt_defer_a = &a;
 	wt_defer_b = &b;
-	w = worker_pick();
+	w = worker_pick(0);
 	worker_call(w, wt_defer_two, NULL);
 	/* b is taken back before the main loop runs: only a runs, once */
 	worker_cancel(&b.node);
@@ -221,6 +292,8 @@ Suite *worker_suite(void)
 	RUNNER_ADD_TEST(s, test_worker_one_is_none);
 	RUNNER_ADD_TEST(s, test_worker_call_on_its_thread);
 	RUNNER_ADD_TEST(s, test_worker_pick_least_loaded);
+	RUNNER_ADD_TEST(s, test_worker_pick_allowed);
+	RUNNER_ADD_TEST(s, test_worker_pinned);
 	RUNNER_ADD_TEST(s, test_worker_defer_and_cancel);
 	return s;
 }

@@ -283,8 +283,7 @@ int fdstore_add_passed(const char *name, int fd)
 		return -ENOMEM;
 	}
 	fdstore_fds = n;
-	fdstore_fds[fdstore_nfds].fd = fd;
-	fdstore_fds[fdstore_nfds].name = copy;
+	fdstore_fds[fdstore_nfds] = (struct fdstore_passed){ .fd = fd, .name = copy };
 	fdstore_nfds++;
 	return 0;
 }
@@ -356,6 +355,7 @@ int fdstore_take_prefix(const char *prefix, char *name, size_t len)
 		snprintf(name, len, "%s", fdstore_fds[i].name);
 		fd = fdstore_fds[i].fd;
 		fdstore_fds[i].fd = -1;
+		fdstore_fds[i].taken = true;
 		return fd;
 	}
 	return -1;

@@ -322,16 +322,21 @@ fail:
  * longer than 64 KiB + header, or with an invalid header are completed
  * with length 0 and counted; the walk itself never stops on them.
  *
- * Return: chains consumed, or -EIO when the ring is broken.
+ * A tap that went away (EBADFD: deleted, its queue detached) ends the
+ * walk: that chain is completed and counted in drop_tap, and -EPIPE says
+ * so, as the kernel engine does (the pump reports the pair broken).
+ *
+ * Return: chains consumed, -EIO when the ring is broken, or -EPIPE.
  */
 static int engine_user_tx(struct engine_queue *q, struct engine_budget *budget)
 {
 	static const uint8_t zero_hdr[12];
 	struct vringfd_chain ch;
 	unsigned int n = 0;
+	bool gone = false;
 	int ret = 0;
 
-	while (n < q->tx.num && !engine_budget_spent(budget)) {
+	while (!gone && n < q->tx.num && !engine_budget_spent(budget)) {
 		struct virtio_net_hdr_mrg_rxbuf h;
 		uint64_t frame_len = 0;
 		ssize_t w;
@@ -380,6 +385,7 @@ static int engine_user_tx(struct engine_queue *q, struct engine_budget *budget)
 		q->stx.syscalls++;
 		if (w < 0) {
 			q->stx.drop_tap++;
+			gone = errno == EBADFD;
 			log_debug_errno(errno, "user engine: tap write");
 			goto done;
 		}
@@ -396,7 +402,7 @@ done:
 	}
 	if (ret < 0)
 		return -EIO;
-	return (int)n;
+	return gone ? -EPIPE : (int)n;
 }
 
 /**
@@ -541,7 +547,11 @@ static unsigned int engine_user_rx_complete(struct engine_queue *q, const struct
  * longer than its buffers is dropped (drop_too_big), its chains completed
  * with 0.
  *
- * Return: buffers (heads) filled, or -EIO when the ring is broken.
+ * A tap that went away (EBADFD) ends the walk with -EPIPE after the
+ * buffers filled so far are completed: its fd stays readable (EPOLLERR)
+ * for good, so answering 0 would make the loop spin on it.
+ *
+ * Return: buffers (heads) filled, -EIO when the ring is broken, or -EPIPE.
  */
 static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
@@ -568,7 +578,9 @@ static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, 
 		r = engine_user_rx_read(q, &f);
 		if (r < 0) {
 			vringfd_dev_discard(&q->rx, f.nheads);	/* give the chains back */
-			if (r != -EAGAIN && r != -EWOULDBLOCK) {
+			if (r == -EBADFD)
+				ret = -EPIPE;
+			else if (r != -EAGAIN && r != -EWOULDBLOCK) {
 				q->srx.drop_tap++;
 				log_debug("user engine: tap read: %s", strerror((int)-r));
 			}
@@ -598,6 +610,8 @@ static int engine_user_rx(struct engine_queue *q, struct engine_budget *budget, 
 		engine_user_notify(&q->rx, q->rx_call_fd, &q->srx);
 		engine_user_log_used(q, ENGINE_RX);
 	}
+	if (ret == -EPIPE)
+		return ret;
 	if (ret < 0)
 		return -EIO;
 	return (int)filled;

@@ -207,7 +207,13 @@ static int vq_guarded(struct vq *vq, int (*walk)(struct vq *vq))
 
 	guard_enter(&gs, vq->owner);
 	if (sigsetjmp(gs.jb, 0)) {
-		vq->ops->mem_fault(vq, &gs.fault, why, sizeof(why));
+		char f[160];
+
+		if (vq->ops->mem_fault)
+			vq->ops->mem_fault(vq, &gs.fault, why, sizeof(why));
+		else	/* a self-driven pair: no guarded mapping is its own */
+			snprintf(why, sizeof(why), "queue pair %u: %s", vq->qp,
+				 guard_fault_str(&gs.fault, f, sizeof(f)));
 		vq_broken(vq, why);
 		return -EIO;
 	}

@@ -55,6 +55,7 @@
 #include "sandbox.h"
 #include "sdnotify.h"
 #include "tap.h"
+#include "vq.h"
 #include "worker.h"
 
 /**
@@ -342,6 +343,7 @@ static void daemon_port_down(struct daemon *d, unsigned int i, bool forget)
  */
 static void daemon_teardown(struct daemon *d)
 {
+	vq_rebalance_hold(true);	/* no moves while every pair goes */
 	while (d->nports)
 		daemon_port_down(d, d->nports - 1, false);
 	control_close(d->ctrl);
@@ -903,6 +905,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	config_free(&d->cfg);
 	d->cfg = nc;
 	daemon_check_port_workers(&d->cfg);
+	vq_rebalance();		/* ports gone, workers lists changed */
 	snprintf(msg, sizeof(msg),
 		 "taps %u added, %u removed, %u changed; ports %u added, %u removed, %u changed",
 		 info->taps_added, info->taps_removed, info->taps_changed, info->ports_added,

@@ -113,6 +113,9 @@ struct port_ringfd {
  * port_ringfd_conn_close() - drop a connection and everything it holds
  * @c: the connection
  * @why: reason logged (NULL: clean hang-up)
+ *
+ * Its pairs leaving their workers, the others are evened out
+ * (vq_rebalance()).
  */
 static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 {
@@ -148,6 +151,7 @@ static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 		}
 	}
 	free(c);
+	vq_rebalance();
 }
 
 /**

@@ -407,6 +407,9 @@ static const struct vhost_user_ops port_vhost_user_dev_ops = {
  * port_vhost_user_conn_close() - end a connection: queues, mappings, fds, socket
  * @c: the connection
  * @why: reason for the log, NULL for a clean hang-up
+ *
+ * Its pairs leaving their workers, the others are evened out
+ * (vq_rebalance()).
  */
 static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const char *why)
 {
@@ -426,6 +429,7 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 	close(c->fd);
 	port_peer_closed(p, c, why);
 	free(c);
+	vq_rebalance();
 }
 
 /**

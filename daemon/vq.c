@@ -63,6 +63,7 @@ static void vq_broken(struct vq *vq, const char *why)
 		return;
 	}
 	vq_unwatch(vq);
+	vq->broken = true;
 	snprintf(vq->broken_why, sizeof(vq->broken_why), "%s", why);
 	worker_defer(&vq->broken_node, vq_broken_main, vq);
 }
@@ -449,6 +450,40 @@ static void vq_start_here(void *arg)
 	a->ret = 0;
 }
 
+/* the running pairs on workers, for vq_rebalance() (main thread only) */
+static struct vq *vq_on_worker;
+/* vq_rebalance_hold(): no moves (the daemon is tearing every port down) */
+static bool vq_moves_held;
+
+/**
+ * vq_on_worker_add() - list a pair that now runs on a worker
+ * @vq: the pair
+ */
+static void vq_on_worker_add(struct vq *vq)
+{
+	vq->on_worker_prev = NULL;
+	vq->on_worker_next = vq_on_worker;
+	if (vq_on_worker)
+		vq_on_worker->on_worker_prev = vq;
+	vq_on_worker = vq;
+}
+
+/**
+ * vq_on_worker_del() - unlist a pair that left its worker
+ * @vq: the pair
+ */
+static void vq_on_worker_del(struct vq *vq)
+{
+	if (vq->on_worker_prev)
+		vq->on_worker_prev->on_worker_next = vq->on_worker_next;
+	else
+		vq_on_worker = vq->on_worker_next;
+	if (vq->on_worker_next)
+		vq->on_worker_next->on_worker_prev = vq->on_worker_prev;
+	vq->on_worker_prev = NULL;
+	vq->on_worker_next = NULL;
+}
+
 /**
  * vq_run() - run @fn(@arg) on the pair's thread
  * @vq: the pair
@@ -505,8 +540,10 @@ int vq_start(struct vq *vq, struct port *p, unsigned int qp, const struct vq_des
 		vq->worker = NULL;
 		return a.ret;
 	}
-	if (vq->worker)
+	if (vq->worker) {
 		worker_hold(vq->worker);
+		vq_on_worker_add(vq);
+	}
 	return 0;
 }
 
@@ -686,6 +723,7 @@ void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *
 	if (vq->worker) {
 		worker_cancel(&vq->broken_node);
 		worker_release(vq->worker);
+		vq_on_worker_del(vq);
 		vq->worker = NULL;
 	}
 	if (tx_total)
@@ -709,4 +747,157 @@ const char *vq_thread_name(const struct vq *vq, char *buf, size_t len)
 	else
 		snprintf(buf, len, "main thread");
 	return buf;
+}
+
+/**
+ * struct vq_move_args - the fds a moving pair had in its old loop
+ * @vq: the pair
+ * @events: what each of tx_kick, rx_kick, rx, tx_err was watched for
+ * @watched: which of them were in the loop
+ * @polled: the poll timer ran
+ */
+struct vq_move_args {
+	struct vq *vq;
+	uint32_t events[4];
+	bool watched[4];
+	bool polled;
+};
+
+/**
+ * vq_move_refs() - the pair's refs a move carries, in vq_move_args order
+ * @vq: the pair
+ * @refs: out
+ */
+static void vq_move_refs(struct vq *vq, struct loop_ref *refs[4])
+{
+	refs[0] = &vq->tx_kick;
+	refs[1] = &vq->rx_kick;
+	refs[2] = &vq->rx;
+	refs[3] = &vq->tx_err;
+}
+
+/**
+ * vq_move_out() - take the pair's fds out of its old worker's loop (that thread)
+ * @arg: struct vq_move_args, filled
+ *
+ * The engine queue stays open: its positions, counters and the frames it
+ * holds go with it.  A tx walk requeued for later is dropped here; the
+ * new worker walks both rings once (vq_move_in()).
+ */
+static void vq_move_out(void *arg)
+{
+	struct vq_move_args *a = arg;
+	struct vq *vq = a->vq;
+	struct loop_ref *refs[4];
+	unsigned int i;
+
+	vq_move_refs(vq, refs);
+	for (i = 0; i < 4; i++) {
+		a->watched[i] = refs[i]->registered;
+		a->events[i] = refs[i]->events;
+		loop_del(vq->loop, refs[i]);
+	}
+	a->polled = vq->poll_timer.fd >= 0;
+	if (a->polled)
+		loop_timer_fini(vq->loop, &vq->poll_timer);
+}
+
+/**
+ * vq_move_in() - watch the pair's fds in its new worker's loop (that thread)
+ * @arg: struct vq_move_args from vq_move_out()
+ *
+ * Then both rings are walked once (not in kick mode: the module serves
+ * them; nor when the pair broke, its owner being told), for what came
+ * while no thread watched.  A failure breaks the pair
+ * (its owner is told from the main loop).
+ */
+static void vq_move_in(void *arg)
+{
+	struct vq_move_args *a = arg;
+	struct vq *vq = a->vq;
+	struct loop_ref *refs[4];
+	char why[128];
+	unsigned int i;
+
+	vq_move_refs(vq, refs);
+	for (i = 0; i < 4; i++) {
+		if (a->watched[i] && loop_add(vq->loop, refs[i], a->events[i]) < 0)
+			goto fail;
+	}
+	if (a->polled && (loop_timer_init(vq->loop, &vq->poll_timer, vq_poll_tick) < 0 ||
+			  loop_timer_set(&vq->poll_timer, VQ_POLL_NS, VQ_POLL_NS) < 0))
+		goto fail;
+	if (!vq->kicked && !vq->broken)
+		vq_kick_here(vq);
+	return;
+fail:
+	snprintf(why, sizeof(why), "moved to another worker: epoll: %s", strerror(errno));
+	vq_broken(vq, why);
+}
+
+/**
+ * vq_move() - run a pair on another worker from now on (main thread)
+ * @vq: a running pair on a worker
+ * @to: the worker it moves to
+ *
+ * Two worker_call()s: the old worker lets go of the pair's fds, the new
+ * one watches them.  Between the two no thread touches the pair; a kick
+ * that comes then stays in its eventfd (or the ring) for the new worker.
+ */
+static void vq_move(struct vq *vq, struct worker *to)
+{
+	struct vq_move_args a = { .vq = vq };
+	struct worker *from = vq->worker;
+
+	worker_call(from, vq_move_out, &a);
+	worker_release(from);
+	worker_hold(to);
+	vq->worker = to;
+	vq->loop = worker_loop(to);
+	worker_call(to, vq_move_in, &a);
+	log_rl(&vq->port->rl, LOG_INFO, "port %s: queue pair %u moved from worker %u to worker %u",
+	       vq->port->cfg.name, vq->qp, worker_index(from), worker_index(to));
+}
+
+/**
+ * vq_rebalance() - even the workers' loads after pairs went away (main thread)
+ *
+ * While a running pair's worker runs at least 2 pairs more than the least
+ * loaded worker its port allows ([port] workers), the pair of the most
+ * loaded such worker moves there (vq_move()), one pair at a time.  Pairs
+ * on the main thread (a migration's source, self-driven pairs) are not on
+ * the list and never move.  Each move lowers the spread of the loads, so
+ * there are fewer moves than running pairs; each looks at every pair once.
+ */
+void vq_rebalance(void)
+{
+	struct vq *vq, *best;
+	struct worker *to, *best_to;
+
+	while (!vq_moves_held) {
+		best = NULL;
+		best_to = NULL;
+		for (vq = vq_on_worker; vq; vq = vq->on_worker_next) {
+			if (best && worker_pairs(vq->worker) <= worker_pairs(best->worker))
+				continue;
+			to = worker_move_target(vq->worker, vq->port->cfg.workers);
+			if (to) {
+				best = vq;
+				best_to = to;
+			}
+		}
+		if (!best)
+			return;
+		vq_move(best, best_to);
+	}
+}
+
+/**
+ * vq_rebalance_hold() - stop or allow vq_rebalance()'s moves
+ * @hold: true: vq_rebalance() does nothing from now on (the daemon stops
+ *	every port: moving pairs that are about to stop is wasted work)
+ */
+void vq_rebalance_hold(bool hold)
+{
+	vq_moves_held = hold;
 }

@@ -80,7 +80,11 @@
  * thread touches nothing of the pair in between.  A pair that breaks on a
  * worker leaves that worker's loop at once and tells its owner's
  * vq_ops.broken() on the main thread (worker_defer()); vq_stop() takes
- * back a notice not yet delivered.  vq_ops.mem_fault() and
+ * back a notice not yet delivered.  vq_rebalance() (after a port, a
+ * connection or a reload went away) moves a running pair between workers:
+ * its old worker takes its fds out of its loop, the engine queue staying
+ * open (positions, counters and frames in flight are the queue's), and
+ * the new worker watches them and walks both rings once.  vq_ops.mem_fault() and
  * vq_ops.efault_where() run on the pair's thread, inside the walk: they
  * may read the owner's memory table (it changes only after the pairs are
  * stopped), nothing else.
@@ -170,6 +174,9 @@ struct vq_desc {
  * @worker: its worker, NULL on the main thread
  * @broken_node: a break on the worker, queued for the main thread
  * @broken_why: its reason
+ * @broken: it broke on its worker (the notice is on its way)
+ * @on_worker_prev: the previous pair on a worker (vq_rebalance()'s list)
+ * @on_worker_next: the next one
  */
 struct vq {
 	struct port *port;
@@ -191,6 +198,9 @@ struct vq {
 	struct worker *worker;
 	struct worker_deferred broken_node;
 	char broken_why[400];
+	bool broken;
+	struct vq *on_worker_prev;
+	struct vq *on_worker_next;
 };
 
 #define VQ_POLL_NS	1000000	/* walk period of a ring without a kick fd */
@@ -203,6 +213,8 @@ void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *
 	     uint16_t last_avail[2]);
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);
 const char *vq_thread_name(const struct vq *vq, char *buf, size_t len);
+void vq_rebalance(void);
+void vq_rebalance_hold(bool hold);
 
 /**
  * vq_running() - whether the pair has an engine queue

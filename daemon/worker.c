@@ -333,6 +333,32 @@ unsigned int worker_pool_size(void)
 }
 
 /**
+ * worker_least() - the least loaded worker among those allowed
+ * @allowed: bit i = worker i; 0, or a set of which none runs, allows all
+ * @start: where ties start (the first of equals from there wins)
+ *
+ * Return: the worker, or NULL when there is no pool.
+ */
+static struct worker *worker_least(uint64_t allowed, unsigned int start)
+{
+	struct worker_pool *pool = &worker_pool;
+	struct worker *best = NULL;
+	unsigned int i;
+
+	if (pool->n < WORKER_MAX && !(allowed & ((UINT64_C(1) << pool->n) - 1)))
+		allowed = 0;
+	for (i = 0; i < pool->n; i++) {
+		struct worker *w = pool->w[(start + i) % pool->n];
+
+		if (allowed && !(allowed & (UINT64_C(1) << w->index)))
+			continue;
+		if (!best || w->pairs < best->pairs)
+			best = w;
+	}
+	return best;
+}
+
+/**
  * worker_pick() - the worker a queue pair starting now should run on
  * @allowed: the workers its port allows ([port] workers: bit i = worker
  *	i); 0, or a set of which none runs, allows every worker
@@ -345,22 +371,39 @@ unsigned int worker_pool_size(void)
 struct worker *worker_pick(uint64_t allowed)
 {
 	struct worker_pool *pool = &worker_pool;
-	struct worker *best = NULL;
-	unsigned int i;
+	struct worker *best = worker_least(allowed, pool->next);
 
-	if (pool->n < WORKER_MAX && !(allowed & ((UINT64_C(1) << pool->n) - 1)))
-		allowed = 0;
-	for (i = 0; i < pool->n; i++) {
-		struct worker *w = pool->w[(pool->next + i) % pool->n];
-
-		if (allowed && !(allowed & (UINT64_C(1) << w->index)))
-			continue;
-		if (!best || w->pairs < best->pairs)
-			best = w;
-	}
 	if (best)
 		pool->next = (best->index + 1) % pool->n;
 	return best;
+}
+
+/**
+ * worker_move_target() - where a running pair should move to even the load
+ * @from: the worker it runs on
+ * @allowed: the workers its port allows (as worker_pick())
+ *
+ * Return: the least loaded allowed worker when it runs at least 2 pairs
+ * fewer than @from (a move then makes the loads closer), else NULL.
+ */
+struct worker *worker_move_target(const struct worker *from, uint64_t allowed)
+{
+	struct worker *to = worker_least(allowed, 0);
+
+	if (!to || to == from || from->pairs < to->pairs + 2)
+		return NULL;
+	return to;
+}
+
+/**
+ * worker_pairs() - how many queue pairs a worker runs
+ * @w: the worker
+ *
+ * Return: the count (worker_hold() minus worker_release()).
+ */
+unsigned int worker_pairs(const struct worker *w)
+{
+	return w->pairs;
 }
 
 /**

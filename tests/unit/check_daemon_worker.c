@@ -207,6 +207,37 @@ START_TEST(test_worker_pick_allowed)
 }
 END_TEST
 
+START_TEST(test_worker_move_target)
+{
+	char err[256];
+	struct loop *l = loop_new(wt_signal, NULL, err, sizeof(err));
+	struct worker *w0, *w1;
+
+	ck_assert_msg(l, "%s", err);
+	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
+	w0 = worker_pick(UINT64_C(1) << 0);
+	w1 = worker_pick(UINT64_C(1) << 1);
+	/* 1 + 0: a move would only swap the loads */
+	worker_hold(w0);
+	ck_assert_ptr_null(worker_move_target(w0, 0));
+	/* 2 + 0: a pair of worker 0 moves to worker 1 */
+	worker_hold(w0);
+	ck_assert_ptr_eq(worker_move_target(w0, 0), w1);
+	ck_assert_uint_eq(worker_pairs(w0), 2);
+	/* unless its port allows worker 0 only */
+	ck_assert_ptr_null(worker_move_target(w0, UINT64_C(1) << 0));
+	/* 2 + 1: balanced enough; the less loaded one never gives */
+	worker_hold(w1);
+	ck_assert_ptr_null(worker_move_target(w0, 0));
+	ck_assert_ptr_null(worker_move_target(w1, 0));
+	worker_release(w0);
+	worker_release(w0);
+	worker_release(w1);
+	worker_pool_stop();
+	loop_free(l);
+}
+END_TEST
+
 /**
  * wt_affinity() - worker_call() function: the CPUs the calling thread may run on
  * @arg: a cpu_set_t
@@ -293,6 +324,7 @@ Suite *worker_suite(void)
 	RUNNER_ADD_TEST(s, test_worker_call_on_its_thread);
 	RUNNER_ADD_TEST(s, test_worker_pick_least_loaded);
 	RUNNER_ADD_TEST(s, test_worker_pick_allowed);
+	RUNNER_ADD_TEST(s, test_worker_move_target);
 	RUNNER_ADD_TEST(s, test_worker_pinned);
 	RUNNER_ADD_TEST(s, test_worker_defer_and_cancel);
 	return s;

@@ -133,16 +133,26 @@ static int fc_child_passed(void)
 	return 0;
 }
 
-START_TEST(fdstore_passed_fds)
+/**
+ * fc_in_child() - run @fn in a child (fdstore.c's state and fds 3.. are
+ * per process) and assert that it answered 0
+ * @fn: the child's test
+ */
+static void fc_in_child(int (*fn)(void))
 {
 	pid_t pid = fork();
 	int st;
 
 	ck_assert_int_ge(pid, 0);
 	if (!pid)
-		_exit(fc_child_passed());
+		_exit(fn());
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+}
+
+START_TEST(fdstore_passed_fds)
+{
+	fc_in_child(fc_child_passed);
 }
 END_TEST
 
@@ -200,14 +210,7 @@ static int fc_child_twice(void)
 
 START_TEST(fdstore_passed_twice_keeps_one)
 {
-	pid_t pid = fork();
-	int st;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		_exit(fc_child_twice());
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+	fc_in_child(fc_child_twice);
 }
 END_TEST
 

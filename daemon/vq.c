@@ -161,6 +161,9 @@ static int vq_rx_walk(struct vq *vq)
 	for (;;) {
 		n = eng->rx(vq->eq, &budget, &starved);
 		if (n < 0) {
+			/* frames filled before the error still reach the port */
+			if (vq->self_driven)
+				(void)vq->ops->used(vq, ENGINE_RX);
 			vq_engine_broken(vq, ENGINE_RX, n);
 			return -EIO;
 		}

@@ -48,6 +48,7 @@ static struct {
 	int fail_open;
 	int fail_tx;			/* tx() answers -EIO */
 	unsigned int tx_weight;		/* chains per tx() call, 0: all */
+	unsigned int rx_fail_after;	/* rx() answers -EPIPE after so many, 0: never */
 } fk;
 
 /**
@@ -118,7 +119,7 @@ static int fk_tx(struct engine_queue *q, struct engine_budget *budget)
  * @budget: charged per frame; filling stops when it is spent
  * @starved: set when frames wait but no buffer is posted
  *
- * Return: buffers filled.
+ * Return: buffers filled, or -EPIPE after fk.rx_fail_after of them.
  */
 static int fk_rx(struct engine_queue *q, struct engine_budget *budget, bool *starved)
 {
@@ -140,6 +141,10 @@ static int fk_rx(struct engine_queue *q, struct engine_budget *budget, bool *sta
 		fk.rx_queued--;
 		engine_budget_take(budget, 100);
 		n++;
+		if (fk.rx_fail_after && (unsigned int)n == fk.rx_fail_after) {
+			vringfd_dev_publish_used(&q->rx);
+			return -EPIPE;	/* the tap went away after these */
+		}
 	}
 	vringfd_dev_publish_used(&q->rx);
 	return n;
@@ -236,7 +241,8 @@ static void t_delivered(void *opaque)
 }
 
 /**
- * t_broken() - frame_rings_ops.broken: note why, close the pair (as ports do)
+ * t_broken() - frame_rings_ops.broken: note why, close the pair (as ports do),
+ *		 stop the loop
  * @opaque: unused
  * @why: the reason
  */
@@ -245,6 +251,7 @@ static void t_broken(void *opaque, const char *why)
 	broken_calls++;
 	snprintf(broken_why, sizeof(broken_why), "%s", why);
 	frame_rings_close(&fp, &gone_tx, &gone_rx);
+	loop_quit(t_port.loop, 0);
 }
 
 static const struct frame_rings_ops t_ops = {
@@ -408,6 +415,21 @@ START_TEST(rx_delivers_and_reposts)
 }
 END_TEST
 
+/* An rx() that fills buffers and then fails: those frames still reach the
+ * port before the pair is reported broken. */
+START_TEST(rx_error_delivers_filled)
+{
+	open_pair();
+	fk.rx_queued = 10;
+	fk.rx_fail_after = 5;
+	rx_services();	/* ends: t_broken() stops the loop */
+	ck_assert_uint_eq(delivered, 5);
+	ck_assert_uint_eq(broken_calls, 1);
+	ck_assert(!vq_running(&fp.vq));
+	close_pair();
+}
+END_TEST
+
 /* A tx ring the engine gives up on: the port is told, closes the pair
  * from inside the pump, and keeps the counters. */
 START_TEST(tx_broken_reported)
@@ -518,6 +540,7 @@ Suite *frame_rings_suite(void)
 	RUNNER_ADD_TEST(s, commit_n_skips_empty);
 	RUNNER_ADD_TEST(s, rx_delivers_and_reposts);
 	RUNNER_ADD_TEST(s, tx_broken_reported);
+	RUNNER_ADD_TEST(s, rx_error_delivers_filled);
 	RUNNER_ADD_TEST(s, stats_while_open);
 	RUNNER_ADD_TEST(s, main_thread_with_workers);
 	RUNNER_ADD_TEST(s, open_failure_cleans_up);

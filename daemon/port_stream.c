@@ -214,15 +214,15 @@ static int port_stream_read(struct port_stream_conn *c)
 		size_t off = 0;
 
 		if (n == 0) {
+			bool mid = frame_stream_decoder_mid_frame(&c->dec);
+
+			/* counted first: a flush that breaks the pair closes c */
+			if (mid)
+				pp->gone.tx[0].drop_bad_chain++;
 			/* what came before the hang-up still goes to the tap */
 			if (frame_rings_tx_flush(&c->fp) < 0)
 				return -1;
-			if (frame_stream_decoder_mid_frame(&c->dec)) {
-				pp->gone.tx[0].drop_bad_chain++;
-				port_stream_close(c, "hung up in the middle of a frame (partial frame dropped)");
-			} else {
-				port_stream_close(c, NULL);
-			}
+			port_stream_close(c, mid ? "hung up in the middle of a frame (partial frame dropped)" : NULL);
 			return -1;
 		}
 		if (n < 0) {

@@ -111,8 +111,10 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 			const struct guard_map *m = &t->maps[i];
 			/* pairs with the release store that publishes a slot */
 			size_t len = __atomic_load_n(&m->len, __ATOMIC_ACQUIRE);
+			/* read once: the offset below must use the start checked */
+			uintptr_t start = __atomic_load_n(&m->start, __ATOMIC_RELAXED);
 
-			if (!len || a < m->start || a - m->start >= len)
+			if (!len || a < start || a - start >= len)
 				continue;
 			/*
 			 * Another owner's slot: look on.  Mappings do not
@@ -129,7 +131,7 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 			s->fault.sig = sig;
 			s->fault.code = si->si_code;
 			s->fault.index = m->index;
-			s->fault.offset = a - m->start;
+			s->fault.offset = a - start;
 			s->fault.size = len;
 			guard_cur = s->prev;
 			siglongjmp(s->jb, 1);

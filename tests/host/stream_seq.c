@@ -236,13 +236,12 @@ static int sq_hold(const uint8_t *buf, size_t len, unsigned int nhold)
 {
 	size_t first = nhold == 1 ? 2 : 14, i;
 	unsigned long idle = 0;
-	int outq = 1, inq;
+	int outq = 1, inq, known = 0;
 	FILE *f;
 
-	while (!sq_closed && !idle) {
+	while (!sq_closed && !known) {
 		if ((f = fopen(sq_path("tapidle"), "r"))) {
-			if (fscanf(f, "%lu", &idle) != 1)
-				idle = 0;
+			known = fscanf(f, "%lu", &idle) == 1;
 			fclose(f);
 		}
 		sq_read();
@@ -287,6 +286,7 @@ int main(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	static uint8_t buf[4 + SQ_MAX_FRAME];
 	unsigned long k = 0, want = 0, quiet = 0;
+	int known = 0;
 	unsigned int nhold = 0;
 	size_t len, off, piece;
 	int ok;
@@ -329,23 +329,22 @@ int main(int argc, char **argv)
 		struct pollfd pfd = { .fd = sq_fd, .events = POLLIN };
 		FILE *f;
 
-		if (!want && (f = fopen(sq_path("tap.sent"), "r"))) {
-			if (fscanf(f, "%lu", &want) != 1)
-				want = 0;
+		if (!known && (f = fopen(sq_path("tap.sent"), "r"))) {
+			known = fscanf(f, "%lu", &want) == 1;
 			fclose(f);
 		}
-		if (want && sq_rx_seq >= want)
+		if (known && sq_rx_seq >= want)
 			break;
 		if (poll(&pfd, 1, 100) > 0 && sq_read() > 0)
 			quiet = 0;
 		else
 			quiet++;
 	}
-	ok = !sq_closed && !sq_bad[0] && want && sq_rx_seq == want;
+	ok = !sq_closed && !sq_bad[0] && known && sq_rx_seq == want;
 	printf("sent %lu received %lu numbered (%s) of %lu frames, %s%s\n", k, sq_rx_seq,
-	       sq_bad[0] ? sq_bad : want && sq_rx_seq == want ? "in order, intact" : "some missing",
+	       sq_bad[0] ? sq_bad : known && sq_rx_seq == want ? "in order, intact" : "some missing",
 	       sq_rx_all, sq_closed ? "connection closed" : "connection kept",
-	       want ? "" : "; no tap.sent");
+	       known ? "" : "; no tap.sent");
 	close(sq_fd);
 	return ok ? 0 : 1;
 }

@@ -236,10 +236,11 @@ static int sq_hold(const uint8_t *buf, size_t len, unsigned int nhold)
 {
 	size_t first = nhold == 1 ? 2 : 14, i;
 	unsigned long idle = 0;
-	int outq = 1, inq, known = 0;
+	int outq = 1, inq, known = 0, tries;
 	FILE *f;
 
-	while (!sq_closed && !known) {
+	/* each wait below is bounded (10 s): a dead daemon or tap side ends it */
+	for (tries = 0; !sq_closed && !known && tries < 2000; tries++) {
 		if ((f = fopen(sq_path("tapidle"), "r"))) {
 			known = fscanf(f, "%lu", &idle) == 1;
 			fclose(f);
@@ -247,17 +248,25 @@ static int sq_hold(const uint8_t *buf, size_t len, unsigned int nhold)
 		sq_read();
 		poll(NULL, 0, 5);
 	}
-	while (!sq_closed && sq_rx_seq < idle) {
+	for (tries = 0; !sq_closed && sq_rx_seq < idle && tries < 100; tries++) {
 		struct pollfd pfd = { .fd = sq_fd, .events = POLLIN };
 
 		poll(&pfd, 1, 100);
 		sq_read();
 	}
+	if (!known || sq_rx_seq < idle) {
+		snprintf(sq_bad, sizeof(sq_bad), "hold %u: %s", nhold,
+			 known ? "the tap side's frames did not all arrive" : "no DIR/tapidle");
+		return -1;
+	}
 	if (sq_closed || sq_send_all(buf, first, 0) < 0)
 		return -1;
-	while (outq > 0) {
-		if (ioctl(sq_fd, SIOCOUTQ, &outq) < 0)
+	for (tries = 0; outq > 0; tries++) {
+		if (ioctl(sq_fd, SIOCOUTQ, &outq) < 0 || (outq > 0 && tries == 1000)) {
+			snprintf(sq_bad, sizeof(sq_bad), "hold %u: the daemon did not read the half frame",
+				 nhold);
 			return -1;
+		}
 		if (outq > 0)
 			poll(NULL, 0, 10);
 	}

@@ -231,6 +231,27 @@ fail:
 }
 
 /**
+ * frame_rings_stop() - stop the pair on the pump, delivering what the engine left
+ * @fp: a running pair, nothing posted on tx since the last flush
+ * @tx_total: its tx counters are added here (may be NULL)
+ * @rx_total: same for rx
+ *
+ * After it the tap is no longer read for this pair: its frames wait in
+ * the tap's queue.  Frames the engine put into rx buffers but the pump
+ * has not handed over yet (the kernel engine fills them when its fd is
+ * polled) go to the port (frame_rings_ops.deliver, .delivered) now.
+ * The rings and buffers stay until frame_rings_close(); the current tx
+ * buffer (frame_rings_tx_buf()) keeps its bytes.
+ */
+void frame_rings_stop(struct frame_rings_pair *fp, struct engine_stats *tx_total,
+		      struct engine_stats *rx_total)
+{
+	vq_stop(&fp->vq, tx_total, rx_total, NULL);
+	if (fp->rx.tokens)
+		frame_rings_take_rx(fp);
+}
+
+/**
  * frame_rings_close() - stop the pair on the pump, free rings and buffers
  * @fp: the pair (may be partly set up, or closed already)
  * @tx_total: its tx counters are added here (may be NULL)

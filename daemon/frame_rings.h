@@ -87,6 +87,8 @@ struct frame_rings_pair {
 
 int frame_rings_open(struct frame_rings_pair *fp, struct port *p, const struct frame_rings_ops *ops,
 		     void *opaque, char *err, size_t errlen);
+void frame_rings_stop(struct frame_rings_pair *fp, struct engine_stats *tx_total,
+		      struct engine_stats *rx_total);
 void frame_rings_close(struct frame_rings_pair *fp, struct engine_stats *tx_total,
 		       struct engine_stats *rx_total);
 uint8_t *frame_rings_tx_buf(struct frame_rings_pair *fp);

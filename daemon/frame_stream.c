@@ -139,6 +139,25 @@ int frame_stream_encoder_push(struct frame_stream_encoder *e, const void *frame,
 }
 
 /**
+ * frame_stream_encoder_restore() - queue bytes another encoder had queued
+ * @e: an empty encoder
+ * @bytes: that encoder's unwritten bytes (frame_stream_encoder_queued()
+ *	of them from its first one: a hand-over's successor, handover.c)
+ * @len: their count
+ *
+ * Return: 0, or -ENOBUFS when they do not fit (nothing queued).
+ */
+int frame_stream_encoder_restore(struct frame_stream_encoder *e, const void *bytes, size_t len)
+{
+	if (len > FRAME_STREAM_ENC_SIZE)
+		return -ENOBUFS;
+	memcpy(e->buf, bytes, len);
+	e->head = 0;
+	e->tail = len;
+	return 0;
+}
+
+/**
  * frame_stream_encoder_flush() - write queued bytes to a non-blocking socket
  * @e: encoder
  * @fd: the stream socket

@@ -62,6 +62,7 @@ void frame_stream_put_hdr(uint8_t out[FRAME_STREAM_HDR_SIZE], uint32_t len);
 void frame_stream_encoder_init(struct frame_stream_encoder *e);
 size_t frame_stream_encoder_queued(const struct frame_stream_encoder *e);
 int frame_stream_encoder_push(struct frame_stream_encoder *e, const void *frame, size_t len);
+int frame_stream_encoder_restore(struct frame_stream_encoder *e, const void *bytes, size_t len);
 int frame_stream_encoder_flush(struct frame_stream_encoder *e, int fd);
 
 #endif /* VRINGNET_FRAME_STREAM_H */

@@ -15,7 +15,11 @@
  * server mode: its socket, the memory table (the regions' fds, kept open
  * for this), features, protocol features, owner, MTU, per ring its size,
  * addresses, enable, kick/call/err eventfds and avail position; and the
- * peer address a dgram port learnt from its first sender.  The
+ * peer address a dgram port learnt from its first sender; and every
+ * connected stream peer of a port in server mode: its socket, the
+ * decoder's state with the bytes of the frame it is in the middle of, and
+ * the bytes queued for the peer but not yet written (its own ring pair is
+ * made again by the successor: the daemon's own memory).  The
  * successor takes taps and sockets through the same code as after
  * systemctl restart (fdstore_add_passed(), then daemon_start()) and
  * replays each front-end's state through the vhost-user checks
@@ -23,9 +27,9 @@
  * its rings again: a vringfd belongs to the process that made it).
  *
  * Not handed over: control clients other than the one asking (their
- * connection closes with the predecessor), connections of stream and
- * ring-fd ports and client-mode vhost-user connections (an upgrade is
- * refused while there is one, with the port named), a front-end in
+ * connection closes with the predecessor), connections of ring-fd ports
+ * (an upgrade is refused while there is one, with the port named),
+ * client-mode vhost-user and stream connections, a front-end in
  * the middle of a message or during a migration (dirty log; refused,
  * retry later).
  *
@@ -42,7 +46,10 @@
  * Order, predecessor: refuse what cannot be handed over; pause every
  * front-end (its queue pairs stop, their positions stored: every avail
  * entry before them is used, so nothing is in flight in the daemon; its
- * socket is no longer read); write the state; fork and exec; wait up to
+ * socket is no longer read) and every stream peer (frames it sent and
+ * that were decoded went to the tap; the tap is no longer read for it and
+ * what it took is queued for the peer; its socket is no longer read:
+ * the bytes in flight are the record's); write the state; fork and exec; wait up to
  * HANDOVER_TIMEOUT_MS for the line, answering any control client that
  * connects meanwhile "busy" (so a second upgrade is refused).  "ok": answer
  * the client, leave the loop, exit without teardown.  Anything else (the
@@ -53,7 +60,9 @@
  * Successor: read and check the state (another version is refused); put
  * the fds where daemon_start() finds them; daemon_start() as usual
  * (capabilities dropped, seccomp installed) but without READY=1 and
- * without any teardown if it fails; adopt every front-end; MAINPID= and
+ * without any teardown if it fails; adopt every front-end and stream
+ * peer (each checked before any is started: nothing is read from a
+ * front-end, a peer or a tap before the successor knows it takes all); MAINPID= and
  * READY=1 to systemd (NotifyAccess=all in the unit: the successor is not
  * the main process until then); "ok" to the predecessor.  A failure before
  * "ok" writes "error: why" and exits 1 without touching anything shared.
@@ -292,7 +301,7 @@ static int handover_collect(struct daemon *d, struct handover_state *st, unsigne
 	}
 	if (handover_collect_connections(d, st, err, errlen) < 0)
 		return -1;
-	*conns = st->nvu;
+	*conns = st->nvu + st->nstreams;
 	return 0;
 }
 
@@ -345,6 +354,8 @@ static pid_t handover_spawn(const struct handover_state *st, int state_fd, int s
 				fcntl(v->vrings[j].err, F_SETFD, 0);
 		}
 	}
+	for (i = 0; i < st->nstreams; i++)
+		fcntl(st->streams[i].rec.sock, F_SETFD, 0);
 	fcntl(state_fd, F_SETFD, 0);
 	fcntl(status_fd, F_SETFD, 0);
 	setenv(HANDOVER_ENV, env, 1);
@@ -587,8 +598,8 @@ int handover_receive(struct handover_state *st, char *err, size_t errlen)
 		}
 		st->named[i].fd = -1;
 	}
-	log_info("hand-over: state of %zu bytes, %u fds, %u front-end connections",
-		 len, st->nfds, st->nvu);
+	log_info("hand-over: state of %zu bytes, %u fds, %u front-end connections, %u stream peers",
+		 len, st->nfds, st->nvu, st->nstreams);
 	return 0;
 }
 
@@ -661,12 +672,37 @@ int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *er
 }
 
 /**
+ * handover_adopt_stream() - check a stream peer can be taken, or take it
+ * @d: the started daemon
+ * @hs: the record with its bytes
+ * @start: take it over and run it (its socket is taken, also on error);
+ *	false: only check that its port can
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int handover_adopt_stream(struct daemon *d, const struct handover_stream *hs, bool start,
+				 char *err, size_t errlen)
+{
+	struct port *p = handover_port(d, hs->rec.port);
+
+	if (!p || !p->ops->handover_stream) {
+		snprintf(err, errlen, "port %s: a stream peer is connected, but the new configuration has no such stream port",
+			 hs->rec.port);
+		return -1;
+	}
+	return p->ops->handover_stream(p, hs, start, err, errlen);
+}
+
+/**
  * handover_adopt() - take over the predecessor's front-ends, then its place
  * @d: the started daemon (daemon_start() in successor mode)
  * @st: the state handover_receive() read (freed here)
  *
- * Every front-end's queue pairs run when this returns; then MAINPID= and
- * READY=1 go to systemd and "ok" to the predecessor.  Any failure ends in
+ * Every front-end's queue pairs and every stream peer run when this
+ * returns; then MAINPID= and READY=1 go to systemd and "ok" to the
+ * predecessor.  Any failure ends in
  * handover_successor_fail().
  */
 void handover_adopt(struct daemon *d, struct handover_state *st)
@@ -683,10 +719,18 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 	for (i = 0; i < st->npeers; i++)
 		if (handover_adopt_peer(d, &st->peers[i], err, sizeof(err)) < 0)
 			handover_successor_fail(err);
+	for (i = 0; i < st->nstreams; i++)
+		if (handover_adopt_stream(d, &st->streams[i], false, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
 	for (i = 0; i < st->nvu; i++)
 		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	snprintf(status, sizeof(status), "took over %u front-end connections", st->nvu);
+	for (i = 0; i < st->nstreams; i++)
+		if (handover_adopt_stream(d, &st->streams[i], true, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	/* stream peers count as front-ends here (and in the reply's connections) */
+	snprintf(status, sizeof(status), "took over %u front-end connections",
+		 st->nvu + st->nstreams);
 	handover_state_free(st);
 	sdnotify_mainpid();
 	sdnotify_ready(status);

@@ -37,6 +37,11 @@ void handover_state_init(struct handover_state *st)
  */
 void handover_state_free(struct handover_state *st)
 {
+	unsigned int i;
+
+	for (i = 0; i < st->nstreams; i++)
+		free(st->streams[i].bytes);
+	free(st->streams);
 	free(st->fds);
 	free(st->named);
 	free(st->vu);
@@ -52,7 +57,7 @@ void handover_state_free(struct handover_state *st)
  */
 static unsigned int handover_state_records(const struct handover_state *st)
 {
-	return st->nnamed + st->nvu + st->npeers;
+	return st->nnamed + st->nvu + st->npeers + st->nstreams;
 }
 
 /**
@@ -131,6 +136,105 @@ int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *p
 }
 
 /**
+ * handover_state_stream_bytes() - bytes a stream record carries after its struct
+ * @s: the record (checked: no overflow)
+ *
+ * Return: @s->got + @s->out_len, rounded up to 8.
+ */
+static size_t handover_state_stream_bytes(const struct hovs_stream *s)
+{
+	return ((size_t)s->got + s->out_len + 7) & ~(size_t)7;
+}
+
+/**
+ * handover_state_stream_check() - whether a stream record's fields agree
+ * @s: the record
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The decoder's state as frame_stream_decode() leaves it between calls:
+ * a prefix of 0..3 bytes and nothing of the frame, or a whole prefix
+ * whose number (1..FRAME_STREAM_MAX_FRAME) is @s->len and fewer bytes of
+ * the frame than that; at most FRAME_STREAM_ENC_SIZE bytes of output.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+int handover_state_stream_check(const struct hovs_stream *s, char *err, size_t errlen)
+{
+	uint32_t len = (uint32_t)s->hdr[0] << 24 | (uint32_t)s->hdr[1] << 16 |
+		       (uint32_t)s->hdr[2] << 8 | s->hdr[3];
+
+	if (!memchr(s->port, '\0', sizeof(s->port))) {
+		snprintf(err, errlen, "stream record: port name not terminated");
+		return -1;
+	}
+	if (s->hdr_got > FRAME_STREAM_HDR_SIZE) {
+		snprintf(err, errlen, "port %s: %u bytes of a %u-byte length prefix", s->port,
+			 s->hdr_got, FRAME_STREAM_HDR_SIZE);
+		return -1;
+	}
+	if (s->hdr_got < FRAME_STREAM_HDR_SIZE && (s->len || s->got)) {
+		snprintf(err, errlen, "port %s: frame of %u bytes (%u received) before its length prefix is complete",
+			 s->port, s->len, s->got);
+		return -1;
+	}
+	if (s->hdr_got == FRAME_STREAM_HDR_SIZE &&
+	    (s->len != len || !len || len > FRAME_STREAM_MAX_FRAME || s->got >= len)) {
+		snprintf(err, errlen, "port %s: length prefix %u, frame of %u bytes, %u received (want 1..%u, prefix = frame, received below it)",
+			 s->port, len, s->len, s->got, FRAME_STREAM_MAX_FRAME);
+		return -1;
+	}
+	if (s->out_len > FRAME_STREAM_ENC_SIZE) {
+		snprintf(err, errlen, "port %s: %u bytes queued for the peer (at most %u)", s->port,
+			 s->out_len, FRAME_STREAM_ENC_SIZE);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * handover_state_add_stream() - add a connected stream peer
+ * @st: the state being written
+ * @s: the record, @s->sock the writer's fd (copied)
+ * @partial: @s->got bytes of the frame being decoded
+ * @out: @s->out_len bytes queued for the peer
+ *
+ * Return: 0, -EINVAL for a record handover_state_stream_check() refuses,
+ * -EMFILE past HOVS_MAX_RECORDS, or -ENOMEM.
+ */
+int handover_state_add_stream(struct handover_state *st, const struct hovs_stream *s,
+			      const void *partial, const void *out)
+{
+	struct handover_stream *n;
+	uint8_t *bytes = NULL;
+	char err[160];
+
+	if (handover_state_stream_check(s, err, sizeof(err)) < 0)
+		return -EINVAL;
+	if (handover_state_records(st) >= HOVS_MAX_RECORDS)
+		return -EMFILE;
+	if (s->got + s->out_len) {
+		bytes = malloc((size_t)s->got + s->out_len);
+		if (!bytes)
+			return -ENOMEM;
+		if (s->got)
+			memcpy(bytes, partial, s->got);
+		if (s->out_len)
+			memcpy(bytes + s->got, out, s->out_len);
+	}
+	n = realloc(st->streams, (st->nstreams + 1) * sizeof(*n));
+	if (!n) {
+		free(bytes);
+		return -ENOMEM;
+	}
+	st->streams = n;
+	n = &st->streams[st->nstreams++];
+	n->rec = *s;
+	n->bytes = bytes;
+	return 0;
+}
+
+/**
  * handover_state_index() - put an fd into the fd table
  * @tab: the table
  * @n: its entries (incremented)
@@ -171,7 +275,7 @@ static unsigned int handover_state_vu_fds(const struct hovs_vhost_user *v)
  */
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len)
 {
-	size_t nfds = st->nnamed, size;
+	size_t nfds = st->nnamed + st->nstreams, size;
 	struct hovs_header *h;
 	struct hovs_record *r;
 	uint32_t *tab, n = 0;
@@ -184,6 +288,9 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 	       st->nnamed * (sizeof(*r) + sizeof(struct hovs_named_fd)) +
 	       st->nvu * (sizeof(*r) + sizeof(struct hovs_vhost_user)) +
 	       st->npeers * (sizeof(*r) + sizeof(struct hovs_peer));
+	for (i = 0; i < st->nstreams; i++)
+		size += sizeof(*r) + sizeof(struct hovs_stream) +
+			handover_state_stream_bytes(&st->streams[i].rec);
 	if (nfds > HOVS_MAX_FDS || size > HOVS_MAX_LENGTH)
 		return -E2BIG;
 	p = calloc(1, size);
@@ -227,6 +334,18 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 		r->len = sizeof(struct hovs_peer);
 		memcpy(r + 1, &st->peers[i], sizeof(struct hovs_peer));
 		r = (struct hovs_record *)((uint8_t *)(r + 1) + sizeof(struct hovs_peer));
+	}
+	for (i = 0; i < st->nstreams; i++) {
+		const struct handover_stream *hs = &st->streams[i];
+		struct hovs_stream *s = (struct hovs_stream *)(r + 1);
+
+		r->type = HOVS_REC_STREAM;
+		r->len = (uint32_t)(sizeof(*s) + handover_state_stream_bytes(&hs->rec));
+		*s = hs->rec;
+		s->sock = handover_state_index(tab, &n, hs->rec.sock);
+		if (hs->rec.got + hs->rec.out_len)
+			memcpy(s + 1, hs->bytes, (size_t)hs->rec.got + hs->rec.out_len);
+		r = (struct hovs_record *)((uint8_t *)(r + 1) + r->len);
 	}
 	*buf = p;
 	*len = size;
@@ -318,6 +437,47 @@ static int handover_state_parse_vu(struct hovs_vhost_user *v, const uint32_t *ta
 }
 
 /**
+ * handover_state_parse_stream() - check, resolve and keep one stream record
+ * @p: the record's bytes
+ * @len: their count (at least sizeof(struct hovs_stream))
+ * @tab: the fd table
+ * @used: per entry: taken already
+ * @nfds: entries
+ * @st: the record is added here
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int handover_state_parse_stream(const uint8_t *p, uint32_t len, const uint32_t *tab,
+				       bool *used, uint32_t nfds, struct handover_state *st,
+				       char *err, size_t errlen)
+{
+	const uint8_t *bytes = p + sizeof(struct hovs_stream);
+	struct hovs_stream s;
+	char what[64];
+	int ret;
+
+	memcpy(&s, p, sizeof(s));
+	if (handover_state_stream_check(&s, err, errlen) < 0)
+		return -1;
+	if (len != sizeof(s) + handover_state_stream_bytes(&s)) {
+		snprintf(err, errlen, "port %s: stream record of %u bytes, its %u + %u bytes in flight make %zu",
+			 s.port, len, s.got, s.out_len, sizeof(s) + handover_state_stream_bytes(&s));
+		return -1;
+	}
+	snprintf(what, sizeof(what), "port %s: stream socket", s.port);
+	if (handover_state_resolve(&s.sock, false, tab, used, nfds, what, err, errlen) < 0)
+		return -1;
+	ret = handover_state_add_stream(st, &s, bytes, bytes + s.got);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * handover_state_parse_records() - read and resolve every record
  * @p: the first record
  * @end: the end of the state
@@ -392,6 +552,9 @@ static int handover_state_parse_records(const uint8_t *p, const uint8_t *end, ui
 				snprintf(err, errlen, "%s", strerror(ENOMEM));
 				return -1;
 			}
+		} else if (r.type == HOVS_REC_STREAM && r.len >= sizeof(struct hovs_stream)) {
+			if (handover_state_parse_stream(p, r.len, tab, used, nfds, st, err, errlen) < 0)
+				return -1;
 		} else {
 			snprintf(err, errlen, "record %u: type %u of %u bytes is not one this version reads",
 				 i, r.type, r.len);
@@ -487,10 +650,7 @@ out:
 	free(tab);
 	free(used);
 	if (ret < 0) {
-		free(st->named);
-		free(st->vu);
-		free(st->peers);
-		handover_state_init(st);
+		handover_state_free(st);
 	}
 	return ret;
 }

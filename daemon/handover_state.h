@@ -22,6 +22,8 @@
  *                             vhost-user front-end
  *     HOVS_REC_PEER           struct hovs_peer: the peer address a dgram
  *                             port learnt from its first sender
+ *     HOVS_REC_STREAM         struct hovs_stream, then the bytes in
+ *                             flight: one connected stream peer
  *
  * Records name fds by their index in the fd table; every entry of the
  * table is named exactly once (else the state is refused: an fd nobody
@@ -29,6 +31,13 @@
  * any other magic or version, a length that is not the buffer's, counts
  * above the HOVS_MAX_* limits, a record that runs past the end, of unknown
  * type or of the wrong size, and names that are not NUL-terminated.
+ * A stream record's own fields must agree with each other and with its
+ * size (handover_state_stream_check()).
+ *
+ * HOVS_REC_STREAM came after version 1 was out without a new version: a
+ * reader that predates it refuses a state with one ("record N: type 4 ...
+ * is not one this version reads"), which is the right answer (it could
+ * not keep that peer), and every state it can read is still version 1.
  * handover_state_parse() checks the form only; what the values mean
  * (ring sizes, addresses, features) is checked again by the code that
  * applies them, as if a front-end had sent them.
@@ -42,6 +51,7 @@
 
 #include "config.h"
 #include "fdstore.h"
+#include "frame_stream.h"
 #include "vhost_user.h"
 
 #define HOVS_MAGIC		0x484e5256u	/* "VRNH" in little endian */
@@ -54,6 +64,7 @@ enum hovs_record_type {
 	HOVS_REC_NAMED_FD = 1,
 	HOVS_REC_VHOST_USER = 2,
 	HOVS_REC_PEER = 3,
+	HOVS_REC_STREAM = 4,
 };
 
 /**
@@ -187,14 +198,59 @@ struct hovs_peer {
 	uint8_t addr[112];
 };
 
+#define HOVS_STREAM_FRAMED	(1u << 0)	/* a complete frame arrived (boot-timeout over) */
+
+/**
+ * struct hovs_stream - HOVS_REC_STREAM: one connected stream peer
+ * @port: the port's name, NUL-terminated
+ * @sock: the connection, fd table index (after parsing: the fd)
+ * @flags: HOVS_STREAM_*
+ * @hdr: the length prefix bytes received of the frame being decoded
+ * @hdr_got: how many (0..FRAME_STREAM_HDR_SIZE; all of them: @len is set)
+ * @len: that frame's length (1..FRAME_STREAM_MAX_FRAME, @hdr as a
+ *	big-endian number), 0 while the prefix is incomplete
+ * @got: bytes of that frame received (below @len; 0 while the prefix is
+ *	incomplete); they follow this struct
+ * @out_len: bytes queued for the peer, not yet written (at most
+ *	FRAME_STREAM_ENC_SIZE; the first may be in the middle of a frame the
+ *	peer has the start of); they follow the @got bytes
+ * @reserved: zero
+ *
+ * The record is sizeof(struct hovs_stream) + @got + @out_len bytes,
+ * zero-padded to a multiple of 8.
+ */
+struct hovs_stream {
+	char port[CFG_NAME_MAX];
+	int32_t sock;
+	uint32_t flags;
+	uint8_t hdr[FRAME_STREAM_HDR_SIZE];
+	uint32_t hdr_got;
+	uint32_t len;
+	uint32_t got;
+	uint32_t out_len;
+	uint32_t reserved;
+};
+
 /* the format's sizes: a change here is a new HOVS_VERSION */
 _Static_assert(sizeof(struct hovs_header) == 24, "hovs_header");
 _Static_assert(sizeof(struct hovs_named_fd) == 264, "hovs_named_fd");
 _Static_assert(sizeof(struct hovs_region) == 40, "hovs_region");
 _Static_assert(sizeof(struct hovs_vring) == 72, "hovs_vring");
 _Static_assert(sizeof(struct hovs_peer) == 136, "hovs_peer");
+_Static_assert(sizeof(struct hovs_stream) == 48, "hovs_stream");
 _Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
 	       VHOST_USER_MAX_VRINGS * 72, "hovs_vhost_user");
+
+/**
+ * struct handover_stream - a stream peer's record and its bytes in flight
+ * @rec: the record (writing: @rec.sock is the writer's fd; parsed: the fd)
+ * @bytes: @rec.got bytes of the frame being decoded, then @rec.out_len
+ *	bytes for the peer (malloc()ed; NULL when both are 0)
+ */
+struct handover_stream {
+	struct hovs_stream rec;
+	uint8_t *bytes;
+};
 
 /**
  * struct handover_state - a state being written, or one parsed
@@ -206,6 +262,8 @@ _Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
  * @nvu: their number
  * @peers: the dgram ports' learnt peers
  * @npeers: their number
+ * @streams: the connected stream peers
+ * @nstreams: their number
  */
 struct handover_state {
 	int *fds;
@@ -216,6 +274,8 @@ struct handover_state {
 	unsigned int nvu;
 	struct hovs_peer *peers;
 	unsigned int npeers;
+	struct handover_stream *streams;
+	unsigned int nstreams;
 };
 
 void handover_state_init(struct handover_state *st);
@@ -223,6 +283,9 @@ void handover_state_free(struct handover_state *st);
 int handover_state_add_named(struct handover_state *st, const char *name, int fd);
 int handover_state_add_vhost_user(struct handover_state *st, const struct hovs_vhost_user *vu);
 int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *peer);
+int handover_state_stream_check(const struct hovs_stream *s, char *err, size_t errlen);
+int handover_state_add_stream(struct handover_state *st, const struct hovs_stream *s,
+			      const void *partial, const void *out);
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len);
 int handover_state_parse(const void *buf, size_t len, struct handover_state *st,
 			 char *err, size_t errlen);

@@ -58,6 +58,7 @@ struct port_peer_info {
 };
 
 struct handover_state;
+struct handover_stream;
 struct hovs_peer;
 struct hovs_vhost_user;
 
@@ -109,6 +110,9 @@ struct port_stats {
  *	rebuilt from the same record; 0, or -1 with @err
  * @handover_peer: take a predecessor's learnt peer address (dgram); 0, or
  *	-1 with @err
+ * @handover_stream: @start false: whether the port can take a
+ *	predecessor's stream peer (nothing taken); true: take it over and
+ *	run it (its socket is taken, also on error); 0, or -1 with @err
  */
 struct port_ops {
 	const char *name;
@@ -131,6 +135,8 @@ struct port_ops {
 			      size_t errlen);
 	int (*handover_peer)(struct port *p, const struct hovs_peer *peer, char *err,
 			     size_t errlen);
+	int (*handover_stream)(struct port *p, const struct handover_stream *hs, bool start,
+			       char *err, size_t errlen);
 };
 
 /**

@@ -12,6 +12,15 @@
  * Client mode (connect = PATH) reconnects every cfg.reconnect seconds
  * while there is no peer.
  *
+ * Hand-over ("vringnetctl upgrade", handover.c): a peer of a server-mode
+ * port is paused (port_stream_pause(): the tap and its socket no longer
+ * read, what it sent and was decoded already at the tap, what the tap
+ * gave for it queued), saved as a HOVS_REC_STREAM record with the bytes
+ * of the frame it is in the middle of and the bytes queued for it, and
+ * the successor runs it on from there with a ring pair of its own: no
+ * byte is lost or sent twice either way.  A client-mode connection is
+ * not handed over (the upgrade is refused).
+ *
  * Bad input and the answer:
  *   length prefix 0 or > 65535        peer disconnected (drop_bad_hdr += 1)
  *   frame shorter than an Ethernet
@@ -38,6 +47,7 @@
 #include "deadline.h"
 #include "frame_rings.h"
 #include "frame_stream.h"
+#include "handover_state.h"
 #include "log.h"
 #include "port.h"
 #include "port_peer.h"
@@ -59,6 +69,10 @@
  * @hs: deadline for the first complete frame (boot-timeout)
  * @msg: deadline for the frame begun (message-timeout)
  * @close_why: why to close at the next @ref call ("" for not)
+ * @paused: stopped for a hand-over (port_stream_pause()): no rings, the
+ *	socket not watched
+ * @held: while not running, the bytes of the frame being decoded
+ *	(@dec.got of them), else NULL
  * @rbuf: read buffer
  */
 struct port_stream_conn {
@@ -73,6 +87,8 @@ struct port_stream_conn {
 	struct deadline hs;
 	struct deadline msg;
 	char close_why[128];
+	bool paused;
+	uint8_t *held;
 	uint8_t rbuf[65536];
 };
 
@@ -96,6 +112,7 @@ static void port_stream_close(struct port_stream_conn *c, const char *why)
 	frame_rings_close(&c->fp, &pp->gone.tx[0], &pp->gone.rx[0]);
 	close(c->fd);
 	port_peer_closed(p, c, why);
+	free(c->held);
 	free(c);
 }
 
@@ -350,6 +367,90 @@ static const struct port_peer_ops port_stream_peer_ops = {
 };
 
 /**
+ * port_stream_new() - a peer's data, not running yet
+ * @p: the port
+ * @fd: its socket (not taken)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: the peer (decoder and encoder empty, deadlines made, not
+ * armed), or NULL with @err filled.
+ */
+static struct port_stream_conn *port_stream_new(struct port *p, int fd, char *err, size_t errlen)
+{
+	struct port_stream_conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	c->port = p;
+	c->fd = fd;
+	frame_stream_decoder_init(&c->dec);
+	frame_stream_encoder_init(&c->enc);
+	if (deadline_init(&c->hs, p->loop, port_stream_hs_passed) < 0 ||
+	    deadline_init(&c->msg, p->loop, port_stream_msg_passed) < 0) {
+		log_buf_errno(err, errlen, errno, "timerfd");
+		deadline_fini(&c->hs);
+		deadline_fini(&c->msg);
+		free(c);
+		return NULL;
+	}
+	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_stream_conn_ready);
+	return c;
+}
+
+/**
+ * port_stream_discard() - free a peer port_stream_run() did not start
+ * @c: the peer (its socket stays open)
+ */
+static void port_stream_discard(struct port_stream_conn *c)
+{
+	deadline_fini(&c->hs);
+	deadline_fini(&c->msg);
+	free(c->held);
+	free(c);
+}
+
+/**
+ * port_stream_run() - start a peer: its ring pair, its socket, its deadlines
+ * @c: a peer not running (just made, paused, or taken over)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The bytes of the frame being decoded that a pause or the predecessor
+ * kept (@held) go into the pair's current tx buffer, where the decoder
+ * goes on; queued output makes the socket watched for EPOLLOUT too.  The
+ * boot-timeout runs until the first complete frame, the message-timeout
+ * while a frame is begun.
+ *
+ * Return: 0, or -1 with @err filled (nothing runs).
+ */
+static int port_stream_run(struct port_stream_conn *c, char *err, size_t errlen)
+{
+	struct port *p = c->port;
+	uint32_t events = frame_stream_encoder_queued(&c->enc) ? EPOLLIN | EPOLLOUT : EPOLLIN;
+
+	if (frame_rings_open(&c->fp, p, &port_stream_rings_ops, c, err, errlen) < 0)
+		return -1;
+	if (c->dec.hdr_got == FRAME_STREAM_HDR_SIZE && c->dec.got)
+		memcpy(frame_rings_tx_buf(&c->fp), c->held, c->dec.got);
+	if (loop_add(p->loop, &c->ref, events) < 0) {
+		log_buf_errno(err, errlen, errno, "epoll");
+		frame_rings_close(&c->fp, NULL, NULL);
+		return -1;
+	}
+	free(c->held);
+	c->held = NULL;
+	c->paused = false;
+	if (!c->framed)
+		deadline_arm(&c->hs, deadline_boot_sec());
+	else if (frame_stream_decoder_mid_frame(&c->dec))
+		deadline_arm(&c->msg, deadline_message_sec());
+	return 0;
+}
+
+/**
  * port_stream_attach() - serve a connected peer
  * @p: the port
  * @fd: its socket (owned from here on)
@@ -365,44 +466,212 @@ static void port_stream_attach(struct port *p, int fd)
 	}
 	if (port_peer_refuse(p, fd, "stream peer"))
 		return;
-	c = calloc(1, sizeof(*c));
+	c = port_stream_new(p, fd, err, sizeof(err));
+	if (c && port_stream_run(c, err, sizeof(err)) < 0) {
+		port_stream_discard(c);
+		c = NULL;
+	}
 	if (!c) {
-		close(fd);
-		return;
-	}
-	c->port = p;
-	c->fd = fd;
-	frame_stream_decoder_init(&c->dec);
-	frame_stream_encoder_init(&c->enc);
-	if (deadline_init(&c->hs, p->loop, port_stream_hs_passed) < 0 ||
-	    deadline_init(&c->msg, p->loop, port_stream_msg_passed) < 0) {
-		log_err_errno(errno, "port %s: stream peer refused: timerfd", p->cfg.name);
-		deadline_fini(&c->hs);
-		deadline_fini(&c->msg);
-		close(fd);
-		free(c);
-		return;
-	}
-	if (frame_rings_open(&c->fp, p, &port_stream_rings_ops, c, err, sizeof(err)) < 0) {
 		log_err("port %s: stream peer refused: %s", p->cfg.name, err);
-		deadline_fini(&c->hs);
-		deadline_fini(&c->msg);
 		close(fd);
-		free(c);
 		return;
 	}
-	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_stream_conn_ready);
-	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
-		log_err_errno(errno, "port %s: epoll", p->cfg.name);
-		deadline_fini(&c->hs);
-		deadline_fini(&c->msg);
-		frame_rings_close(&c->fp, NULL, NULL);
-		close(fd);
-		free(c);
-		return;
-	}
-	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c, fd);
+}
+
+/**
+ * port_stream_pause() - stop reading a peer and the tap, for a hand-over
+ * @c: a running peer
+ *
+ * Every frame decoded so far went to the tap (each read ends in a
+ * flush).  The frames the engine took from the tap are queued for the
+ * peer (frame_rings_stop()) and written as far as the socket takes them
+ * now; the bytes of the frame being decoded move out of the rings into
+ * @held, and the rings close (their counters go to the port's).  From
+ * then on what the peer sends waits in the socket, and the frames for it
+ * in the tap's queue.
+ *
+ * Return: 0, or -1 when the peer failed meanwhile (then closed, logged).
+ */
+static int port_stream_pause(struct port_stream_conn *c)
+{
+	struct port_peer *pp = c->port->priv;
+	char why[96];
+	int left;
+
+	frame_rings_stop(&c->fp, &pp->gone.tx[0], &pp->gone.rx[0]);
+	if (c->close_why[0]) {
+		port_stream_close(c, c->close_why);
+		return -1;
+	}
+	if (c->dec.hdr_got == FRAME_STREAM_HDR_SIZE && c->dec.got) {
+		c->held = malloc(c->dec.got);
+		if (!c->held) {
+			port_stream_close(c, "out of memory pausing it for a hand-over");
+			return -1;
+		}
+		memcpy(c->held, frame_rings_tx_buf(&c->fp), c->dec.got);
+	}
+	frame_rings_close(&c->fp, NULL, NULL);
+	loop_del(c->port->loop, &c->ref);
+	deadline_stop(&c->hs);
+	deadline_stop(&c->msg);
+	c->paused = true;
+	left = frame_stream_encoder_flush(&c->enc, c->fd);
+	if (left < 0) {
+		snprintf(why, sizeof(why), "write: %s", strerror(-left));
+		port_stream_close(c, why);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * port_stream_handover_pause() - port_ops.handover_pause
+ * @p: the port
+ */
+static void port_stream_handover_pause(struct port *p)
+{
+	struct port_peer *pp = p->priv;
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX; i++)
+		if (pp->conns[i])
+			port_stream_pause(pp->conns[i]);
+}
+
+/**
+ * port_stream_handover_resume() - port_ops.handover_resume
+ * @p: the port
+ *
+ * The hand-over failed: every paused peer runs again where it stopped (one
+ * that cannot is closed, logged).
+ */
+static void port_stream_handover_resume(struct port *p)
+{
+	struct port_peer *pp = p->priv;
+	char err[256];
+	unsigned int i;
+
+	for (i = 0; pp && i < PORT_PEER_MAX; i++) {
+		struct port_stream_conn *c = pp->conns[i];
+
+		if (c && c->paused && port_stream_run(c, err, sizeof(err)) < 0)
+			port_stream_close(c, err);
+	}
+}
+
+/**
+ * port_stream_handover_save() - port_ops.handover_save
+ * @p: the port (paused)
+ * @st: the state being written
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Per peer its socket, the decoder's state with the bytes of the frame
+ * being decoded, and the bytes queued for it.
+ *
+ * Return: 0, or -1 with @err filled (a client-mode connection: the
+ * successor would connect again itself).
+ */
+static int port_stream_handover_save(struct port *p, struct handover_state *st, char *err,
+				     size_t errlen)
+{
+	struct port_peer *pp = p->priv;
+	struct hovs_stream s;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; pp && i < PORT_PEER_MAX; i++) {
+		struct port_stream_conn *c = pp->conns[i];
+
+		if (!c)
+			continue;
+		if (p->cfg.connect[0]) {
+			snprintf(err, errlen, "port %s: a client-mode (connect =) stream connection is not handed over",
+				 p->cfg.name);
+			return -1;
+		}
+		memset(&s, 0, sizeof(s));
+		snprintf(s.port, sizeof(s.port), "%s", p->cfg.name);
+		s.sock = c->fd;
+		s.flags = c->framed ? HOVS_STREAM_FRAMED : 0;
+		s.hdr_got = c->dec.hdr_got;
+		memcpy(s.hdr, c->dec.hdr, s.hdr_got);
+		if (s.hdr_got == FRAME_STREAM_HDR_SIZE) {
+			s.len = c->dec.len;
+			s.got = c->dec.got;
+		}
+		s.out_len = (uint32_t)frame_stream_encoder_queued(&c->enc);
+		ret = handover_state_add_stream(st, &s, c->held, c->enc.buf + c->enc.head);
+		if (ret < 0) {
+			snprintf(err, errlen, "port %s: stream peer: %s", p->cfg.name, strerror(-ret));
+			return -1;
+		}
+		log_info("port %s: stream peer handed over with %u of %u length prefix bytes and %u of %u frame bytes read, %u bytes queued for it",
+			 p->cfg.name, s.hdr_got, FRAME_STREAM_HDR_SIZE, s.got, s.len, s.out_len);
+	}
+	return 0;
+}
+
+/**
+ * port_stream_handover_stream() - port_ops.handover_stream
+ * @p: the port
+ * @hs: the predecessor's record of one peer, with its bytes
+ * @start: take it over (its socket is taken, also on error); false: only
+ *	say whether the port can
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The peer goes on where the predecessor paused it: the decoder in the
+ * middle of the same frame, the same bytes queued for it.
+ *
+ * Return: 0, or -1 with @err filled (the socket closed here, not the
+ * predecessor's copy).
+ */
+static int port_stream_handover_stream(struct port *p, const struct handover_stream *hs, bool start,
+				       char *err, size_t errlen)
+{
+	struct port_peer *pp = port_peer_of(p, &port_stream_peer_ops);
+	const struct hovs_stream *s = &hs->rec;
+	struct port_stream_conn *c;
+
+	if (!pp || pp->nconns || p->cfg.connect[0]) {
+		snprintf(err, errlen, "port %s: no room for the stream peer (one is served, the port connects itself, or out of memory)",
+			 p->cfg.name);
+		goto fail;
+	}
+	if (!start)
+		return 0;
+	c = port_stream_new(p, s->sock, err, errlen);
+	if (!c)
+		goto fail;
+	memcpy(c->dec.hdr, s->hdr, sizeof(c->dec.hdr));
+	c->dec.hdr_got = s->hdr_got;
+	c->dec.len = s->len;
+	c->dec.got = s->got;
+	c->framed = s->flags & HOVS_STREAM_FRAMED;
+	c->held = s->got ? malloc(s->got) : NULL;
+	if ((s->got && !c->held) ||
+	    frame_stream_encoder_restore(&c->enc, hs->bytes + s->got, s->out_len) < 0) {
+		snprintf(err, errlen, "port %s: stream peer: %s", p->cfg.name, strerror(ENOMEM));
+		port_stream_discard(c);
+		goto fail;
+	}
+	if (s->got)
+		memcpy(c->held, hs->bytes, s->got);
+	if (port_stream_run(c, err, errlen) < 0) {
+		port_stream_discard(c);
+		goto fail;
+	}
+	port_peer_served(p, c, s->sock);
+	log_info("port %s: stream peer taken over from the previous instance (%u of %u frame bytes read, %u bytes queued for it)",
+		 p->cfg.name, s->got, s->len, s->out_len);
+	return 0;
+fail:
+	if (start)
+		close(s->sock);
+	return -1;
 }
 
 /**
@@ -427,4 +696,8 @@ const struct port_ops port_stream_ops = {
 	.get_stats = port_peer_get_stats,
 	.connections = port_peer_connections,
 	.peer_info = port_peer_get_info,
+	.handover_pause = port_stream_handover_pause,
+	.handover_resume = port_stream_handover_resume,
+	.handover_save = port_stream_handover_save,
+	.handover_stream = port_stream_handover_stream,
 };

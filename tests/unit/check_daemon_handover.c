@@ -6,7 +6,9 @@
  * memfd, and bad states are refused with the reason: truncated, padded,
  * another magic, another version, fd count mismatch (an fd named by no
  * record, an index outside the table, one named twice), oversized counts,
- * unknown or mis-sized records, unterminated names
+ * unknown or mis-sized records, unterminated names; a stream peer's record
+ * keeps the bytes in flight, and one whose decoder state, sizes or bytes
+ * disagree is refused
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,6 +350,143 @@ START_TEST(handover_empty)
 END_TEST
 
 /**
+ * hov_stream_encode() - a state of one stream peer in the middle of a frame
+ * @len: out: the bytes' count
+ *
+ * The peer (fd 20) sent the length prefix of a 256-byte frame and 5 of its
+ * bytes; 11 bytes wait to be written to it.
+ *
+ * Return: the bytes (malloc()ed).
+ */
+static uint8_t *hov_stream_encode(size_t *len)
+{
+	struct hovs_stream s = { .port = "st1", .sock = 20, .flags = HOVS_STREAM_FRAMED,
+				 .hdr = { 0, 0, 1, 0 }, .hdr_got = 4, .len = 256, .got = 5,
+				 .out_len = 11 };
+	struct handover_state st;
+	void *buf;
+
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_add_stream(&st, &s, "hello", "\0\0\0\x07frame!!"), 0);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, len), 0);
+	handover_state_free(&st);
+	return buf;
+}
+
+/* its one record: after the header and a fd table of one fd (8 bytes) */
+#define HOV_STREAM(buf) ((struct hovs_stream *)((buf) + sizeof(struct hovs_header) + 8 + \
+						sizeof(struct hovs_record)))
+
+START_TEST(handover_stream_record)
+{
+	struct handover_state st;
+	const struct hovs_stream *s;
+	char err[256] = "";
+	size_t len;
+	uint8_t *buf = hov_stream_encode(&len);
+
+	/* header, fd table, record head, struct, 16 bytes in flight */
+	ck_assert_uint_eq(len, sizeof(struct hovs_header) + 8 + sizeof(struct hovs_record) +
+			  sizeof(struct hovs_stream) + 16);
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.nfds, 1);
+	ck_assert_uint_eq(st.nstreams, 1);
+	s = &st.streams[0].rec;
+	ck_assert_str_eq(s->port, "st1");
+	ck_assert_int_eq(s->sock, 20);
+	ck_assert_uint_eq(s->flags, HOVS_STREAM_FRAMED);
+	ck_assert_uint_eq(s->hdr_got, 4);
+	ck_assert_uint_eq(s->len, 256);
+	ck_assert_uint_eq(s->got, 5);
+	ck_assert_uint_eq(s->out_len, 11);
+	ck_assert_mem_eq(st.streams[0].bytes, "hello\0\0\0\x07frame!!", 16);
+	handover_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_stream_mid_prefix)
+{
+	struct hovs_stream s = { .port = "st1", .sock = 3, .hdr = { 0, 1 }, .hdr_got = 2 };
+	struct handover_state st;
+	char err[256] = "";
+	size_t len;
+	void *buf;
+
+	/* two bytes of a prefix, nothing queued: no bytes after the struct */
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_add_stream(&st, &s, NULL, NULL), 0);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, &len), 0);
+	handover_state_free(&st);
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.nstreams, 1);
+	ck_assert_uint_eq(st.streams[0].rec.hdr_got, 2);
+	ck_assert_ptr_null(st.streams[0].bytes);
+	handover_state_free(&st);
+	free(buf);
+	/* the writer refuses what the reader would */
+	handover_state_init(&st);
+	s.got = 1;
+	ck_assert_int_eq(handover_state_add_stream(&st, &s, "x", NULL), -EINVAL);
+	s.got = 0;
+	s.hdr_got = 4;
+	ck_assert_int_eq(handover_state_add_stream(&st, &s, NULL, NULL), -EINVAL);
+	s.hdr_got = 0;
+	s.out_len = FRAME_STREAM_ENC_SIZE + 1;
+	ck_assert_int_eq(handover_state_add_stream(&st, &s, NULL, NULL), -EINVAL);
+	ck_assert_uint_eq(st.nstreams, 0);
+	handover_state_free(&st);
+}
+END_TEST
+
+START_TEST(handover_stream_bad)
+{
+	size_t len;
+	uint8_t *buf = hov_stream_encode(&len);
+	struct hovs_stream *s = HOV_STREAM(buf);
+	struct hovs_record *r = (struct hovs_record *)s - 1;
+
+	s->hdr_got = 5;
+	hov_refused(buf, len, "5 bytes of a 4-byte length prefix");
+	s->hdr_got = 3;		/* frame bytes before the prefix is whole */
+	hov_refused(buf, len, "before its length prefix is complete");
+	s->hdr_got = 4;
+	s->len = 257;		/* not what the prefix says */
+	hov_refused(buf, len, "length prefix 256, frame of 257 bytes");
+	s->len = 0;
+	s->hdr[2] = 0;		/* a zero prefix */
+	hov_refused(buf, len, "length prefix 0");
+	s->hdr[1] = 1;		/* 65536: above the largest frame */
+	s->len = 65536;
+	hov_refused(buf, len, "length prefix 65536");
+	s->hdr[1] = 0;
+	s->hdr[2] = 1;
+	s->len = 256;
+	s->got = 256;		/* a whole frame is no frame in flight */
+	hov_refused(buf, len, "256 received");
+	s->got = 5;
+	s->out_len = FRAME_STREAM_ENC_SIZE + 1;
+	hov_refused(buf, len, "queued for the peer");
+	/* sizes that do not add up to the record's: more bytes, fewer */
+	s->out_len = 19;
+	hov_refused(buf, len, "in flight make");
+	s->out_len = 3;
+	hov_refused(buf, len, "in flight make");
+	s->out_len = 11;
+	/* a record too short for the struct: refused by its size */
+	r->len = sizeof(struct hovs_stream) - 8;
+	hov_refused(buf, len, "not one this version reads");
+	r->len = sizeof(struct hovs_stream) + 16;
+	s->sock = 1;
+	hov_refused(buf, len, "stream socket: fd index 1 outside the fd table");
+	s->sock = 0;
+	memset(s->port, 'p', sizeof(s->port));
+	hov_refused(buf, len, "port name not terminated");
+	free(buf);
+}
+END_TEST
+
+/**
  * handover_suite() - the suite
  *
  * Return: it.
@@ -365,5 +504,8 @@ Suite *handover_suite(void)
 	RUNNER_ADD_TEST(s, handover_bad_records);
 	RUNNER_ADD_TEST(s, handover_peer_record);
 	RUNNER_ADD_TEST(s, handover_empty);
+	RUNNER_ADD_TEST(s, handover_stream_record);
+	RUNNER_ADD_TEST(s, handover_stream_mid_prefix);
+	RUNNER_ADD_TEST(s, handover_stream_bad);
 	return s;
 }

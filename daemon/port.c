@@ -388,6 +388,21 @@ void port_get_peer_info(struct port *p, struct port_peer_info *info)
 }
 
 /**
+ * port_pairs() - how many queue pairs a port runs at most
+ * @p: the port
+ *
+ * Return: the tap's queues for a multiqueue type, else 1 (1..CFG_MAX_QUEUES).
+ */
+unsigned int port_pairs(const struct port *p)
+{
+	unsigned int n = p->ops->multiqueue && p->tap ? p->tap->nqueues : 1;
+
+	if (n < 1)
+		n = 1;
+	return n > CFG_MAX_QUEUES ? CFG_MAX_QUEUES : n;
+}
+
+/**
  * port_get_stats() - counters of a port, per queue pair
  * @p: the port
  * @s: out: s->nqp pairs (the tap's queues for a multiqueue type, else 1)
@@ -395,11 +410,7 @@ void port_get_peer_info(struct port *p, struct port_peer_info *info)
 void port_get_stats(struct port *p, struct port_stats *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->nqp = p->ops->multiqueue && p->tap ? p->tap->nqueues : 1;
-	if (s->nqp < 1)
-		s->nqp = 1;
-	if (s->nqp > CFG_MAX_QUEUES)
-		s->nqp = CFG_MAX_QUEUES;
+	s->nqp = port_pairs(p);
 	if (p->ops->get_stats)
 		p->ops->get_stats(p, s);
 }

@@ -174,6 +174,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen);
 void port_close(struct port *p, bool forget);
+unsigned int port_pairs(const struct port *p);
 void port_get_stats(struct port *p, struct port_stats *s);
 void port_stats_sum(const struct port_stats *s, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);

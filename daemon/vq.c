@@ -753,6 +753,27 @@ const char *vq_thread_name(const struct vq *vq, char *buf, size_t len)
 }
 
 /**
+ * vq_worker_of() - which pump thread runs a queue pair of a port (main thread)
+ * @p: the port
+ * @qp: the pair's index
+ *
+ * Looks through the pairs on workers (vq_rebalance()'s list); a port with
+ * several connections (ring-fd) names the first pair @qp found.
+ *
+ * Return: the worker's index, or -1 when no pair @qp of @p runs on a
+ * worker (it runs on the main thread, or not at all).
+ */
+int vq_worker_of(const struct port *p, unsigned int qp)
+{
+	const struct vq *vq;
+
+	for (vq = vq_on_worker; vq; vq = vq->on_worker_next)
+		if (vq->port == p && vq->qp == qp)
+			return (int)worker_index(vq->worker);
+	return -1;
+}
+
+/**
  * struct vq_move_args - the fds a moving pair had in its old loop
  * @vq: the pair
  * @events: what each of tx_kick, rx_kick, rx, tx_err was watched for

@@ -884,31 +884,37 @@ static void vq_move(struct vq *vq, struct worker *to)
 }
 
 /**
- * vq_rebalance() - even the workers' loads after pairs went away (main thread)
+ * vq_rebalance() - move pairs off workers their port no longer allows, and
+ *		    even the workers' loads (main thread)
  *
- * While a running pair's worker runs at least 2 pairs more than the least
- * loaded worker its port allows ([port] workers), the pair of the most
- * loaded such worker moves there (vq_move()), one pair at a time.  Pairs
- * on the main thread (a migration's source, self-driven pairs) are not on
- * the list and never move.  Each move lowers the spread of the loads, so
- * there are fewer moves than running pairs; each looks at every pair once.
+ * A running pair whose worker its port's list ([port] workers, changed by
+ * a reload) no longer names moves to the least loaded worker the list
+ * allows, whatever the loads; these go first.  Then, while a running
+ * pair's worker runs at least 2 pairs more than the least loaded worker
+ * its port allows, the pair of the most loaded such worker moves there.
+ * One pair at a time (vq_move()).  Pairs on the main thread (a
+ * migration's source, self-driven pairs) are not on the list and never
+ * move.  A pair moved off a worker lands on an allowed one and stays
+ * allowed; each other move lowers the spread of the loads: the loop ends.
  */
 void vq_rebalance(void)
 {
 	struct vq *vq, *best;
 	struct worker *to, *best_to;
+	bool evict, best_evict;
 
 	while (!vq_moves_held) {
 		best = NULL;
 		best_to = NULL;
-		for (vq = vq_on_worker; vq; vq = vq->on_worker_next) {
-			if (best && worker_pairs(vq->worker) <= worker_pairs(best->worker))
+		best_evict = false;
+		for (vq = vq_on_worker; vq && !best_evict; vq = vq->on_worker_next) {
+			to = worker_move_target(vq->worker, vq->port->cfg.workers, &evict);
+			if (!to || (!evict && best &&
+				    worker_pairs(vq->worker) <= worker_pairs(best->worker)))
 				continue;
-			to = worker_move_target(vq->worker, vq->port->cfg.workers);
-			if (to) {
-				best = vq;
-				best_to = to;
-			}
+			best = vq;
+			best_to = to;
+			best_evict = evict;
 		}
 		if (!best)
 			return;

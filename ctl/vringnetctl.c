@@ -74,7 +74,7 @@ static void usage(FILE *f)
 		"Query and control a running vringnetd.\n"
 		"\n"
 		"Commands:\n"
-		"  status         daemon, taps and ports\n"
+		"  status         daemon and its workers, taps, ports, each pair's worker\n"
 		"  list           taps and ports\n"
 		"  stats [PORT]   counters of every port, or of one\n"
 		"  reload         re-read the configuration file and apply the difference\n"
@@ -482,7 +482,7 @@ static bool is_number(const char *s)
 static bool numeric_key(const char *key)
 {
 	static const char *const keys[] = {
-		"pid", "uptime", "taps", "ports", "ifindex", "mtu", "queues", "queue",
+		"pid", "uptime", "taps", "ports", "ifindex", "mtu", "queues", "queue", "workers",
 		"connections", "taps_added", "taps_removed", "taps_changed",
 		"ports_added", "ports_removed", "ports_changed", NULL,
 	};
@@ -497,13 +497,56 @@ static bool numeric_key(const char *key)
 }
 
 /**
- * json_value() - print a value as number, boolean or string
+ * list_key() - whether a key holds a comma-separated list of numbers
+ * @type: the record's type
+ * @key: the key
+ *
+ * Return: true for the daemon's worker_cpus and a port's workers and
+ * pair_workers.
+ */
+static bool list_key(const char *type, const char *key)
+{
+	return !strcmp(key, "worker_cpus") || !strcmp(key, "pair_workers") ||
+	       (!strcmp(type, "port") && !strcmp(key, "workers"));
+}
+
+/**
+ * json_list_value() - print a comma-separated list as a JSON array
+ * @v: the list ("1,0,-"); a "-" (none) becomes null, a number a number
+ */
+static void json_list_value(const char *v)
+{
+	const char *c = v;
+	char item[24];
+	size_t k;
+
+	printf("[");
+	while (*c) {
+		k = strcspn(c, ",");
+		snprintf(item, sizeof(item), "%.*s", (int)(k < sizeof(item) ? k : sizeof(item) - 1), c);
+		printf("%s", c == v ? "" : ", ");
+		if (is_number(item))
+			fputs(item, stdout);
+		else if (!strcmp(item, "-"))
+			fputs("null", stdout);
+		else
+			json_string(item);
+		c += k + (c[k] == ',');
+	}
+	printf("]");
+}
+
+/**
+ * json_value() - print a value as number, boolean, list or string
+ * @type: its record's type
  * @key: its key
  * @v: the value
  */
-static void json_value(const char *key, const char *v)
+static void json_value(const char *type, const char *key, const char *v)
 {
-	if (numeric_key(key) && is_number(v))
+	if (list_key(type, key))
+		json_list_value(v);
+	else if (numeric_key(key) && is_number(v))
 		fputs(v, stdout);
 	else if (!strcmp(key, "persist") && (!strcmp(v, "yes") || !strcmp(v, "no")))
 		fputs(!strcmp(v, "yes") ? "true" : "false", stdout);
@@ -531,7 +574,7 @@ static void json_record(const struct ctlproto_record *r, const char *indent)
 		printf("%s\n%s", first ? "" : ",", indent);
 		json_string(kv->key);
 		printf(": ");
-		json_value(kv->key, kv->value);
+		json_value(r->type, kv->key, kv->value);
 		first = false;
 	}
 	for (d = 0; d < 2; d++) {
@@ -547,7 +590,7 @@ static void json_record(const struct ctlproto_record *r, const char *indent)
 				printf(", ");
 			json_string(kv->key + 3);
 			printf(": ");
-			json_value(kv->key, kv->value);
+			json_value(r->type, kv->key, kv->value);
 			any = true;
 			first = false;
 		}
@@ -852,6 +895,79 @@ static void format_uptime(const char *s, char *buf, size_t len)
 static void print_stats(const struct ctlproto_reply *rep);
 
 /**
+ * format_workers() - the daemon's pump threads as "2 (worker 0 on CPU 1, ...)"
+ * @d: the daemon record
+ * @buf: output
+ * @len: its size
+ *
+ * A value that is no number gives "-".
+ */
+static void format_workers(const struct ctlproto_record *d, char *buf, size_t len)
+{
+	const char *n = ctlproto_record_get(d, "workers");
+	const char *cpus = ctlproto_record_get(d, "worker_cpus");
+	const char *c;
+	size_t pos;
+	unsigned int i;
+
+	if (!n || !is_number(n)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (!strcmp(n, "0")) {
+		snprintf(buf, len, "none (queue pairs run on the main thread)");
+		return;
+	}
+	if (!cpus || !*cpus) {
+		snprintf(buf, len, "%s (not pinned)", n);
+		return;
+	}
+	pos = (size_t)snprintf(buf, len, "%s (", n);
+	for (i = 0, c = cpus; *c && pos < len; i++) {
+		size_t k = strcspn(c, ",");
+
+		pos += (size_t)snprintf(buf + pos, len - pos, "%sworker %u on CPU %.*s",
+					i ? ", " : "", i, (int)k, c);
+		c += k + (c[k] == ',');
+	}
+	if (pos < len)
+		snprintf(buf + pos, len - pos, ")");
+}
+
+/**
+ * print_pair_workers() - each running port's workers and the worker of each
+ *			  of its queue pairs (status)
+ * @rep: the reply; ports without the keys (an older daemon) are left out
+ */
+static void print_pair_workers(const struct ctlproto_reply *rep)
+{
+	bool first = true;
+	unsigned int i, qp;
+
+	for (i = 0; i < rep->nrecords; i++) {
+		const struct ctlproto_record *r = &rep->records[i];
+		const char *allowed = ctlproto_record_get(r, "workers");
+		const char *pairs = ctlproto_record_get(r, "pair_workers");
+		const char *c;
+
+		if (strcmp(r->type, "port") || !allowed || !pairs)
+			continue;
+		if (first)
+			printf("\nqueue pairs (\"-\": main thread or not running):\n");
+		first = false;
+		printf("  port %s: workers %s;", ctlproto_record_get(r, "name"), *allowed ? allowed : "any");
+		for (qp = 0, c = pairs; *c; qp++) {
+			size_t k = strcspn(c, ",");
+
+			printf("%s pair %u %s%.*s", qp ? "," : "", qp, c[0] == '-' ? "" : "on worker ",
+			       (int)k, c);
+			c += k + (c[k] == ',');
+		}
+		printf("\n");
+	}
+}
+
+/**
  * print_status() - human output of a status reply (with counters if the
  * daemon sent "stats" records too)
  * @rep: the reply
@@ -859,7 +975,7 @@ static void print_stats(const struct ctlproto_reply *rep);
 static void print_status(const struct ctlproto_reply *rep)
 {
 	const struct ctlproto_record *d = NULL;
-	char up[64];
+	char up[64], wk[512];
 	unsigned int i;
 
 	for (i = 0; i < rep->nrecords && !d; i++)
@@ -867,15 +983,17 @@ static void print_status(const struct ctlproto_reply *rep)
 			d = &rep->records[i];
 	if (d) {
 		static const char *const labels[] = { "version", "pid", "engine", "uptime",
-						      "config", "user", "capabilities" };
+						      "config", "user", "capabilities", "workers" };
 		static const char *const keys[] = { "version", "pid", "engine", "uptime",
-						    "config", "user", "caps" };
+						    "config", "user", "caps", "workers" };
 		struct table t = { .ncols = 2 };
 
 		format_uptime(ctlproto_record_get(d, "uptime"), up, sizeof(up));
+		format_workers(d, wk, sizeof(wk));
 		printf("vringnetd\n");
-		for (i = 0; i < 7; i++) {
-			const char *v = i == 3 ? up : ctlproto_record_get(d, keys[i]);
+		/* an older daemon says nothing of its workers: no line */
+		for (i = 0; i < (ctlproto_record_get(d, "workers") ? 8u : 7u); i++) {
+			const char *v = i == 3 ? up : i == 7 ? wk : ctlproto_record_get(d, keys[i]);
 			char label[32];
 
 			snprintf(label, sizeof(label), "  %s:", labels[i]);
@@ -885,6 +1003,7 @@ static void print_status(const struct ctlproto_reply *rep)
 		printf("\n");
 	}
 	print_taps_ports(rep);
+	print_pair_workers(rep);
 	for (i = 0; i < rep->nrecords; i++) {
 		if (!strcmp(rep->records[i].type, "stats")) {
 			printf("\n");

@@ -253,6 +253,9 @@ void ctlproto_reply_daemon(struct ctlproto_writer *w, const struct ctlproto_daem
 	ctlproto_reply_str(w, "user", d->user);
 	ctlproto_reply_u64(w, "taps", d->ntaps);
 	ctlproto_reply_u64(w, "ports", d->nports);
+	ctlproto_reply_u64(w, "workers", d->workers);
+	if (d->worker_cpus)
+		ctlproto_reply_str(w, "worker_cpus", d->worker_cpus);
 }
 
 /**
@@ -299,6 +302,10 @@ void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_i
 	}
 	if (p->error)
 		ctlproto_reply_str(w, "error", p->error);
+	if (p->workers)
+		ctlproto_reply_str(w, "workers", p->workers);
+	if (p->pair_workers)
+		ctlproto_reply_str(w, "pair_workers", p->pair_workers);
 }
 
 /**

@@ -34,9 +34,11 @@
  *
  * Reply: a first record "reply", then data records:
  *	reply version=1 status=ok error=\n
- *	daemon pid=812 version=0.1 engine=user config=/etc/... uptime=12 caps=...\n
+ *	daemon pid=812 version=0.1 engine=user config=/etc/... uptime=12 caps=...
+ *	       workers=2 worker_cpus=1,0\n
  *	tap name=vnet0 ifindex=7 mtu=1500 state=up queues=1 persist=no\n
- *	port name=vm1 type=vhost-user tap=vnet0 socket=/run/... connections=1\n
+ *	port name=vm1 type=vhost-user tap=vnet0 socket=/run/... connections=1
+ *	     workers= pair_workers=1,0\n
  *	stats of=port name=vm1 tx_frames=.. tx_bytes=.. ... rx_frames=.. ...\n
  *	stats of=queue name=vm1 tx_frames=.. ... queue=1 tap=vnet0\n
  *	reload taps_added=1 taps_removed=0 taps_changed=0 ports_added=0 ...\n
@@ -192,6 +194,9 @@ struct ctlproto_writer {
  * @user: user it runs as (name or number)
  * @ntaps: taps configured
  * @nports: ports configured
+ * @workers: pump threads running (0: every queue pair on the main thread)
+ * @worker_cpus: the CPU of each pump thread in worker order ("1,0"), ""
+ *	when they are not pinned; NULL: the key is left out
  */
 struct ctlproto_daemon_info {
 	pid_t pid;
@@ -203,6 +208,8 @@ struct ctlproto_daemon_info {
 	const char *user;
 	unsigned int ntaps;
 	unsigned int nports;
+	unsigned int workers;
+	const char *worker_cpus;
 };
 
 /**
@@ -241,6 +248,10 @@ struct ctlproto_tap_info {
  * @disconnects: peers gone since the port opened
  * @last_disconnect: why the last one went ("" for none)
  * @error: for a configured port that is down (state "failed"), why; else NULL
+ * @workers: the pump threads its pairs may run on ([port] workers: "0,1";
+ *	"" for any); NULL: the key is left out
+ * @pair_workers: per queue pair, the pump thread running it ("1,0"; "-"
+ *	for a pair on the main thread or not running); NULL: left out
  */
 struct ctlproto_port_info {
 	const char *name;
@@ -257,6 +268,8 @@ struct ctlproto_port_info {
 	unsigned long disconnects;
 	const char *last_disconnect;
 	const char *error;
+	const char *workers;
+	const char *pair_workers;
 };
 
 /**

@@ -2,7 +2,9 @@
 /*
  * daemon_control.c - answer control requests from the daemon's running state
  *
- * status: the daemon's line, then what list gives; list: every running tap
+ * status: the daemon's line (with its pump threads and their CPUs), then
+ * what list gives, each running port with its [port] workers and the pump
+ * thread of each queue pair; list: every running tap
  * and port, then every configured one that is down with the reason of its
  * last attempt; stats: a port's counters (or every port's) and its tap's;
  * reload: daemon_reload() and what it applied; upgrade: handover_upgrade()
@@ -18,6 +20,38 @@
 #include "daemon_control.h"
 #include "daemon_priv.h"
 #include "handover.h"
+#include "vq.h"
+#include "worker.h"
+
+/**
+ * daemon_control_list() - numbers as a comma-separated list ("1,0,-")
+ * @buf: output
+ * @len: its size (a list that does not fit ends where it stops fitting)
+ * @v: the numbers; a negative one is written "-"
+ * @n: how many
+ *
+ * Return: @buf ("" for none).
+ */
+static const char *daemon_control_list(char *buf, size_t len, const int *v, unsigned int n)
+{
+	size_t pos = 0;
+	unsigned int i;
+	int k;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && pos < len; i++) {
+		if (v[i] < 0)
+			k = snprintf(buf + pos, len - pos, "%s-", i ? "," : "");
+		else
+			k = snprintf(buf + pos, len - pos, "%s%d", i ? "," : "", v[i]);
+		if (k < 0 || (size_t)k >= len - pos) {
+			buf[pos] = '\0';
+			break;
+		}
+		pos += (size_t)k;
+	}
+	return buf;
+}
 
 /**
  * daemon_control_daemon() - the daemon's own line of a status reply
@@ -26,14 +60,22 @@
  */
 static void daemon_control_daemon(struct daemon *d, struct ctlproto_writer *w)
 {
-	char user[64];
+	char user[64], cpus[CFG_MAX_WORKERS * 12];
 	struct ctlproto_daemon_info di = {
 		.pid = getpid(), .version = VRINGNETD_VERSION,
 		.engine = d->eng->name, .config = d->cfg.path,
 		.uptime = (uint64_t)daemon_uptime(d), .caps = d->caps,
 		.user = user, .ntaps = d->ntaps, .nports = d->nports,
+		.workers = worker_pool_size(), .worker_cpus = cpus,
 	};
 	struct passwd *pw = getpwuid(geteuid());
+	int v[CFG_MAX_WORKERS];
+	unsigned int i;
+
+	/* worker i is pinned to the i-th CPU of worker-cpus (read at start) */
+	for (i = 0; i < di.workers && i < d->cfg.nworker_cpus && i < CFG_MAX_WORKERS; i++)
+		v[i] = (int)d->cfg.worker_cpus[i];
+	daemon_control_list(cpus, sizeof(cpus), v, i);
 
 	if (pw)
 		snprintf(user, sizeof(user), "%s", pw->pw_name);
@@ -84,12 +126,39 @@ static void daemon_control_taps(struct daemon *d, struct ctlproto_writer *w)
 }
 
 /**
+ * daemon_control_workers() - a running port's pump threads, for status
+ * @p: the port
+ * @allowed: out: its [port] workers list, "" for any
+ * @alen: its size
+ * @pairs: out: the worker of each queue pair (vq_worker_of()), "-" for none
+ * @plen: its size
+ */
+static void daemon_control_workers(const struct port *p, char *allowed, size_t alen,
+				   char *pairs, size_t plen)
+{
+	int v[CFG_MAX_QUEUES > CFG_MAX_WORKERS ? CFG_MAX_QUEUES : CFG_MAX_WORKERS];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < CFG_MAX_WORKERS; i++)
+		if (p->cfg.workers & (1ULL << i))
+			v[n++] = (int)i;
+	daemon_control_list(allowed, alen, v, n);
+	n = port_pairs(p);
+	for (i = 0; i < n; i++)
+		v[i] = vq_worker_of(p, i);
+	daemon_control_list(pairs, plen, v, n);
+}
+
+/**
  * daemon_control_ports() - the ports of a list reply: running, then down
  * @d: daemon
  * @w: the reply
+ * @workers: also each running port's workers and the worker of each of
+ *	its queue pairs (status)
  */
-static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w)
+static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w, bool workers)
 {
+	char allowed[CFG_MAX_WORKERS * 3 + 1], pairs[CFG_MAX_QUEUES * 3 + 1];
 	unsigned int i;
 
 	for (i = 0; i < d->nports; i++) {
@@ -110,6 +179,11 @@ static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w)
 		pi.refused = ppi.refused;
 		pi.disconnects = ppi.disconnects;
 		pi.last_disconnect = ppi.last_disconnect;
+		if (workers) {
+			daemon_control_workers(p, allowed, sizeof(allowed), pairs, sizeof(pairs));
+			pi.workers = allowed;
+			pi.pair_workers = pairs;
+		}
 
 		ctlproto_reply_port(w, &pi);
 	}
@@ -257,7 +331,7 @@ int daemon_control_serve(void *opaque, const struct ctlproto_request *req, char 
 		/* fall through */
 	case CTLPROTO_CMD_LIST:
 		daemon_control_taps(d, &w);
-		daemon_control_ports(d, &w);
+		daemon_control_ports(d, &w, req->cmd == CTLPROTO_CMD_STATUS);
 		break;
 	case CTLPROTO_CMD_STATS:
 		daemon_control_stats(d, &w, req->port, req->queues);

@@ -95,7 +95,7 @@ int fdstore_name_tap(char *buf, size_t len, const char *ifname, unsigned int que
 }
 
 /**
- * fdstore_name_listen() - the fd name of a port's listening socket:
+ * fdstore_name_listen() - the fd name of a port's socket (listening or dgram):
  *			   "listen.PORT"
  * @buf: output
  * @len: its size

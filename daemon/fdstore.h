@@ -4,11 +4,12 @@
  *	       sockets that survive systemctl restart and a crash
  *
  * Under systemd (NOTIFY_SOCKET set, FileDescriptorStoreMax= in the unit)
- * each tap queue fd is stored as "tap.IFNAME.Q" and each port's listening
- * socket as "listen.PORT".  The next instance gets them back through
- * LISTEN_FDS/LISTEN_FDNAMES: fdstore_load() takes them all at start,
- * fdstore_take() hands one out by name, fdstore_close_unused() closes and
- * logs the rest.  Without systemd every call is a no-op.
+ * each tap queue fd is stored as "tap.IFNAME.Q" and each port's socket
+ * (listening, or a dgram port's bound one) as "listen.PORT".  The next
+ * instance gets them back through LISTEN_FDS/LISTEN_FDNAMES: fdstore_load()
+ * takes them all at start, fdstore_take() hands one out by name,
+ * fdstore_close_unused() closes and logs the rest.  Without systemd every
+ * call is a no-op.
  */
 #ifndef VRINGNET_FDSTORE_H
 #define VRINGNET_FDSTORE_H

@@ -173,8 +173,8 @@ void port_unix_unlink(const char *path, int fd)
 }
 
 /**
- * port_listen_restore() - take the port's listening socket from systemd's
- *			   fd store (or from a hand-over's predecessor)
+ * port_listen_restore() - take the port's socket from systemd's fd store
+ *			   (or from a hand-over's predecessor)
  * @p: the port (cfg.listen set)
  * @fdname: its fd name ("listen.PORT")
  *
@@ -220,7 +220,8 @@ int port_listen_restore(struct port *p, const char *fdname)
 				 p->cfg.name, fdname, path);
 		goto drop;
 	}
-	log_info("port %s: listening socket %s restored from the fd store", p->cfg.name, path);
+	log_info("port %s: %s socket %s restored from the fd store", p->cfg.name,
+		 type == SOCK_DGRAM ? "bound" : "listening", path);
 	return fd;
 drop:
 	close(fd);
@@ -301,22 +302,22 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 	log_ratelimit_init(&p->rl, why);
 	if (cfg->listen[0]) {
 		char fdname[FDSTORE_NAME_MAX + 1];
-		bool named = !p->ops->listen &&
-			     fdstore_name_listen(fdname, sizeof(fdname), cfg->name) == 0;
+		bool named = fdstore_name_listen(fdname, sizeof(fdname), cfg->name) == 0;
 
 		ret = 0;
-		if (p->ops->listen)
-			ret = p->ops->listen(p, why, sizeof(why));
-		else if (!named || (p->listen_fd = port_listen_restore(p, fdname)) < 0)
+		if (!named || (p->listen_fd = port_listen_restore(p, fdname)) < 0)
 			ret = port_unix_listen(cfg->listen, p->ops->sock_type,
 					       cfg->socket_mode, cfg->socket_uid,
 					       cfg->socket_gid, &p->listen_fd,
 					       why, sizeof(why));
 		if (ret < 0)
 			goto fail;
-		/* a restart finds it again; clients wait in its backlog */
+		/* a restart finds it again: clients wait in its backlog,
+		 * datagrams in its receive queue */
 		if (named)
 			p->stored = fdstore_put(fdname, p->listen_fd);
+		if (p->ops->bound && p->ops->bound(p, why, sizeof(why)) < 0)
+			goto fail;
 		if (p->listen_fd >= 0) {
 			loop_ref_init(&p->listen_ref, LOOP_REF_PORT_LISTEN, p->listen_fd,
 				      port_listen_ready);
@@ -387,6 +388,21 @@ void port_get_peer_info(struct port *p, struct port_peer_info *info)
 }
 
 /**
+ * port_pairs() - how many queue pairs a port runs at most
+ * @p: the port
+ *
+ * Return: the tap's queues for a multiqueue type, else 1 (1..CFG_MAX_QUEUES).
+ */
+unsigned int port_pairs(const struct port *p)
+{
+	unsigned int n = p->ops->multiqueue && p->tap ? p->tap->nqueues : 1;
+
+	if (n < 1)
+		n = 1;
+	return n > CFG_MAX_QUEUES ? CFG_MAX_QUEUES : n;
+}
+
+/**
  * port_get_stats() - counters of a port, per queue pair
  * @p: the port
  * @s: out: s->nqp pairs (the tap's queues for a multiqueue type, else 1)
@@ -394,11 +410,7 @@ void port_get_peer_info(struct port *p, struct port_peer_info *info)
 void port_get_stats(struct port *p, struct port_stats *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->nqp = p->ops->multiqueue && p->tap ? p->tap->nqueues : 1;
-	if (s->nqp < 1)
-		s->nqp = 1;
-	if (s->nqp > CFG_MAX_QUEUES)
-		s->nqp = CFG_MAX_QUEUES;
+	s->nqp = port_pairs(p);
 	if (p->ops->get_stats)
 		p->ops->get_stats(p, s);
 }

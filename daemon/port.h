@@ -8,7 +8,9 @@
  * the event loop; port_close() tears everything down.  What happens on the
  * socket is the port *type's* business, through struct port_ops:
  *
- *   listen    (optional) replace the default socket creation
+ *   bound     (optional) the socket at cfg.listen is there (bound now, or
+ *             restored from systemd's fd store or a predecessor): set up
+ *             what the type serves it with
  *   accept    a peer connected to the listening socket: the type owns the
  *             new fd from here on (it registers it, with LOOP_REF_PORT_CONN
  *             refs embedded in its per-connection data kept in port.priv)
@@ -86,7 +88,8 @@ struct port_stats {
  * @name: "vhost-user", "stream", "dgram", "ringfd"
  * @sock_type: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET for the socket
  *	port.c creates at cfg.listen
- * @listen: create the listening socket itself (NULL: port.c does)
+ * @bound: the socket at cfg.listen is there (port.c made or restored it):
+ *	set up the type's own state; 0, or -1 with @err filled
  * @accept: take ownership of a connected fd
  * @readable: a SOCK_DGRAM port's socket is readable
  * @connect: client mode: start connecting to cfg.connect
@@ -118,7 +121,7 @@ struct port_ops {
 	const char *name;
 	int sock_type;
 	bool multiqueue;
-	int (*listen)(struct port *p, char *err, size_t errlen);
+	int (*bound)(struct port *p, char *err, size_t errlen);
 	void (*accept)(struct port *p, int fd);
 	void (*readable)(struct port *p);
 	int (*connect)(struct port *p, char *err, size_t errlen);
@@ -177,6 +180,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		       struct tap_dev *tap, const struct engine_ops *eng,
 		       char *err, size_t errlen);
 void port_close(struct port *p, bool forget);
+unsigned int port_pairs(const struct port *p);
 void port_get_stats(struct port *p, struct port_stats *s);
 void port_stats_sum(const struct port_stats *s, struct engine_stats *tx, struct engine_stats *rx);
 unsigned int port_connections(struct port *p);

@@ -33,7 +33,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "fdstore.h"
 #include "frame_rings.h"
 #include "handover_state.h"
 #include "log.h"
@@ -236,27 +235,21 @@ static void port_dgram_readable(struct port *p)
 }
 
 /**
- * port_dgram_listen() - port_ops.listen: bind the socket, open the ring pair
+ * port_dgram_bound() - port_ops.bound: open the ring pair of the bound socket
  * @p: the port
  * @err: message buffer
  * @errlen: its size
  *
+ * The socket is port.c's (stored in systemd's fd store as "listen.PORT",
+ * handed over to an upgrade's successor under the same name): datagrams
+ * queued in it while no daemon runs are read here after a restart.
+ *
  * Return: 0, or -1 with @err filled.
  */
-static int port_dgram_listen(struct port *p, char *err, size_t errlen)
+static int port_dgram_bound(struct port *p, char *err, size_t errlen)
 {
-	char fdname[FDSTORE_NAME_MAX + 1];
 	struct port_dgram *pp;
 
-	/* an upgrade's predecessor hands its socket over ("listen.PORT"):
-	 * the path keeps its socket, datagrams queued in it are read here */
-	p->listen_fd = -1;
-	if (fdstore_name_listen(fdname, sizeof(fdname), p->cfg.name) == 0)
-		p->listen_fd = port_listen_restore(p, fdname);
-	if (p->listen_fd < 0 &&
-	    port_unix_listen(p->cfg.listen, SOCK_DGRAM, p->cfg.socket_mode, p->cfg.socket_uid,
-			     p->cfg.socket_gid, &p->listen_fd, err, errlen) < 0)
-		return -1;
 	pp = calloc(1, sizeof(*pp));
 	if (!pp) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -395,7 +388,7 @@ static int port_dgram_handover_peer(struct port *p, const struct hovs_peer *peer
 const struct port_ops port_dgram_ops = {
 	.name = "dgram",
 	.sock_type = SOCK_DGRAM,
-	.listen = port_dgram_listen,
+	.bound = port_dgram_bound,
 	.readable = port_dgram_readable,
 	.teardown = port_dgram_teardown,
 	.get_stats = port_dgram_get_stats,

@@ -753,6 +753,27 @@ const char *vq_thread_name(const struct vq *vq, char *buf, size_t len)
 }
 
 /**
+ * vq_worker_of() - which pump thread runs a queue pair of a port (main thread)
+ * @p: the port
+ * @qp: the pair's index
+ *
+ * Looks through the pairs on workers (vq_rebalance()'s list); a port with
+ * several connections (ring-fd) names the first pair @qp found.
+ *
+ * Return: the worker's index, or -1 when no pair @qp of @p runs on a
+ * worker (it runs on the main thread, or not at all).
+ */
+int vq_worker_of(const struct port *p, unsigned int qp)
+{
+	const struct vq *vq;
+
+	for (vq = vq_on_worker; vq; vq = vq->on_worker_next)
+		if (vq->port == p && vq->qp == qp)
+			return (int)worker_index(vq->worker);
+	return -1;
+}
+
+/**
  * struct vq_move_args - the fds a moving pair had in its old loop
  * @vq: the pair
  * @events: what each of tx_kick, rx_kick, rx, tx_err was watched for
@@ -863,31 +884,37 @@ static void vq_move(struct vq *vq, struct worker *to)
 }
 
 /**
- * vq_rebalance() - even the workers' loads after pairs went away (main thread)
+ * vq_rebalance() - move pairs off workers their port no longer allows, and
+ *		    even the workers' loads (main thread)
  *
- * While a running pair's worker runs at least 2 pairs more than the least
- * loaded worker its port allows ([port] workers), the pair of the most
- * loaded such worker moves there (vq_move()), one pair at a time.  Pairs
- * on the main thread (a migration's source, self-driven pairs) are not on
- * the list and never move.  Each move lowers the spread of the loads, so
- * there are fewer moves than running pairs; each looks at every pair once.
+ * A running pair whose worker its port's list ([port] workers, changed by
+ * a reload) no longer names moves to the least loaded worker the list
+ * allows, whatever the loads; these go first.  Then, while a running
+ * pair's worker runs at least 2 pairs more than the least loaded worker
+ * its port allows, the pair of the most loaded such worker moves there.
+ * One pair at a time (vq_move()).  Pairs on the main thread (a
+ * migration's source, self-driven pairs) are not on the list and never
+ * move.  A pair moved off a worker lands on an allowed one and stays
+ * allowed; each other move lowers the spread of the loads: the loop ends.
  */
 void vq_rebalance(void)
 {
 	struct vq *vq, *best;
 	struct worker *to, *best_to;
+	bool evict, best_evict;
 
 	while (!vq_moves_held) {
 		best = NULL;
 		best_to = NULL;
-		for (vq = vq_on_worker; vq; vq = vq->on_worker_next) {
-			if (best && worker_pairs(vq->worker) <= worker_pairs(best->worker))
+		best_evict = false;
+		for (vq = vq_on_worker; vq && !best_evict; vq = vq->on_worker_next) {
+			to = worker_move_target(vq->worker, vq->port->cfg.workers, &evict);
+			if (!to || (!evict && best &&
+				    worker_pairs(vq->worker) <= worker_pairs(best->worker)))
 				continue;
-			to = worker_move_target(vq->worker, vq->port->cfg.workers);
-			if (to) {
-				best = vq;
-				best_to = to;
-			}
+			best = vq;
+			best_to = to;
+			best_evict = evict;
 		}
 		if (!best)
 			return;

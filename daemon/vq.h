@@ -213,6 +213,7 @@ void vq_stop(struct vq *vq, struct engine_stats *tx_total, struct engine_stats *
 	     uint16_t last_avail[2]);
 void vq_get_stats(const struct vq *vq, struct engine_stats *tx, struct engine_stats *rx);
 const char *vq_thread_name(const struct vq *vq, char *buf, size_t len);
+int vq_worker_of(const struct port *p, unsigned int qp);
 void vq_rebalance(void);
 void vq_rebalance_hold(bool hold);
 

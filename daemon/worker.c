@@ -333,6 +333,22 @@ unsigned int worker_pool_size(void)
 }
 
 /**
+ * worker_allows() - whether a port's workers list lets its pairs run on @w
+ * @allowed: bit i = worker i; 0, or a set of which none runs, allows all
+ * @w: a running worker
+ *
+ * Return: true when @w may run them.
+ */
+static bool worker_allows(uint64_t allowed, const struct worker *w)
+{
+	const struct worker_pool *pool = &worker_pool;
+
+	if (pool->n < WORKER_MAX && !(allowed & ((UINT64_C(1) << pool->n) - 1)))
+		allowed = 0;
+	return !allowed || (allowed & (UINT64_C(1) << w->index));
+}
+
+/**
  * worker_least() - the least loaded worker among those allowed
  * @allowed: bit i = worker i; 0, or a set of which none runs, allows all
  * @start: where ties start (the first of equals from there wins)
@@ -345,12 +361,10 @@ static struct worker *worker_least(uint64_t allowed, unsigned int start)
 	struct worker *best = NULL;
 	unsigned int i;
 
-	if (pool->n < WORKER_MAX && !(allowed & ((UINT64_C(1) << pool->n) - 1)))
-		allowed = 0;
 	for (i = 0; i < pool->n; i++) {
 		struct worker *w = pool->w[(start + i) % pool->n];
 
-		if (allowed && !(allowed & (UINT64_C(1) << w->index)))
+		if (!worker_allows(allowed, w))
 			continue;
 		if (!best || w->pairs < best->pairs)
 			best = w;
@@ -379,18 +393,23 @@ struct worker *worker_pick(uint64_t allowed)
 }
 
 /**
- * worker_move_target() - where a running pair should move to even the load
+ * worker_move_target() - where a running pair should move: off a worker
+ *			  its port no longer allows, or to even the load
  * @from: the worker it runs on
  * @allowed: the workers its port allows (as worker_pick())
+ * @evict: out: true when @from is not among them (a reload changed the
+ *	port's list): the pair must move whatever the loads
  *
- * Return: the least loaded allowed worker when it runs at least 2 pairs
- * fewer than @from (a move then makes the loads closer), else NULL.
+ * Return: the least loaded allowed worker when @from is not allowed, or
+ * when it runs at least 2 pairs fewer than @from (a move then makes the
+ * loads closer); else NULL.
  */
-struct worker *worker_move_target(const struct worker *from, uint64_t allowed)
+struct worker *worker_move_target(const struct worker *from, uint64_t allowed, bool *evict)
 {
 	struct worker *to = worker_least(allowed, 0);
 
-	if (!to || to == from || from->pairs < to->pairs + 2)
+	*evict = !worker_allows(allowed, from);
+	if (!to || to == from || (!*evict && from->pairs < to->pairs + 2))
 		return NULL;
 	return to;
 }

@@ -34,9 +34,11 @@
  * among those its port allows ([port] workers); [daemon] worker-cpus pins
  * worker i to the i-th CPU listed (set when its thread is created, before
  * it runs).  When a port or a connection goes away, and after a reload,
- * vq_rebalance() moves running pairs, one at a time, from a worker to the
- * least loaded one its port allows while that one runs at least 2 pairs
- * fewer (worker_move_target()); a move is two worker_call()s (vq.c).
+ * vq_rebalance() moves running pairs, one at a time: first every pair off
+ * a worker its port's list no longer names (a reload changed it), then
+ * from a worker to the least loaded one its port allows while that one
+ * runs at least 2 pairs fewer (worker_move_target()); a move is two
+ * worker_call()s (vq.c).
  *
  * Threads, capabilities and seccomp: the workers are created by
  * worker_pool_start() after the capability drop (privs.c; capabilities
@@ -53,6 +55,7 @@
 #ifndef VRINGNET_WORKER_H
 #define VRINGNET_WORKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,7 +91,7 @@ int worker_pool_start(unsigned int n, const unsigned int *cpus, struct loop *mai
 void worker_pool_stop(void);
 unsigned int worker_pool_size(void);
 struct worker *worker_pick(uint64_t allowed);
-struct worker *worker_move_target(const struct worker *from, uint64_t allowed);
+struct worker *worker_move_target(const struct worker *from, uint64_t allowed, bool *evict);
 unsigned int worker_pairs(const struct worker *w);
 void worker_hold(struct worker *w);
 void worker_release(struct worker *w);

@@ -387,6 +387,17 @@ static const char status_reply[] =
 	"port name=vm1 type=vhost-user tap=vnet0 state=listening connections=1 "
 	"socket=/run/vringnetd/vm1.sock\n";
 
+/* the daemon record of status_reply and workers_reply, as printed */
+#define STATUS_DAEMON_HUMAN						\
+	"vringnetd\n"							\
+	"  version:       0.1\n"					\
+	"  pid:           812\n"					\
+	"  engine:        user\n"					\
+	"  uptime:        1h 2m 5s\n"					\
+	"  config:        /etc/vringnetd/vringnetd.conf\n"		\
+	"  user:          root\n"					\
+	"  capabilities:  cap_net_admin\n"
+
 START_TEST(ctl_status_human)
 {
 	fake_server(FAKE_REPLY, status_reply, sizeof(status_reply) - 1);
@@ -394,14 +405,7 @@ START_TEST(ctl_status_human)
 	ck_assert_str_eq(errout, "");
 	/* aligned columns; control bytes and non-ASCII of names shown as '?' */
 	ck_assert_str_eq(out,
-			 "vringnetd\n"
-			 "  version:       0.1\n"
-			 "  pid:           812\n"
-			 "  engine:        user\n"
-			 "  uptime:        1h 2m 5s\n"
-			 "  config:        /etc/vringnetd/vringnetd.conf\n"
-			 "  user:          root\n"
-			 "  capabilities:  cap_net_admin\n"
+			 STATUS_DAEMON_HUMAN
 			 "\n"
 			 "TAP      IFINDEX  MTU   STATE  QUEUES  PERSIST\n"
 			 "vnet0    7        1500  up     1       no\n"
@@ -409,6 +413,46 @@ START_TEST(ctl_status_human)
 			 "\n"
 			 "PORT  TYPE        TAP    STATE      CONNECTIONS  SOCKET\n"
 			 "vm1   vhost-user  vnet0  listening  1            /run/vringnetd/vm1.sock\n");
+}
+END_TEST
+
+static const char workers_reply[] =
+	"reply version=1 status=ok error=\n"
+	"daemon pid=812 version=0.1 engine=user config=/etc/vringnetd/vringnetd.conf "
+	"uptime=3725 caps=cap_net_admin user=root taps=1 ports=2 workers=2 worker_cpus=3,1\n"
+	"port name=a type=vhost-user tap=t state=connected connections=1 socket=/a "
+	"workers=1 pair_workers=1,-\n"
+	"port name=b type=dgram tap=t state=listening connections=0 socket=/b "
+	"workers= pair_workers=-\n";
+
+START_TEST(ctl_status_workers)
+{
+	fake_server(FAKE_REPLY, workers_reply, sizeof(workers_reply) - 1);
+	ck_assert_int_eq(run_ctl(false, "--socket", sock_path, "status", NULL), 0);
+	ck_assert_str_eq(errout, "");
+	ck_assert_str_eq(out,
+			 STATUS_DAEMON_HUMAN
+			 "  workers:       2 (worker 0 on CPU 3, worker 1 on CPU 1)\n"
+			 "\n"
+			 "no taps\n"
+			 "\n"
+			 "PORT  TYPE        TAP  STATE      CONNECTIONS  SOCKET\n"
+			 "a     vhost-user  t    connected  1            /a\n"
+			 "b     dgram       t    listening  0            /b\n"
+			 "\n"
+			 "queue pairs (\"-\": main thread or not running):\n"
+			 "  port a: workers 1; pair 0 on worker 1, pair 1 -\n"
+			 "  port b: workers any; pair 0 -\n");
+}
+END_TEST
+
+START_TEST(ctl_status_workers_json)
+{
+	fake_server(FAKE_REPLY, workers_reply, sizeof(workers_reply) - 1);
+	ck_assert_int_eq(run_ctl(false, "-j", "--socket", sock_path, "status", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(out, "    \"workers\": 2,\n    \"worker_cpus\": [3, 1]\n"));
+	ck_assert_ptr_nonnull(strstr(out, "      \"workers\": [1],\n      \"pair_workers\": [1, null]\n"));
+	ck_assert_ptr_nonnull(strstr(out, "      \"workers\": [],\n      \"pair_workers\": [null]\n"));
 }
 END_TEST
 
@@ -763,6 +807,8 @@ Suite *ctlclient_suite(void)
 	ADD(s, ctl_error_reply_json);
 	ADD(s, ctl_status_human);
 	ADD(s, ctl_status_json);
+	ADD(s, ctl_status_workers);
+	ADD(s, ctl_status_workers_json);
 	ADD(s, ctl_status_json_parses);
 	ADD(s, ctl_json_invalid_utf8);
 	ADD(s, ctl_json_after_command);

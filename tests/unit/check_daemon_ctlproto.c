@@ -279,6 +279,7 @@ START_TEST(ctl_reply_status_roundtrip)
 		.pid = 812, .version = "0.1", .engine = "user",
 		.config = "/etc/vring net/%a=b\xc3\xa9.conf", .uptime = 3725,
 		.caps = "cap_net_admin", .user = "root", .ntaps = 1, .nports = 1,
+		.workers = 2, .worker_cpus = "3,1",
 	};
 	struct ctlproto_tap_info t = {
 		.name = "vnet0", .ifindex = 7, .mtu = 1500, .state = "up", .queues = 2, .persist = true,
@@ -286,6 +287,7 @@ START_TEST(ctl_reply_status_roundtrip)
 	struct ctlproto_port_info p = {
 		.name = "vm1", .type = "vhost-user", .tap = "vnet0",
 		.socket = "/run/vringnetd/vm1.sock", .state = "listening", .connections = 1,
+		.workers = "", .pair_workers = "1,-",
 	};
 	struct ctlproto_writer w;
 	struct ctlproto_reply rep;
@@ -313,6 +315,8 @@ START_TEST(ctl_reply_status_roundtrip)
 	ck_assert_str_eq(ctlproto_record_get(r, "uptime"), "3725");
 	ck_assert_str_eq(ctlproto_record_get(r, "caps"), "cap_net_admin");
 	ck_assert_ptr_null(ctlproto_record_get(r, "nothing"));
+	ck_assert_str_eq(ctlproto_record_get(r, "workers"), "2");
+	ck_assert_str_eq(ctlproto_record_get(r, "worker_cpus"), "3,1");
 	r = &rep.records[1];
 	ck_assert_str_eq(r->type, "tap");
 	ck_assert_str_eq(ctlproto_record_get(r, "name"), "vnet0");
@@ -322,6 +326,8 @@ START_TEST(ctl_reply_status_roundtrip)
 	r = &rep.records[2];
 	ck_assert_str_eq(ctlproto_record_get(r, "socket"), "/run/vringnetd/vm1.sock");
 	ck_assert_str_eq(ctlproto_record_get(r, "connections"), "1");
+	ck_assert_str_eq(ctlproto_record_get(r, "workers"), "");
+	ck_assert_str_eq(ctlproto_record_get(r, "pair_workers"), "1,-");
 	ctlproto_reply_free(&rep);
 	ctlproto_reply_free(&rep);	/* twice is harmless */
 }

@@ -212,6 +212,7 @@ START_TEST(test_worker_move_target)
 	char err[256];
 	struct loop *l = loop_new(wt_signal, NULL, err, sizeof(err));
 	struct worker *w0, *w1;
+	bool evict;
 
 	ck_assert_msg(l, "%s", err);
 	ck_assert_msg(worker_pool_start(2, NULL, l, err, sizeof(err)) == 0, "%s", err);
@@ -219,17 +220,29 @@ START_TEST(test_worker_move_target)
 	w1 = worker_pick(UINT64_C(1) << 1);
 	/* 1 + 0: a move would only swap the loads */
 	worker_hold(w0);
-	ck_assert_ptr_null(worker_move_target(w0, 0));
+	ck_assert_ptr_null(worker_move_target(w0, 0, &evict));
 	/* 2 + 0: a pair of worker 0 moves to worker 1 */
 	worker_hold(w0);
-	ck_assert_ptr_eq(worker_move_target(w0, 0), w1);
+	ck_assert_ptr_eq(worker_move_target(w0, 0, &evict), w1);
+	ck_assert(!evict);
 	ck_assert_uint_eq(worker_pairs(w0), 2);
 	/* unless its port allows worker 0 only */
-	ck_assert_ptr_null(worker_move_target(w0, UINT64_C(1) << 0));
+	ck_assert_ptr_null(worker_move_target(w0, UINT64_C(1) << 0, &evict));
 	/* 2 + 1: balanced enough; the less loaded one never gives */
 	worker_hold(w1);
-	ck_assert_ptr_null(worker_move_target(w0, 0));
-	ck_assert_ptr_null(worker_move_target(w1, 0));
+	ck_assert_ptr_null(worker_move_target(w0, 0, &evict));
+	ck_assert_ptr_null(worker_move_target(w1, 0, &evict));
+	ck_assert(!evict);
+	/* a list that no longer names the pair's worker: it moves to the
+	 * one the list names, whatever the loads (2 + 1 here) */
+	ck_assert_ptr_eq(worker_move_target(w0, UINT64_C(1) << 1, &evict), w1);
+	ck_assert(evict);
+	/* the same the other way round: worker 1's pair goes to worker 0 */
+	ck_assert_ptr_eq(worker_move_target(w1, UINT64_C(1) << 0, &evict), w0);
+	ck_assert(evict);
+	/* a list naming no running worker allows all: nothing to leave */
+	ck_assert_ptr_null(worker_move_target(w1, UINT64_C(1) << 5, &evict));
+	ck_assert(!evict);
 	worker_release(w0);
 	worker_release(w0);
 	worker_release(w1);

@@ -47,6 +47,14 @@
 #   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
 #                                falls back the same way (not logged again):
 #                                exactly 2000 (SKIP without free huge pages)
+#   ports-kernel-kick-nomap      while the front-end's frames flow on kq (the
+#                                exact run above): /proc/PID/maps of the
+#                                daemon has no mapping of its memfd
+#                                (vringfd.ko reaches it through the file)
+#   ports-kernel-memory-nomap    the same on mq (the daemon drives the rings)
+#   ports-kernel-memory-fallback-maps  a stream on mq whose memfd the module
+#                                refuses: the daemon maps it (a mapping of the
+#                                memfd while frames flow) and frames flow
 #   ports-kernel-kick-upgrade    vringnetctl upgrade while a front-end streams
 #                                on kq: the pair leaves kick mode on the
 #                                hand-over and the successor starts it in kick
@@ -55,8 +63,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
-tests="mode tx rx base wakeups again migrate upgrade"
-mtests="rings tx rx fallback hugetlb"
+tests="mode tx rx base nomap wakeups again migrate upgrade"
+mtests="rings tx rx nomap fallback fallback-maps hugetlb"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
@@ -124,6 +132,13 @@ ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
 tap_rx() { ip -n "$ns" -j -s link show "$1" | jq '.[0].stats64.rx.packets'; }
 # ctxt - voluntary context switches of all the daemon's threads
 ctxt() { cat /proc/"$dpid"/task/*/status | awk '/^voluntary_ctxt_switches:/ {n += $2} END {print n}'; }
+# memfd_maps - the daemon's mappings of a front-end's guest memory (the
+# memfd vu_frontend names so)
+memfd_maps() { grep -c 'memfd:vu-frontend-guest' /proc/"$dpid"/maps; }
+# vm_line - the daemon's VmSize and VmRSS, and the Rss of its memfd mappings
+vm_line() {
+	echo "$(awk '/^Vm(Size|RSS):/ {printf "%s %s kB ", $1, $2}' /proc/"$dpid"/status)memfd Rss $(awk '/memfd:vu-frontend-guest/ {m = 1; next} /^[0-9a-f]+-/ {m = 0} m && /^Rss:/ {n += $2} END {print n + 0}' /proc/"$dpid"/smaps) kB"
+}
 # engine_lines - how many times the kernel engine made rings of memory (its
 # line is not rate-limited, the port's "running" line is)
 engine_lines() { grep -c 'kernel engine: rings of memory' "$work/daemon.log"; }
@@ -137,7 +152,8 @@ for i in range(int(sys.argv[2])):
     s.send(b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(42))
 ' "$1" "$2"
 }
-# run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c
+# run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c,
+# maps (the daemon's mappings of the front-end's memory while it runs) and vm
 run() {
 	local before c0 fe_pid n0
 	before=$(tap_rx "$2")
@@ -149,6 +165,9 @@ run() {
 		[ "$(engine_lines)" -gt "$n0" ] && break
 		sleep 0.1
 	done
+	# the front-end waits for the 500 frames below: its memory is in use
+	maps=$(memfd_maps)
+	vm=$(vm_line)
 	send_frames "$2" 500
 	wait "$fe_pid"
 	rc=$?
@@ -185,6 +204,14 @@ if [ "$rc" -eq 0 ] && grep -q '^vring base tx 20000 rx \([0-9]*\) (want 20000 \1
 else
 	fail base "front-end exit $rc: $(grep 'vring base' <<<"$out")"
 fi
+echo "# kick: daemon while the front-end ran: $vm"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] &&
+   grep -q 'port kq: queue pair 0 running.*guest memory not mapped' "$work/daemon.log"; then
+	pass nomap
+else
+	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d; $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
+	grep 'memfd:vu-frontend-guest' /proc/"$dpid"/maps | sed 's/^/# maps: /'
+fi
 
 run mq vrnq1
 st=$(ctl stats mq)
@@ -207,14 +234,22 @@ if grep -q 'received 500 ' <<<"$out" && [ "$rxf" = 500 ] && [ "$rc" -eq 0 ]; the
 else
 	mfail rx "front-end exit $rc ($out), port rx frames $rxf (want 500)"
 fi
+echo "# memory: daemon while the front-end ran: $vm"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ]; then
+	mpass nomap
+else
+	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d"
+fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
-# of a stream of 64-byte frames, after the pair started
+# of a stream of 64-byte frames, after the pair started, and the daemon's
+# mappings of the front-end's memory at the window's end (mp); $mem picks
+# the front-end's memory (VU_FRONTEND_MEM)
 stream() {
 	local n0 b0 c0 fe_pid
 	rm -f "$work/stop"
 	n0=$(engine_lines)
-	VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
+	VU_FRONTEND_MEM=${mem:-memfd-sealed} VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
 		[ "$(engine_lines)" -gt "$n0" ] && break
@@ -224,11 +259,13 @@ stream() {
 	b0=$(tap_rx "$2")
 	c0=$(ctxt)
 	sleep 3
+	mp=$(memfd_maps)
+	vm=$(vm_line)
 	sw=$(( $(ctxt) - c0 ))
 	fr=$(( $(tap_rx "$2") - b0 ))
 	touch "$work/stop"
 	wait "$fe_pid"
-	echo "# stream on $1: $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window"
+	echo "# stream on $1 (${mem:-memfd-sealed}): $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window; $mp mappings of its memory; daemon $vm"
 }
 stream kq vrnq0
 ksw=$sw kfr=$fr
@@ -274,6 +311,16 @@ if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
 	mpass fallback
 else
 	mfail fallback "exit $rc ($out), tap rx +$d (want 2000), log: ${fb:-no fall-back logged}"
+fi
+
+# the same refused memory under a stream: the daemon maps it, frames flow
+m0=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
+mem=memfd stream mq vrnq1
+m1=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
+if [ "$fr" -gt 0 ] && [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ]; then
+	mpass fallback-maps
+else
+	mfail fallback-maps "$fr frames in the window, $mp mappings of the front-end's memfd (want >= 1), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
 fi
 
 echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages

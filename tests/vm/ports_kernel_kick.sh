@@ -244,15 +244,16 @@ fi
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
 # of a stream of 64-byte frames, after the pair started, and the daemon's
 # mappings of the front-end's memory at the window's end (mp); $mem picks
-# the front-end's memory (VU_FRONTEND_MEM)
+# the front-end's memory (VU_FRONTEND_MEM), $started the log line that says
+# the pair started (default: the kernel engine made rings of memory)
 stream() {
 	local n0 b0 c0 fe_pid
 	rm -f "$work/stop"
-	n0=$(engine_lines)
+	n0=$(grep -c "${started:-kernel engine: rings of memory}" "$work/daemon.log")
 	VU_FRONTEND_MEM=${mem:-memfd-sealed} VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
-		[ "$(engine_lines)" -gt "$n0" ] && break
+		[ "$(grep -c "${started:-kernel engine: rings of memory}" "$work/daemon.log")" -gt "$n0" ] && break
 		sleep 0.1
 	done
 	sleep 1
@@ -315,7 +316,7 @@ fi
 
 # the same refused memory under a stream: the daemon maps it, frames flow
 m0=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
-mem=memfd stream mq vrnq1
+mem=memfd started='port mq: guest memory mapped' stream mq vrnq1
 m1=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
 if [ "$fr" -gt 0 ] && [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ]; then
 	mpass fallback-maps

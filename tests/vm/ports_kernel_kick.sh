@@ -43,7 +43,8 @@
 #   ports-kernel-memory-fallback a front-end on mq whose memfd can shrink (no
 #                                F_SEAL_SHRINK: the module refuses it with
 #                                EPERM) gets rings of the daemon's address
-#                                space, logged once: exactly 2000 frames
+#                                space, logged once: the tap counts exactly
+#                                the frames it sent
 #   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
 #                                falls back the same way (not logged again):
 #                                exactly 2000 (SKIP without free huge pages)
@@ -52,9 +53,9 @@
 #                                daemon has no mapping of its memfd
 #                                (vringfd.ko reaches it through the file)
 #   ports-kernel-memory-nomap    the same on mq (the daemon drives the rings)
-#   ports-kernel-memory-fallback-maps  a stream on mq whose memfd the module
-#                                refuses: the daemon maps it (a mapping of the
-#                                memfd while frames flow) and frames flow
+#   ports-kernel-memory-fallback-maps  the same run: the daemon mapped that
+#                                memfd (a mapping of it while frames flow,
+#                                and the log line that says why)
 #   ports-kernel-kick-upgrade    vringnetctl upgrade while a front-end streams
 #                                on kq: the pair leaves kick mode on the
 #                                hand-over and the successor starts it in kick
@@ -243,17 +244,15 @@ fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
 # of a stream of 64-byte frames, after the pair started, and the daemon's
-# mappings of the front-end's memory at the window's end (mp); $mem picks
-# the front-end's memory (VU_FRONTEND_MEM), $started the log line that says
-# the pair started (default: the kernel engine made rings of memory)
+# mappings of the front-end's memory at the window's end (mp)
 stream() {
 	local n0 b0 c0 fe_pid
 	rm -f "$work/stop"
-	n0=$(grep -c "${started:-kernel engine: rings of memory}" "$work/daemon.log")
-	VU_FRONTEND_MEM=${mem:-memfd-sealed} VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
+	n0=$(engine_lines)
+	VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/$1.sock" 1 64 >"$work/st.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
-		[ "$(grep -c "${started:-kernel engine: rings of memory}" "$work/daemon.log")" -gt "$n0" ] && break
+		[ "$(engine_lines)" -gt "$n0" ] && break
 		sleep 0.1
 	done
 	sleep 1
@@ -266,7 +265,7 @@ stream() {
 	fr=$(( $(tap_rx "$2") - b0 ))
 	touch "$work/stop"
 	wait "$fe_pid"
-	echo "# stream on $1 (${mem:-memfd-sealed}): $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window; $mp mappings of its memory; daemon $vm"
+	echo "# stream on $1: $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window; $mp mappings of its memory; daemon $vm"
 }
 stream kq vrnq0
 ksw=$sw kfr=$fr
@@ -299,29 +298,43 @@ if [ "$rc" -eq 0 ] && [ "$d" -eq 6000 ] && [ "$users" -ge 1 ] && [[ "$last" == *
 else
 	fail migrate "exit $rc ($(tr '\n' ' ' <<<"$out")), tap rx +$d (want 6000), pair started $users times on the user engine, last start: $last"
 fi
-# --- memory the module refuses: the daemon's own rings, logged once
+# --- memory the module refuses: the daemon maps it and uses its own rings,
+# logged once; a stream, so that the mapping is looked at while frames flow
 n0=$(engine_lines)
+mapped_line='port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed'
+m0=$(grep -c "$mapped_line" "$work/daemon.log")
 before=$(tap_rx vrnq1)
-out=$(VU_FRONTEND_MEM=memfd build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
+rm -f "$work/stop"
+VU_FRONTEND_MEM=memfd VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/mq.sock" 1 64 >"$work/fb.out" 2>&1 &
+fe_pid=$!
+for i in $(seq 100); do
+	[ "$(grep -c "$mapped_line" "$work/daemon.log")" -gt "$m0" ] && break
+	sleep 0.1
+done
+sleep 0.5
+mp=$(memfd_maps)
+vm=$(vm_line)
+touch "$work/stop"
+wait "$fe_pid"
 rc=$?
 sleep 0.5
 d=$(( $(tap_rx vrnq1) - before ))
+out=$(tr '\n' ' ' <"$work/fb.out")
+sent=$(sed -n 's/.*completed \([0-9]*\) .*/\1/p' <<<"$out")
+m1=$(grep -c "$mapped_line" "$work/daemon.log")
 fb=$(grep 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
-if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
+echo "# fallback: $out(exit $rc); tap rx +$d; $mp mappings of its memory; daemon $vm"
+if [ "$rc" -eq 0 ] && [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$d" -eq "$sent" ] &&
+   [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
    [[ "$fb" == *"Operation not permitted"* ]] && [ "$(engine_lines)" -eq "$n0" ]; then
 	mpass fallback
 else
-	mfail fallback "exit $rc ($out), tap rx +$d (want 2000), log: ${fb:-no fall-back logged}"
+	mfail fallback "exit $rc ($out), tap rx +$d (want ${sent:-the frames sent}), log: ${fb:-no fall-back logged}"
 fi
-
-# the same refused memory under a stream: the daemon maps it, frames flow
-m0=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
-mem=memfd started='port mq: guest memory mapped' stream mq vrnq1
-m1=$(grep -c 'port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed' "$work/daemon.log")
-if [ "$fr" -gt 0 ] && [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ]; then
+if [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ]; then
 	mpass fallback-maps
 else
-	mfail fallback-maps "$fr frames in the window, $mp mappings of the front-end's memfd (want >= 1), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
+	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
 fi
 
 echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages

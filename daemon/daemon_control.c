@@ -110,6 +110,9 @@ static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w)
 		pi.refused = ppi.refused;
 		pi.disconnects = ppi.disconnects;
 		pi.last_disconnect = ppi.last_disconnect;
+		pi.memory = ppi.memory;
+		pi.memory_bytes = ppi.memory_bytes;
+		pi.memory_mapped = ppi.memory_mapped;
 
 		ctlproto_reply_port(w, &pi);
 	}

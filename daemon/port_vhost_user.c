@@ -658,6 +658,19 @@ static void port_vhost_user_conn_stats(struct port *p, void *conn, struct port_s
 }
 
 /**
+ * port_vhost_user_conn_memory() - port_peer_ops.conn_memory: the memory table, what is mapped
+ * @conn: the connection
+ * @total: bytes of its memory table (out)
+ * @mapped: of those, mapped in the daemon (out)
+ */
+static void port_vhost_user_conn_memory(void *conn, uint64_t *total, uint64_t *mapped)
+{
+	struct port_vhost_user_conn *c = conn;
+
+	*mapped = vhost_user_dev_mapped_bytes(&c->dev, total);
+}
+
+/**
  * port_vhost_user_close_conn() - port_peer_ops.close
  * @conn: the connection
  * @why: reason for the log
@@ -671,6 +684,7 @@ static const struct port_peer_ops port_vhost_user_peer_ops = {
 	.attach = port_vhost_user_attach,
 	.close = port_vhost_user_close_conn,
 	.conn_stats = port_vhost_user_conn_stats,
+	.conn_memory = port_vhost_user_conn_memory,
 	.max_peers = PORT_PEER_MAX,	/* a migration's source and destination */
 };
 

@@ -51,11 +51,14 @@
 #   ports-kernel-kick-nomap      while the front-end's frames flow on kq (the
 #                                exact run above): /proc/PID/maps of the
 #                                daemon has no mapping of its memfd
-#                                (vringfd.ko reaches it through the file)
+#                                (vringfd.ko reaches it through the file),
+#                                and vringnetctl status says 4 MiB of guest
+#                                memory, 0 mapped
 #   ports-kernel-memory-nomap    the same on mq (the daemon drives the rings)
 #   ports-kernel-memory-fallback-maps  the same run: the daemon mapped that
 #                                memfd (a mapping of it while frames flow,
-#                                and the log line that says why)
+#                                the log line that says why, status: 4 MiB
+#                                mapped)
 #   ports-kernel-kick-upgrade    vringnetctl upgrade while a front-end streams
 #                                on kq: the pair leaves kick mode on the
 #                                hand-over and the successor starts it in kick
@@ -136,6 +139,8 @@ ctxt() { cat /proc/"$dpid"/task/*/status | awk '/^voluntary_ctxt_switches:/ {n +
 # memfd_maps - the daemon's mappings of a front-end's guest memory (the
 # memfd vu_frontend names so)
 memfd_maps() { grep -c 'memfd:vu-frontend-guest' /proc/"$dpid"/maps; }
+# port_memory PORT - [guest_memory, guest_memory_mapped] of PORT's status
+port_memory() { ctl status | jq -c --arg p "$1" '.ports[] | select(.name == $p) | [.guest_memory, .guest_memory_mapped]'; }
 # vm_line - the daemon's VmSize and VmRSS, and the Rss of its memfd mappings
 vm_line() {
 	echo "$(awk '/^Vm(Size|RSS):/ {printf "%s %s kB ", $1, $2}' /proc/"$dpid"/status)memfd Rss $(awk '/memfd:vu-frontend-guest/ {m = 1; next} /^[0-9a-f]+-/ {m = 0} m && /^Rss:/ {n += $2} END {print n + 0}' /proc/"$dpid"/smaps) kB"
@@ -154,7 +159,8 @@ for i in range(int(sys.argv[2])):
 ' "$1" "$2"
 }
 # run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c,
-# maps (the daemon's mappings of the front-end's memory while it runs) and vm
+# maps (the daemon's mappings of the front-end's memory while it runs), vm
+# and mst (the port's guest memory in status)
 run() {
 	local before c0 fe_pid n0
 	before=$(tap_rx "$2")
@@ -169,6 +175,7 @@ run() {
 	# the front-end waits for the 500 frames below: its memory is in use
 	maps=$(memfd_maps)
 	vm=$(vm_line)
+	mst=$(port_memory "$1")
 	send_frames "$2" 500
 	wait "$fe_pid"
 	rc=$?
@@ -205,12 +212,12 @@ if [ "$rc" -eq 0 ] && grep -q '^vring base tx 20000 rx \([0-9]*\) (want 20000 \1
 else
 	fail base "front-end exit $rc: $(grep 'vring base' <<<"$out")"
 fi
-echo "# kick: daemon while the front-end ran: $vm"
-if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] &&
+echo "# kick: daemon while the front-end ran: $vm; status [guest_memory, guest_memory_mapped] $mst"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "[4194304,0]" ] &&
    grep -q 'port kq: queue pair 0 running.*guest memory not mapped' "$work/daemon.log"; then
 	pass nomap
 else
-	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d; $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
+	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want [4194304,0]); $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
 	grep 'memfd:vu-frontend-guest' /proc/"$dpid"/maps | sed 's/^/# maps: /'
 fi
 
@@ -235,11 +242,11 @@ if grep -q 'received 500 ' <<<"$out" && [ "$rxf" = 500 ] && [ "$rc" -eq 0 ]; the
 else
 	mfail rx "front-end exit $rc ($out), port rx frames $rxf (want 500)"
 fi
-echo "# memory: daemon while the front-end ran: $vm"
-if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ]; then
+echo "# memory: daemon while the front-end ran: $vm; status $mst"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "[4194304,0]" ]; then
 	mpass nomap
 else
-	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d"
+	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want [4194304,0])"
 fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
@@ -314,6 +321,7 @@ done
 sleep 0.5
 mp=$(memfd_maps)
 vm=$(vm_line)
+mst=$(port_memory mq)
 touch "$work/stop"
 wait "$fe_pid"
 rc=$?
@@ -323,7 +331,7 @@ out=$(tr '\n' ' ' <"$work/fb.out")
 sent=$(sed -n 's/.*completed \([0-9]*\) .*/\1/p' <<<"$out")
 m1=$(grep -c "$mapped_line" "$work/daemon.log")
 fb=$(grep 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
-echo "# fallback: $out(exit $rc); tap rx +$d; $mp mappings of its memory; daemon $vm"
+echo "# fallback: $out(exit $rc); tap rx +$d; $mp mappings of its memory; daemon $vm; status $mst"
 if [ "$rc" -eq 0 ] && [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$d" -eq "$sent" ] &&
    [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
    [[ "$fb" == *"Operation not permitted"* ]] && [ "$(engine_lines)" -eq "$n0" ]; then
@@ -331,10 +339,11 @@ if [ "$rc" -eq 0 ] && [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$d" -eq "$sent" 
 else
 	mfail fallback "exit $rc ($out), tap rx +$d (want ${sent:-the frames sent}), log: ${fb:-no fall-back logged}"
 fi
-if [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ]; then
+if [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ] &&
+   [ "$mst" = "[4194304,4194304]" ]; then
 	mpass fallback-maps
 else
-	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
+	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, status $mst (want [4194304,4194304]), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
 fi
 
 echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages

@@ -139,8 +139,8 @@ ctxt() { cat /proc/"$dpid"/task/*/status | awk '/^voluntary_ctxt_switches:/ {n +
 # memfd_maps - the daemon's mappings of a front-end's guest memory (the
 # memfd vu_frontend names so)
 memfd_maps() { grep -c 'memfd:vu-frontend-guest' /proc/"$dpid"/maps; }
-# port_memory PORT - [guest_memory, guest_memory_mapped] of PORT's status
-port_memory() { ctl status | jq -c --arg p "$1" '.ports[] | select(.name == $p) | [.guest_memory, .guest_memory_mapped]'; }
+# port_memory PORT - "guest_memory guest_memory_mapped" of PORT's status
+port_memory() { ctl status | jq -r --arg p "$1" '.ports[] | select(.name == $p) | "\(.guest_memory) \(.guest_memory_mapped)"'; }
 # vm_line - the daemon's VmSize and VmRSS, and the Rss of its memfd mappings
 vm_line() {
 	echo "$(awk '/^Vm(Size|RSS):/ {printf "%s %s kB ", $1, $2}' /proc/"$dpid"/status)memfd Rss $(awk '/memfd:vu-frontend-guest/ {m = 1; next} /^[0-9a-f]+-/ {m = 0} m && /^Rss:/ {n += $2} END {print n + 0}' /proc/"$dpid"/smaps) kB"
@@ -212,12 +212,12 @@ if [ "$rc" -eq 0 ] && grep -q '^vring base tx 20000 rx \([0-9]*\) (want 20000 \1
 else
 	fail base "front-end exit $rc: $(grep 'vring base' <<<"$out")"
 fi
-echo "# kick: daemon while the front-end ran: $vm; status [guest_memory, guest_memory_mapped] $mst"
-if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "[4194304,0]" ] &&
+echo "# kick: daemon while the front-end ran: $vm; status guest_memory, guest_memory_mapped: $mst"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "4194304 0" ] &&
    grep -q 'port kq: queue pair 0 running.*guest memory not mapped' "$work/daemon.log"; then
 	pass nomap
 else
-	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want [4194304,0]); $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
+	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want 4194304 0); $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
 	grep 'memfd:vu-frontend-guest' /proc/"$dpid"/maps | sed 's/^/# maps: /'
 fi
 
@@ -243,10 +243,10 @@ else
 	mfail rx "front-end exit $rc ($out), port rx frames $rxf (want 500)"
 fi
 echo "# memory: daemon while the front-end ran: $vm; status $mst"
-if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "[4194304,0]" ]; then
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "4194304 0" ]; then
 	mpass nomap
 else
-	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want [4194304,0])"
+	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want 4194304 0)"
 fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
@@ -340,10 +340,10 @@ else
 	mfail fallback "exit $rc ($out), tap rx +$d (want ${sent:-the frames sent}), log: ${fb:-no fall-back logged}"
 fi
 if [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ] &&
-   [ "$mst" = "[4194304,4194304]" ]; then
+   [ "$mst" = "4194304 4194304" ]; then
 	mpass fallback-maps
 else
-	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, status $mst (want [4194304,4194304]), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
+	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, status $mst (want 4194304 4194304), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
 fi
 
 echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages

@@ -383,6 +383,27 @@ static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int i
 }
 
 /**
+ * vhost_user_vrings_translate() - find every ring with addresses in the memory table again
+ * @dev: the connection (its table changed, or was mapped)
+ *
+ * Return: 0, or the first ring's error (vhost_user_vring_translate()).
+ */
+static int vhost_user_vrings_translate(struct vhost_user_dev *dev)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
+		if (!dev->vrings[i].addr_set)
+			continue;
+		ret = vhost_user_vring_translate(dev, i);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/**
  * vhost_user_ring_enabled() - whether a ring may be processed as far as enabling goes
  * @dev: the connection
  * @vr: the ring
@@ -662,14 +683,7 @@ int vhost_user_dev_map(struct vhost_user_dev *dev, const char *why)
 			return ret;
 		dev->eng_regions[i].uaddr = dev->regions[i].host;
 	}
-	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
-		if (!dev->vrings[i].addr_set)
-			continue;
-		ret = vhost_user_vring_translate(dev, i);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return vhost_user_vrings_translate(dev);
 }
 
 /**
@@ -783,14 +797,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		dev->eng_regions[i].offset = fresh[i].mmap_offset;
 	}
 	dev->nregions = mem->nregions;
-	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
-		if (!dev->vrings[i].addr_set)
-			continue;
-		ret = vhost_user_vring_translate(dev, i);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return vhost_user_vrings_translate(dev);
 
 err_unmap:
 	for (i = 0; i < mapped; i++)

@@ -792,17 +792,27 @@ static void dup_record(struct hovs_vhost_user *v)
 }
 
 /**
- * running_pair() - a connection whose queue pair 0 runs
+ * running_pair_lazily() - a connection whose queue pair 0 runs
+ * @lazily: vhost_user_dev_map_lazily() before the memory table
  */
-static void running_pair(void)
+static void running_pair_lazily(bool lazily)
 {
 	setup();
+	vhost_user_dev_map_lazily(&dev, lazily);
 	prelude(P_MEM);
 	ring_up(0, eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
 	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
 	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
 	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
 	ck_assert_int_eq(seen.starts[0], 1);
+}
+
+/**
+ * running_pair() - a connection whose queue pair 0 runs (memory mapped)
+ */
+static void running_pair(void)
+{
+	running_pair_lazily(false);
 }
 
 START_TEST(handover_save_restore)
@@ -2024,15 +2034,8 @@ START_TEST(lazy_mem_table_not_mapped)
 	struct vhost_user_msg_mem m;
 	uint64_t total = 0;
 
-	setup();
-	vhost_user_dev_map_lazily(&dev, true);
-	prelude(P_MEM);
-	ring_up(0, eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
-	ring_up(1, eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
-	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
-	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
 	/* the pair starts on a table that is not mapped here */
-	ck_assert_int_eq(seen.starts[0], 1);
+	running_pair_lazily(true);
 	ck_assert_int_eq(maps_of("/memfd:guest "), 0);
 	ck_assert_ptr_null(dev.regions[0].map);
 	ck_assert(!vhost_user_dev_mapped(&dev));

@@ -287,7 +287,8 @@ static void engine_kernel_window_unmap(struct engine_kernel_window *w)
  * @errlen: its size
  *
  * VRINGFD_CREATE wants the ring's parts readable (the used ring writable)
- * in this process and reads avail->idx and used->idx there: the pages
+ * in this process and reads avail->idx and used->idx there (the daemon
+ * itself reads nothing of them: @base_ok is required): the pages
  * under the three parts are mapped for that call and until
  * VRINGFD_SET_MEM_FILES has turned the ring into a ring of memory, then
  * unmapped (the module no longer uses the addresses).  Nothing else of
@@ -308,6 +309,14 @@ static int engine_kernel_make_unmapped(const struct engine_queue_config *cfg,
 
 	if (!cfg->mem_files || !cfg->nregions) {
 		snprintf(err, errlen, "kernel engine: %s ring: guest memory is not mapped here", what);
+		return -1;
+	}
+	/* without AVAIL_BASE the daemon would read avail->idx itself, and
+	 * only a guarded mapping may be read (guard.c); such a module has
+	 * no VRINGFD_SET_MEM_FILES anyway */
+	if (!base_ok) {
+		snprintf(err, errlen, "kernel engine: %s ring: vringfd.ko has no VRINGFD_CAP_AVAIL_BASE: guest memory must be mapped here",
+			 what);
 		return -1;
 	}
 	r.desc = engine_kernel_window_map(cfg, ring->desc_gpa, 16 * num, &w[0]);

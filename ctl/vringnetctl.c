@@ -834,6 +834,8 @@ static void print_taps_ports(const struct ctlproto_reply *rep)
 		const char *acc = ctlproto_record_get(r, "accepted");
 		const char *pid = ctlproto_record_get(r, "peer_pid");
 		const char *last = ctlproto_record_get(r, "last_disconnect");
+		const char *mem = ctlproto_record_get(r, "guest_memory");
+		const char *mapped = ctlproto_record_get(r, "guest_memory_mapped");
 		char *text;
 
 		if (strcmp(r->type, "port") || !acc)
@@ -842,10 +844,14 @@ static void print_taps_ports(const struct ctlproto_reply *rep)
 			printf("\nclients:\n");
 		first = false;
 		text = printable(last && *last ? last : "-");
-		printf("  port %s: peer %s%s%s%s, %s connected, %s refused, %s disconnected, last: %s\n",
+		printf("  port %s: peer %s%s%s%s, %s connected, %s refused, %s disconnected, last: %s",
 		       ctlproto_record_get(r, "name"), pid ? "pid " : "none", pid ? pid : "",
 		       pid ? " uid " : "", pid ? ctlproto_record_get(r, "peer_uid") : "", acc,
 		       ctlproto_record_get(r, "refused"), ctlproto_record_get(r, "disconnects"), text);
+		if (mem && mapped && strcmp(mem, "0"))
+			printf("; guest memory %s bytes, %s mapped",
+			       mem, strcmp(mapped, "0") ? mapped : "not");
+		printf("\n");
 		free(text);
 	}
 	first = true;

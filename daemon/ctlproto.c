@@ -300,6 +300,10 @@ void ctlproto_reply_port(struct ctlproto_writer *w, const struct ctlproto_port_i
 		ctlproto_reply_u64(w, "disconnects", p->disconnects);
 		ctlproto_reply_str(w, "last_disconnect", p->last_disconnect ? p->last_disconnect : "");
 	}
+	if (p->memory) {
+		ctlproto_reply_u64(w, "guest_memory", p->memory_bytes);
+		ctlproto_reply_u64(w, "guest_memory_mapped", p->memory_mapped);
+	}
 	if (p->error)
 		ctlproto_reply_str(w, "error", p->error);
 	if (p->workers)

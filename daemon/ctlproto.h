@@ -247,6 +247,9 @@ struct ctlproto_tap_info {
  * @refused: peers refused because the port was full
  * @disconnects: peers gone since the port opened
  * @last_disconnect: why the last one went ("" for none)
+ * @memory: the two below are known (a port type whose peers share memory)
+ * @memory_bytes: bytes of guest memory the connected peers shared
+ * @memory_mapped: of those, bytes mapped in the daemon
  * @error: for a configured port that is down (state "failed"), why; else NULL
  * @workers: the pump threads its pairs may run on ([port] workers: "0,1";
  *	"" for any); NULL: the key is left out
@@ -267,6 +270,9 @@ struct ctlproto_port_info {
 	unsigned long refused;
 	unsigned long disconnects;
 	const char *last_disconnect;
+	bool memory;
+	uint64_t memory_bytes;
+	uint64_t memory_mapped;
 	const char *error;
 	const char *workers;
 	const char *pair_workers;

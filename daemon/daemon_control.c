@@ -184,6 +184,9 @@ static void daemon_control_ports(struct daemon *d, struct ctlproto_writer *w, bo
 			pi.workers = allowed;
 			pi.pair_workers = pairs;
 		}
+		pi.memory = ppi.memory;
+		pi.memory_bytes = ppi.memory_bytes;
+		pi.memory_mapped = ppi.memory_mapped;
 
 		ctlproto_reply_port(w, &pi);
 	}

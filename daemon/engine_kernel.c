@@ -28,6 +28,13 @@
  * guest addresses) instead of given this address space's memory table:
  * the module then reaches the guest's pages itself, not through the
  * daemon's mappings.  Memory the module refuses gets today's rings.
+ * When the daemon has not mapped the guest's memory at all (the rings'
+ * desc/avail/used are NULL: vhost_user_dev_map_lazily()), the pages under
+ * the ring parts are mapped only around VRINGFD_CREATE and
+ * VRINGFD_SET_MEM_FILES, and a refusal fails the open (the owner maps the
+ * memory and opens again); without a mapping of the tx avail ring the
+ * daemon-driven write() loop asks once more after a write() that
+ * consumed chains, as for passed rings.
  * With engine_queue_config.kick_mode as well, both rings of memory go
  * into kick mode (VRINGFD_SET_KICK with the front-end's kick eventfds):
  * the module serves them from its worker, engine_kernel_kicked() tells the
@@ -49,6 +56,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <endian.h>
 #include <linux/virtio_ring.h>
 
@@ -66,7 +74,7 @@
  *	the chains every write() reported
  * @tx_last: what the last write() consumed
  * @passed: the rings are the front-end's (engine_queue_config.ring_fds);
- *	@tx_avail is then NULL
+ *	@tx_avail is then NULL, as for rings of memory not mapped here
  * @kick: both rings are in kick mode (VRINGFD_SET_KICK)
  */
 struct engine_queue {
@@ -198,7 +206,150 @@ static int engine_kernel_set_mem_files(int fd, const struct engine_queue_config 
 static bool engine_kernel_fallback_logged;
 
 /**
- * engine_kernel_make() - create one vring fd over a ring mapped here
+ * engine_kernel_log_fallback() - log the first refusal of rings of memory
+ * @what: "tx" or "rx"
+ * @nregions: regions offered
+ * @err: VRINGFD_SET_MEM_FILES's errno
+ */
+static void engine_kernel_log_fallback(const char *what, unsigned int nregions, int err)
+{
+	if (!__atomic_exchange_n(&engine_kernel_fallback_logged, true, __ATOMIC_RELAXED))
+		log_warn_errno(err, "kernel engine: %s ring: VRINGFD_SET_MEM_FILES refused the front-end's memory (%u regions): rings of this process instead (logged once)",
+			       what, nregions);
+}
+
+/**
+ * struct engine_kernel_window - a short mapping of the pages under one ring part
+ * @map: what mmap() returned, or NULL
+ * @len: its length
+ */
+struct engine_kernel_window {
+	void *map;
+	size_t len;
+};
+
+/**
+ * engine_kernel_window_map() - map the memory file's pages under a ring part
+ * @cfg: the queue's configuration (@cfg->regions: fds and offsets)
+ * @gpa: guest address of the part
+ * @len: its bytes
+ * @w: the mapping (out; unmapped with engine_kernel_window_unmap())
+ *
+ * Return: where @gpa is mapped here, or NULL with errno (EFAULT: in no
+ * region; mmap()'s).
+ */
+static void *engine_kernel_window_map(const struct engine_queue_config *cfg, uint64_t gpa,
+				      uint64_t len, struct engine_kernel_window *w)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned int i;
+
+	w->map = NULL;
+	for (i = 0; i < cfg->nregions; i++) {
+		const struct engine_mem_region *r = &cfg->regions[i];
+		uint64_t off, delta;
+		void *p;
+
+		if (gpa < r->guest_addr || gpa - r->guest_addr >= r->size ||
+		    len > r->size - (gpa - r->guest_addr))
+			continue;
+		off = r->offset + (gpa - r->guest_addr);
+		delta = off & (page - 1);
+		w->len = (size_t)((len + delta + page - 1) & ~(page - 1));
+		p = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)(off - delta));
+		if (p == MAP_FAILED)
+			return NULL;
+		w->map = p;
+		return (uint8_t *)p + delta;
+	}
+	errno = EFAULT;
+	return NULL;
+}
+
+/**
+ * engine_kernel_window_unmap() - end a window of engine_kernel_window_map()
+ * @w: the window (unmapped or never mapped: nothing)
+ */
+static void engine_kernel_window_unmap(struct engine_kernel_window *w)
+{
+	if (w->map)
+		munmap(w->map, w->len);
+	w->map = NULL;
+}
+
+/**
+ * engine_kernel_make_unmapped() - a ring of memory over memory not mapped here
+ * @cfg: the queue's configuration (@cfg->mem_files; regions without uaddr)
+ * @ring: which ring (its guest addresses; desc/avail/used NULL)
+ * @what: "tx" or "rx"
+ * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * VRINGFD_CREATE wants the ring's parts readable (the used ring writable)
+ * in this process and reads avail->idx and used->idx there (the daemon
+ * itself reads nothing of them: @base_ok is required): the pages
+ * under the three parts are mapped for that call and until
+ * VRINGFD_SET_MEM_FILES has turned the ring into a ring of memory, then
+ * unmapped (the module no longer uses the addresses).  Nothing else of
+ * the guest's memory is mapped.  When the module refuses the files there
+ * is no fall-back here: the owner maps the memory and opens the queue
+ * again.
+ *
+ * Return: the vring fd, or -1 with @err filled.
+ */
+static int engine_kernel_make_unmapped(const struct engine_queue_config *cfg,
+				       const struct engine_ring *ring, const char *what,
+				       bool base_ok, char *err, size_t errlen)
+{
+	struct engine_kernel_window w[3] = { { NULL, 0 } };
+	struct engine_ring r = *ring;
+	uint64_t num = ring->num;
+	int fd = -1, e;
+
+	if (!cfg->mem_files || !cfg->nregions) {
+		snprintf(err, errlen, "kernel engine: %s ring: guest memory is not mapped here", what);
+		return -1;
+	}
+	/* without AVAIL_BASE the daemon would read avail->idx itself, and
+	 * only a guarded mapping may be read (guard.c); such a module has
+	 * no VRINGFD_SET_MEM_FILES anyway */
+	if (!base_ok) {
+		snprintf(err, errlen, "kernel engine: %s ring: vringfd.ko has no VRINGFD_CAP_AVAIL_BASE: guest memory must be mapped here",
+			 what);
+		return -1;
+	}
+	r.desc = engine_kernel_window_map(cfg, ring->desc_gpa, 16 * num, &w[0]);
+	r.avail = r.desc ? engine_kernel_window_map(cfg, ring->avail_gpa, 6 + 2 * num, &w[1]) : NULL;
+	r.used = r.avail ? engine_kernel_window_map(cfg, ring->used_gpa, 6 + 8 * num, &w[2]) : NULL;
+	if (!r.used) {
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring: mapping its parts for VRINGFD_CREATE",
+			      what);
+		goto out;
+	}
+	fd = engine_kernel_create(&r, cfg->ring_features, base_ok, what);
+	if (fd < 0) {
+		log_buf_errno(err, errlen, errno, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE",
+			      what, ring->num, ring->last_avail);
+		goto out;
+	}
+	if (engine_kernel_set_mem_files(fd, cfg, ring) < 0) {
+		e = errno;
+		engine_kernel_log_fallback(what, cfg->nregions, e);
+		log_buf_errno(err, errlen, e, "kernel engine: %s ring: VRINGFD_SET_MEM_FILES (guest memory not mapped here)",
+			      what);
+		close(fd);
+		fd = -1;
+	}
+out:
+	engine_kernel_window_unmap(&w[2]);
+	engine_kernel_window_unmap(&w[1]);
+	engine_kernel_window_unmap(&w[0]);
+	return fd;
+}
+
+/**
+ * engine_kernel_make() - create one vring fd over a ring
  * @cfg: the queue's configuration (its memory table)
  * @ring: which ring
  * @what: "tx" or "rx"
@@ -211,7 +362,9 @@ static bool engine_kernel_fallback_logged;
  * files; when the module refuses them (hugetlbfs: EOPNOTSUPP; a memfd not
  * sealed against shrinking: EPERM; an older module: ENOTTY; ...) the ring
  * gets the memory table of this address space instead, as without
- * mem_files, and the first such fall-back of the process is logged.
+ * mem_files, and the first such fall-back of the process is logged.  A
+ * ring not mapped here (@ring->desc NULL) can only become a ring of memory
+ * (engine_kernel_make_unmapped()).
  * Return: the vring fd, or -1 with @err filled.
  */
 static int engine_kernel_make(const struct engine_queue_config *cfg, const struct engine_ring *ring,
@@ -220,6 +373,11 @@ static int engine_kernel_make(const struct engine_queue_config *cfg, const struc
 	int fd;
 
 	*of_memory = false;
+	if (!ring->desc) {
+		fd = engine_kernel_make_unmapped(cfg, ring, what, base_ok, err, errlen);
+		*of_memory = fd >= 0;
+		return fd;
+	}
 	fd = engine_kernel_create(ring, cfg->ring_features, base_ok, what);
 	if (fd < 0) {
 		log_buf_errno(err, errlen, errno, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE",
@@ -233,9 +391,7 @@ static int engine_kernel_make(const struct engine_queue_config *cfg, const struc
 			*of_memory = true;
 			return fd;
 		}
-		if (!__atomic_exchange_n(&engine_kernel_fallback_logged, true, __ATOMIC_RELAXED))
-			log_warn_errno(errno, "kernel engine: %s ring: VRINGFD_SET_MEM_FILES refused the front-end's memory (%u regions): rings of this process instead (logged once)",
-				       what, cfg->nregions);
+		engine_kernel_log_fallback(what, cfg->nregions, errno);
 	}
 	if (engine_kernel_set_mem_table(fd, cfg, what, err, errlen) < 0) {
 		close(fd);
@@ -394,8 +550,9 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 	}
 	q->passed = cfg->ring_fds != NULL;
 	if (!q->passed) {
+		/* NULL when guest memory is not mapped here (rings of memory) */
 		q->tx_avail = cfg->tx.avail;
-		q->tx_taken = base_ok ? cfg->tx.last_avail :
+		q->tx_taken = base_ok || !q->tx_avail ? cfg->tx.last_avail :
 			      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	}
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
@@ -427,7 +584,8 @@ fail:
  * True when the last write() consumed chains and avail->idx is past what
  * all write()s consumed (it stopped at its weight, or the driver posted
  * more after it looked).  A write() that consumed nothing: false.
- * Passed rings (not mapped here): true after any write() that consumed chains.
+ * Rings not mapped here (passed, or of memory the daemon did not map):
+ * true after any write() that consumed chains.
  * Return: true when chains are left.
  */
 static bool engine_kernel_tx_left(const struct engine_queue *q)
@@ -448,8 +606,8 @@ static bool engine_kernel_tx_left(const struct engine_queue *q)
  * @budget: charged a frame per chain consumed; spent when the write()
  *	stopped with chains left (vringfd.ko stops at the same weights as
  *	a service's budget, ENGINE_WEIGHT_*, and does not say how many bytes
- *	it sent); for passed rings only charged (chains left are not known:
- *	the next write() of the same service finds them)
+ *	it sent); for rings not mapped here only charged (chains left are
+ *	not known: the next write() of the same service finds them)
  *
  * Return: chains consumed, or -errno.
  */

@@ -49,6 +49,10 @@ struct port;
  * @disconnects: peers gone since the port opened (hang-ups included)
  * @last_disconnect: why the last one went ("" for none; "hung up" when it
  *	closed the connection itself)
+ * @memory: the peers shared guest memory (a vhost-user memory table):
+ *	@memory_bytes and @memory_mapped are known
+ * @memory_bytes: bytes of the connected peers' memory tables
+ * @memory_mapped: of those, bytes the daemon has mapped
  */
 struct port_peer_info {
 	pid_t pid;
@@ -57,6 +61,9 @@ struct port_peer_info {
 	unsigned long refused;
 	unsigned long disconnects;
 	const char *last_disconnect;
+	bool memory;
+	uint64_t memory_bytes;
+	uint64_t memory_mapped;
 };
 
 struct handover_state;

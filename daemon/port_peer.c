@@ -231,7 +231,7 @@ void port_peer_teardown(struct port *p)
 }
 
 /**
- * port_peer_get_info() - port_ops.peer_info: the newest peer's credentials, counts
+ * port_peer_get_info() - port_ops.peer_info: the newest peer's credentials, counts, memory
  * @p: the port
  * @info: filled in (port_get_peer_info() set the defaults)
  */
@@ -246,6 +246,16 @@ void port_peer_get_info(struct port *p, struct port_peer_info *info)
 	info->refused = pp->refused;
 	info->disconnects = pp->disconnects;
 	info->last_disconnect = pp->last_why;
+	info->memory = pp->ops->conn_memory != NULL;
+	for (i = 0; info->memory && i < PORT_PEER_MAX; i++) {
+		uint64_t total = 0, mapped = 0;
+
+		if (!pp->conns[i])
+			continue;
+		pp->ops->conn_memory(pp->conns[i], &total, &mapped);
+		info->memory_bytes += total;
+		info->memory_mapped += mapped;
+	}
 	for (i = 0; i < PORT_PEER_MAX; i++) {
 		unsigned int k = (pp->newest + PORT_PEER_MAX - i) % PORT_PEER_MAX;
 

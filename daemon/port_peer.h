@@ -35,12 +35,16 @@
  * @close: close a peer, with a reason for the log (NULL: clean hang-up)
  * @conn_stats: add the counters of a live peer's queue pairs to @s (NULL:
  *	none besides the port's)
+ * @conn_memory: the guest memory a live peer shared: bytes of its table
+ *	in *@total, of which mapped in the daemon in *@mapped (NULL: a type
+ *	without shared memory)
  * @max_peers: peers served at once, 1..PORT_PEER_MAX (0 means 1)
  */
 struct port_peer_ops {
 	void (*attach)(struct port *p, int fd);
 	void (*close)(void *conn, const char *why);
 	void (*conn_stats)(struct port *p, void *conn, struct port_stats *s);
+	void (*conn_memory)(void *conn, uint64_t *total, uint64_t *mapped);
 	unsigned int max_peers;
 };
 

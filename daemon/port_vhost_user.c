@@ -45,8 +45,11 @@
  * kernel-rings = memory: on the kernel engine the pairs' rings are rings
  * of memory over the memory table's fds (engine_queue_config.mem_files):
  * vringfd.ko reaches the guest's pages through the files it holds, not
- * through the daemon's mappings (which stay, for the user engine of a
- * migration and for a fall-back).  Each ring pins every page of the
+ * through the daemon's mappings.  The daemon then does not map guest
+ * memory at all (vhost_user_dev_map_lazily()) until a pair needs it: the
+ * user engine of a migration's dirty logging, or a fall-back to rings of
+ * the daemon's address space; once mapped, it stays mapped until the
+ * memory table changes.  Each ring pins every page of the
  * table, charged to the daemon's RLIMIT_MEMLOCK; what the module refuses
  * (hugetlbfs, a memfd that can shrink, more than 1 GiB, the limit) falls
  * back to rings of the daemon's address space, logged once.
@@ -137,9 +140,9 @@ static void port_vhost_user_fail(struct port_vhost_user_conn *c, const char *why
  *	byte faults, or "" when every one reads
  * @len: size of @buf
  *
- * Reads the last byte of each region under a guard scope of its own (a
- * truncated file faults there).  For the kernel engine's EFAULT, which
- * does not say where.
+ * Reads the last byte of each region mapped here under a guard scope of
+ * its own (a truncated file faults there).  For the kernel engine's
+ * EFAULT, which does not say where.
  */
 static void port_vhost_user_probe_regions(struct port_vhost_user_conn *c, char *buf, size_t len)
 {
@@ -151,6 +154,8 @@ static void port_vhost_user_probe_regions(struct port_vhost_user_conn *c, char *
 		struct guard_scope gs;
 		char what[128];
 
+		if (!r->host)
+			continue;	/* not mapped here: vringfd.ko holds its pages */
 		guard_enter(&gs, &c->dev);
 		if (sigsetjmp(gs.jb, 0)) {
 			r = &c->dev.regions[i];
@@ -286,12 +291,68 @@ static bool port_vhost_user_qp_taken(const struct port_vhost_user_conn *c, unsig
 }
 
 /**
+ * port_vhost_user_queue_desc() - describe a ready queue pair for vq_start()
+ * @c: the connection
+ * @qp: queue pair
+ * @d: filled
+ */
+static void port_vhost_user_queue_desc(struct port_vhost_user_conn *c, unsigned int qp,
+				       struct vq_desc *d)
+{
+	struct port *p = c->port;
+
+	memset(d, 0, sizeof(*d));
+	vhost_user_dev_queue_config(&c->dev, qp, &d->cfg);
+	d->eng = engine_for_queue(p->eng, vhost_user_dev_logging(&c->dev));
+	/* a logging pair stays on the main thread: SET_LOG_BASE remaps the
+	 * log under running pairs, and the main thread does that */
+	d->main = vhost_user_dev_logging(&c->dev);
+	d->cfg.tap_fd = p->tap->fds[qp];
+	d->cfg.tap_ifindex = p->tap->ifindex;
+	d->cfg.mem_files = p->cfg.kernel_rings != CFG_KERNEL_RINGS_PROCESS;
+	d->cfg.kick_mode = p->cfg.kernel_rings == CFG_KERNEL_RINGS_KICK;
+	d->tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
+	d->rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
+	d->cfg.tx_kick_fd = d->tx_kick_fd;
+	d->cfg.rx_kick_fd = d->rx_kick_fd;
+}
+
+/**
+ * port_vhost_user_map() - map the guest's memory here for a queue pair that needs it
+ * @c: the connection
+ * @qp: queue pair
+ * @why: what needs it, for the log
+ *
+ * Return: 0 (also when it was mapped already), or a negative errno
+ * (c->dev.err says why).
+ */
+static int port_vhost_user_map(struct port_vhost_user_conn *c, unsigned int qp, const char *why)
+{
+	uint64_t total;
+	int ret;
+
+	if (vhost_user_dev_mapped(&c->dev))
+		return 0;
+	ret = vhost_user_dev_map(&c->dev, "mapping guest memory");
+	vhost_user_dev_mapped_bytes(&c->dev, &total);
+	if (ret == 0)
+		log_info("port %s: guest memory mapped (%u regions, %llu KiB): queue pair %u: %s",
+			 c->port->cfg.name, c->dev.nregions, (unsigned long long)(total >> 10), qp, why);
+	return ret;
+}
+
+/**
  * port_vhost_user_queue_start() - hand a ready queue pair to the pump
  * @c: the connection
  * @qp: queue pair
  *
  * The pair runs on the port's engine, or on the user engine while the
- * front-end logs dirty pages (a migration's source).
+ * front-end logs dirty pages (a migration's source).  Guest memory not
+ * mapped yet (vhost_user_dev_map_lazily()) is mapped first unless the
+ * pair runs on rings of memory of the kernel engine; when those cannot be
+ * made over the unmapped memory (vringfd.ko refuses the files: memlock,
+ * an older module), it is mapped and the pair opened again (the kernel
+ * engine then falls back to rings of this process).
  * Return: 0 or a negative errno (the message is in c->dev.err).
  */
 static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned int qp)
@@ -313,25 +374,33 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 			 qp);
 		return -EBUSY;
 	}
-	memset(&d, 0, sizeof(d));
-	vhost_user_dev_queue_config(&c->dev, qp, &d.cfg);
-	d.eng = engine_for_queue(p->eng, vhost_user_dev_logging(&c->dev));
-	/* a logging pair stays on the main thread: SET_LOG_BASE remaps the
-	 * log under running pairs, and the main thread does that */
-	d.main = vhost_user_dev_logging(&c->dev);
-	d.cfg.tap_fd = p->tap->fds[qp];
-	d.cfg.tap_ifindex = p->tap->ifindex;
-	d.cfg.mem_files = p->cfg.kernel_rings != CFG_KERNEL_RINGS_PROCESS;
-	d.cfg.kick_mode = p->cfg.kernel_rings == CFG_KERNEL_RINGS_KICK;
-	d.tx_kick_fd = c->dev.vrings[2 * qp + 1].kick_fd;
-	d.rx_kick_fd = c->dev.vrings[2 * qp].kick_fd;
-	d.cfg.tx_kick_fd = d.tx_kick_fd;
-	d.cfg.rx_kick_fd = d.rx_kick_fd;
+	port_vhost_user_queue_desc(c, qp, &d);
+	if (d.eng != &engine_kernel_ops || !d.cfg.mem_files) {
+		ret = port_vhost_user_map(c, qp, d.eng != &engine_kernel_ops ?
+					  "the user engine walks the rings" :
+					  "rings of this process (kernel-rings = process)");
+		if (ret < 0)
+			return ret;
+		port_vhost_user_queue_desc(c, qp, &d);
+	}
 	ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,
 		       sizeof(c->dev.err));
+	if (ret && !vhost_user_dev_mapped(&c->dev)) {
+		char why[VHOST_USER_ERR_MAX + 64];
+
+		snprintf(why, sizeof(why), "rings of memory over unmapped memory failed (%s)",
+			 c->dev.err);
+		c->dev.err[0] = '\0';
+		ret = port_vhost_user_map(c, qp, why);
+		if (ret < 0)
+			return ret;
+		port_vhost_user_queue_desc(c, qp, &d);
+		ret = vq_start(&c->q[qp], p, qp, &d, &port_vhost_user_vq_ops, &c->dev, c->dev.err,
+			       sizeof(c->dev.err));
+	}
 	if (ret)
 		return ret;
-	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine%s, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s)",
+	log_rl(&p->rl, LOG_INFO, "port %s: queue pair %u running (%s engine%s, %s, ring sizes tx %u rx %u, header %u, mergeable rx %s, event index %s%s%s, guest memory %s)",
 		 p->cfg.name, qp, d.eng->name, c->q[qp].kicked ? " in kick mode" : "",
 		 vq_thread_name(&c->q[qp], thread, sizeof(thread)),
 		 d.cfg.tx.num, d.cfg.rx.num, d.cfg.vnet_hdr_len,
@@ -339,7 +408,8 @@ static int port_vhost_user_queue_start(struct port_vhost_user_conn *c, unsigned 
 		 c->dev.features & (1ULL << VU_RING_F_EVENT_IDX) ? "on" : "off",
 		 vq_polled(&c->q[qp]) ? ", polled: a ring has no kick fd" : "",
 		 !d.cfg.log ? "" : dirty_log_mapped(d.cfg.log) ?
-		 ", migrating: dirty pages logged" : ", migrating: dirty logging on, no log yet");
+		 ", migrating: dirty pages logged" : ", migrating: dirty logging on, no log yet",
+		 vhost_user_dev_mapped(&c->dev) ? "mapped" : "not mapped");
 	deadline_stop(&c->hs);
 	/* Work queued before we watched the kicks. */
 	vq_kick(&c->q[qp]);
@@ -547,6 +617,9 @@ static void port_vhost_user_attach(struct port *p, int fd)
 	c->fd = fd;
 	qps = p->tap->nqueues;
 	vhost_user_dev_init(&c->dev, fd, qps, &port_vhost_user_dev_ops, c);
+	/* rings of memory: vringfd.ko reaches guest memory through its files */
+	vhost_user_dev_map_lazily(&c->dev, p->eng == &engine_kernel_ops &&
+				  p->cfg.kernel_rings != CFG_KERNEL_RINGS_PROCESS);
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_vhost_user_conn_ready);
 	if (deadline_init(&c->hs, p->loop, port_vhost_user_hs_passed) < 0 ||
 	    deadline_init(&c->msg, p->loop, port_vhost_user_msg_passed) < 0 ||
@@ -585,6 +658,19 @@ static void port_vhost_user_conn_stats(struct port *p, void *conn, struct port_s
 }
 
 /**
+ * port_vhost_user_conn_memory() - port_peer_ops.conn_memory: the memory table, what is mapped
+ * @conn: the connection
+ * @total: bytes of its memory table (out)
+ * @mapped: of those, mapped in the daemon (out)
+ */
+static void port_vhost_user_conn_memory(void *conn, uint64_t *total, uint64_t *mapped)
+{
+	struct port_vhost_user_conn *c = conn;
+
+	*mapped = vhost_user_dev_mapped_bytes(&c->dev, total);
+}
+
+/**
  * port_vhost_user_close_conn() - port_peer_ops.close
  * @conn: the connection
  * @why: reason for the log
@@ -598,6 +684,7 @@ static const struct port_peer_ops port_vhost_user_peer_ops = {
 	.attach = port_vhost_user_attach,
 	.close = port_vhost_user_close_conn,
 	.conn_stats = port_vhost_user_conn_stats,
+	.conn_memory = port_vhost_user_conn_memory,
 	.max_peers = PORT_PEER_MAX,	/* a migration's source and destination */
 };
 

@@ -7,7 +7,7 @@
  * *enabled* by SET_VRING_ENABLE 1 when VHOST_USER_F_PROTOCOL_FEATURES was
  * negotiated, and from the start otherwise.  A queue pair is handed to the
  * owner (vhost_user_ops.queue_state) once both its rings are started and enabled,
- * have a size and addresses, and guest memory is mapped.  Before anything a
+ * have a size and addresses, and there is a memory table.  Before anything a
  * running queue depends on changes (memory table, ring size/addresses/base,
  * kick, features) the queue pair is stopped, and started again afterwards
  * when it is still ready.
@@ -55,6 +55,19 @@
  * later), registered with guard.c, and every access to it is guarded: a
  * front-end that truncates its memory anyway closes only its own
  * connection (port_vhost_user.c).
+ *
+ * When guest memory is mapped: at SET_MEM_TABLE by default.  An owner
+ * whose engine reaches the memory through its files (the kernel engine's
+ * rings of memory) asks for vhost_user_dev_map_lazily(): SET_MEM_TABLE
+ * then makes every check above but the mmap() (sizes against fstat(),
+ * file type, wrap-around, overlap, the mapping's length and alignment;
+ * hugetlbfs regions are still mapped at once, for their reservation and
+ * because vringfd.ko cannot hold them), ring addresses are checked against
+ * the table arithmetically, and the owner maps the table with
+ * vhost_user_dev_map() when something needs it (a queue on the user
+ * engine, a fall-back to rings of this process).  GET_VRING_BASE reads
+ * no guest memory (the engine reports its positions), and a hand-over
+ * passes the fds, not mappings.
  *   a new memory table that no longer holds a
  *     configured ring                            -EFAULT
  *   NET_SET_MTU without PROTOCOL_F_NET_MTU acked -EINVAL
@@ -212,6 +225,21 @@ static void vhost_user_stop_all(struct vhost_user_dev *dev)
 }
 
 /**
+ * vhost_user_region_unmap() - unmap one region of guest memory, if mapped
+ * @r: the region (its fd stays open)
+ */
+static void vhost_user_region_unmap(struct vhost_user_region *r)
+{
+	if (!r->map)
+		return;
+	guard_map_del(r->host);
+	munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = 0;
+	r->host = NULL;
+}
+
+/**
  * vhost_user_unmap_all() - release the memory table
  * @dev: the connection
  */
@@ -220,8 +248,7 @@ static void vhost_user_unmap_all(struct vhost_user_dev *dev)
 	unsigned int i;
 
 	for (i = 0; i < dev->nregions; i++) {
-		guard_map_del(dev->regions[i].host);
-		munmap(dev->regions[i].map, dev->regions[i].map_len);
+		vhost_user_region_unmap(&dev->regions[i]);
 		if (dev->regions[i].fd >= 0)
 			close(dev->regions[i].fd);
 	}
@@ -246,11 +273,13 @@ static void vhost_user_log_release(struct vhost_user_dev *dev)
  *
  * Stops running queues (the owner is told), unmaps guest memory, closes
  * every eventfd and any fd of a half-received message.  @dev is then as
- * vhost_user_dev_init() left it (same fd, owner and queue count).
+ * vhost_user_dev_init() left it (same fd, owner, queue count and
+ * vhost_user_dev_map_lazily() choice).
  */
 void vhost_user_dev_reset(struct vhost_user_dev *dev)
 {
 	unsigned int i;
+	bool lazily;
 
 	vhost_user_stop_all(dev);
 	vhost_user_unmap_all(dev);
@@ -258,31 +287,35 @@ void vhost_user_dev_reset(struct vhost_user_dev *dev)
 	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++)
 		vhost_user_vring_close_fds(&dev->vrings[i]);
 	vhost_user_msg_rx_reset(&dev->rx);
+	lazily = dev->map_lazily;
 	vhost_user_dev_init(dev, dev->fd, dev->queue_pairs, dev->ops, dev->opaque);
+	dev->map_lazily = lazily;
 }
 
 /**
- * vhost_user_translate_user() - front-end virtual address range to a pointer here
+ * vhost_user_find_user() - the region holding a front-end virtual address range
  * @dev: the connection
  * @ua: front-end address
  * @len: bytes that must be contiguous in one region
+ * @off: where @ua is in the region (out)
  *
- * Return: the pointer, or NULL when [ua, ua+len) is not inside one region.
+ * Arithmetic on the memory table only: the region need not be mapped.
+ * Return: the region, or NULL when [ua, ua+len) is not inside one region.
  */
-static void *vhost_user_translate_user(const struct vhost_user_dev *dev, uint64_t ua, uint64_t len)
+static const struct vhost_user_region *vhost_user_find_user(const struct vhost_user_dev *dev,
+							    uint64_t ua, uint64_t len, uint64_t *off)
 {
 	unsigned int i;
 
 	for (i = 0; i < dev->nregions; i++) {
 		const struct vhost_user_region *r = &dev->regions[i];
-		uint64_t off;
 
 		if (ua < r->user_addr)
 			continue;
-		off = ua - r->user_addr;
-		if (off >= r->size || len > r->size - off)
+		*off = ua - r->user_addr;
+		if (*off >= r->size || len > r->size - *off)
 			continue;
-		return (uint8_t *)r->host + off;
+		return r;
 	}
 	return NULL;
 }
@@ -309,21 +342,23 @@ static uint64_t vhost_user_user_to_guest(const struct vhost_user_dev *dev, uint6
 }
 
 /**
- * vhost_user_vring_translate() - map a ring's three parts through the memory table
+ * vhost_user_vring_translate() - find a ring's three parts in the memory table
  * @dev: the connection
  * @idx: ring index
  *
  * Each part must lie inside one region and be aligned as virtio requires
  * (descriptors 16, avail 2, used 4); the event-index fields are always
- * included in the sizes.
+ * included in the sizes.  The checks are arithmetic on the table; the
+ * parts' pointers here are set when their regions are mapped, else NULL
+ * (vhost_user_dev_map() sets them later).
  *
  * Return: 0, -EINVAL (misaligned) or -EFAULT (outside guest memory).
  */
 static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int idx)
 {
 	struct vhost_user_vring *vr = &dev->vrings[idx];
-	uint64_t num = vr->num;
-	void *desc, *avail, *used;
+	const struct vhost_user_region *desc, *avail, *used;
+	uint64_t num = vr->num, doff = 0, aoff = 0, uoff = 0;
 
 	if ((vr->addr.desc & 15) || (vr->addr.avail & 1) || (vr->addr.used & 3))
 		return vhost_user_fail(dev, -EINVAL,
@@ -331,9 +366,9 @@ static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int i
 			       idx, (unsigned long long)vr->addr.desc,
 			       (unsigned long long)vr->addr.avail,
 			       (unsigned long long)vr->addr.used);
-	desc = vhost_user_translate_user(dev, vr->addr.desc, 16 * num);
-	avail = vhost_user_translate_user(dev, vr->addr.avail, 6 + 2 * num);
-	used = vhost_user_translate_user(dev, vr->addr.used, 6 + 8 * num);
+	desc = vhost_user_find_user(dev, vr->addr.desc, 16 * num, &doff);
+	avail = vhost_user_find_user(dev, vr->addr.avail, 6 + 2 * num, &aoff);
+	used = vhost_user_find_user(dev, vr->addr.used, 6 + 8 * num, &uoff);
 	if (!desc || !avail || !used)
 		return vhost_user_fail(dev, -EFAULT,
 			       "ring %u: %s (0x%llx, %u entries) is outside guest memory",
@@ -341,9 +376,30 @@ static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int i
 			       (unsigned long long)(!desc ? vr->addr.desc :
 						    !avail ? vr->addr.avail : vr->addr.used),
 			       vr->num);
-	vr->desc = desc;
-	vr->avail = avail;
-	vr->used = used;
+	vr->desc = desc->host ? (uint8_t *)desc->host + doff : NULL;
+	vr->avail = avail->host ? (uint8_t *)avail->host + aoff : NULL;
+	vr->used = used->host ? (uint8_t *)used->host + uoff : NULL;
+	return 0;
+}
+
+/**
+ * vhost_user_vrings_translate() - find every ring with addresses in the memory table again
+ * @dev: the connection (its table changed, or was mapped)
+ *
+ * Return: 0, or the first ring's error (vhost_user_vring_translate()).
+ */
+static int vhost_user_vrings_translate(struct vhost_user_dev *dev)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
+		if (!dev->vrings[i].addr_set)
+			continue;
+		ret = vhost_user_vring_translate(dev, i);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -482,6 +538,155 @@ static uint64_t vhost_user_map_align(int fd, uint64_t page)
 }
 
 /**
+ * vhost_user_map_len() - the length of a mapping of a region
+ * @offset: the region's offset in its fd
+ * @size: its bytes
+ * @align: the mapping's alignment (vhost_user_map_align())
+ * @len: bytes to map from @offset rounded down to @align (out)
+ *
+ * Return: 0, or -EINVAL when the mapping's length would wrap or not fit
+ * this address space.
+ */
+static int vhost_user_map_len(uint64_t offset, uint64_t size, uint64_t align, uint64_t *len)
+{
+	uint64_t delta = offset & (align - 1);
+
+	*len = (size + delta + align - 1) & ~(align - 1);
+	return *len < size || *len > SIZE_MAX ? -EINVAL : 0;
+}
+
+/**
+ * vhost_user_region_map() - map one region of guest memory here
+ * @dev: the connection (guard owner; @dev->err on failure)
+ * @r: the region (@r->fd, its offset and size); @r->map, @r->map_len and
+ *	@r->host are set
+ * @index: its number in the table (guard.c reports it)
+ * @what: the request or reason, for the message
+ *
+ * No MAP_NORESERVE: on hugetlbfs the mapping reserves its huge pages at
+ * once.  The mapping is registered with guard.c.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int vhost_user_region_map(struct vhost_user_dev *dev, struct vhost_user_region *r,
+				 unsigned int index, const char *what)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t align = vhost_user_map_align(r->fd, page);
+	uint64_t aligned = r->mmap_offset & ~(align - 1);
+	uint64_t len;
+	void *p;
+	int ret;
+
+	if (vhost_user_map_len(r->mmap_offset, r->size, align, &len) < 0)
+		return vhost_user_fail(dev, -EINVAL, "%s: region %u: 0x%llx bytes cannot be mapped",
+				       what, index, (unsigned long long)r->size);
+	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)aligned);
+	if (p == MAP_FAILED)
+		return vhost_user_fail(dev, -errno,
+				       "%s: region %u: mmap of 0x%llx bytes at offset 0x%llx: %s%s",
+				       what, index, (unsigned long long)len,
+				       (unsigned long long)aligned, strerror(errno),
+				       errno == ENOMEM && align > page ?
+				       " (not enough free huge pages to reserve it)" : "");
+	ret = guard_map_add((uint8_t *)p + (r->mmap_offset - aligned), r->size, dev, index);
+	if (ret < 0) {
+		munmap(p, (size_t)len);
+		return vhost_user_fail(dev, ret, "%s: region %u: guard: %s", what, index,
+				       strerror(-ret));
+	}
+	r->map = p;
+	r->map_len = (size_t)len;
+	r->host = (uint8_t *)p + (r->mmap_offset - aligned);
+	return 0;
+}
+
+/**
+ * vhost_user_dev_map_lazily() - choose when guest memory is mapped here
+ * @dev: the connection
+ * @lazily: true: SET_MEM_TABLE validates the table without mapping it
+ *	(but hugetlbfs regions), and vhost_user_dev_map() maps it when the
+ *	owner first needs it; false (the default): SET_MEM_TABLE maps it
+ *
+ * For an owner whose engine reaches guest memory through the memory
+ * files (the kernel engine's rings of memory): the daemon then never maps
+ * the guest's memory unless a queue falls back to rings of this process,
+ * runs on the user engine (a migration's dirty logging) or the owner
+ * reads guest memory itself.  Kept across vhost_user_dev_reset().
+ */
+void vhost_user_dev_map_lazily(struct vhost_user_dev *dev, bool lazily)
+{
+	dev->map_lazily = lazily;
+}
+
+/**
+ * vhost_user_dev_mapped() - whether every region of the memory table is mapped here
+ * @dev: the connection
+ *
+ * Return: true when all are (also with no table), false when one is not.
+ */
+bool vhost_user_dev_mapped(const struct vhost_user_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++)
+		if (!dev->regions[i].map)
+			return false;
+	return true;
+}
+
+/**
+ * vhost_user_dev_mapped_bytes() - guest memory mapped here
+ * @dev: the connection
+ * @total: bytes of the whole memory table (out, may be NULL)
+ *
+ * Return: bytes of the regions mapped (their sizes, not the mappings'
+ * rounded lengths).
+ */
+uint64_t vhost_user_dev_mapped_bytes(const struct vhost_user_dev *dev, uint64_t *total)
+{
+	uint64_t mapped = 0, all = 0;
+	unsigned int i;
+
+	for (i = 0; i < dev->nregions; i++) {
+		all += dev->regions[i].size;
+		if (dev->regions[i].map)
+			mapped += dev->regions[i].size;
+	}
+	if (total)
+		*total = all;
+	return mapped;
+}
+
+/**
+ * vhost_user_dev_map() - map every region of the memory table not mapped yet
+ * @dev: the connection
+ * @why: what needs the mapping, for the message
+ *
+ * Stops nothing: a running queue pair does not use the mapping (it was
+ * opened without it).  The rings' pointers here are set from the new
+ * mappings.  Regions mapped before a failure stay mapped (released with
+ * the table).
+ *
+ * Return: 0, or a negative errno with @dev->err saying why.
+ */
+int vhost_user_dev_map(struct vhost_user_dev *dev, const char *why)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < dev->nregions; i++) {
+		if (dev->regions[i].map)
+			continue;
+		ret = vhost_user_region_map(dev, &dev->regions[i], i, why);
+		if (ret < 0)
+			return ret;
+		dev->eng_regions[i].uaddr = dev->regions[i].host;
+	}
+	return vhost_user_vrings_translate(dev);
+}
+
+/**
  * vhost_user_set_mem_table() - SET_MEM_TABLE: validate, map, swap in the new table
  * @dev: the connection
  * @msg: the (shape-checked) message; its fds are consumed
@@ -548,46 +753,33 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 	for (i = 0; i < mem->nregions; i++) {
 		const struct vhost_user_msg_region *r = &mem->regions[i];
 		uint64_t align = vhost_user_map_align(msg->fds[i], (uint64_t)page);
-		uint64_t aligned = r->mmap_offset & ~(align - 1);
-		uint64_t delta = r->mmap_offset - aligned;
-		uint64_t len = (r->size + delta + align - 1) & ~(align - 1);
-		void *p;
+		uint64_t len;
 
-		if (len < r->size || len > SIZE_MAX) {
+		if (vhost_user_map_len(r->mmap_offset, r->size, align, &len) < 0) {
 			ret = vhost_user_fail(dev, -EINVAL,
 				      "SET_MEM_TABLE: region %u: 0x%llx bytes cannot be mapped",
 				      i, (unsigned long long)r->size);
 			goto err_unmap;
 		}
-		/* No MAP_NORESERVE: on hugetlbfs that reserves the pages now. */
-		p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 msg->fds[i], (off_t)aligned);
-		if (p == MAP_FAILED) {
-			ret = vhost_user_fail(dev, -errno,
-				      "SET_MEM_TABLE: region %u: mmap of 0x%llx bytes at offset 0x%llx: %s%s",
-				      i, (unsigned long long)len, (unsigned long long)aligned,
-				      strerror(errno),
-				      errno == ENOMEM && align > (uint64_t)page ?
-				      " (not enough free huge pages to reserve it)" : "");
-			goto err_unmap;
-		}
-		ret = guard_map_add((uint8_t *)p + delta, r->size, dev, i);
-		if (ret < 0) {
-			munmap(p, (size_t)len);
-			ret = vhost_user_fail(dev, ret, "SET_MEM_TABLE: region %u: guard: %s",
-				      i, strerror(-ret));
-			goto err_unmap;
-		}
+		memset(&fresh[i], 0, sizeof(fresh[i]));
 		fresh[i].guest_addr = r->guest_addr;
 		fresh[i].size = r->size;
 		fresh[i].user_addr = r->user_addr;
 		fresh[i].mmap_offset = r->mmap_offset;
-		fresh[i].map = p;
-		fresh[i].map_len = (size_t)len;
-		fresh[i].host = (uint8_t *)p + delta;
 		fresh[i].file_dev = (uint64_t)st[i].st_dev;
 		fresh[i].file_ino = (uint64_t)st[i].st_ino;
-		mapped++;
+		fresh[i].fd = msg->fds[i];
+		/*
+		 * Mapped now unless the owner maps on demand; hugetlbfs always
+		 * (vringfd.ko cannot hold it, and mapping it now reserves its
+		 * huge pages: an exhausted pool is refused here).
+		 */
+		if (dev->map_lazily && align == (uint64_t)page)
+			continue;
+		ret = vhost_user_region_map(dev, &fresh[i], i, "SET_MEM_TABLE");
+		if (ret < 0)
+			goto err_unmap;
+		mapped = i + 1;
 	}
 	/* the fds stay open: a successor (hand-over) maps them again */
 	for (i = 0; i < mem->nregions; i++)
@@ -605,20 +797,11 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		dev->eng_regions[i].offset = fresh[i].mmap_offset;
 	}
 	dev->nregions = mem->nregions;
-	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
-		if (!dev->vrings[i].addr_set)
-			continue;
-		ret = vhost_user_vring_translate(dev, i);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return vhost_user_vrings_translate(dev);
 
 err_unmap:
-	for (i = 0; i < mapped; i++) {
-		guard_map_del(fresh[i].host);
-		munmap(fresh[i].map, fresh[i].map_len);
-	}
+	for (i = 0; i < mapped; i++)
+		vhost_user_region_unmap(&fresh[i]);
 	return ret;
 }
 

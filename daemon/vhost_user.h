@@ -3,11 +3,11 @@
  * vhost_user.h - the vhost-user back-end state machine of one connection
  *
  * struct vhost_user_dev holds what a front-end (QEMU) told us: negotiated features,
- * the guest memory table (mapped here), and per ring its size, addresses,
+ * the guest memory table (mapped here, at once or when first needed), and per ring its size, addresses,
  * base and kick/call/err eventfds.  vhost_user_dev_handle() reads and answers every
  * message waiting on the connection.  The owner (the vhost-user port) learns
  * through vhost_user_ops.queue_state() when a queue pair becomes ready to run (both
- * rings started and enabled, memory mapped) and when it must stop; on stop
+ * rings started and enabled, a memory table) and when it must stop; on stop
  * it stores the engine's avail position with vhost_user_dev_set_last_avail() so
  * GET_VRING_BASE can report it.
  *
@@ -76,14 +76,15 @@
 #define VHOST_USER_MTU_MAX	65535u
 
 /**
- * struct vhost_user_region - one mapped region of the guest memory table
+ * struct vhost_user_region - one region of the guest memory table
  * @guest_addr: guest-physical address of the first byte
  * @size: bytes
  * @user_addr: front-end virtual address of the first byte
  * @mmap_offset: offset in the fd
- * @map: what mmap() returned (page-aligned start)
+ * @map: what mmap() returned (page-aligned start), NULL while the region
+ *	is not mapped here (vhost_user_dev_map_lazily())
  * @map_len: length of the mapping
- * @host: where @guest_addr is mapped here (inside @map)
+ * @host: where @guest_addr is mapped here (inside @map), or NULL
  * @file_dev: st_dev of the fd (to recognise a repeated table)
  * @file_ino: st_ino of the fd
  * @fd: the fd, kept open for a hand-over to a successor (handover.c)
@@ -106,9 +107,10 @@ struct vhost_user_region {
  * @num: size (0 until SET_VRING_NUM)
  * @addr: front-end virtual addresses from SET_VRING_ADDR
  * @addr_set: SET_VRING_ADDR seen
- * @desc: descriptor table, mapped here (valid while @addr_set)
- * @avail: avail ring, mapped here
- * @used: used ring, mapped here
+ * @desc: descriptor table, mapped here (valid while @addr_set; NULL while
+ *	its region is not mapped)
+ * @avail: avail ring, mapped here (or NULL)
+ * @used: used ring, mapped here (or NULL)
  * @last_avail: next avail index the device reads (SET/GET_VRING_BASE)
  * @kick_fd: kick eventfd, -1 for none
  * @call_fd: call eventfd, -1 for none
@@ -174,9 +176,11 @@ struct vhost_user_ops {
  * @features_set: SET_FEATURES seen
  * @protocol_features: protocol features acked
  * @owner: SET_OWNER seen
- * @regions: mapped memory table
+ * @regions: the memory table (mapped, or not: @map_lazily)
  * @nregions: entries in @regions
- * @eng_regions: @regions in the engine's form (guest address, size, here)
+ * @eng_regions: @regions in the engine's form (guest address, size, here;
+ *	uaddr NULL while not mapped)
+ * @map_lazily: SET_MEM_TABLE does not map (vhost_user_dev_map_lazily())
  * @vrings: rings, index = virtqueue number (even: rx, odd: tx)
  * @active: per queue pair: the owner was told it is ready
  * @log: the dirty log (SET_LOG_BASE), marked while VHOST_F_LOG_ALL is acked
@@ -200,6 +204,7 @@ struct vhost_user_dev {
 	struct vhost_user_region regions[VUM_MAX_REGIONS];
 	unsigned int nregions;
 	struct engine_mem_region eng_regions[VUM_MAX_REGIONS];
+	bool map_lazily;
 	struct vhost_user_vring vrings[VHOST_USER_MAX_VRINGS];
 	bool active[VHOST_USER_MAX_QUEUE_PAIRS];
 	struct dirty_log log;
@@ -219,6 +224,10 @@ unsigned int vhost_user_dev_vnet_hdr_len(const struct vhost_user_dev *dev);
 void vhost_user_dev_queue_config(struct vhost_user_dev *dev, unsigned int qp,
 			 struct engine_queue_config *cfg);
 void vhost_user_dev_set_last_avail(struct vhost_user_dev *dev, unsigned int vring, uint16_t last_avail);
+void vhost_user_dev_map_lazily(struct vhost_user_dev *dev, bool lazily);
+int vhost_user_dev_map(struct vhost_user_dev *dev, const char *why);
+bool vhost_user_dev_mapped(const struct vhost_user_dev *dev);
+uint64_t vhost_user_dev_mapped_bytes(const struct vhost_user_dev *dev, uint64_t *total);
 
 struct hovs_vhost_user;
 void vhost_user_dev_pause(struct vhost_user_dev *dev);

@@ -877,6 +877,161 @@ START_TEST(test_kernel_refuses_dirty_log)
 END_TEST
 
 /**
+ * ut_memfd_maps() - mappings of this process of the test's guest memfd
+ *
+ * Return: lines of /proc/self/maps naming "memfd:ut-guest ".
+ */
+static int ut_memfd_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/memfd:ut-guest "))
+			n++;
+	fclose(f);
+	return n;
+}
+
+#define UT_GPA		0x100000ULL	/* guest address of the memfd's byte 0 */
+#define UT_GM_SIZE	0x10000u
+
+/**
+ * ut_unmapped_config() - a queue on rings of memory the engine is not given mapped
+ * @qc: filled: rings by guest address only (desc/avail/used NULL), one
+ *	region over @fd without uaddr, mem_files
+ * @r: the region (filled)
+ * @gm: the test's own mapping of @fd (the "front-end's")
+ * @fd: the memfd
+ */
+static void ut_unmapped_config(struct engine_queue_config *qc, struct engine_mem_region *r,
+			       uint8_t *gm, int fd)
+{
+	*r = (struct engine_mem_region){ .guest_addr = UT_GPA, .size = UT_GM_SIZE, .fd = fd };
+	memset(qc, 0, sizeof(*qc));
+	qc->tap_fd = ut_tap.fds[0];
+	qc->tap_ifindex = ut_tap.ifindex;
+	qc->vnet_hdr_len = 12;
+	qc->regions = r;
+	qc->nregions = 1;
+	qc->mem_files = true;
+	qc->tx = (struct engine_ring){ .num = UT_NUM,
+		.desc_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_tx.vr.desc - gm),
+		.avail_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_tx.vr.avail - gm),
+		.used_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_tx.vr.used - gm) };
+	qc->rx = (struct engine_ring){ .num = UT_NUM,
+		.desc_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_rx.vr.desc - gm),
+		.avail_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_rx.vr.avail - gm),
+		.used_gpa = UT_GPA + (uint64_t)((uint8_t *)ut_rx.vr.used - gm) };
+	qc->tx_call_fd = qc->rx_call_fd = -1;
+}
+
+/**
+ * ut_guest_memfd() - the "front-end's" guest memory, mapped by the test
+ * @seal: seal it against shrinking (vringfd.ko then takes it)
+ * @fd: the memfd (out)
+ *
+ * Return: the test's mapping; the tx ring at 0, the rx ring at 0x4000.
+ */
+static uint8_t *ut_guest_memfd(bool seal, int *fd)
+{
+	uint8_t *gm;
+
+	*fd = memfd_create("ut-guest", MFD_CLOEXEC | (seal ? MFD_ALLOW_SEALING : 0));
+	ck_assert_int_ge(*fd, 0);
+	ck_assert_int_eq(ftruncate(*fd, UT_GM_SIZE), 0);
+	if (seal)
+		ck_assert_int_eq(fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	gm = mmap(NULL, UT_GM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	ck_assert_ptr_ne(gm, MAP_FAILED);
+	ck_assert_int_eq(vringfd_ring_init(&ut_tx, gm, UT_NUM, 4096, 0), 0);
+	ck_assert_int_eq(vringfd_ring_init(&ut_rx, gm + 0x4000, UT_NUM, 4096, 0), 0);
+	return gm;
+}
+
+START_TEST(test_kernel_unmapped_memory_rings)
+{
+	struct engine_queue_config qc;
+	struct engine_mem_region r;
+	struct engine_stats tx, rx;
+	char err[CFG_ERR_MAX] = "";
+	uint8_t *gm;
+	uint32_t len = 99;
+	bool starved;
+	int fd, i;
+	struct iovec in = { (void *)(uintptr_t)(UT_GPA + 0xa000), 2048 };
+	struct iovec out[2] = { { (void *)(uintptr_t)(UT_GPA + 0x8000), 12 },
+				{ (void *)(uintptr_t)(UT_GPA + 0x9000), 42 } };
+
+	ut_kernel();
+	ut_setup_tap();
+	gm = ut_guest_memfd(true, &fd);
+	ut_unmapped_config(&qc, &r, gm, fd);
+	ut_q = engine_kernel_ops.open(&qc, err, sizeof(err));
+	ck_assert_msg(ut_q, "%s", err);
+	/* the engine's short mappings under the ring parts are gone */
+	ck_assert_int_eq(ut_memfd_maps(), 1);
+	/* an ARP request out, its reply back, through the memory file */
+	memset(gm + 0x8000, 0, 12);
+	ut_arp_request(gm + 0x9000);
+	ck_assert_int_ge(vringfd_ring_add(&ut_rx, NULL, 0, &in, 1, gm + 0xa000), 0);
+	vringfd_ring_publish(&ut_rx);
+	ck_assert_int_ge(vringfd_ring_add(&ut_tx, out, 2, NULL, 0, gm + 0x9000), 0);
+	vringfd_ring_publish(&ut_tx);
+	ck_assert_int_eq(engine_kernel_ops.tx(ut_q, ut_full()), 1);
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_tx, &len), gm + 0x9000);
+	/* not mapped here: whether chains are left is asked with one more write() */
+	ck_assert(engine_kernel_ops.enable_notify(ut_q, ENGINE_TX));
+	ck_assert_int_eq(engine_kernel_ops.tx(ut_q, ut_full()), 0);
+	ck_assert(!engine_kernel_ops.enable_notify(ut_q, ENGINE_TX));
+	for (i = 0; i < 50 && !vringfd_ring_more_used(&ut_rx); i++) {
+		struct pollfd p = { .fd = engine_kernel_ops.rx_fd(ut_q), .events = POLLIN };
+
+		poll(&p, 1, 100);
+		ck_assert_int_ge(engine_kernel_ops.rx(ut_q, ut_full(), &starved), 0);
+	}
+	ck_assert_ptr_eq(vringfd_ring_get_used(&ut_rx, &len), gm + 0xa000);
+	ck_assert_uint_eq(len, 12 + 42);
+	ck_assert_mem_eq(gm + 0xa000 + 12, ut_mac, 6);
+	ck_assert_uint_eq(gm[0xa000 + 12 + 21], 2);
+	engine_kernel_ops.get_stats(ut_q, &tx, &rx);
+	ck_assert_uint_eq(tx.frames, 1);
+	ck_assert_uint_eq(rx.frames, 1);
+	ck_assert_int_eq(ut_memfd_maps(), 1);
+	engine_kernel_ops.close(ut_q, NULL);
+	ut_ops = &engine_user_ops;
+}
+END_TEST
+
+START_TEST(test_kernel_unmapped_memory_refused)
+{
+	struct engine_queue_config qc;
+	struct engine_mem_region r;
+	char err[CFG_ERR_MAX] = "";
+	uint8_t *gm;
+	int fd;
+
+	ut_kernel();
+	ut_setup_tap();
+	/* a memfd that can shrink: vringfd.ko refuses it, and without a
+	 * mapping here there are no rings of this process to fall back to */
+	gm = ut_guest_memfd(false, &fd);
+	ut_unmapped_config(&qc, &r, gm, fd);
+	ck_assert_ptr_null(engine_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "kernel engine: tx ring: VRINGFD_SET_MEM_FILES (guest memory not mapped here): Operation not permitted"),
+		      "%s", err);
+	ck_assert_int_eq(ut_memfd_maps(), 1);
+	/* nor without mem_files */
+	qc.mem_files = false;
+	ck_assert_ptr_null(engine_kernel_ops.open(&qc, err, sizeof(err)));
+	ck_assert_str_eq(err, "kernel engine: tx ring: guest memory is not mapped here");
+	ut_ops = &engine_user_ops;
+}
+END_TEST
+
+/**
  * engine_suite() - the user engine and engine selection
  *
  * Return: the suite.
@@ -906,5 +1061,7 @@ Suite *engine_suite(void)
 	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_rx_preposted, 20);
 	RUNNER_ADD_TEST(s, test_kernel_refuses_no_header);
 	RUNNER_ADD_TEST(s, test_kernel_refuses_dirty_log);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_unmapped_memory_rings, 20);
+	RUNNER_ADD_TEST_TIMEOUT(s, test_kernel_unmapped_memory_refused, 20);
 	return s;
 }

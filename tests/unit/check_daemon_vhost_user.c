@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -791,17 +792,27 @@ static void dup_record(struct hovs_vhost_user *v)
 }
 
 /**
- * running_pair() - a connection whose queue pair 0 runs
+ * running_pair_lazily() - a connection whose queue pair 0 runs
+ * @lazily: vhost_user_dev_map_lazily() before the memory table
  */
-static void running_pair(void)
+static void running_pair_lazily(bool lazily)
 {
 	setup();
+	vhost_user_dev_map_lazily(&dev, lazily);
 	prelude(P_MEM);
 	ring_up(0, eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC));
 	ring_up(1, eventfd(0, EFD_CLOEXEC), -1);
 	state_ok(VUM_SET_VRING_ENABLE, 0, 1);
 	state_ok(VUM_SET_VRING_ENABLE, 1, 1);
 	ck_assert_int_eq(seen.starts[0], 1);
+}
+
+/**
+ * running_pair() - a connection whose queue pair 0 runs (memory mapped)
+ */
+static void running_pair(void)
+{
+	running_pair_lazily(false);
 }
 
 START_TEST(handover_save_restore)
@@ -1998,6 +2009,95 @@ END_TEST
  *
  * Return: the suite.
  */
+/**
+ * maps_of() - mappings of this process whose line names @name
+ * @name: e.g. "memfd:guest " (the test memfd)
+ *
+ * Return: how many lines of /proc/self/maps contain @name.
+ */
+static int maps_of(const char *name)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, name))
+			n++;
+	fclose(f);
+	return n;
+}
+
+START_TEST(lazy_mem_table_not_mapped)
+{
+	struct vhost_user_msg_mem m;
+	uint64_t total = 0;
+
+	/* the pair starts on a table that is not mapped here */
+	running_pair_lazily(true);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 0);
+	ck_assert_ptr_null(dev.regions[0].map);
+	ck_assert(!vhost_user_dev_mapped(&dev));
+	ck_assert_uint_eq(vhost_user_dev_mapped_bytes(&dev, &total), 0);
+	ck_assert_uint_eq(total, MEM_SIZE);
+	ck_assert_ptr_null(seen.cfg.tx.desc);
+	ck_assert_ptr_null(seen.cfg.rx.used);
+	ck_assert_ptr_null(seen.cfg.regions[0].uaddr);
+	ck_assert_int_eq(seen.cfg.regions[0].fd, dev.regions[0].fd);
+	ck_assert_uint_eq(seen.cfg.tx.desc_gpa, DESC_OFF(1));
+	ck_assert_uint_eq(seen.cfg.rx.used_gpa, USED_OFF(0));
+	/* the same table again: still nothing mapped, the pair keeps running */
+	mem1(&m, USER_BASE);
+	req_ok(VUM_SET_MEM_TABLE, &m, VUM_SIZE_MEM(1), &memfd, 1);
+	ck_assert_int_eq(seen.stops[0], 0);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 0);
+	/* on demand: mapped once, the rings' pointers follow */
+	ck_assert_int_eq(vhost_user_dev_map(&dev, "test"), 0);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 1);
+	ck_assert(vhost_user_dev_mapped(&dev));
+	ck_assert_uint_eq(vhost_user_dev_mapped_bytes(&dev, NULL), MEM_SIZE);
+	ck_assert_ptr_eq(dev.vrings[1].desc, (uint8_t *)dev.regions[0].host + DESC_OFF(1));
+	vhost_user_dev_queue_config(&dev, 0, &seen.cfg);
+	ck_assert_ptr_eq(seen.cfg.regions[0].uaddr, dev.regions[0].host);
+	ck_assert_ptr_eq(seen.cfg.rx.used, (uint8_t *)dev.regions[0].host + USED_OFF(0));
+	ck_assert_int_eq(vhost_user_dev_map(&dev, "test"), 0);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 1);
+	/* a reset unmaps and keeps the choice */
+	vhost_user_dev_reset(&dev);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 0);
+	ck_assert(dev.map_lazily);
+}
+END_TEST
+
+START_TEST(lazy_mem_table_checks_without_mapping)
+{
+	struct vhost_user_msg_mem m;
+	struct vhost_user_msg_vring_addr a;
+
+	setup();
+	vhost_user_dev_map_lazily(&dev, true);
+	mem1(&m, USER_BASE);
+	m.regions[0].mmap_offset = 0x1000;
+	bad_table(&m, &memfd, -EFAULT, "extends past the end of its fd (0x100000 bytes)");
+	close(cfd);
+	vhost_user_dev_reset(&dev);
+	close(dev.fd);
+	close(memfd);
+
+	setup();
+	vhost_user_dev_map_lazily(&dev, true);
+	prelude(P_NUM);
+	addr_of(&a, 0);
+	a.used = USER_BASE + MEM_SIZE - 8;	/* 6 + 8 * 256 bytes do not fit */
+	send_msg(VUM_SET_VRING_ADDR, VUM_FLAG_NEED_REPLY, &a, sizeof(a), NULL, 0);
+	expect_fail(-EFAULT, "used ring (0x7f00000ffff8, 256 entries) is outside guest memory",
+		    true, VUM_SET_VRING_ADDR);
+	ck_assert(!dev.vrings[0].addr_set);
+	ck_assert_int_eq(maps_of("/memfd:guest "), 0);
+}
+END_TEST
+
 Suite *vhost_user_suite(void)
 {
 	Suite *s = runner_suite_create("vhost_user");
@@ -2011,6 +2111,8 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, need_reply_without_reply_ack_is_silent);
 	RUNNER_ADD_TEST(s, same_mem_table_keeps_mapping);
 	RUNNER_ADD_TEST(s, new_mem_table_restarts_queue);
+	RUNNER_ADD_TEST(s, lazy_mem_table_not_mapped);
+	RUNNER_ADD_TEST(s, lazy_mem_table_checks_without_mapping);
 	RUNNER_ADD_TEST(s, call_fd_replaced_restarts_queue);
 	RUNNER_ADD_TEST(s, reset_owner_stops_and_unmaps);
 	RUNNER_ADD_TEST(s, reset_releases_every_fd);

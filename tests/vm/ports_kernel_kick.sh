@@ -43,10 +43,22 @@
 #   ports-kernel-memory-fallback a front-end on mq whose memfd can shrink (no
 #                                F_SEAL_SHRINK: the module refuses it with
 #                                EPERM) gets rings of the daemon's address
-#                                space, logged once: exactly 2000 frames
+#                                space, logged once: the tap counts exactly
+#                                the frames it sent
 #   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
 #                                falls back the same way (not logged again):
 #                                exactly 2000 (SKIP without free huge pages)
+#   ports-kernel-kick-nomap      while the front-end's frames flow on kq (the
+#                                exact run above): /proc/PID/maps of the
+#                                daemon has no mapping of its memfd
+#                                (vringfd.ko reaches it through the file),
+#                                and vringnetctl status says 4 MiB of guest
+#                                memory, 0 mapped
+#   ports-kernel-memory-nomap    the same on mq (the daemon drives the rings)
+#   ports-kernel-memory-fallback-maps  the same run: the daemon mapped that
+#                                memfd (a mapping of it while frames flow,
+#                                the log line that says why, status: 4 MiB
+#                                mapped)
 #   ports-kernel-kick-upgrade    vringnetctl upgrade while a front-end streams
 #                                on kq: the pair leaves kick mode on the
 #                                hand-over and the successor starts it in kick
@@ -55,8 +67,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
-tests="mode tx rx base wakeups again migrate upgrade"
-mtests="rings tx rx fallback hugetlb"
+tests="mode tx rx base nomap wakeups again migrate upgrade"
+mtests="rings tx rx nomap fallback fallback-maps hugetlb"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
@@ -124,6 +136,15 @@ ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
 tap_rx() { ip -n "$ns" -j -s link show "$1" | jq '.[0].stats64.rx.packets'; }
 # ctxt - voluntary context switches of all the daemon's threads
 ctxt() { cat /proc/"$dpid"/task/*/status | awk '/^voluntary_ctxt_switches:/ {n += $2} END {print n}'; }
+# memfd_maps - the daemon's mappings of a front-end's guest memory (the
+# memfd vu_frontend names so)
+memfd_maps() { grep -c 'memfd:vu-frontend-guest' /proc/"$dpid"/maps; }
+# port_memory PORT - "guest_memory guest_memory_mapped" of PORT's status
+port_memory() { ctl status | jq -r --arg p "$1" '.ports[] | select(.name == $p) | "\(.guest_memory) \(.guest_memory_mapped)"'; }
+# vm_line - the daemon's VmSize and VmRSS, and the Rss of its memfd mappings
+vm_line() {
+	echo "$(awk '/^Vm(Size|RSS):/ {printf "%s %s kB ", $1, $2}' /proc/"$dpid"/status)memfd Rss $(awk '/memfd:vu-frontend-guest/ {m = 1; next} /^[0-9a-f]+-/ {m = 0} m && /^Rss:/ {n += $2} END {print n + 0}' /proc/"$dpid"/smaps) kB"
+}
 # engine_lines - how many times the kernel engine made rings of memory (its
 # line is not rate-limited, the port's "running" line is)
 engine_lines() { grep -c 'kernel engine: rings of memory' "$work/daemon.log"; }
@@ -137,7 +158,9 @@ for i in range(int(sys.argv[2])):
     s.send(b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(42))
 ' "$1" "$2"
 }
-# run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c
+# run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c,
+# maps (the daemon's mappings of the front-end's memory while it runs), vm
+# and mst (the port's guest memory in status)
 run() {
 	local before c0 fe_pid n0
 	before=$(tap_rx "$2")
@@ -149,6 +172,10 @@ run() {
 		[ "$(engine_lines)" -gt "$n0" ] && break
 		sleep 0.1
 	done
+	# the front-end waits for the 500 frames below: its memory is in use
+	maps=$(memfd_maps)
+	vm=$(vm_line)
+	mst=$(port_memory "$1")
 	send_frames "$2" 500
 	wait "$fe_pid"
 	rc=$?
@@ -185,6 +212,14 @@ if [ "$rc" -eq 0 ] && grep -q '^vring base tx 20000 rx \([0-9]*\) (want 20000 \1
 else
 	fail base "front-end exit $rc: $(grep 'vring base' <<<"$out")"
 fi
+echo "# kick: daemon while the front-end ran: $vm; status guest_memory, guest_memory_mapped: $mst"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "4194304 0" ] &&
+   grep -q 'port kq: queue pair 0 running.*guest memory not mapped' "$work/daemon.log"; then
+	pass nomap
+else
+	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want 4194304 0); $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
+	grep 'memfd:vu-frontend-guest' /proc/"$dpid"/maps | sed 's/^/# maps: /'
+fi
 
 run mq vrnq1
 st=$(ctl stats mq)
@@ -207,9 +242,16 @@ if grep -q 'received 500 ' <<<"$out" && [ "$rxf" = 500 ] && [ "$rc" -eq 0 ]; the
 else
 	mfail rx "front-end exit $rc ($out), port rx frames $rxf (want 500)"
 fi
+echo "# memory: daemon while the front-end ran: $vm; status $mst"
+if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "4194304 0" ]; then
+	mpass nomap
+else
+	mfail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want 4194304 0)"
+fi
 
 # stream PORT TAP - context switches (sw) and tap frames (fr) over a window
-# of a stream of 64-byte frames, after the pair started
+# of a stream of 64-byte frames, after the pair started, and the daemon's
+# mappings of the front-end's memory at the window's end (mp)
 stream() {
 	local n0 b0 c0 fe_pid
 	rm -f "$work/stop"
@@ -224,11 +266,13 @@ stream() {
 	b0=$(tap_rx "$2")
 	c0=$(ctxt)
 	sleep 3
+	mp=$(memfd_maps)
+	vm=$(vm_line)
 	sw=$(( $(ctxt) - c0 ))
 	fr=$(( $(tap_rx "$2") - b0 ))
 	touch "$work/stop"
 	wait "$fe_pid"
-	echo "# stream on $1: $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window"
+	echo "# stream on $1: $(cat "$work/st.out") (exit $?): $sw daemon context switches for $fr frames in the window; $mp mappings of its memory; daemon $vm"
 }
 stream kq vrnq0
 ksw=$sw kfr=$fr
@@ -261,19 +305,45 @@ if [ "$rc" -eq 0 ] && [ "$d" -eq 6000 ] && [ "$users" -ge 1 ] && [[ "$last" == *
 else
 	fail migrate "exit $rc ($(tr '\n' ' ' <<<"$out")), tap rx +$d (want 6000), pair started $users times on the user engine, last start: $last"
 fi
-# --- memory the module refuses: the daemon's own rings, logged once
+# --- memory the module refuses: the daemon maps it and uses its own rings,
+# logged once; a stream, so that the mapping is looked at while frames flow
 n0=$(engine_lines)
+mapped_line='port mq: guest memory mapped (1 regions, 4096 KiB): queue pair 0: rings of memory over unmapped memory failed'
+m0=$(grep -c "$mapped_line" "$work/daemon.log")
 before=$(tap_rx vrnq1)
-out=$(VU_FRONTEND_MEM=memfd build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
+rm -f "$work/stop"
+VU_FRONTEND_MEM=memfd VU_FRONTEND_UNTIL="$work/stop" build/tests/host/vu_frontend "$work/mq.sock" 1 64 >"$work/fb.out" 2>&1 &
+fe_pid=$!
+for i in $(seq 100); do
+	[ "$(grep -c "$mapped_line" "$work/daemon.log")" -gt "$m0" ] && break
+	sleep 0.1
+done
+sleep 0.5
+mp=$(memfd_maps)
+vm=$(vm_line)
+mst=$(port_memory mq)
+touch "$work/stop"
+wait "$fe_pid"
 rc=$?
 sleep 0.5
 d=$(( $(tap_rx vrnq1) - before ))
+out=$(tr '\n' ' ' <"$work/fb.out")
+sent=$(sed -n 's/.*completed \([0-9]*\) .*/\1/p' <<<"$out")
+m1=$(grep -c "$mapped_line" "$work/daemon.log")
 fb=$(grep 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
-if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
+echo "# fallback: $out(exit $rc); tap rx +$d; $mp mappings of its memory; daemon $vm; status $mst"
+if [ "$rc" -eq 0 ] && [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$d" -eq "$sent" ] &&
+   [ "$(grep -c . <<<"$fb")" -eq 1 ] &&
    [[ "$fb" == *"Operation not permitted"* ]] && [ "$(engine_lines)" -eq "$n0" ]; then
 	mpass fallback
 else
-	mfail fallback "exit $rc ($out), tap rx +$d (want 2000), log: ${fb:-no fall-back logged}"
+	mfail fallback "exit $rc ($out), tap rx +$d (want ${sent:-the frames sent}), log: ${fb:-no fall-back logged}"
+fi
+if [ "$mp" -ge 1 ] && [ "$m1" -gt "$m0" ] && [ -n "$sent" ] && [ "$d" -eq "$sent" ] &&
+   [ "$mst" = "4194304 4194304" ]; then
+	mpass fallback-maps
+else
+	mfail fallback-maps "$mp mappings of the front-end's memfd while frames flowed (want >= 1), tap rx +$d of ${sent:-?}, status $mst (want 4194304 4194304), log: $(grep -m1 'port mq: guest memory mapped' "$work/daemon.log")"
 fi
 
 echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages

@@ -25,9 +25,10 @@
  * the same memfd passed again by SET_MEM_TABLE under a new number must
  * leave the store under its old name first); then the state in a fresh
  * sealed memfd: FDSTOREREMOVE=1 of LIVESTORE_STATE_NAME and FDSTORE=1 of
- * the new one (systemd reads FDSTOREREMOVE=1 and FDSTORE=1 of one message
- * as a removal only, so a replacement is two messages; a crash between
- * them loses the state: those front-ends' connections then close).
+ * the new one (systemd does not promise that a message with both
+ * FDSTOREREMOVE=1 and FDSTORE=1 removes before it stores, so a
+ * replacement is two messages; a crash between them loses the state:
+ * those front-ends' connections then close).
  *
  * Names: the fds of every record are named as restart.c names them at
  * SIGTERM ("restart.fd.N", N the fd's number here, regular files of one

@@ -44,8 +44,8 @@
  * close later; the taps and sockets stay stored under their own names.
  *
  * Sandbox.  With [daemon] upgrade = no the seccomp filter (sandbox.c)
- * allows neither memfd_create nor pipe2: restart_init() makes the memfd
- * and the barrier's pipe at start, before the filter.  The rest is in the
+ * does not allow pipe2: restart_init() makes the barrier's pipe (and the
+ * state's memfd) at start, before the filter.  The rest is in the
  * allow-list whatever upgrade says: write and fcntl (seals) on the memfd,
  * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
  * No fork, no exec: the next instance is started by systemd.
@@ -53,15 +53,25 @@
  * Not kept: what handover.c does not hand over either (stream and ring-fd
  * connections, client-mode vhost-user, a front-end in the middle of a
  * message or during a migration: then nothing is kept, logged, and the
- * stop closes every connection as before), and anything after a crash
- * (SIGKILL: no state is written).  Keeping the front-ends over a crash
- * would need the store kept current while running: every fd stored as it
- * arrives and removed before the daemon closes it (else systemd's copy
- * keeps a connection open the daemon meant to close), the state written
- * again into a new memfd after every vhost-user message that changes it
- * (memfd_create in the base filter), and at restore each ring's position
- * taken from the ring (last_avail = used->idx, as vhost-user's reconnect
- * does: a chain the dead instance took but did not complete is done again).
+ * stop closes every connection as before).
+ *
+ * Crash (SIGKILL, a fault, the watchdog: nothing is written at the end).
+ * restart_live() (main.c, once the daemon runs) has livestore.c keep the
+ * store current while running: every kept connection's fds stored under
+ * the same "restart.fd." names as they arrive and removed before the
+ * daemon closes them, and its state, written again after each vhost-user
+ * message that changes it, stored as "restart.live" with every record
+ * marked HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
+ * restart_keep() stores it (exact positions) and drops "restart.live"
+ * (livestore_stop()).  At start restart_receive() prefers "restart.state";
+ * a "restart.live" alone means the previous instance died: it is read the
+ * same way (the same refusals, the same drops of front-ends whose fds are
+ * gone), and vhost_user_dev_restore() starts each ring of a marked record
+ * at its used index (last_avail = used->idx, as vhost-user back-ends do on
+ * a reconnect: a chain the dead instance took but did not complete is
+ * done again, a TX frame may reach the tap twice, an RX buffer is filled
+ * again).  The adopted front-ends then enter the live store under this
+ * instance's fd numbers.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_daemon.h"
@@ -212,26 +211,9 @@ static int ls_child(void)
 	return 0;
 }
 
-/**
- * ls_in_child() - run @fn in a child (livestore.c's state is per process)
- * and assert that it answered 0
- * @fn: the child's test
- */
-static void ls_in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-	int st;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		_exit(fn());
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
-}
-
 START_TEST(livestore_connection_life)
 {
-	ls_in_child(ls_child);
+	runner_in_child(ls_child);
 }
 END_TEST
 
@@ -257,7 +239,7 @@ static int ls_child_off(void)
 
 START_TEST(livestore_off_without_systemd)
 {
-	ls_in_child(ls_child_off);
+	runner_in_child(ls_child_off);
 }
 END_TEST
 
@@ -278,7 +260,7 @@ static int ls_child_full(void)
 
 START_TEST(livestore_off_without_room)
 {
-	ls_in_child(ls_child_full);
+	runner_in_child(ls_child_full);
 }
 END_TEST
 

@@ -4,7 +4,8 @@
  *
  * Names: "tap.IFNAME.Q" (a tap queue, tap.c), "listen.PORT" (a port's
  * socket, port.c), and under "restart." the state and connection fds that
- * keep vhost-user front-ends over systemctl restart (restart.c).
+ * keep vhost-user front-ends over systemctl restart (restart.c) and a
+ * crash (livestore.c).
  *
  * The names: an FDNAME= value is at most 255 ASCII characters, none of them
  * a control character or ':' (sd_pid_notify_with_fds(3)).  Tap and port

@@ -19,7 +19,8 @@
 
 /* systemd's limit on an FDNAME= value, without the NUL */
 #define FDSTORE_NAME_MAX	255
-/* the names restart.c stores under: the state and the connection fds */
+/* the names restart.c and livestore.c store under: the states and the
+ * connection fds */
 #define FDSTORE_RESTART_PREFIX	"restart."
 
 int fdstore_name_tap(char *buf, size_t len, const char *ifname, unsigned int queue);

@@ -155,6 +155,9 @@ struct hovs_vring {
 
 #define HOVS_VU_FEATURES_SET	(1u << 0)
 #define HOVS_VU_OWNER		(1u << 1)
+/* the ring positions are not exact (the state a running daemon keeps for
+ * a crash, livestore.c): each ring resumes at its used index */
+#define HOVS_VU_FROM_RINGS	(1u << 2)
 
 /**
  * struct hovs_vhost_user - HOVS_REC_VHOST_USER: one connected front-end

@@ -169,6 +169,8 @@ int main(int argc, char **argv)
 		log_err("cannot start: %s", err);
 		return 1;
 	}
+	/* from now on the fd store holds every front-end, for a crash */
+	restart_live(d);
 	if (successor)
 		handover_adopt(d, &hs);
 	else if (kept)

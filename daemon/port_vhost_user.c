@@ -78,6 +78,7 @@
 #include "evfd.h"
 #include "guard.h"
 #include "handover_state.h"
+#include "livestore.h"
 #include "log.h"
 #include "port.h"
 #include "port_peer.h"
@@ -436,6 +437,42 @@ static int port_vhost_user_queue_state(struct vhost_user_dev *dev, unsigned int 
 }
 
 /**
+ * port_vhost_user_live() - write a connection's state into the live store
+ * @c: the connection (not closing)
+ *
+ * Under systemd the store holds every server-mode front-end's state at all
+ * times, for a crash (livestore.c); one that cannot be saved now (a
+ * migration runs) leaves it until it can.
+ */
+static void port_vhost_user_live(struct port_vhost_user_conn *c)
+{
+	char err[sizeof(c->dev.err)];
+	struct hovs_vhost_user *v;
+
+	if (!livestore_enabled() || c->closing || c->port->cfg.connect[0])
+		return;
+	v = malloc(sizeof(*v));
+	memcpy(err, c->dev.err, sizeof(err));
+	if (v && vhost_user_dev_save(&c->dev, v) == 0) {
+		snprintf(v->port, sizeof(v->port), "%s", c->port->cfg.name);
+		livestore_update(c, v);
+	} else {
+		livestore_update(c, NULL);
+	}
+	memcpy(c->dev.err, err, sizeof(err));
+	free(v);
+}
+
+/**
+ * port_vhost_user_changed() - vhost_user_ops.changed: write the state again
+ * @dev: the connection's vhost-user state
+ */
+static void port_vhost_user_changed(struct vhost_user_dev *dev)
+{
+	port_vhost_user_live(dev->opaque);
+}
+
+/**
  * port_vhost_user_tap_mtu() - vhost_user_ops.tap_mtu: the port's tap's current MTU
  * @dev: the connection's vhost-user state
  *
@@ -471,6 +508,7 @@ static const struct vhost_user_ops port_vhost_user_dev_ops = {
 	.queue_state = port_vhost_user_queue_state,
 	.tap_mtu = port_vhost_user_tap_mtu,
 	.announce = port_vhost_user_announce,
+	.changed = port_vhost_user_changed,
 };
 
 /**
@@ -488,6 +526,8 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 	if (c->closing)
 		return;
 	c->closing = true;
+	/* out of systemd's fd store first: its copy would keep it open */
+	livestore_update(c, NULL);
 	if (why)
 		log_rl_port(p, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else
@@ -695,11 +735,16 @@ static const struct port_peer_ops port_vhost_user_peer_ops = {
  */
 static void port_vhost_user_accept(struct port *p, int fd)
 {
-	if (!port_peer_of(p, &port_vhost_user_peer_ops)) {
+	struct port_peer *pp = port_peer_of(p, &port_vhost_user_peer_ops);
+
+	if (!pp) {
 		close(fd);
 		return;
 	}
 	port_vhost_user_attach(p, fd);
+	if (pp->nconns && pp->conns[pp->newest] &&
+	    ((struct port_vhost_user_conn *)pp->conns[pp->newest])->fd == fd)
+		port_vhost_user_live(pp->conns[pp->newest]);
 }
 
 /**
@@ -920,6 +965,7 @@ static int port_vhost_user_handover_start(struct port *p, const struct hovs_vhos
 		return -1;
 	}
 	c->in_vu = false;
+	port_vhost_user_live(c);
 	log_info("port %s: vhost-user front-end taken over from the previous instance (%llu messages replayed)",
 		 p->cfg.name, (unsigned long long)c->dev.messages);
 	return 0;

@@ -44,8 +44,8 @@
  * close later; the taps and sockets stay stored under their own names.
  *
  * Sandbox.  With [daemon] upgrade = no the seccomp filter (sandbox.c)
- * allows neither memfd_create nor pipe2: restart_init() makes the memfd
- * and the barrier's pipe at start, before the filter.  The rest is in the
+ * does not allow pipe2: restart_init() makes the barrier's pipe (and the
+ * state's memfd) at start, before the filter.  The rest is in the
  * allow-list whatever upgrade says: write and fcntl (seals) on the memfd,
  * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
  * No fork, no exec: the next instance is started by systemd.
@@ -53,15 +53,25 @@
  * Not kept: what handover.c does not hand over either (stream and ring-fd
  * connections, client-mode vhost-user, a front-end in the middle of a
  * message or during a migration: then nothing is kept, logged, and the
- * stop closes every connection as before), and anything after a crash
- * (SIGKILL: no state is written).  Keeping the front-ends over a crash
- * would need the store kept current while running: every fd stored as it
- * arrives and removed before the daemon closes it (else systemd's copy
- * keeps a connection open the daemon meant to close), the state written
- * again into a new memfd after every vhost-user message that changes it
- * (memfd_create in the base filter), and at restore each ring's position
- * taken from the ring (last_avail = used->idx, as vhost-user's reconnect
- * does: a chain the dead instance took but did not complete is done again).
+ * stop closes every connection as before).
+ *
+ * Crash (SIGKILL, a fault, the watchdog: nothing is written at the end).
+ * restart_live() (main.c, once the daemon runs) has livestore.c keep the
+ * store current while running: every kept connection's fds stored under
+ * the same "restart.fd." names as they arrive and removed before the
+ * daemon closes them, and its state, written again after each vhost-user
+ * message that changes it, stored as "restart.live" with every record
+ * marked HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
+ * restart_keep() stores it (exact positions) and drops "restart.live"
+ * (livestore_stop()).  At start restart_receive() prefers "restart.state";
+ * a "restart.live" alone means the previous instance died: it is read the
+ * same way (the same refusals, the same drops of front-ends whose fds are
+ * gone), and vhost_user_dev_restore() starts each ring of a marked record
+ * at its used index (last_avail = used->idx, as vhost-user back-ends do on
+ * a reconnect: a chain the dead instance took but did not complete is
+ * done again, a TX frame may reach the tap twice, an RX buffer is filled
+ * again).  The adopted front-ends then enter the live store under this
+ * instance's fd numbers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,13 +85,14 @@
 #include "fdstore.h"
 #include "handover.h"
 #include "handover_state.h"
+#include "livestore.h"
 #include "log.h"
 #include "restart.h"
 #include "sdnotify.h"
 
 /* the state's and the connection fds' names in the fd store */
 #define RESTART_STATE_NAME	FDSTORE_RESTART_PREFIX "state"
-#define RESTART_FD_PREFIX	FDSTORE_RESTART_PREFIX "fd."
+#define RESTART_FD_PREFIX	LIVESTORE_FD_PREFIX
 /* how long the stopping instance waits for systemd to read its messages */
 #define RESTART_SYNC_MS		5000
 
@@ -138,76 +149,40 @@ void restart_init(void)
 }
 
 /**
- * restart_same_file() - the group of an earlier regular file with @fd's inode
- * @names: the group names so far
- * @firsts: each group's first fd
- * @n: groups so far
- * @fd: the fd
- *
- * Return: the group's index, or -1 (@fd is no regular file, or a new one).
- */
-static int restart_same_file(char (*names)[FDSTORE_NAME_MAX + 1], const int *firsts,
-			     unsigned int n, int fd)
-{
-	struct stat a, b;
-	unsigned int i;
-
-	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (!fstat(firsts[i], &b) && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino && strlen(names[i]) + 12 <= FDSTORE_NAME_MAX)
-			return (int)i;
-	return -1;
-}
-
-/**
  * restart_store_fds() - store every fd of an encoded state's table
  * @buf: the encoded state (its fd table holds this process's fds)
  * @budget: fds the store may take (0: unknown)
  * @err: message buffer
  * @errlen: its size
  *
+ * The names are the live store's (livestore_group()): a name the live
+ * store holds already is the same file, which systemd keeps once.
+ *
  * Return: the number of fd store entries used, or -1 with @err filled.
  */
 static int restart_store_fds(const void *buf, unsigned int budget, char *err, size_t errlen)
 {
-	const struct hovs_header *h = buf;
-	const uint32_t *tab = (const uint32_t *)(h + 1);
-	char (*names)[FDSTORE_NAME_MAX + 1] = calloc(h->nfds + 1, sizeof(*names));
-	int *firsts = calloc(h->nfds + 1, sizeof(*firsts));
-	unsigned int i, n = 0;
-	int g, ret = -1;
+	struct livestore_groups g;
+	unsigned int i;
+	int ret = -1;
 
-	if (!names || !firsts) {
+	if (livestore_group(buf, &g) < 0) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		goto out;
+		return -1;
 	}
-	for (i = 0; i < h->nfds; i++) {
-		g = restart_same_file(names, firsts, n, (int)tab[i]);
-		if (g >= 0) {
-			size_t l = strlen(names[g]);
-
-			snprintf(names[g] + l, sizeof(names[g]) - l, ",%u", tab[i]);
-			continue;
-		}
-		firsts[n] = (int)tab[i];
-		snprintf(names[n++], sizeof(names[0]), RESTART_FD_PREFIX "%u", tab[i]);
-	}
-	if (budget && n + 1 > budget) {
+	if (budget && g.n + 1 > budget) {
 		snprintf(err, errlen, "%u fds to store, FileDescriptorStoreMax= leaves room for %u",
-			 n + 1, budget);
+			 g.n + 1, budget);
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		if (!fdstore_put(names[i], firsts[i])) {
-			snprintf(err, errlen, "storing %s failed", names[i]);
+	for (i = 0; i < g.n; i++)
+		if (!fdstore_put(g.names[i], g.firsts[i])) {
+			snprintf(err, errlen, "storing %s failed", g.names[i]);
 			goto out;
 		}
-	ret = (int)n;
+	ret = (int)g.n;
 out:
-	free(names);
-	free(firsts);
+	livestore_groups_free(&g);
 	return ret;
 }
 
@@ -235,6 +210,18 @@ static unsigned int restart_budget(struct daemon *d)
 	for (i = 0; i < d->nports; i++)
 		used += d->ports[i]->listen_fd >= 0;
 	return total > used ? (unsigned int)(total - used) : 1;	/* 1: too small for anything */
+}
+
+/**
+ * restart_live() - keep the store current from now on, for a crash
+ * @d: the started daemon (its taps and sockets stored)
+ *
+ * Under systemd only, with room in the store (livestore.c).
+ */
+void restart_live(struct daemon *d)
+{
+	if (restart_memfd >= 0 && getenv("NOTIFY_SOCKET"))
+		livestore_enable(restart_budget(d));
 }
 
 /**
@@ -283,6 +270,8 @@ bool restart_keep(struct daemon *d)
 		snprintf(err, sizeof(err), "storing %s failed", RESTART_STATE_NAME);
 		goto fail;
 	}
+	/* the exact state replaces the running one */
+	livestore_stop();
 	if (!fdstore_sync(restart_pipe, RESTART_SYNC_MS))
 		log_warn("restart: systemd did not confirm the fd store within %u ms", RESTART_SYNC_MS);
 	log_info("restart: %u front-end connections kept in systemd's fd store (state of %zu bytes, %d fds)",
@@ -472,11 +461,24 @@ unsigned int restart_receive(struct handover_state *st)
 {
 	char err[CFG_ERR_MAX];
 	struct restart_map m;
+	const char *state_name = RESTART_STATE_NAME;
 	unsigned int i, k = 0, n;
-	int fd;
+	int fd, live;
 
 	handover_state_init(st);
 	fd = fdstore_take(RESTART_STATE_NAME);
+	live = fdstore_take(LIVESTORE_STATE_NAME);
+	if (live >= 0)
+		fdstore_remove(LIVESTORE_STATE_NAME);
+	if (fd >= 0 && live >= 0) {
+		/* a SIGTERM wrote the exact state: the running one is older */
+		close(live);
+		live = -1;
+	} else if (live >= 0) {
+		log_notice("restart: the previous instance ended without a clean stop (crash, SIGKILL): its front-ends resume from the rings' used indices");
+		fd = live;
+		state_name = LIVESTORE_STATE_NAME;
+	}
 	restart_map_load(&m);
 	if (fd < 0) {
 		n = restart_map_close(&m);
@@ -485,7 +487,8 @@ unsigned int restart_receive(struct handover_state *st)
 				   n);
 		return 0;
 	}
-	fdstore_remove(RESTART_STATE_NAME);
+	if (live < 0)
+		fdstore_remove(RESTART_STATE_NAME);
 	if (restart_read(fd, st, err, sizeof(err)) < 0) {
 		n = restart_map_close(&m);
 		log_err("restart: refusing the state in systemd's fd store: %s; its %u connection fds closed, clean start",
@@ -504,8 +507,8 @@ unsigned int restart_receive(struct handover_state *st)
 	n = restart_map_close(&m);
 	if (n)
 		log_notice("restart: %u stored fds no front-end named: closed", n);
-	log_info("restart: state of the previous instance read: %u front-end connections",
-		 st->nvu);
+	log_info("restart: state of the previous instance read (%s): %u front-end connections",
+		 state_name, st->nvu);
 	return st->nvu + st->npeers;
 }
 

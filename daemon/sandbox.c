@@ -23,7 +23,10 @@
  *                                     TUNSETPERSIST/OWNER/GROUP, SIOCGIFINDEX,
  *                                     SIOCGIFMTU
  *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
- *   upgrade (handover.c), only with   memfd_create (the state), fork/clone
+ *   crash (livestore.c): the fd       memfd_create: the state written again
+ *     store kept current                into a fresh sealed memfd after each
+ *                                       vhost-user message that changes it
+ *   upgrade (handover.c), only with   fork/clone
  *     [daemon] upgrade = yes:
  *                                     and execve (the successor: the binary
  *                                     on disk), wait4 and kill (one that
@@ -81,6 +84,8 @@ static const char *const sandbox_calls[] = {
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
 	"poll", "ppoll", "timerfd_create", "timerfd_settime", "timerfd_gettime",
 	"signalfd4", "eventfd2",
+	/* the state kept in systemd's fd store for a crash (livestore.c) */
+	"memfd_create",
 	/* sockets (socket() itself: see sandbox_install()) */
 	"bind", "listen", "accept", "accept4", "connect", "shutdown",
 	"sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg", "recvmmsg",
@@ -100,8 +105,9 @@ static const char *const sandbox_calls[] = {
 
 /* System calls allowed too with upgrade = yes (any arguments). */
 static const char *const sandbox_upgrade_calls[] = {
-	/* upgrade (handover.c): the state memfd, the successor, sd_notify_barrier() */
-	"memfd_create", "fork", "vfork", "clone", "clone3", "execve", "wait4", "kill",
+	/* upgrade (handover.c): the successor, sd_notify_barrier() (the state
+	 * memfd's memfd_create is in the base list: livestore.c) */
+	"fork", "vfork", "clone", "clone3", "execve", "wait4", "kill",
 	"pipe2",
 	/* ... and what the successor's start-up does under this filter, which it
 	 * inherits (its own is stacked on it): the dynamic loader, the drop of

@@ -1538,6 +1538,8 @@ int vhost_user_dev_handle(struct vhost_user_dev *dev)
 		vhost_user_msg_rx_reset(&dev->rx);
 		if (ret < 0)
 			return ret;
+		if (dev->ops && dev->ops->changed)
+			dev->ops->changed(dev);
 	}
 	return 0;
 }
@@ -1754,6 +1756,31 @@ static int vhost_user_replay_ring_fd(struct vhost_user_dev *dev, uint32_t reques
 }
 
 /**
+ * vhost_user_used_idx() - a mapped ring's used index, as the front-end sees it
+ * @dev: the connection
+ * @idx: ring index (its addresses set: SET_VRING_ADDR replayed)
+ * @used: out: used->idx
+ *
+ * Read under a guard scope: a front-end that shrank its memory meanwhile
+ * faults here, not the daemon.
+ *
+ * Return: 0, or -EFAULT (@dev->err).
+ */
+static int vhost_user_used_idx(struct vhost_user_dev *dev, unsigned int idx, uint16_t *used)
+{
+	const volatile uint16_t *p = dev->vrings[idx].used;
+	struct guard_scope gs;
+
+	guard_enter(&gs, dev);
+	if (sigsetjmp(gs.jb, 0))
+		return vhost_user_fail(dev, -EFAULT, "hand-over: ring %u: its used ring faulted",
+				       idx);
+	*used = p[1];	/* struct vring_used: flags, idx, ring[] */
+	guard_leave(&gs);
+	return 0;
+}
+
+/**
  * vhost_user_dev_restore() - rebuild a connection from a predecessor's record
  * @dev: a fresh connection (vhost_user_dev_init())
  * @v: the record (parsed: its fds are ours; every one but the kick fds is
@@ -1765,6 +1792,11 @@ static int vhost_user_replay_ring_fd(struct vhost_user_dev *dev, uint32_t reques
  * predecessor's engine stopped), enable, call and err fds.  The kicks
  * (the rings' start) are vhost_user_dev_restore_kicks()'s: no ring runs
  * yet, and the record's kick fds are left to it.
+ *
+ * A record with HOVS_VU_FROM_RINGS (the state a running daemon kept for a
+ * crash, livestore.c) has no exact positions: each ring with addresses
+ * starts at its used index instead (last_avail = used->idx): a chain the
+ * dead instance took but did not complete is done again.
  *
  * Return: 0 or a negative errno (@dev->err).
  */
@@ -1826,8 +1858,14 @@ int vhost_user_dev_restore(struct vhost_user_dev *dev, const struct hovs_vhost_u
 			ret = vhost_user_replay(dev, VUM_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
 		}
 		if (ret == 0) {
-			st.num = h->last_avail;
-			ret = vhost_user_replay(dev, VUM_SET_VRING_BASE, &st, sizeof(st), NULL, 0);
+			uint16_t used = (uint16_t)h->last_avail;
+
+			if ((v->flags & HOVS_VU_FROM_RINGS) && dev->vrings[i].addr_set)
+				ret = vhost_user_used_idx(dev, i, &used);
+			st.num = used;
+			if (ret == 0)
+				ret = vhost_user_replay(dev, VUM_SET_VRING_BASE, &st, sizeof(st),
+							NULL, 0);
 		}
 		if (ret == 0 && (h->flags & HOVS_VRING_ENABLED)) {
 			st.num = 1;

@@ -154,6 +154,9 @@ struct vhost_user_dev;
  *	(SEND_RARP, after a migration, so that switches learn where the
  *	guest now is); return 0, or -errno (the request is then refused).
  *	May be NULL: SEND_RARP is refused.
+ * @changed: a message was handled (the connection's state may differ:
+ *	livestore.c writes it for a crash); called after each one, outside
+ *	the message, when nothing of it is half received.  May be NULL.
  *
  * A call fd replaced while its queue pair runs is replaced in place (same
  * fd number): the running engine signals the new eventfd without being
@@ -163,6 +166,7 @@ struct vhost_user_ops {
 	int (*queue_state)(struct vhost_user_dev *dev, unsigned int qp, bool ready);
 	int (*tap_mtu)(struct vhost_user_dev *dev);
 	int (*announce)(struct vhost_user_dev *dev, const uint8_t mac[6]);
+	void (*changed)(struct vhost_user_dev *dev);
 };
 
 /**

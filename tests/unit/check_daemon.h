@@ -23,6 +23,7 @@ Suite *port_peer_suite(void);	/* check_daemon_port_peer.c: one-peer ports, clien
 Suite *guard_suite(void);	/* check_daemon_guard.c: faults in front-end memory */
 Suite *fdstore_suite(void);	/* check_daemon_fdstore.c: fd names, fds passed by systemd */
 Suite *handover_suite(void);	/* check_daemon_handover.c: hand-over state, bad states */
+Suite *livestore_suite(void);	/* check_daemon_livestore.c: the fd store kept current for a crash */
 Suite *worker_suite(void);	/* check_daemon_worker.c: pump threads, their mailboxes */
 
 #endif /* CHECK_DAEMON_H */

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_daemon.h"
@@ -133,26 +132,9 @@ static int fc_child_passed(void)
 	return 0;
 }
 
-/**
- * fc_in_child() - run @fn in a child (fdstore.c's state and fds 3.. are
- * per process) and assert that it answered 0
- * @fn: the child's test
- */
-static void fc_in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-	int st;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid)
-		_exit(fn());
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
-}
-
 START_TEST(fdstore_passed_fds)
 {
-	fc_in_child(fc_child_passed);
+	runner_in_child(fc_child_passed);
 }
 END_TEST
 
@@ -210,7 +192,7 @@ static int fc_child_twice(void)
 
 START_TEST(fdstore_passed_twice_keeps_one)
 {
-	fc_in_child(fc_child_twice);
+	runner_in_child(fc_child_twice);
 }
 END_TEST
 

@@ -22,6 +22,7 @@ Suite *(*const runner_suites[])(void) = {
 	guard_suite,
 	fdstore_suite,
 	handover_suite,
+	livestore_suite,
 	worker_suite,
 	NULL,
 };

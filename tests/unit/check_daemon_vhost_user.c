@@ -865,6 +865,58 @@ START_TEST(handover_save_restore)
 END_TEST
 
 /**
+ * from_rings_restore() - restore a running pair's record as after a crash
+ * @flags: extra record flags (HOVS_VU_FROM_RINGS or 0)
+ * @rx: out: the rx ring's start position on the rebuilt connection
+ * @tx: out: the tx ring's
+ */
+static void from_rings_restore(uint32_t flags, uint16_t *rx, uint16_t *tx)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	uint16_t used_rx = 300, used_tx = 5;
+	struct vhost_user_dev dev2;
+
+	ck_assert_ptr_nonnull(v);
+	running_pair();
+	/* the dead instance's engine had used this much (struct vring_used's idx) */
+	ck_assert_int_eq(pwrite(memfd, &used_rx, 2, USED_OFF(0) + 2), 2);
+	ck_assert_int_eq(pwrite(memfd, &used_tx, 2, USED_OFF(1) + 2), 2);
+	/* saved while running, as livestore.c does: no pause, stale positions */
+	ck_assert_int_eq(vhost_user_dev_save(&dev, v), 0);
+	v->flags |= flags;
+	dup_record(v);
+	vhost_user_dev_init(&dev2, v->sock, 1, &t_ops, NULL);
+	ck_assert_int_eq(vhost_user_dev_restore(&dev2, v), 0);
+	ck_assert_int_eq(vhost_user_dev_restore_kicks(&dev2, v), 0);
+	*rx = seen.cfg.rx.last_avail;
+	*tx = seen.cfg.tx.last_avail;
+	vhost_user_dev_reset(&dev2);
+	close(dev2.fd);
+	free(v);
+}
+
+START_TEST(crash_restore_from_used_index)
+{
+	uint16_t rx, tx;
+
+	from_rings_restore(HOVS_VU_FROM_RINGS, &rx, &tx);
+	ck_assert_uint_eq(rx, 300);
+	ck_assert_uint_eq(tx, 5);
+}
+END_TEST
+
+START_TEST(restart_restore_keeps_stored_positions)
+{
+	uint16_t rx, tx;
+
+	/* without the mark the record's positions are taken as exact */
+	from_rings_restore(0, &rx, &tx);
+	ck_assert_uint_eq(rx, 0);
+	ck_assert_uint_eq(tx, 0);
+}
+END_TEST
+
+/**
  * restore_refused() - a record changed by @change must be refused
  * @change: what to break
  * @substr: text the error must contain
@@ -2117,6 +2169,8 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, reset_owner_stops_and_unmaps);
 	RUNNER_ADD_TEST(s, reset_releases_every_fd);
 	RUNNER_ADD_TEST(s, handover_save_restore);
+	RUNNER_ADD_TEST(s, crash_restore_from_used_index);
+	RUNNER_ADD_TEST(s, restart_restore_keeps_stored_positions);
 	RUNNER_ADD_TEST(s, handover_restore_bad_ring_num);
 	RUNNER_ADD_TEST(s, handover_restore_bad_region);
 	RUNNER_ADD_TEST(s, handover_restore_bad_features);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/result.h"
@@ -278,4 +279,23 @@ int main(void)
 		srunner_free(sr);
 	}
 	return result_exit_status();
+}
+
+/**
+ * runner_in_child() - run @fn in a child and assert that it answered 0
+ * @fn: the child's test (its exit status: 0, else the failed step)
+ *
+ * For code whose state is per process (fdstore.c, livestore.c) or that
+ * needs fds at fixed numbers: the child's changes leave the test alone.
+ */
+void runner_in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid)
+		_exit(fn());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
 }

@@ -61,5 +61,6 @@ Suite *runner_suite_create(const char *name);
 void runner_skip_test(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 void runner_add_test(Suite *s, const TTest *fn, const char *name, double timeout);
+void runner_in_child(int (*fn)(void));
 
 #endif /* RUNNER_H */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * check_daemon_livestore.c - livestore.c against a NOTIFY_SOCKET of the
+ * test's own: what each change of a kept connection sends (and in which
+ * order), the state it stores, and nothing for a change that is none
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "check_daemon.h"
+#include "runner.h"
+#include "handover_state.h"
+#include "livestore.h"
+
+/* what the "systemd" socket received since the last ls_drain() */
+static char ls_log[8192];
+static int ls_state_fd = -1;	/* the last state stored */
+
+/**
+ * ls_sink() - bind an abstract NOTIFY_SOCKET for this process
+ *
+ * Return: the socket, or -1.
+ */
+static int ls_sink(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[128];
+	int ns;
+
+	ns = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "vringnet-livestore-%d", (int)getpid());
+	if (ns < 0 || bind(ns, (struct sockaddr *)&sa,
+			   offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa.sun_path + 1)) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "@%s", sa.sun_path + 1);
+	setenv("NOTIFY_SOCKET", buf, 1);
+	return ns;
+}
+
+/**
+ * ls_drain() - read every message waiting, one line each into ls_log
+ * @ns: the sink
+ *
+ * A message's lines are joined with ' '; the fd of a stored state is kept
+ * in ls_state_fd, others are closed.
+ *
+ * Return: the number of messages.
+ */
+static int ls_drain(int ns)
+{
+	char buf[512], ctl[CMSG_SPACE(sizeof(int) * 4)];
+	int n = 0;
+
+	ls_log[0] = '\0';
+	for (;;) {
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 1 };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				     .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *c;
+		ssize_t len = recvmsg(ns, &mh, 0);
+		char *p;
+		int fd = -1;
+
+		if (len <= 0)
+			return n;
+		buf[len] = '\0';
+		for (p = buf; (p = strchr(p, '\n')); )
+			*p = ' ';
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+				memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+		if (fd >= 0 && strstr(buf, "FDNAME=" LIVESTORE_STATE_NAME)) {
+			if (ls_state_fd >= 0)
+				close(ls_state_fd);
+			ls_state_fd = fd;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+		snprintf(ls_log + strlen(ls_log), sizeof(ls_log) - strlen(ls_log), "%s|", buf);
+		n++;
+	}
+}
+
+/**
+ * ls_before() - whether @a comes before @b in ls_log (both present)
+ * @a: a message
+ * @b: another
+ *
+ * Return: true when it does.
+ */
+static bool ls_before(const char *a, const char *b)
+{
+	const char *x = strstr(ls_log, a), *y = strstr(ls_log, b);
+
+	return x && y && x < y;
+}
+
+/**
+ * ls_child() - in a child: one connection's life as port_vhost_user.c
+ *		reports it, the messages counted
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child(void)
+{
+	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
+	int sv[2], mem, m1, m2, n1, n2, kick, ns, key = 1;
+	char want[96], want2[96], err[256];
+	struct handover_state st;
+	unsigned long before;
+	size_t len;
+	void *buf;
+
+	ns = ls_sink();
+	if (!v || ns < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return 10;
+	mem = memfd_create("guest", MFD_CLOEXEC);
+	if (mem < 0 || ftruncate(mem, 1 << 20) < 0)
+		return 11;
+	livestore_enable(0);
+	if (!livestore_enabled())
+		return 12;
+
+	/* accept: the socket, then the state (the first write also removes
+	 * any state a predecessor left) */
+	snprintf(v->port, sizeof(v->port), "vm1");
+	v->sock = sv[1];
+	v->nvrings = 2;
+	v->vrings[0].kick = v->vrings[0].call = v->vrings[0].err = -1;
+	v->vrings[1].kick = v->vrings[1].call = v->vrings[1].err = -1;
+	livestore_update(&key, v);
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d|", sv[1]);
+	if (ls_drain(ns) != 3 || livestore_messages() != 3 || !strstr(ls_log, want) ||
+	    !ls_before(want, "FDSTOREREMOVE=1 FDNAME=restart.live|") ||
+	    !ls_before("FDSTOREREMOVE=1 FDNAME=restart.live|", "FDSTORE=1 FDNAME=restart.live|"))
+		return 1;
+
+	/* the same record again (GET_FEATURES, say): nothing */
+	livestore_update(&key, v);
+	if (ls_drain(ns) != 0)
+		return 2;
+
+	/* SET_MEM_TABLE: two regions of one memfd share one name */
+	m1 = dup(mem);
+	m2 = dup(mem);
+	v->nregions = 2;
+	v->regions[0].fd = m1;
+	v->regions[0].size = 4096;
+	v->regions[1].fd = m2;
+	v->regions[1].guest_addr = 4096;
+	v->regions[1].size = 4096;
+	before = livestore_messages();
+	livestore_update(&key, v);
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d,%d|", m1, m2);
+	if (ls_drain(ns) != 3 || livestore_messages() - before != 3 || !strstr(ls_log, want))
+		return 3;
+
+	/* SET_MEM_TABLE again, the same memfd under new numbers (as QEMU
+	 * sends it): the old name leaves first, else systemd would drop the
+	 * new copy of a file it holds */
+	n1 = dup(mem);
+	n2 = dup(mem);
+	v->regions[0].fd = n1;
+	v->regions[1].fd = n2;
+	livestore_update(&key, v);
+	close(m1);
+	close(m2);
+	snprintf(want, sizeof(want), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d,%d|", m1, m2);
+	snprintf(want2, sizeof(want2), "FDSTORE=1 FDNAME=restart.fd.%d,%d|", n1, n2);
+	if (ls_drain(ns) != 4 || !ls_before(want, want2))
+		return 4;
+
+	/* SET_VRING_KICK: one eventfd more */
+	kick = eventfd(0, EFD_CLOEXEC);
+	v->vrings[1].kick = kick;
+	v->vrings[1].flags = HOVS_VRING_KICK_SET | HOVS_VRING_STARTED;
+	livestore_update(&key, v);
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d|", kick);
+	if (ls_drain(ns) != 3 || !strstr(ls_log, want))
+		return 5;
+
+	/* the state stored is this record, marked: positions from the rings */
+	if (ls_state_fd < 0 || handover_state_from_memfd(ls_state_fd, &buf, &len, err, sizeof(err)) < 0 ||
+	    handover_state_parse(buf, len, &st, err, sizeof(err)) < 0)
+		return 6;
+	free(buf);
+	if (st.nvu != 1 || !(st.vu[0].flags & HOVS_VU_FROM_RINGS) || st.vu[0].sock != sv[1] ||
+	    st.vu[0].nregions != 2 || st.vu[0].vrings[1].kick != kick || strcmp(st.vu[0].port, "vm1"))
+		return 7;
+	handover_state_free(&st);
+
+	/* the connection closes: every name leaves, and the state, before
+	 * the daemon closes anything; nothing is stored */
+	livestore_update(&key, NULL);
+	if (ls_drain(ns) != 4 || strstr(ls_log, "FDSTORE=1"))
+		return 8;
+	snprintf(want, sizeof(want), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d|", sv[1]);
+	snprintf(want2, sizeof(want2), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d|", kick);
+	if (!strstr(ls_log, want) || !strstr(ls_log, want2) ||
+	    !strstr(ls_log, "FDSTOREREMOVE=1 FDNAME=restart.live|"))
+		return 9;
+	free(v);
+	return 0;
+}
+
+START_TEST(livestore_connection_life)
+{
+	runner_in_child(ls_child);
+}
+END_TEST
+
+/**
+ * ls_child_off() - in a child: without NOTIFY_SOCKET nothing is kept
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_off(void)
+{
+	struct hovs_vhost_user v;
+	int key = 1;
+
+	unsetenv("NOTIFY_SOCKET");
+	livestore_enable(0);
+	if (livestore_enabled())
+		return 1;
+	memset(&v, 0, sizeof(v));
+	v.sock = 0;
+	livestore_update(&key, &v);
+	return livestore_messages() == 0 ? 0 : 2;
+}
+
+START_TEST(livestore_off_without_systemd)
+{
+	runner_in_child(ls_child_off);
+}
+END_TEST
+
+/**
+ * ls_child_full() - in a child: a store too small for anything
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_full(void)
+{
+	int ns = ls_sink();
+
+	if (ns < 0)
+		return 10;
+	livestore_enable(1);
+	return livestore_enabled() ? 1 : 0;
+}
+
+START_TEST(livestore_off_without_room)
+{
+	runner_in_child(ls_child_full);
+}
+END_TEST
+
+/**
+ * livestore_suite() - the suite
+ *
+ * Return: it.
+ */
+Suite *livestore_suite(void)
+{
+	Suite *s = runner_suite_create("livestore");
+
+	RUNNER_ADD_TEST(s, livestore_connection_life);
+	RUNNER_ADD_TEST(s, livestore_off_without_systemd);
+	RUNNER_ADD_TEST(s, livestore_off_without_room);
+	return s;
+}

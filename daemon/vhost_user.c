@@ -1756,21 +1756,36 @@ static int vhost_user_replay_ring_fd(struct vhost_user_dev *dev, uint32_t reques
 }
 
 /**
- * vhost_user_used_idx() - a mapped ring's used index, as the front-end sees it
+ * vhost_user_used_idx() - a ring's used index, as the front-end sees it
  * @dev: the connection
  * @idx: ring index (its addresses set: SET_VRING_ADDR replayed)
  * @used: out: used->idx
  *
- * Read under a guard scope: a front-end that shrank its memory meanwhile
- * faults here, not the daemon.
+ * A mapped ring is read under a guard scope: a front-end that shrank its
+ * memory meanwhile faults here, not the daemon.  A ring whose region is
+ * not mapped (rings of memory, vhost_user_dev_map_lazily()) is read from
+ * the region's file with pread(): nothing is mapped for it.
  *
  * Return: 0, or -EFAULT (@dev->err).
  */
 static int vhost_user_used_idx(struct vhost_user_dev *dev, unsigned int idx, uint16_t *used)
 {
 	const volatile uint16_t *p = dev->vrings[idx].used;
+	const struct vhost_user_region *r;
 	struct guard_scope gs;
+	uint64_t off = 0;
+	uint16_t v;
 
+	if (!p) {
+		/* struct vring_used: flags, idx, ring[] */
+		r = vhost_user_find_user(dev, dev->vrings[idx].addr.used + 2, sizeof(v), &off);
+		if (!r || pread(r->fd, &v, sizeof(v), (off_t)(r->mmap_offset + off)) != sizeof(v))
+			return vhost_user_fail(dev, -EFAULT,
+					       "hand-over: ring %u: its used index cannot be read from the memory file",
+					       idx);
+		*used = v;
+		return 0;
+	}
 	guard_enter(&gs, dev);
 	if (sigsetjmp(gs.jb, 0))
 		return vhost_user_fail(dev, -EFAULT, "hand-over: ring %u: its used ring faulted",

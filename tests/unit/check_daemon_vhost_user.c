@@ -867,10 +867,11 @@ END_TEST
 /**
  * from_rings_restore() - restore a running pair's record as after a crash
  * @flags: extra record flags (HOVS_VU_FROM_RINGS or 0)
+ * @lazily: the rebuilt connection does not map guest memory (rings of memory)
  * @rx: out: the rx ring's start position on the rebuilt connection
  * @tx: out: the tx ring's
  */
-static void from_rings_restore(uint32_t flags, uint16_t *rx, uint16_t *tx)
+static void from_rings_restore(uint32_t flags, bool lazily, uint16_t *rx, uint16_t *tx)
 {
 	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
 	uint16_t used_rx = 300, used_tx = 5;
@@ -886,8 +887,10 @@ static void from_rings_restore(uint32_t flags, uint16_t *rx, uint16_t *tx)
 	v->flags |= flags;
 	dup_record(v);
 	vhost_user_dev_init(&dev2, v->sock, 1, &t_ops, NULL);
+	vhost_user_dev_map_lazily(&dev2, lazily);
 	ck_assert_int_eq(vhost_user_dev_restore(&dev2, v), 0);
 	ck_assert_int_eq(vhost_user_dev_restore_kicks(&dev2, v), 0);
+	ck_assert(!lazily || !dev2.vrings[0].used);	/* read from the file */
 	*rx = seen.cfg.rx.last_avail;
 	*tx = seen.cfg.tx.last_avail;
 	vhost_user_dev_reset(&dev2);
@@ -899,7 +902,18 @@ START_TEST(crash_restore_from_used_index)
 {
 	uint16_t rx, tx;
 
-	from_rings_restore(HOVS_VU_FROM_RINGS, &rx, &tx);
+	from_rings_restore(HOVS_VU_FROM_RINGS, false, &rx, &tx);
+	ck_assert_uint_eq(rx, 300);
+	ck_assert_uint_eq(tx, 5);
+}
+END_TEST
+
+/* the same when the rebuilt connection does not map guest memory */
+START_TEST(crash_restore_unmapped_from_used_index)
+{
+	uint16_t rx, tx;
+
+	from_rings_restore(HOVS_VU_FROM_RINGS, true, &rx, &tx);
 	ck_assert_uint_eq(rx, 300);
 	ck_assert_uint_eq(tx, 5);
 }
@@ -910,7 +924,7 @@ START_TEST(restart_restore_keeps_stored_positions)
 	uint16_t rx, tx;
 
 	/* without the mark the record's positions are taken as exact */
-	from_rings_restore(0, &rx, &tx);
+	from_rings_restore(0, false, &rx, &tx);
 	ck_assert_uint_eq(rx, 0);
 	ck_assert_uint_eq(tx, 0);
 }
@@ -2170,6 +2184,7 @@ Suite *vhost_user_suite(void)
 	RUNNER_ADD_TEST(s, reset_releases_every_fd);
 	RUNNER_ADD_TEST(s, handover_save_restore);
 	RUNNER_ADD_TEST(s, crash_restore_from_used_index);
+	RUNNER_ADD_TEST(s, crash_restore_unmapped_from_used_index);
 	RUNNER_ADD_TEST(s, restart_restore_keeps_stored_positions);
 	RUNNER_ADD_TEST(s, handover_restore_bad_ring_num);
 	RUNNER_ADD_TEST(s, handover_restore_bad_region);

@@ -213,20 +213,39 @@ static bool handover_refusal(struct daemon *d, char *err, size_t errlen)
 }
 
 /**
+ * handover_port_kept() - whether a port's connections are in this hand-over
+ * @p: the port
+ * @restart: for systemctl restart (restart.c), not an upgrade
+ *
+ * An upgrade takes every port; a restart only the types it keeps
+ * (port_ops.restart_keeps) and not in client mode: the others' connections
+ * are neither paused nor saved, and close with the old instance.
+ *
+ * Return: true when it is.
+ */
+static bool handover_port_kept(const struct port *p, bool restart)
+{
+	return !restart || (p->ops->restart_keeps && !p->cfg.connect[0]);
+}
+
+/**
  * handover_pause_all() - pause (or resume) every port's connections
  * @d: daemon
  * @resume: resume instead
+ * @restart: only those systemctl restart keeps (handover_port_kept())
  *
  * Also the first step of keeping the front-ends over systemctl restart
  * (restart.c).
  */
-void handover_pause_all(struct daemon *d, bool resume)
+void handover_pause_all(struct daemon *d, bool resume, bool restart)
 {
 	unsigned int i;
 
 	for (i = 0; i < d->nports; i++) {
 		struct port *p = d->ports[i];
 
+		if (!handover_port_kept(p, restart))
+			continue;
 		if (resume && p->ops->handover_resume)
 			p->ops->handover_resume(p);
 		else if (!resume && p->ops->handover_pause)
@@ -238,6 +257,7 @@ void handover_pause_all(struct daemon *d, bool resume)
  * handover_collect_connections() - the connections of a paused daemon
  * @d: daemon
  * @st: filled: every port's handed-over connections (front-ends, peers)
+ * @restart: only those systemctl restart keeps (handover_port_kept())
  * @err: message buffer
  * @errlen: its size
  *
@@ -246,15 +266,16 @@ void handover_pause_all(struct daemon *d, bool resume)
  *
  * Return: 0, or -1 with @err filled.
  */
-int handover_collect_connections(struct daemon *d, struct handover_state *st, char *err,
-				 size_t errlen)
+int handover_collect_connections(struct daemon *d, struct handover_state *st, bool restart,
+				 char *err, size_t errlen)
 {
 	unsigned int i;
 
 	for (i = 0; i < d->nports; i++) {
 		struct port *p = d->ports[i];
 
-		if (p->ops->handover_save && p->ops->handover_save(p, st, err, errlen) < 0)
+		if (handover_port_kept(p, restart) && p->ops->handover_save &&
+		    p->ops->handover_save(p, st, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
@@ -299,7 +320,7 @@ static int handover_collect(struct daemon *d, struct handover_state *st, unsigne
 		snprintf(err, errlen, "writing the state: %s", strerror(-ret));
 		return -1;
 	}
-	if (handover_collect_connections(d, st, err, errlen) < 0)
+	if (handover_collect_connections(d, st, false, err, errlen) < 0)
 		return -1;
 	*conns = st->nvu + st->nstreams;
 	return 0;
@@ -459,7 +480,7 @@ int handover_upgrade(struct daemon *d, struct ctlproto_upgrade_info *info, char 
 	}
 	log_info("upgrade: starting %s", handover_exe);
 	handover_state_init(&st);
-	handover_pause_all(d, false);
+	handover_pause_all(d, false, false);
 	if (handover_collect(d, &st, &conns, err, errlen) < 0)
 		goto out;
 	if (handover_state_encode(&st, &buf, &len) < 0) {
@@ -508,7 +529,7 @@ out:
 		close(mfd);
 	handover_state_free(&st);
 	if (ret < 0) {
-		handover_pause_all(d, true);
+		handover_pause_all(d, true, false);
 		log_err("upgrade failed: %s; this instance keeps serving", err);
 	}
 	return ret;
@@ -722,11 +743,15 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 	for (i = 0; i < st->nstreams; i++)
 		if (handover_adopt_stream(d, &st->streams[i], false, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	for (i = 0; i < st->nvu; i++)
-		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
-			handover_successor_fail(err);
+	/* stream peers before the front-ends' rings: a vhost-user pair runs
+	 * on its worker as soon as it starts (it takes chains from the guest's
+	 * rings at once), so nothing that can still fail may come after it;
+	 * a stream peer's pair runs on this thread, from the loop only */
 	for (i = 0; i < st->nstreams; i++)
 		if (handover_adopt_stream(d, &st->streams[i], true, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	for (i = 0; i < st->nvu; i++)
+		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
 	/* stream peers count as front-ends here (and in the reply's connections) */
 	snprintf(status, sizeof(status), "took over %u front-end connections",

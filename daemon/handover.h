@@ -36,9 +36,9 @@ void handover_successor_fail(const char *why) __attribute__((noreturn));
 /* shared with restart.c (systemctl restart keeps the front-ends) */
 struct hovs_vhost_user;
 struct hovs_peer;
-void handover_pause_all(struct daemon *d, bool resume);
-int handover_collect_connections(struct daemon *d, struct handover_state *st, char *err,
-				 size_t errlen);
+void handover_pause_all(struct daemon *d, bool resume, bool restart);
+int handover_collect_connections(struct daemon *d, struct handover_state *st, bool restart,
+				 char *err, size_t errlen);
 int handover_adopt_vu(struct daemon *d, const struct hovs_vhost_user *v, bool start,
 		      char *err, size_t errlen);
 int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *err,

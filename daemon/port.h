@@ -120,6 +120,10 @@ struct port_stats {
  *	rebuilt from the same record; 0, or -1 with @err
  * @handover_peer: take a predecessor's learnt peer address (dgram); 0, or
  *	-1 with @err
+ * @restart_keeps: systemctl restart keeps the type's connections
+ *	(restart.c: vhost-user front-ends, a dgram port's learnt peer) when
+ *	the port is not in client mode; the others close with the old
+ *	instance as before
  * @handover_stream: @start false: whether the port can take a
  *	predecessor's stream peer (nothing taken); true: take it over and
  *	run it (its socket is taken, also on error); 0, or -1 with @err
@@ -128,6 +132,7 @@ struct port_ops {
 	const char *name;
 	int sock_type;
 	bool multiqueue;
+	bool restart_keeps;
 	int (*bound)(struct port *p, char *err, size_t errlen);
 	void (*accept)(struct port *p, int fd);
 	void (*readable)(struct port *p);

@@ -388,6 +388,7 @@ static int port_dgram_handover_peer(struct port *p, const struct hovs_peer *peer
 const struct port_ops port_dgram_ops = {
 	.name = "dgram",
 	.sock_type = SOCK_DGRAM,
+	.restart_keeps = true,
 	.bound = port_dgram_bound,
 	.readable = port_dgram_readable,
 	.teardown = port_dgram_teardown,

@@ -975,6 +975,7 @@ const struct port_ops port_vhost_user_ops = {
 	.name = "vhost-user",
 	.sock_type = SOCK_STREAM,
 	.multiqueue = true,
+	.restart_keeps = true,
 	.accept = port_vhost_user_accept,
 	.connect = port_vhost_user_connect,
 	.teardown = port_peer_teardown,

@@ -245,12 +245,12 @@ bool restart_keep(struct daemon *d)
 	if (restart_memfd < 0 || !getenv("NOTIFY_SOCKET"))
 		return false;
 	handover_state_init(&st);
-	handover_pause_all(d, false);
-	if (handover_collect_connections(d, &st, err, sizeof(err)) < 0)
+	handover_pause_all(d, false, true);
+	if (handover_collect_connections(d, &st, true, err, sizeof(err)) < 0)
 		goto fail;
 	if (!st.nvu && !st.npeers) {
 		handover_state_free(&st);
-		handover_pause_all(d, true);
+		handover_pause_all(d, true, true);
 		return false;
 	}
 	ret = handover_state_encode(&st, &buf, &len);
@@ -283,7 +283,7 @@ fail:
 	log_warn("restart: the front-ends' connections are not kept: %s", err);
 	free(buf);
 	handover_state_free(&st);
-	handover_pause_all(d, true);
+	handover_pause_all(d, true, true);
 	return false;
 }
 

@@ -653,7 +653,8 @@ static int port_stream_handover_stream(struct port *p, const struct handover_str
 	c->framed = s->flags & HOVS_STREAM_FRAMED;
 	c->held = s->got ? malloc(s->got) : NULL;
 	if ((s->got && !c->held) ||
-	    frame_stream_encoder_restore(&c->enc, hs->bytes + s->got, s->out_len) < 0) {
+	    (s->out_len &&	/* an idle peer's record has no bytes at all */
+	     frame_stream_encoder_restore(&c->enc, hs->bytes + s->got, s->out_len) < 0)) {
 		snprintf(err, errlen, "port %s: stream peer: %s", p->cfg.name, strerror(ENOMEM));
 		port_stream_discard(c);
 		goto fail;

@@ -349,8 +349,8 @@ static uint64_t vhost_user_user_to_guest(const struct vhost_user_dev *dev, uint6
  * Each part must lie inside one region and be aligned as virtio requires
  * (descriptors 16, avail 2, used 4); the event-index fields are always
  * included in the sizes.  The checks are arithmetic on the table; the
- * parts' pointers here are set when their regions are mapped, else NULL
- * (vhost_user_dev_map() sets them later).
+ * parts' pointers here are set when the regions of all three are mapped,
+ * else all NULL (vhost_user_dev_map() sets them later).
  *
  * Return: 0, -EINVAL (misaligned) or -EFAULT (outside guest memory).
  */
@@ -376,9 +376,16 @@ static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int i
 			       (unsigned long long)(!desc ? vr->addr.desc :
 						    !avail ? vr->addr.avail : vr->addr.used),
 			       vr->num);
-	vr->desc = desc->host ? (uint8_t *)desc->host + doff : NULL;
-	vr->avail = avail->host ? (uint8_t *)avail->host + aoff : NULL;
-	vr->used = used->host ? (uint8_t *)used->host + uoff : NULL;
+	/* all three or none: a ring is mapped here or it is not (a table
+	 * mixing mapped hugetlbfs regions and unmapped memfds, or a map that
+	 * failed half-way, must not leave some parts NULL) */
+	if (desc->host && avail->host && used->host) {
+		vr->desc = (uint8_t *)desc->host + doff;
+		vr->avail = (uint8_t *)avail->host + aoff;
+		vr->used = (uint8_t *)used->host + uoff;
+	} else {
+		vr->desc = vr->avail = vr->used = NULL;
+	}
 	return 0;
 }
 

@@ -19,17 +19,22 @@
  * connected stream peer of a port in server mode: its socket, the
  * decoder's state with the bytes of the frame it is in the middle of, and
  * the bytes queued for the peer but not yet written (its own ring pair is
- * made again by the successor: the daemon's own memory).  The
+ * made again by the successor: the daemon's own memory); and every
+ * client of a ring-fd port: a served one with its socket, its SETUP as it
+ * sent it, the SETUP's fds (memfd or passed vring fds, eventfds) and per
+ * queue pair the avail positions where its pairs stopped; one that has not
+ * sent SETUP yet with its socket alone (a SETUP it sends meanwhile waits
+ * in the socket, fds and all, for the successor).  The
  * successor takes taps and sockets through the same code as after
  * systemctl restart (fdstore_add_passed(), then daemon_start()) and
  * replays each front-end's state through the vhost-user checks
  * (vhost_user_dev_restore()), on either engine (the kernel engine makes
- * its rings again: a vringfd belongs to the process that made it).
+ * its rings again: a vringfd belongs to the process that made it); a
+ * ring-fd client's SETUP goes through every check a fresh one gets
+ * (port_ringfd.c), its rings start at the stored positions.
  *
  * Not handed over: control clients other than the one asking (their
- * connection closes with the predecessor), connections of ring-fd ports
- * (an upgrade is refused while there is one, with the port named),
- * client-mode vhost-user and stream connections, a front-end in
+ * connection closes with the predecessor), client-mode vhost-user and stream connections, a front-end in
  * the middle of a message or during a migration (dirty log; refused,
  * retry later).
  *
@@ -282,6 +287,22 @@ int handover_collect_connections(struct daemon *d, struct handover_state *st, bo
 }
 
 /**
+ * handover_ringfd_served() - served ring-fd clients in a state
+ * @st: the state
+ *
+ * Return: the records of clients that sent SETUP (pending ones do not
+ * count as connections, as in port_ops.connections).
+ */
+static unsigned int handover_ringfd_served(const struct handover_state *st)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < st->nringfd; i++)
+		n += !(st->ringfd[i].flags & HOVS_RINGFD_PENDING);
+	return n;
+}
+
+/**
  * handover_collect() - the state of a paused daemon
  * @d: daemon
  * @st: filled (the daemon's fds)
@@ -322,7 +343,7 @@ static int handover_collect(struct daemon *d, struct handover_state *st, unsigne
 	}
 	if (handover_collect_connections(d, st, false, err, errlen) < 0)
 		return -1;
-	*conns = st->nvu + st->nstreams;
+	*conns = st->nvu + st->nstreams + handover_ringfd_served(st);
 	return 0;
 }
 
@@ -377,6 +398,14 @@ static pid_t handover_spawn(const struct handover_state *st, int state_fd, int s
 	}
 	for (i = 0; i < st->nstreams; i++)
 		fcntl(st->streams[i].rec.sock, F_SETFD, 0);
+	for (i = 0; i < st->nringfd; i++) {
+		const struct hovs_ringfd *rf = &st->ringfd[i];
+		unsigned int j;
+
+		fcntl(rf->sock, F_SETFD, 0);
+		for (j = 0; j < rf->nfds; j++)
+			fcntl(rf->fds[j], F_SETFD, 0);
+	}
 	fcntl(state_fd, F_SETFD, 0);
 	fcntl(status_fd, F_SETFD, 0);
 	setenv(HANDOVER_ENV, env, 1);
@@ -619,8 +648,8 @@ int handover_receive(struct handover_state *st, char *err, size_t errlen)
 		}
 		st->named[i].fd = -1;
 	}
-	log_info("hand-over: state of %zu bytes, %u fds, %u front-end connections, %u stream peers",
-		 len, st->nfds, st->nvu, st->nstreams);
+	log_info("hand-over: state of %zu bytes, %u fds, %u front-end connections, %u stream peers, %u ring-fd clients (%u served)",
+		 len, st->nfds, st->nvu, st->nstreams, st->nringfd, handover_ringfd_served(st));
 	return 0;
 }
 
@@ -717,6 +746,30 @@ static int handover_adopt_stream(struct daemon *d, const struct handover_stream 
 }
 
 /**
+ * handover_adopt_ringfd() - take a ring-fd client, or start its pairs
+ * @d: the started daemon
+ * @rf: the record
+ * @start: false: take it (its fds are taken, also on error), its SETUP
+ *	checked, its pairs not started; true: start them
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int handover_adopt_ringfd(struct daemon *d, const struct hovs_ringfd *rf, bool start,
+				 char *err, size_t errlen)
+{
+	struct port *p = handover_port(d, rf->port);
+
+	if (!p || !p->ops->handover_ringfd) {
+		snprintf(err, errlen, "port %s: a ring-fd client is connected, but the new configuration has no such ring-fd port",
+			 rf->port);
+		return -1;
+	}
+	return p->ops->handover_ringfd(p, rf, start, err, errlen);
+}
+
+/**
  * handover_adopt() - take over the predecessor's front-ends, then its place
  * @d: the started daemon (daemon_start() in successor mode)
  * @st: the state handover_receive() read (freed here)
@@ -743,19 +796,28 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 	for (i = 0; i < st->nstreams; i++)
 		if (handover_adopt_stream(d, &st->streams[i], false, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	/* stream peers before the front-ends' rings: a vhost-user pair runs
-	 * on its worker as soon as it starts (it takes chains from the guest's
-	 * rings at once), so nothing that can still fail may come after it;
-	 * a stream peer's pair runs on this thread, from the loop only */
+	for (i = 0; i < st->nringfd; i++)
+		if (handover_adopt_ringfd(d, &st->ringfd[i], false, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	/* stream peers and ring-fd clients before the front-ends' rings: a
+	 * vhost-user pair runs on its worker as soon as it starts (it takes
+	 * chains from the guest's rings at once), so nothing that can still
+	 * fail may come after it; a stream peer's pair runs on this thread,
+	 * from the loop only; a ring-fd client's SETUP was checked and its
+	 * memory mapped above, only its pairs start here */
 	for (i = 0; i < st->nstreams; i++)
 		if (handover_adopt_stream(d, &st->streams[i], true, err, sizeof(err)) < 0)
+			handover_successor_fail(err);
+	for (i = 0; i < st->nringfd; i++)
+		if (handover_adopt_ringfd(d, &st->ringfd[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
 	for (i = 0; i < st->nvu; i++)
 		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	/* stream peers count as front-ends here (and in the reply's connections) */
+	/* stream peers and served ring-fd clients count as front-ends here
+	 * (and in the reply's connections) */
 	snprintf(status, sizeof(status), "took over %u front-end connections",
-		 st->nvu + st->nstreams);
+		 st->nvu + st->nstreams + handover_ringfd_served(st));
 	handover_state_free(st);
 	sdnotify_mainpid();
 	sdnotify_ready(status);

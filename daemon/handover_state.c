@@ -46,6 +46,7 @@ void handover_state_free(struct handover_state *st)
 	free(st->named);
 	free(st->vu);
 	free(st->peers);
+	free(st->ringfd);
 	handover_state_init(st);
 }
 
@@ -57,7 +58,7 @@ void handover_state_free(struct handover_state *st)
  */
 static unsigned int handover_state_records(const struct handover_state *st)
 {
-	return st->nnamed + st->nvu + st->npeers + st->nstreams;
+	return st->nnamed + st->nvu + st->npeers + st->nstreams + st->nringfd;
 }
 
 /**
@@ -235,6 +236,76 @@ int handover_state_add_stream(struct handover_state *st, const struct hovs_strea
 }
 
 /**
+ * handover_state_ringfd_check() - whether a ring-fd record's counts are in bounds
+ * @rf: the record
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The port name terminated; @rf->nfds and @rf->msg_len within the
+ * arrays, both 0 for a pending client and both non-zero for a served one;
+ * the unused entries of @rf->fds -1.  What the SETUP says is checked by
+ * the port that takes the client, as for a fresh one.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int handover_state_ringfd_check(const struct hovs_ringfd *rf, char *err, size_t errlen)
+{
+	bool pending = rf->flags & HOVS_RINGFD_PENDING;
+	unsigned int i;
+
+	if (!memchr(rf->port, '\0', sizeof(rf->port))) {
+		snprintf(err, errlen, "ring-fd record: port name not terminated");
+		return -1;
+	}
+	if (rf->flags & ~HOVS_RINGFD_PENDING) {
+		snprintf(err, errlen, "port %s: ring-fd record flags 0x%x unknown", rf->port, rf->flags);
+		return -1;
+	}
+	if (rf->nfds > RINGFD_PROTO_MAX_FDS || rf->msg_len > RINGFD_PROTO_MAX_MSG) {
+		snprintf(err, errlen, "port %s: ring-fd client with %u fds and a SETUP of %u bytes (at most %u, %zu)",
+			 rf->port, rf->nfds, rf->msg_len, RINGFD_PROTO_MAX_FDS, RINGFD_PROTO_MAX_MSG);
+		return -1;
+	}
+	if (pending ? rf->nfds || rf->msg_len : !rf->nfds || !rf->msg_len) {
+		snprintf(err, errlen, "port %s: %s ring-fd client with %u fds and a SETUP of %u bytes",
+			 rf->port, pending ? "pending" : "served", rf->nfds, rf->msg_len);
+		return -1;
+	}
+	for (i = rf->nfds; i < RINGFD_PROTO_MAX_FDS; i++)
+		if (rf->fds[i] != -1) {
+			snprintf(err, errlen, "port %s: ring-fd fd %u set beyond its %u fds", rf->port,
+				 i, rf->nfds);
+			return -1;
+		}
+	return 0;
+}
+
+/**
+ * handover_state_add_ringfd() - add a ring-fd client
+ * @st: the state being written
+ * @rf: the record, its fd fields the writer's fds (copied)
+ *
+ * Return: 0, -EINVAL for a record handover_state_ringfd_check() refuses,
+ * -EMFILE past HOVS_MAX_RECORDS, or -ENOMEM.
+ */
+int handover_state_add_ringfd(struct handover_state *st, const struct hovs_ringfd *rf)
+{
+	struct hovs_ringfd *n;
+	char err[160];
+
+	if (handover_state_ringfd_check(rf, err, sizeof(err)) < 0)
+		return -EINVAL;
+	if (handover_state_records(st) >= HOVS_MAX_RECORDS)
+		return -EMFILE;
+	n = realloc(st->ringfd, (st->nringfd + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	st->ringfd = n;
+	st->ringfd[st->nringfd++] = *rf;
+	return 0;
+}
+
+/**
  * handover_state_index() - put an fd into the fd table
  * @tab: the table
  * @n: its entries (incremented)
@@ -275,7 +346,7 @@ static unsigned int handover_state_vu_fds(const struct hovs_vhost_user *v)
  */
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len)
 {
-	size_t nfds = st->nnamed + st->nstreams, size;
+	size_t nfds = st->nnamed + st->nstreams + st->nringfd, size;
 	struct hovs_header *h;
 	struct hovs_record *r;
 	uint32_t *tab, n = 0;
@@ -284,10 +355,13 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 
 	for (i = 0; i < st->nvu; i++)
 		nfds += handover_state_vu_fds(&st->vu[i]);
+	for (i = 0; i < st->nringfd; i++)
+		nfds += st->ringfd[i].nfds;
 	size = sizeof(*h) + ((nfds * sizeof(uint32_t) + 7) & ~(size_t)7) +
 	       st->nnamed * (sizeof(*r) + sizeof(struct hovs_named_fd)) +
 	       st->nvu * (sizeof(*r) + sizeof(struct hovs_vhost_user)) +
-	       st->npeers * (sizeof(*r) + sizeof(struct hovs_peer));
+	       st->npeers * (sizeof(*r) + sizeof(struct hovs_peer)) +
+	       st->nringfd * (sizeof(*r) + sizeof(struct hovs_ringfd));
 	for (i = 0; i < st->nstreams; i++)
 		size += sizeof(*r) + sizeof(struct hovs_stream) +
 			handover_state_stream_bytes(&st->streams[i].rec);
@@ -346,6 +420,17 @@ int handover_state_encode(const struct handover_state *st, void **buf, size_t *l
 		if (hs->rec.got + hs->rec.out_len)
 			memcpy(s + 1, hs->bytes, (size_t)hs->rec.got + hs->rec.out_len);
 		r = (struct hovs_record *)((uint8_t *)(r + 1) + r->len);
+	}
+	for (i = 0; i < st->nringfd; i++) {
+		struct hovs_ringfd *rf = (struct hovs_ringfd *)(r + 1);
+
+		r->type = HOVS_REC_RINGFD;
+		r->len = sizeof(*rf);
+		*rf = st->ringfd[i];
+		rf->sock = handover_state_index(tab, &n, rf->sock);
+		for (j = 0; j < rf->nfds; j++)
+			rf->fds[j] = handover_state_index(tab, &n, rf->fds[j]);
+		r = (struct hovs_record *)(rf + 1);
 	}
 	*buf = p;
 	*len = size;
@@ -478,6 +563,46 @@ static int handover_state_parse_stream(const uint8_t *p, uint32_t len, const uin
 }
 
 /**
+ * handover_state_parse_ringfd() - check, resolve and keep one ring-fd record
+ * @p: the record's bytes (sizeof(struct hovs_ringfd))
+ * @tab: the fd table
+ * @used: per entry: taken already
+ * @nfds: entries
+ * @st: the record is added here
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int handover_state_parse_ringfd(const uint8_t *p, const uint32_t *tab, bool *used,
+				       uint32_t nfds, struct handover_state *st, char *err,
+				       size_t errlen)
+{
+	struct hovs_ringfd rf;
+	char what[64];
+	unsigned int j;
+	int ret;
+
+	memcpy(&rf, p, sizeof(rf));
+	if (handover_state_ringfd_check(&rf, err, errlen) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "port %s: ring-fd socket", rf.port);
+	if (handover_state_resolve(&rf.sock, false, tab, used, nfds, what, err, errlen) < 0)
+		return -1;
+	for (j = 0; j < rf.nfds; j++) {
+		snprintf(what, sizeof(what), "port %s: ring-fd SETUP fd %u", rf.port, j);
+		if (handover_state_resolve(&rf.fds[j], false, tab, used, nfds, what, err, errlen) < 0)
+			return -1;
+	}
+	ret = handover_state_add_ringfd(st, &rf);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * handover_state_parse_records() - read and resolve every record
  * @p: the first record
  * @end: the end of the state
@@ -554,6 +679,9 @@ static int handover_state_parse_records(const uint8_t *p, const uint8_t *end, ui
 			}
 		} else if (r.type == HOVS_REC_STREAM && r.len >= sizeof(struct hovs_stream)) {
 			if (handover_state_parse_stream(p, r.len, tab, used, nfds, st, err, errlen) < 0)
+				return -1;
+		} else if (r.type == HOVS_REC_RINGFD && r.len == sizeof(struct hovs_ringfd)) {
+			if (handover_state_parse_ringfd(p, tab, used, nfds, st, err, errlen) < 0)
 				return -1;
 		} else {
 			snprintf(err, errlen, "record %u: type %u of %u bytes is not one this version reads",
@@ -798,6 +926,21 @@ void handover_state_vu_close(const struct hovs_vhost_user *v)
 			close(v->regions[i].fd);
 	for (i = 0; i < v->nvrings; i++)
 		handover_state_vring_close(&v->vrings[i]);
+}
+
+/**
+ * handover_state_ringfd_close() - close every fd of a parsed ring-fd record
+ * @rf: the record (socket and SETUP fds; those that are not -1)
+ */
+void handover_state_ringfd_close(const struct hovs_ringfd *rf)
+{
+	unsigned int i;
+
+	if (rf->sock >= 0)
+		close(rf->sock);
+	for (i = 0; i < rf->nfds && i < RINGFD_PROTO_MAX_FDS; i++)
+		if (rf->fds[i] >= 0)
+			close(rf->fds[i]);
 }
 
 /**

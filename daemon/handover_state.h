@@ -24,6 +24,10 @@
  *                             port learnt from its first sender
  *     HOVS_REC_STREAM         struct hovs_stream, then the bytes in
  *                             flight: one connected stream peer
+ *     HOVS_REC_RINGFD         struct hovs_ringfd: one ring-fd client,
+ *                             served (its SETUP as sent, its fds and
+ *                             ring positions) or not yet set up (its
+ *                             socket alone)
  *
  * Records name fds by their index in the fd table; every entry of the
  * table is named exactly once (else the state is refused: an fd nobody
@@ -38,6 +42,7 @@
  * reader that predates it refuses a state with one ("record N: type 4 ...
  * is not one this version reads"), which is the right answer (it could
  * not keep that peer), and every state it can read is still version 1.
+ * HOVS_REC_RINGFD came the same way.
  * handover_state_parse() checks the form only; what the values mean
  * (ring sizes, addresses, features) is checked again by the code that
  * applies them, as if a front-end had sent them.
@@ -52,6 +57,7 @@
 #include "config.h"
 #include "fdstore.h"
 #include "frame_stream.h"
+#include "ringfd_proto.h"
 #include "vhost_user.h"
 
 #define HOVS_MAGIC		0x484e5256u	/* "VRNH" in little endian */
@@ -65,6 +71,7 @@ enum hovs_record_type {
 	HOVS_REC_VHOST_USER = 2,
 	HOVS_REC_PEER = 3,
 	HOVS_REC_STREAM = 4,
+	HOVS_REC_RINGFD = 5,
 };
 
 /**
@@ -234,6 +241,37 @@ struct hovs_stream {
 	uint32_t reserved;
 };
 
+#define HOVS_RINGFD_PENDING	(1u << 0)	/* connected, no SETUP accepted yet */
+
+/**
+ * struct hovs_ringfd - HOVS_REC_RINGFD: one ring-fd client
+ * @port: the port's name, NUL-terminated
+ * @sock: the connection, fd table index (after parsing: the fd)
+ * @flags: HOVS_RINGFD_*
+ * @nfds: entries of @fds in use: the fds the SETUP came with (0 for a
+ *	pending client; at most RINGFD_PROTO_MAX_FDS)
+ * @msg_len: bytes of @msg in use (0 for a pending client; at most
+ *	RINGFD_PROTO_MAX_MSG)
+ * @fds: the SETUP's fds in the order the client sent them, fd table
+ *	indexes (after parsing: the fds); entries from @nfds on are -1
+ * @last_avail: per queue pair, where the predecessor's engine stopped in
+ *	the tx ([0]) and the rx ([1]) avail ring (every entry before it is
+ *	used); unused for passed rings (VRINGNET_RFD_F_RINGS: the positions
+ *	are the rings' own) and after the SETUP's queue pairs
+ * @msg: the SETUP as the client sent it: the successor decodes and
+ *	checks it again as a fresh one (ringfd_proto.c)
+ */
+struct hovs_ringfd {
+	char port[CFG_NAME_MAX];
+	int32_t sock;
+	uint32_t flags;
+	uint32_t nfds;
+	uint32_t msg_len;
+	int32_t fds[RINGFD_PROTO_MAX_FDS];
+	uint16_t last_avail[VRINGNET_RFD_MAX_QP][2];
+	uint8_t msg[RINGFD_PROTO_MAX_MSG];
+};
+
 /* the format's sizes: a change here is a new HOVS_VERSION */
 _Static_assert(sizeof(struct hovs_header) == 24, "hovs_header");
 _Static_assert(sizeof(struct hovs_named_fd) == 264, "hovs_named_fd");
@@ -241,6 +279,7 @@ _Static_assert(sizeof(struct hovs_region) == 40, "hovs_region");
 _Static_assert(sizeof(struct hovs_vring) == 72, "hovs_vring");
 _Static_assert(sizeof(struct hovs_peer) == 136, "hovs_peer");
 _Static_assert(sizeof(struct hovs_stream) == 48, "hovs_stream");
+_Static_assert(sizeof(struct hovs_ringfd) == 800, "hovs_ringfd");
 _Static_assert(sizeof(struct hovs_vhost_user) == 56 + VUM_MAX_REGIONS * 40 +
 	       VHOST_USER_MAX_VRINGS * 72, "hovs_vhost_user");
 
@@ -267,6 +306,8 @@ struct handover_stream {
  * @npeers: their number
  * @streams: the connected stream peers
  * @nstreams: their number
+ * @ringfd: the ring-fd clients (parsed: every fd field is the fd or -1)
+ * @nringfd: their number
  */
 struct handover_state {
 	int *fds;
@@ -279,6 +320,8 @@ struct handover_state {
 	unsigned int npeers;
 	struct handover_stream *streams;
 	unsigned int nstreams;
+	struct hovs_ringfd *ringfd;
+	unsigned int nringfd;
 };
 
 void handover_state_init(struct handover_state *st);
@@ -289,6 +332,7 @@ int handover_state_add_peer(struct handover_state *st, const struct hovs_peer *p
 int handover_state_stream_check(const struct hovs_stream *s, char *err, size_t errlen);
 int handover_state_add_stream(struct handover_state *st, const struct hovs_stream *s,
 			      const void *partial, const void *out);
+int handover_state_add_ringfd(struct handover_state *st, const struct hovs_ringfd *rf);
 int handover_state_encode(const struct handover_state *st, void **buf, size_t *len);
 int handover_state_parse(const void *buf, size_t len, struct handover_state *st,
 			 char *err, size_t errlen);
@@ -299,5 +343,6 @@ int handover_state_from_memfd(int fd, void **buf, size_t *len, char *err, size_t
 int handover_state_take_named(struct handover_state *st, const char *name);
 void handover_state_vring_close(const struct hovs_vring *vr);
 void handover_state_vu_close(const struct hovs_vhost_user *v);
+void handover_state_ringfd_close(const struct hovs_ringfd *rf);
 
 #endif /* VRINGNET_HANDOVER_STATE_H */

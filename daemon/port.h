@@ -69,6 +69,7 @@ struct port_peer_info {
 struct handover_state;
 struct handover_stream;
 struct hovs_peer;
+struct hovs_ringfd;
 struct hovs_vhost_user;
 
 /**
@@ -127,6 +128,11 @@ struct port_stats {
  * @handover_stream: @start false: whether the port can take a
  *	predecessor's stream peer (nothing taken); true: take it over and
  *	run it (its socket is taken, also on error); 0, or -1 with @err
+ * @handover_ringfd: a predecessor's ring-fd client; @start false: take
+ *	it (its socket and SETUP fds are taken, also on error), its SETUP
+ *	checked and its memory mapped, its pairs not started; true: start
+ *	the pairs of the client taken from the same record; 0, or -1 with
+ *	@err
  */
 struct port_ops {
 	const char *name;
@@ -151,6 +157,8 @@ struct port_ops {
 	int (*handover_peer)(struct port *p, const struct hovs_peer *peer, char *err,
 			     size_t errlen);
 	int (*handover_stream)(struct port *p, const struct handover_stream *hs, bool start,
+			       char *err, size_t errlen);
+	int (*handover_ringfd)(struct port *p, const struct hovs_ringfd *rf, bool start,
 			       char *err, size_t errlen);
 };
 

@@ -16,6 +16,20 @@
  * attaches them to the tap queue as they are (engine_queue_config.ring_fds);
  * the daemon maps nothing of the client's.
  *
+ * Hand-over ("vringnetctl upgrade", handover.c): every client is paused
+ * (port_ringfd_pause(): a served one's queue pairs stop, where each
+ * engine stopped in each avail ring stored; no socket is read any more)
+ * and saved as a HOVS_REC_RINGFD record: a served client with its SETUP
+ * as it sent it, the SETUP's fds and those positions; a pending one (no
+ * SETUP yet) with its socket alone, whose SETUP then waits in the socket
+ * for the successor.  The successor puts the SETUP through every check a
+ * fresh one gets, maps the memfd again (or takes the passed rings, which
+ * keep their positions themselves), starts each pair at the stored
+ * positions and answers nothing: the client saw its OK from the
+ * predecessor and never sees its socket close.  A pending client gets a
+ * new handshake-timeout.  When the successor fails, every client resumes
+ * here where it stopped.
+ *
  * One client is served at a time; up to PORT_RINGFD_MAX_PENDING more may be
  * connected and waiting to send SETUP.  Bad input and the answer (the
  * connection is then closed, the port keeps serving):
@@ -51,6 +65,7 @@
 #include "deadline.h"
 #include "evfd.h"
 #include "guard.h"
+#include "handover_state.h"
 #include "log.h"
 #include "port.h"
 #include "ringfd_proto.h"
@@ -72,6 +87,12 @@
  * @mem_size: its size
  * @region: the engines' view of it
  * @setup: the accepted SETUP
+ * @msg: that SETUP as the client sent it (for a hand-over)
+ * @msg_len: its bytes
+ * @last_avail: per queue pair, where its tx ([0]) and rx ([1]) pair
+ *	starts in the avail ring: 0 for a fresh client, where it stopped
+ *	after a pause or in the predecessor
+ * @paused: stopped for a hand-over (port_ringfd_pause())
  * @q: its queue pairs (vq.h)
  */
 struct port_ringfd_conn {
@@ -87,6 +108,10 @@ struct port_ringfd_conn {
 	size_t mem_size;
 	struct engine_mem_region region;
 	struct ringfd_proto_setup setup;
+	uint8_t msg[RINGFD_PROTO_MAX_MSG];
+	size_t msg_len;
+	uint16_t last_avail[VRINGNET_RFD_MAX_QP][2];
+	bool paused;
 	struct vq q[VRINGNET_RFD_MAX_QP];
 };
 
@@ -142,7 +167,8 @@ static void port_ringfd_conn_close(struct port_ringfd_conn *c, const char *why)
 	}
 	ringfd_proto_close_fds(c->fds, c->nfds);
 	deadline_fini(&c->dl);
-	loop_del(p->loop, &c->ref);
+	if (!c->paused)
+		loop_del(p->loop, &c->ref);
 	close(c->fd);
 	for (pc = &pp->conns; *pc; pc = &(*pc)->next) {
 		if (*pc == c) {
@@ -239,6 +265,8 @@ static int port_ringfd_queue_start(struct port_ringfd_conn *c, unsigned int qp, 
 		d.cfg.rx = (struct engine_ring){ .num = r->rx.num, .desc = m + r->rx.desc,
 					      .avail = m + r->rx.avail, .used = m + r->rx.used };
 	}
+	d.cfg.tx.last_avail = c->last_avail[qp][0];
+	d.cfg.rx.last_avail = c->last_avail[qp][1];
 	d.cfg.tx_call_fd = efd[1];
 	d.cfg.rx_call_fd = efd[3];
 	d.tx_kick_fd = efd[0];
@@ -322,6 +350,100 @@ static int port_ringfd_map(struct port_ringfd_conn *c, char *why, size_t whylen)
 }
 
 /**
+ * port_ringfd_check_setup() - decode and check a SETUP, map its memory
+ * @c: a connection not yet set up, @c->fds and @c->nfds the SETUP's
+ * @buf: the message
+ * @len: its length
+ * @why: reason on failure
+ * @whylen: its size
+ *
+ * The checks of every SETUP: a fresh one and a predecessor's (hand-over).
+ *
+ * Return: 0 (@c->setup decoded, the memfd mapped) or a negative errno.
+ */
+static int port_ringfd_check_setup(struct port_ringfd_conn *c, const void *buf, size_t len,
+				   char *why, size_t whylen)
+{
+	struct port *p = c->port;
+	struct port_ringfd *pp = p->priv;
+	unsigned int i;
+	int ret;
+
+	ret = ringfd_proto_decode_setup(buf, len, c->nfds, &c->setup, why, whylen);
+	if (!ret)
+		ret = c->setup.rings ? port_ringfd_check_passed(c, why, whylen) :
+		      port_ringfd_check_memfd(c, why, whylen);
+	/* The eventfds are the client's: never block on them (evfd.h). */
+	for (i = ringfd_proto_evfd_base(&c->setup); !ret && i < c->nfds; i++) {
+		ret = evfd_adopt(c->fds[i]);
+		if (ret)
+			snprintf(why, whylen, "fd %u: O_NONBLOCK: %s", i, strerror(-ret));
+	}
+	if (!ret && pp->active) {
+		ret = -EBUSY;
+		snprintf(why, whylen, "port busy: it serves another client");
+	}
+	if (!ret && c->setup.nqp > p->tap->nqueues) {
+		ret = -ENXIO;
+		snprintf(why, whylen, "%u queue pairs asked, tap %s has %u queues",
+			 c->setup.nqp, p->tap->name, p->tap->nqueues);
+	}
+	if (!ret && !c->setup.rings)
+		ret = port_ringfd_map(c, why, whylen);
+	if (!ret) {
+		memcpy(c->msg, buf, len);
+		c->msg_len = len;
+	}
+	return ret;
+}
+
+/**
+ * port_ringfd_run() - make a checked connection the served client, start its pairs
+ * @c: a connection that passed port_ringfd_check_setup()
+ * @why: reason on failure
+ * @whylen: its size
+ *
+ * Each pair starts at @c->last_avail.
+ *
+ * Return: 0 or a negative errno (@c is then served: close it).
+ */
+static int port_ringfd_run(struct port_ringfd_conn *c, char *why, size_t whylen)
+{
+	struct port *p = c->port;
+	struct port_ringfd *pp = p->priv;
+	unsigned int i;
+	int ret;
+
+	c->active = true;
+	deadline_stop(&c->dl);
+	pp->active = c;
+	pp->npending--;
+	for (i = 0; i < c->setup.nqp; i++) {
+		ret = port_ringfd_queue_start(c, i, why, whylen);
+		if (ret)
+			return ret;
+	}
+	p->state = "connected";
+	return 0;
+}
+
+/**
+ * port_ringfd_kick_all() - walk every pair once: work queued before the kicks were watched
+ * @c: a running client
+ *
+ * Return: 0, or -1 when a pair broke (@c is then gone).
+ */
+static int port_ringfd_kick_all(struct port_ringfd_conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->setup.nqp; i++)
+		if (vq_kick(&c->q[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/**
  * port_ringfd_setup() - check a SETUP, map the memory, start the queues, answer
  * @c: a connection not yet set up
  * @buf: the message
@@ -332,49 +454,21 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 	struct port *p = c->port;
 	struct port_ringfd *pp = p->priv;
 	char why[256], thread[32];
-	unsigned int i;
 	int ret;
 
-	ret = ringfd_proto_decode_setup(buf, len, c->nfds, &c->setup, why, sizeof(why));
-	if (!ret)
-		ret = c->setup.rings ? port_ringfd_check_passed(c, why, sizeof(why)) :
-		      port_ringfd_check_memfd(c, why, sizeof(why));
-	/* The eventfds are the client's: never block on them (evfd.h). */
-	for (i = ringfd_proto_evfd_base(&c->setup); !ret && i < c->nfds; i++) {
-		ret = evfd_adopt(c->fds[i]);
-		if (ret)
-			snprintf(why, sizeof(why), "fd %u: O_NONBLOCK: %s", i, strerror(-ret));
-	}
-	if (!ret && pp->active) {
-		ret = -EBUSY;
-		snprintf(why, sizeof(why), "port busy: it serves another client");
-	}
-	if (!ret && c->setup.nqp > p->tap->nqueues) {
-		ret = -ENXIO;
-		snprintf(why, sizeof(why), "%u queue pairs asked, tap %s has %u queues",
-			 c->setup.nqp, p->tap->name, p->tap->nqueues);
-	}
-	if (!ret && !c->setup.rings)
-		ret = port_ringfd_map(c, why, sizeof(why));
+	ret = port_ringfd_check_setup(c, buf, len, why, sizeof(why));
 	if (ret) {
 		port_ringfd_refuse(c, ret, why);
 		return;
 	}
-	c->active = true;
-	deadline_stop(&c->dl);
-	pp->active = c;
-	pp->npending--;
-	for (i = 0; i < c->setup.nqp; i++) {
-		ret = port_ringfd_queue_start(c, i, why, sizeof(why));
-		if (ret) {
-			pp->refused++;
-			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
-			ringfd_proto_send_reply(c->fd, -ret, 0, why);
-			port_ringfd_conn_close(c, why);
-			return;
-		}
+	ret = port_ringfd_run(c, why, sizeof(why));
+	if (ret) {
+		pp->refused++;
+		log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd SETUP refused: %s", p->cfg.name, why);
+		ringfd_proto_send_reply(c->fd, -ret, 0, why);
+		port_ringfd_conn_close(c, why);
+		return;
 	}
-	p->state = "connected";
 	snprintf(why, sizeof(why), "%s", p->eng->name);
 	if (ringfd_proto_send_reply(c->fd, 0, VRINGNET_RFD_FEATURES, why) < 0) {
 		port_ringfd_conn_close(c, "cannot send the OK reply");
@@ -389,11 +483,7 @@ static void port_ringfd_setup(struct port_ringfd_conn *c, const void *buf, size_
 		log_rl(&p->rl, LOG_INFO, "port %s: ring-fd client running (%s engine, queue pair 0 on %s, %u queue pairs, %llu bytes of memory, event index %s)",
 			 p->cfg.name, p->eng->name, thread, c->setup.nqp, (unsigned long long)c->mem_size,
 			 c->setup.features & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
-	/* Work queued before we watched the kicks. */
-	for (i = 0; i < c->setup.nqp; i++) {
-		if (vq_kick(&c->q[i]) < 0)
-			return;
-	}
+	port_ringfd_kick_all(c);
 }
 
 /**
@@ -462,11 +552,15 @@ static void port_ringfd_deadline_passed(struct deadline *dl)
 }
 
 /**
- * port_ringfd_accept() - port_ops.accept: a client connected
+ * port_ringfd_conn_new() - a connection waiting for its SETUP
  * @p: the port
- * @fd: its socket (owned from here on)
+ * @fd: its socket (closed here on failure)
+ *
+ * Its socket is watched and its handshake-timeout runs.
+ *
+ * Return: the connection, or NULL (logged).
  */
-static void port_ringfd_accept(struct port *p, int fd)
+static struct port_ringfd_conn *port_ringfd_conn_new(struct port *p, int fd)
 {
 	struct port_ringfd *pp = port_ringfd_alloc(p);
 	struct port_ringfd_conn *c;
@@ -477,12 +571,12 @@ static void port_ringfd_accept(struct port *p, int fd)
 			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client refused: %u connections wait for SETUP",
 				 p->cfg.name, pp->npending);
 		close(fd);
-		return;
+		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	c->port = p;
 	c->fd = fd;
@@ -494,7 +588,7 @@ static void port_ringfd_accept(struct port *p, int fd)
 		deadline_fini(&c->dl);
 		close(fd);
 		free(c);
-		return;
+		return NULL;
 	}
 	loop_ref_init(&c->ref, LOOP_REF_PORT_CONN, fd, port_ringfd_conn_ready);
 	if (loop_add(p->loop, &c->ref, EPOLLIN) < 0) {
@@ -502,12 +596,279 @@ static void port_ringfd_accept(struct port *p, int fd)
 		deadline_fini(&c->dl);
 		close(fd);
 		free(c);
-		return;
+		return NULL;
 	}
 	deadline_arm(&c->dl, deadline_handshake_sec());
 	c->next = pp->conns;
 	pp->conns = c;
 	pp->npending++;
+	return c;
+}
+
+/**
+ * port_ringfd_accept() - port_ops.accept: a client connected
+ * @p: the port
+ * @fd: its socket (owned from here on)
+ */
+static void port_ringfd_accept(struct port *p, int fd)
+{
+	port_ringfd_conn_new(p, fd);
+}
+
+/**
+ * port_ringfd_pause() - stop a connection for a hand-over
+ * @c: a connection not paused
+ *
+ * A served client's pairs stop (their counters go to the port's, where
+ * each engine stopped in each avail ring into @c->last_avail: every entry
+ * before it is used); no connection's socket is read, a pending one's
+ * handshake-timeout stops.  What the client sends meanwhile waits in its
+ * rings and its socket, the tap's frames in the tap's queue.
+ */
+static void port_ringfd_pause(struct port_ringfd_conn *c)
+{
+	struct port_ringfd *pp = c->port->priv;
+	uint16_t la[2];
+	unsigned int i;
+
+	for (i = 0; c->active && i < c->setup.nqp; i++) {
+		la[ENGINE_TX] = c->last_avail[i][0];
+		la[ENGINE_RX] = c->last_avail[i][1];
+		vq_stop(&c->q[i], &pp->gone.tx[i], &pp->gone.rx[i], la);
+		c->last_avail[i][0] = la[ENGINE_TX];
+		c->last_avail[i][1] = la[ENGINE_RX];
+	}
+	deadline_stop(&c->dl);
+	loop_del(c->port->loop, &c->ref);
+	c->paused = true;
+}
+
+/**
+ * port_ringfd_resume() - run a paused connection again (the hand-over failed)
+ * @c: a paused connection
+ *
+ * Return: 0, or -1 when it could not (then closed, logged).
+ */
+static int port_ringfd_resume(struct port_ringfd_conn *c)
+{
+	char why[256];
+	unsigned int i;
+	int ret = 0;
+
+	if (loop_add(c->port->loop, &c->ref, EPOLLIN) < 0) {
+		snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
+		ret = -1;
+	}
+	c->paused = !!ret;
+	if (!c->active && !ret)
+		deadline_arm(&c->dl, deadline_handshake_sec());
+	for (i = 0; c->active && !ret && i < c->setup.nqp; i++)
+		ret = port_ringfd_queue_start(c, i, why, sizeof(why));
+	if (ret) {
+		port_ringfd_conn_close(c, why);
+		return -1;
+	}
+	return c->active ? port_ringfd_kick_all(c) : 0;
+}
+
+/**
+ * port_ringfd_handover_pause() - port_ops.handover_pause
+ * @p: the port
+ */
+static void port_ringfd_handover_pause(struct port *p)
+{
+	struct port_ringfd *pp = p->priv;
+	struct port_ringfd_conn *c;
+
+	for (c = pp ? pp->conns : NULL; c; c = c->next)
+		if (!c->paused)
+			port_ringfd_pause(c);
+}
+
+/**
+ * port_ringfd_handover_resume() - port_ops.handover_resume
+ * @p: the port
+ *
+ * The hand-over failed: every paused connection runs again where it
+ * stopped (one that cannot is closed, logged).
+ */
+static void port_ringfd_handover_resume(struct port *p)
+{
+	struct port_ringfd *pp = p->priv;
+	struct port_ringfd_conn *c, *next;
+
+	for (c = pp ? pp->conns : NULL; c; c = next) {
+		next = c->next;
+		if (c->paused)
+			port_ringfd_resume(c);
+	}
+}
+
+/**
+ * port_ringfd_handover_save() - port_ops.handover_save
+ * @p: the port (paused)
+ * @st: the state being written
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Per connection its socket; for the served client also its SETUP as
+ * sent, the SETUP's fds and where each ring stopped.
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int port_ringfd_handover_save(struct port *p, struct handover_state *st, char *err,
+				     size_t errlen)
+{
+	struct port_ringfd *pp = p->priv;
+	struct port_ringfd_conn *c;
+	struct hovs_ringfd rf;
+	unsigned int i;
+	int ret;
+
+	for (c = pp ? pp->conns : NULL; c; c = c->next) {
+		memset(&rf, 0, sizeof(rf));
+		snprintf(rf.port, sizeof(rf.port), "%s", p->cfg.name);
+		rf.sock = c->fd;
+		for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
+			rf.fds[i] = -1;
+		if (c->active) {
+			rf.nfds = c->nfds;
+			memcpy(rf.fds, c->fds, c->nfds * sizeof(int));
+			rf.msg_len = (uint32_t)c->msg_len;
+			memcpy(rf.msg, c->msg, c->msg_len);
+			memcpy(rf.last_avail, c->last_avail, sizeof(rf.last_avail));
+		} else {
+			rf.flags = HOVS_RINGFD_PENDING;
+		}
+		ret = handover_state_add_ringfd(st, &rf);
+		if (ret < 0) {
+			snprintf(err, errlen, "port %s: ring-fd client: %s", p->cfg.name, strerror(-ret));
+			return -1;
+		}
+		if (c->active)
+			log_info("port %s: ring-fd client handed over (%u queue pairs, queue pair 0 stopped at tx avail %u, rx avail %u)",
+				 p->cfg.name, c->setup.nqp, c->last_avail[0][0], c->last_avail[0][1]);
+	}
+	return 0;
+}
+
+/**
+ * port_ringfd_handover_take() - take a predecessor's client, its pairs not started
+ * @p: the port
+ * @rf: the record (its fds are taken, also on error)
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * The socket is watched (a pending client waits for its SETUP here); a
+ * served client's SETUP goes through the checks of a fresh one and its
+ * memfd is mapped, everything that can fail but starting its pairs.
+ *
+ * Return: 0, or -1 with @err filled (the fds closed here, not the
+ * predecessor's copies).
+ */
+static int port_ringfd_handover_take(struct port *p, const struct hovs_ringfd *rf, char *err,
+				     size_t errlen)
+{
+	struct port_ringfd *pp = port_ringfd_alloc(p);
+	bool pending = rf->flags & HOVS_RINGFD_PENDING;
+	struct port_ringfd_conn *c;
+	bool taken = false;
+	char why[256];
+	unsigned int i;
+	int ret;
+
+	for (c = pp ? pp->conns : NULL; c; c = c->next)
+		taken |= c->msg_len != 0;	/* a served client already */
+	if (!pp || (!pending && taken) || (pending && pp->npending >= PORT_RINGFD_MAX_PENDING)) {
+		snprintf(err, errlen, "port %s: no room for the ring-fd client (one is served, %u wait for SETUP, or out of memory)",
+			 p->cfg.name, pp ? pp->npending : 0);
+		handover_state_ringfd_close(rf);
+		return -1;
+	}
+	c = port_ringfd_conn_new(p, rf->sock);
+	if (!c) {
+		snprintf(err, errlen, "port %s: ring-fd client: cannot watch its socket", p->cfg.name);
+		for (i = 0; i < rf->nfds; i++)	/* the socket is closed */
+			close(rf->fds[i]);
+		return -1;
+	}
+	if (pending)
+		return 0;
+	memcpy(c->fds, rf->fds, rf->nfds * sizeof(int));
+	c->nfds = rf->nfds;
+	ret = port_ringfd_check_setup(c, rf->msg, rf->msg_len, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "port %s: the ring-fd client's SETUP: %s", p->cfg.name, why);
+		port_ringfd_conn_close(c, err);
+		return -1;
+	}
+	if (!c->setup.rings)
+		memcpy(c->last_avail, rf->last_avail, sizeof(c->last_avail));
+	return 0;
+}
+
+/**
+ * port_ringfd_handover_start() - start the pairs of a client taken from @rf
+ * @p: the port
+ * @rf: the record port_ringfd_handover_take() took
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Each pair starts where the predecessor stopped it; nothing is sent to
+ * the client.
+ *
+ * Return: 0, or -1 with @err filled (the client is then closed here).
+ */
+static int port_ringfd_handover_start(struct port *p, const struct hovs_ringfd *rf, char *err,
+				      size_t errlen)
+{
+	struct port_ringfd *pp = p->priv;
+	struct port_ringfd_conn *c;
+	char why[256];
+	int ret;
+
+	if (rf->flags & HOVS_RINGFD_PENDING)
+		return 0;
+	for (c = pp ? pp->conns : NULL; c; c = c->next)
+		if (c->fd == rf->sock && c->msg_len && !c->active)
+			break;
+	if (!c) {
+		snprintf(err, errlen, "port %s: the ring-fd client was not taken", p->cfg.name);
+		return -1;
+	}
+	ret = port_ringfd_run(c, why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "port %s: the ring-fd client: %s", p->cfg.name, why);
+		port_ringfd_conn_close(c, err);
+		return -1;
+	}
+	if (c->setup.rings)
+		log_info("port %s: ring-fd client taken over from the previous instance (%s engine, %u queue pairs of passed rings, at their own positions)",
+			 p->cfg.name, p->eng->name, c->setup.nqp);
+	else
+		log_info("port %s: ring-fd client taken over from the previous instance (%s engine, %u queue pairs, queue pair 0 at tx avail %u, rx avail %u)",
+			 p->cfg.name, p->eng->name, c->setup.nqp, c->last_avail[0][0], c->last_avail[0][1]);
+	port_ringfd_kick_all(c);	/* a pair that broke closed it: logged */
+	return 0;
+}
+
+/**
+ * port_ringfd_handover_ringfd() - port_ops.handover_ringfd
+ * @p: the port
+ * @rf: the predecessor's record of one client
+ * @start: false: take the client, its pairs not started
+ *	(port_ringfd_handover_take()); true: start them
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled.
+ */
+static int port_ringfd_handover_ringfd(struct port *p, const struct hovs_ringfd *rf, bool start,
+				       char *err, size_t errlen)
+{
+	if (start)
+		return port_ringfd_handover_start(p, rf, err, errlen);
+	return port_ringfd_handover_take(p, rf, err, errlen);
 }
 
 /**
@@ -572,4 +933,8 @@ const struct port_ops port_ringfd_ops = {
 	.teardown = port_ringfd_teardown,
 	.get_stats = port_ringfd_get_stats,
 	.connections = port_ringfd_connections,
+	.handover_pause = port_ringfd_handover_pause,
+	.handover_resume = port_ringfd_handover_resume,
+	.handover_save = port_ringfd_handover_save,
+	.handover_ringfd = port_ringfd_handover_ringfd,
 };

@@ -11,7 +11,8 @@
  * TARGET_IP (the tap's address) with ARP, sends COUNT ICMP echo requests
  * from OUR_IP (default: TARGET_IP + 1) and MAC 52:54:00:de:00:03, one
  * every MS milliseconds (default 100), answers ARP requests for OUR_IP and
- * prints one line per reply.  -e asks for VIRTIO_RING_F_EVENT_IDX.
+ * prints one line per reply, then "GOT/COUNT replies, N frames sent, M
+ * received" (every frame, ARP included).  -e asks for VIRTIO_RING_F_EVENT_IDX.
  * Exit 0 when every request got its reply, 1 otherwise, 2 on usage.
  *
  * Build: cc -Iinclude -Iinclude/uapi ringfd-client.c -Lbuild -lvringfd
@@ -31,6 +32,7 @@
 static const uint8_t rc_mac[6] = { 0x52, 0x54, 0x00, 0xde, 0x00, 0x03 };
 static uint8_t rc_peer_mac[6];
 static uint32_t rc_ip, rc_target;	/* network byte order */
+static unsigned long rc_sent, rc_received;	/* frames, every kind */
 
 /**
  * rc_csum() - Internet checksum
@@ -71,6 +73,8 @@ static int rc_send(struct vringnet_client *c, const uint8_t *f, size_t len)
 		if (ret == -EAGAIN)
 			usleep(1000);
 	}
+	if (ret >= 0)
+		rc_sent++;
 	return ret;
 }
 
@@ -187,6 +191,8 @@ static int rc_wait(struct vringnet_client *c, int kind, int ms, uint16_t *seq)
 		n = vringnet_recv(c, f, sizeof(f), left);
 		if (n < 0 && n != -EAGAIN)
 			return (int)n;
+		if (n > 0)
+			rc_received++;
 		if (n > 0 && rc_handle(c, f, (size_t)n, seq) == kind)
 			return 1;
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -270,7 +276,7 @@ int main(int argc, char **argv)
 		if (interval > 0 && i + 1 < count)
 			usleep((useconds_t)interval * 1000);
 	}
-	printf("%d/%d replies\n", got, count);
+	printf("%d/%d replies, %lu frames sent, %lu received\n", got, count, rc_sent, rc_received);
 	vringnet_close(c);
 	return got == count ? 0 : 1;
 usage:

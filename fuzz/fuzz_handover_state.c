@@ -4,8 +4,8 @@
  *
  * The input is parsed as a predecessor's state (handover_state_parse()).
  * A state that parses is encoded again from what was read and must parse
- * to the same named fds, front-end, peer and stream records (a stream's
- * bytes in flight included).  Seeds: fuzz/corpus/handover_state/.
+ * to the same named fds, front-end, peer, stream and ring-fd records (a
+ * stream's bytes in flight included).  Seeds: fuzz/corpus/handover_state/.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (again.nnamed != st.nnamed || again.nvu != st.nvu || again.nfds != st.nfds ||
 		    again.npeers != st.npeers || again.nstreams != st.nstreams ||
+		    again.nringfd != st.nringfd ||
+		    (st.nringfd && memcmp(again.ringfd, st.ringfd, st.nringfd * sizeof(*st.ringfd))) ||
 		    fuzz_streams_differ(&st, &again) ||
 		    (st.npeers && memcmp(again.peers, st.peers, st.npeers * sizeof(*st.peers))) ||
 		    (st.nnamed && memcmp(again.named, st.named, st.nnamed * sizeof(*st.named))) ||

@@ -8,7 +8,11 @@
  * record, an index outside the table, one named twice), oversized counts,
  * unknown or mis-sized records, unterminated names; a stream peer's record
  * keeps the bytes in flight, and one whose decoder state, sizes or bytes
- * disagree is refused
+ * disagree is refused; a ring-fd client's record (served: SETUP bytes, its
+ * fds, ring positions; pending: the socket alone) reads back the same, and
+ * one with counts beyond its arrays, fds set past its count, a pending
+ * client with a SETUP or a served one without, unknown flags or fd
+ * indexes outside the table is refused
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -487,6 +491,132 @@ START_TEST(handover_stream_bad)
 END_TEST
 
 /**
+ * hov_ringfd_encode() - a state of one served ring-fd client and one pending
+ * @len: out: the bytes' count
+ *
+ * The served client (socket 30) sent a SETUP of 96 bytes with five fds
+ * (31..35: memfd and four eventfds); its pair stopped at tx avail 700 and
+ * rx avail 65535.  The pending one's socket is 40.
+ *
+ * Return: the bytes (malloc()ed).
+ */
+static uint8_t *hov_ringfd_encode(size_t *len)
+{
+	struct hovs_ringfd rf = { .port = "rf1", .sock = 30, .nfds = 5, .msg_len = 96 };
+	struct handover_state st;
+	unsigned int i;
+	void *buf;
+
+	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
+		rf.fds[i] = i < 5 ? 31 + (int)i : -1;
+	for (i = 0; i < rf.msg_len; i++)
+		rf.msg[i] = (uint8_t)(i * 3);
+	rf.last_avail[0][0] = 700;
+	rf.last_avail[0][1] = 65535;
+	handover_state_init(&st);
+	ck_assert_int_eq(handover_state_add_ringfd(&st, &rf), 0);
+	memset(&rf, 0, sizeof(rf));
+	snprintf(rf.port, sizeof(rf.port), "rf2");
+	rf.sock = 40;
+	rf.flags = HOVS_RINGFD_PENDING;
+	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
+		rf.fds[i] = -1;
+	ck_assert_int_eq(handover_state_add_ringfd(&st, &rf), 0);
+	ck_assert_int_eq(handover_state_encode(&st, &buf, len), 0);
+	handover_state_free(&st);
+	return buf;
+}
+
+/* its records: after the header and a fd table of 7 fds (32 bytes) */
+#define HOV_RINGFD(buf, i) ((struct hovs_ringfd *)((buf) + sizeof(struct hovs_header) + 32 + \
+	(i) * (sizeof(struct hovs_record) + sizeof(struct hovs_ringfd)) + sizeof(struct hovs_record)))
+
+START_TEST(handover_ringfd_record)
+{
+	struct handover_state st;
+	const struct hovs_ringfd *rf;
+	char err[256] = "";
+	unsigned int i;
+	size_t len;
+	uint8_t *buf = hov_ringfd_encode(&len);
+
+	ck_assert_uint_eq(len, sizeof(struct hovs_header) + 32 +
+			  2 * (sizeof(struct hovs_record) + sizeof(struct hovs_ringfd)));
+	ck_assert_int_eq(handover_state_parse(buf, len, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.nfds, 7);
+	ck_assert_uint_eq(st.nringfd, 2);
+	rf = &st.ringfd[0];
+	ck_assert_str_eq(rf->port, "rf1");
+	ck_assert_int_eq(rf->sock, 30);
+	ck_assert_uint_eq(rf->flags, 0);
+	ck_assert_uint_eq(rf->nfds, 5);
+	for (i = 0; i < RINGFD_PROTO_MAX_FDS; i++)
+		ck_assert_int_eq(rf->fds[i], i < 5 ? 31 + (int)i : -1);
+	ck_assert_uint_eq(rf->msg_len, 96);
+	for (i = 0; i < 96; i++)
+		ck_assert_uint_eq(rf->msg[i], (uint8_t)(i * 3));
+	ck_assert_uint_eq(rf->last_avail[0][0], 700);
+	ck_assert_uint_eq(rf->last_avail[0][1], 65535);
+	rf = &st.ringfd[1];
+	ck_assert_str_eq(rf->port, "rf2");
+	ck_assert_int_eq(rf->sock, 40);
+	ck_assert_uint_eq(rf->flags, HOVS_RINGFD_PENDING);
+	ck_assert_uint_eq(rf->nfds + rf->msg_len, 0);
+	handover_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+START_TEST(handover_ringfd_bad)
+{
+	size_t len;
+	uint8_t *buf = hov_ringfd_encode(&len);
+	struct hovs_ringfd *rf = HOV_RINGFD(buf, 0), *pend = HOV_RINGFD(buf, 1);
+	struct hovs_record *r = (struct hovs_record *)rf - 1;
+	struct handover_state st;
+	char err[256] = "";
+
+	rf->nfds = RINGFD_PROTO_MAX_FDS + 1;
+	hov_refused(buf, len, "ring-fd client with 49 fds");
+	rf->nfds = 5;
+	rf->msg_len = RINGFD_PROTO_MAX_MSG + 1;
+	hov_refused(buf, len, "a SETUP of 545 bytes");
+	rf->msg_len = 0;	/* served, no SETUP */
+	hov_refused(buf, len, "served ring-fd client with 5 fds and a SETUP of 0 bytes");
+	rf->msg_len = 96;
+	rf->fds[5] = 0;		/* an fd past its count */
+	hov_refused(buf, len, "ring-fd fd 5 set beyond its 5 fds");
+	rf->fds[5] = -1;
+	rf->fds[4] = 7;		/* an index outside the table */
+	hov_refused(buf, len, "ring-fd SETUP fd 4: fd index 7 outside the fd table");
+	rf->fds[4] = 0;		/* the socket's index again */
+	hov_refused(buf, len, "ring-fd SETUP fd 4: fd index 0 named twice");
+	rf->fds[4] = 5;
+	rf->flags = 2;
+	hov_refused(buf, len, "flags 0x2 unknown");
+	rf->flags = 0;
+	pend->nfds = 1;		/* a pending client with a SETUP's fds */
+	pend->fds[0] = 6;
+	hov_refused(buf, len, "pending ring-fd client with 1 fds");
+	pend->nfds = 0;
+	pend->fds[0] = -1;
+	pend->sock = -1;
+	hov_refused(buf, len, "ring-fd socket: fd index -1 outside the fd table");
+	pend->sock = 6;
+	memset(rf->port, 'p', sizeof(rf->port));
+	hov_refused(buf, len, "ring-fd record: port name not terminated");
+	snprintf(rf->port, sizeof(rf->port), "rf1");
+	r->len = sizeof(struct hovs_ringfd) - 8;
+	hov_refused(buf, len, "not one this version reads");
+	r->len = sizeof(struct hovs_ringfd);
+	/* and the state is good again */
+	ck_assert_msg(handover_state_parse(buf, len, &st, err, sizeof(err)) == 0, "%s", err);
+	handover_state_free(&st);
+	free(buf);
+}
+END_TEST
+
+/**
  * handover_suite() - the suite
  *
  * Return: it.
@@ -507,5 +637,7 @@ Suite *handover_suite(void)
 	RUNNER_ADD_TEST(s, handover_stream_record);
 	RUNNER_ADD_TEST(s, handover_stream_mid_prefix);
 	RUNNER_ADD_TEST(s, handover_stream_bad);
+	RUNNER_ADD_TEST(s, handover_ringfd_record);
+	RUNNER_ADD_TEST(s, handover_ringfd_bad);
 	return s;
 }

@@ -29,10 +29,17 @@
 #                           tap, a ring of the wrong size, one ring twice:
 #                           each answered with its errno
 #   ringpass-next-works     a passed-ring client after all of it: 5/5
+#   ringpass-upgrade        vringnetctl upgrade while a passed-ring client
+#                           (port rp) and a memfd client (port rm, rings
+#                           made again by the successor from the stored
+#                           positions) ping: both get every reply, each
+#                           tap received exactly the frames its client
+#                           sent and sent exactly those it received, one
+#                           connection each throughout, the pid changed
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ringpass
-tests="ping ping-event-idx counts logged no-mapping mapping-seen released bad-rings next-works"
+tests="ping ping-event-idx counts logged no-mapping mapping-seen released bad-rings next-works upgrade"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
@@ -68,6 +75,7 @@ cat >"$work/p.conf" <<EOF
 control-socket = $work/control.sock
 engine = kernel
 log-level = info
+upgrade = yes
 
 [tap vrnp0]
 address = 10.83.0.1/24
@@ -95,7 +103,7 @@ if ! grep -q 'ready:' "$work/daemon.log"; then
 fi
 ctl() { build/vringnetctl -s "$work/control.sock" --json "$@"; }
 conns() { ctl status | jq ".ports[] | select(.name == \"$1\") | .connections"; }
-tap_stat() { ip -n "$ns" -j -s link show vrnp0 | jq ".[0].stats64.$1"; }
+tap_stat() { ip -n "$ns" -j -s link show "${2:-vrnp0}" | jq ".[0].stats64.$1"; }
 port_stat() { ctl stats rp | jq ".stats[0].$1"; }
 vring_fds() { ls -l "/proc/$dpid/fd" 2>/dev/null | grep -c 'anon_inode:\[vringfd\]'; }
 client() { timeout 60 build/examples/ringfd-client "$@"; }
@@ -207,5 +215,50 @@ if [ $rc -eq 0 ] && grep -q '^5/5 replies' <<<"$out" && [ "$(vring_fds)" -eq "$v
 	pass next-works
 else
 	fail next-works "ringfd-client -r exit $rc: $(tail -1 <<<"$out"); daemon vring fds $(vring_fds)"
+fi
+
+# --- an upgrade under a passed-ring client and a memfd client ---
+why=()
+for t in vrnp0 vrnp1; do	# no ARP probes: the taps send only replies
+	ip -n "$ns" neigh replace "10.83.${t#vrnp}.2" lladdr 52:54:00:de:00:03 dev "$t" nud permanent
+done
+up_rx0=$(tap_stat rx.packets vrnp0); up_tx0=$(tap_stat tx.packets vrnp0)
+um_rx0=$(tap_stat rx.packets vrnp1); um_tx0=$(tap_stat tx.packets vrnp1)
+build/examples/ringfd-client -r -i 10 "$work/rp.sock" 10.83.0.1 300 >"$work/up.out" 2>&1 &
+cpid=$!
+build/examples/ringfd-client -i 10 "$work/rm.sock" 10.83.1.1 300 >"$work/um.out" 2>&1 &
+mpid=$!
+pid0=$dpid
+if wait_grep "$work/up.out" 'echo reply seq 20' && wait_grep "$work/um.out" 'echo reply seq 20'; then
+	out=$(ctl upgrade 2>&1)
+	rc=$?
+	dpid=$(ctl status | jq -r '.daemon.pid')
+	echo "# upgrade: exit $rc, pid $pid0 -> $dpid, handover_us $(jq -r '.upgrade.handover_us' <<<"$out" 2>/dev/null), connections $(jq -r '.upgrade.connections' <<<"$out" 2>/dev/null)"
+	[ "$rc" -eq 0 ] || why+=("upgrade exit $rc ($(tr '\n' ' ' <<<"$out"))")
+	[ -n "$dpid" ] && [ "$dpid" != "$pid0" ] || { why+=("pid $pid0 -> $dpid"); dpid=$pid0; }
+	[ "$(conns rp)" = 1 ] && [ "$(conns rm)" = 1 ] || why+=("connections rp $(conns rp) rm $(conns rm) after the upgrade")
+else
+	why+=("the clients never got going: $(tail -1 "$work/up.out"); $(tail -1 "$work/um.out")")
+fi
+wait "$cpid"; crc=$?; cpid=
+wait "$mpid"; mrc=$?; mpid=
+for c in up:vrnp0:"$up_rx0":"$up_tx0":$crc um:vrnp1:"$um_rx0":"$um_tx0":$mrc; do
+	IFS=: read -r n t rx0 tx0 rc <<<"$c"
+	text=$(tail -1 "$work/$n.out")
+	rx=$(( $(tap_stat rx.packets "$t") - rx0 )); tx=$(( $(tap_stat tx.packets "$t") - tx0 ))
+	echo "# $n client: $text; tap $t rx +$rx tx +$tx"
+	sent=-1 recv=-1
+	[[ $text =~ ([0-9]+)\ frames\ sent,\ ([0-9]+)\ received ]] && sent=${BASH_REMATCH[1]} recv=${BASH_REMATCH[2]}
+	[ "$rc" -eq 0 ] && [[ $text == 300/300\ replies* ]] || why+=("$n client exit $rc ($text)")
+	[ "$rx" -eq "$sent" ] && [ "$tx" -eq "$recv" ] || why+=("$n: tap rx +$rx tx +$tx, client sent $sent received $recv")
+done
+sed 's/^/# daemon: /' "$work/daemon.log" | grep -E 'upgrade|hand-over|handed over|taken over|ring-fd client (dropped|hung up)' | tail -12
+grep -q 'port r[pm]: ring-fd client dropped' "$work/daemon.log" && why+=("$(grep -m1 'ring-fd client dropped' "$work/daemon.log")")
+[ "$(grep -c 'ring-fd client taken over from the previous instance' "$work/daemon.log")" -eq 2 ] ||
+	why+=("the log does not show both clients taken over")
+if [ ${#why[@]} -eq 0 ]; then
+	pass upgrade
+else
+	fail upgrade "$(IFS=';'; echo "${why[*]}")"
 fi
 exit "$failed"

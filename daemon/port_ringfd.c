@@ -555,18 +555,19 @@ static void port_ringfd_deadline_passed(struct deadline *dl)
  * port_ringfd_conn_new() - a connection waiting for its SETUP
  * @p: the port
  * @fd: its socket (closed here on failure)
+ * @limit: refused when this many connections wait for SETUP already
  *
  * Its socket is watched and its handshake-timeout runs.
  *
  * Return: the connection, or NULL (logged).
  */
-static struct port_ringfd_conn *port_ringfd_conn_new(struct port *p, int fd)
+static struct port_ringfd_conn *port_ringfd_conn_new(struct port *p, int fd, unsigned int limit)
 {
 	struct port_ringfd *pp = port_ringfd_alloc(p);
 	struct port_ringfd_conn *c;
 	unsigned int i;
 
-	if (!pp || pp->npending >= PORT_RINGFD_MAX_PENDING) {
+	if (!pp || pp->npending >= limit) {
 		if (pp)
 			log_rl(&p->rl, LOG_WARNING, "port %s: ring-fd client refused: %u connections wait for SETUP",
 				 p->cfg.name, pp->npending);
@@ -612,7 +613,7 @@ static struct port_ringfd_conn *port_ringfd_conn_new(struct port *p, int fd)
  */
 static void port_ringfd_accept(struct port *p, int fd)
 {
-	port_ringfd_conn_new(p, fd);
+	port_ringfd_conn_new(p, fd, PORT_RINGFD_MAX_PENDING);
 }
 
 /**
@@ -644,6 +645,37 @@ static void port_ringfd_pause(struct port_ringfd_conn *c)
 }
 
 /**
+ * port_ringfd_take_back() - undo what a failed successor left on the rings
+ * @c: a paused served connection
+ *
+ * A successor that failed after starting the pairs (a later front-end's
+ * start failed, or it was too slow) may have moved the rings on.  Memfd
+ * rings resume at their used index: at the pause every entry before the
+ * stored position was used, so the used index is where the last instance
+ * that ran them stopped (a chain it took but did not complete is done
+ * again).  Passed rings keep their positions in the module, but the
+ * successor's attachment to the tap outlives it: they are detached.
+ */
+static void port_ringfd_take_back(struct port_ringfd_conn *c)
+{
+	unsigned int i;
+
+	if (c->setup.rings) {
+		ringfd_proto_detach_ring_fds(&c->setup, c->fds);
+		return;
+	}
+	for (i = 0; i < c->setup.nqp; i++) {
+		const struct vringnet_rfd_qp *r = &c->setup.qp[i];
+
+		/* struct vring_used: flags, idx; the memfd cannot shrink */
+		c->last_avail[i][0] = __atomic_load_n((uint16_t *)((uint8_t *)c->mem + r->tx.used + 2),
+						      __ATOMIC_ACQUIRE);
+		c->last_avail[i][1] = __atomic_load_n((uint16_t *)((uint8_t *)c->mem + r->rx.used + 2),
+						      __ATOMIC_ACQUIRE);
+	}
+}
+
+/**
  * port_ringfd_resume() - run a paused connection again (the hand-over failed)
  * @c: a paused connection
  *
@@ -662,6 +694,8 @@ static int port_ringfd_resume(struct port_ringfd_conn *c)
 	c->paused = !!ret;
 	if (!c->active && !ret)
 		deadline_arm(&c->dl, deadline_handshake_sec());
+	if (c->active && !ret)
+		port_ringfd_take_back(c);
 	for (i = 0; c->active && !ret && i < c->setup.nqp; i++)
 		ret = port_ringfd_queue_start(c, i, why, sizeof(why));
 	if (ret) {
@@ -779,13 +813,16 @@ static int port_ringfd_handover_take(struct port *p, const struct hovs_ringfd *r
 
 	for (c = pp ? pp->conns : NULL; c; c = c->next)
 		taken |= c->msg_len != 0;	/* a served client already */
-	if (!pp || (!pending && taken) || (pending && pp->npending >= PORT_RINGFD_MAX_PENDING)) {
+	/* the served one counts in npending until its pairs start: the
+	 * pending ones are those but it, and at most MAX_PENDING + 1 in all */
+	if (!pp || (!pending && taken) ||
+	    (pending && pp->npending - taken >= PORT_RINGFD_MAX_PENDING)) {
 		snprintf(err, errlen, "port %s: no room for the ring-fd client (one is served, %u wait for SETUP, or out of memory)",
 			 p->cfg.name, pp ? pp->npending : 0);
 		handover_state_ringfd_close(rf);
 		return -1;
 	}
-	c = port_ringfd_conn_new(p, rf->sock);
+	c = port_ringfd_conn_new(p, rf->sock, PORT_RINGFD_MAX_PENDING + 1);
 	if (!c) {
 		snprintf(err, errlen, "port %s: ring-fd client: cannot watch its socket", p->cfg.name);
 		for (i = 0; i < rf->nfds; i++)	/* the socket is closed */

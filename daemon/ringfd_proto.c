@@ -381,6 +381,24 @@ int ringfd_proto_check_ring_fds(const struct ringfd_proto_setup *s, const int *f
 }
 
 /**
+ * ringfd_proto_detach_ring_fds() - detach the passed rings of a SETUP
+ * @s: a checked SETUP with @s->rings
+ * @fds: its fds (the tx and rx vring fd of each queue pair first)
+ *
+ * For a client taken back from a successor that failed after attaching
+ * them: an attachment belongs to the ring, which the successor shared, so
+ * it outlives that process.  A ring with nothing attached is left alone.
+ */
+void ringfd_proto_detach_ring_fds(const struct ringfd_proto_setup *s, const int *fds)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2 * s->nqp; i++)
+		if (vringfd_detach(fds[i]) < 0 && errno != ENOENT)
+			log_warn_errno(errno, "ring-fd: passed ring %u: VRINGFD_DETACH", i);
+}
+
+/**
  * ringfd_proto_check_eventfds() - the kick and call fds are eventfds
  * @s: a decoded SETUP
  * @fds: all its fds (the eventfds from ringfd_proto_evfd_base() on)

@@ -46,6 +46,7 @@ int ringfd_proto_decode_setup(const void *buf, size_t len, unsigned int nfds,
 int ringfd_proto_check_layout(const struct ringfd_proto_setup *s, uint64_t mem_size,
 		     char *err, size_t errlen);
 int ringfd_proto_check_memfd(int fd, uint64_t *size, char *err, size_t errlen);
+void ringfd_proto_detach_ring_fds(const struct ringfd_proto_setup *s, const int *fds);
 int ringfd_proto_check_ring_fds(const struct ringfd_proto_setup *s, const int *fds,
 		       char *err, size_t errlen);
 int ringfd_proto_check_eventfds(const struct ringfd_proto_setup *s, const int *fds,

@@ -87,6 +87,8 @@
  *                 plays a successor that fails; a script that sleeps,
  *                 then execs the binary, a slow one)
  *   version N     write state version N (another version's state)
+ *   fail-started  the successor fails after starting every pair, before
+ *                 it says "ok" (the predecessor takes the rings back)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +158,7 @@ static uint64_t handover_now_us(void)
 
 #ifdef VRINGNETD_TEST
 static char handover_test_exec[PATH_MAX];
+static bool handover_test_fail_started;
 static unsigned int handover_test_version;
 
 /**
@@ -172,6 +175,7 @@ static void handover_test_hooks(void)
 
 	handover_test_exec[0] = '\0';
 	handover_test_version = 0;
+	handover_test_fail_started = false;
 	f = path ? fopen(path, "re") : NULL;
 	if (!f)
 		return;
@@ -182,10 +186,12 @@ static void handover_test_hooks(void)
 				 PATH_MAX - 1, line + 5);
 		else if (!strncmp(line, "version ", 8))
 			handover_test_version = (unsigned int)strtoul(line + 8, NULL, 10);
+		else if (!strcmp(line, "fail-started"))
+			handover_test_fail_started = true;
 	}
 	fclose(f);
-	log_warn("test hooks: exec \"%s\", state version %u", handover_test_exec,
-		 handover_test_version);
+	log_warn("test hooks: exec \"%s\", state version %u%s", handover_test_exec,
+		 handover_test_version, handover_test_fail_started ? ", fail after the starts" : "");
 }
 #endif
 
@@ -799,12 +805,13 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 	for (i = 0; i < st->nringfd; i++)
 		if (handover_adopt_ringfd(d, &st->ringfd[i], false, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
-	/* stream peers and ring-fd clients before the front-ends' rings: a
-	 * vhost-user pair runs on its worker as soon as it starts (it takes
-	 * chains from the guest's rings at once), so nothing that can still
-	 * fail may come after it; a stream peer's pair runs on this thread,
-	 * from the loop only; a ring-fd client's SETUP was checked and its
-	 * memory mapped above, only its pairs start here */
+	/* stream peers first: their pairs run on this thread, from the loop
+	 * only, so a failure after them leaves nothing moved.  Ring-fd and
+	 * vhost-user pairs run on their workers as soon as they start (they
+	 * take chains at once); a start that fails after some did leaves
+	 * rings moved on, which the predecessor's resume takes back for
+	 * ring-fd clients (port_ringfd_take_back(): used index, detach) but
+	 * not for vhost-user front-ends (it resumes at its stored positions) */
 	for (i = 0; i < st->nstreams; i++)
 		if (handover_adopt_stream(d, &st->streams[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
@@ -814,6 +821,11 @@ void handover_adopt(struct daemon *d, struct handover_state *st)
 	for (i = 0; i < st->nvu; i++)
 		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
+#ifdef VRINGNETD_TEST
+	handover_test_hooks();
+	if (handover_test_fail_started)
+		handover_successor_fail("test hook: failing after the starts");
+#endif
 	/* stream peers and served ring-fd clients count as front-ends here
 	 * (and in the reply's connections) */
 	snprintf(status, sizeof(status), "took over %u front-end connections",

@@ -1636,17 +1636,6 @@ void vhost_user_dev_pause(struct vhost_user_dev *dev)
 }
 
 /**
- * vhost_user_dev_resume() - start every queue pair that is ready again
- * @dev: the connection
- *
- * Return: 0, or the error of a queue pair that could not start (@dev->err).
- */
-int vhost_user_dev_resume(struct vhost_user_dev *dev)
-{
-	return vhost_user_sync(dev);
-}
-
-/**
  * vhost_user_dev_save() - describe a paused connection for a successor
  * @dev: the connection (vhost_user_dev_pause()d: last_avail is current)
  * @v: filled; its fd fields are @dev's fds (not duplicated)
@@ -1800,6 +1789,37 @@ static int vhost_user_used_idx(struct vhost_user_dev *dev, unsigned int idx, uin
 	*used = p[1];	/* struct vring_used: flags, idx, ring[] */
 	guard_leave(&gs);
 	return 0;
+}
+
+/**
+ * vhost_user_dev_resume() - start every queue pair that is ready again
+ * @dev: the connection (vhost_user_dev_pause()d; the hand-over failed)
+ *
+ * Each ring starts at its used index, not where the pause stored it: at
+ * the pause every entry before that position was used, so they are equal
+ * unless a successor ran the rings before it failed (it started some
+ * pairs, then a later start failed or it was too slow); then the used
+ * index is where it stopped (a chain it took but did not complete is done
+ * again), and the stored position would send its frames again and write
+ * the used ring backwards.
+ *
+ * Return: 0, or the error of a queue pair that could not start (@dev->err).
+ */
+int vhost_user_dev_resume(struct vhost_user_dev *dev)
+{
+	unsigned int i;
+	uint16_t used;
+	int ret;
+
+	for (i = 0; i < VHOST_USER_MAX_VRINGS; i++) {
+		if (!dev->vrings[i].addr_set || !dev->vrings[i].num)
+			continue;
+		ret = vhost_user_used_idx(dev, i, &used);
+		if (ret < 0)
+			return ret;
+		dev->vrings[i].last_avail = used;
+	}
+	return vhost_user_sync(dev);
 }
 
 /**

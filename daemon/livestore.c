@@ -12,28 +12,53 @@
  * names restart.c reads at the next start.
  *
  * When: port_vhost_user.c calls livestore_update() with a connection's
- * record after its accept, after each vhost-user message it handled and
- * after an adoption, and with NULL before it closes the connection.  A
- * record equal to the last one written costs nothing (memcmp); only a
- * change is written.  Nothing here runs per frame: the rings' positions
- * are not in the record (they are rebuilt from the rings at the next
- * start, below).
+ * socket number and record after its accept, after each vhost-user
+ * message it handled and after an adoption, and with NULL before it
+ * closes the connection.  A record equal to the last one written costs
+ * nothing (memcmp); only a change is written.  Nothing here runs per
+ * frame: the rings' positions are not in the record (they are rebuilt
+ * from the rings at the next start, below).
+ *
+ * One state per connection: each kept connection's record is stored
+ * alone, in its own sealed memfd named "restart.live.K", K the number of
+ * its socket here.  A change of one connection encodes, groups and
+ * compares that connection's record and names only, and its connection is
+ * found by that number (one index): the work of a message is bounded by
+ * its own connection's fds (at most 1 + VUM_MAX_REGIONS + 3 per ring,
+ * one fstat() each), whatever the number of other connections
+ * (livestore_work() counts it).  The number is unique while the socket is
+ * open, and the connection's names and state leave the store before the
+ * socket closes (livestore_update() with NULL), so a number that comes
+ * again starts from nothing stored; 10 digits fit FDSTORE_NAME_MAX.
  *
  * What a change costs (notify messages, one FDNAME= each): per fd name
  * that appeared, one FDSTORE=1; per name that went, one FDSTOREREMOVE=1,
  * sent before the store (systemd drops an fd it holds already, kcmp():
  * the same memfd passed again by SET_MEM_TABLE under a new number must
  * leave the store under its old name first); then the state in a fresh
- * sealed memfd: FDSTOREREMOVE=1 of LIVESTORE_STATE_NAME and FDSTORE=1 of
- * the new one (systemd does not promise that a message with both
- * FDSTOREREMOVE=1 and FDSTORE=1 removes before it stores, so a
- * replacement is two messages; a crash between them loses the state:
- * those front-ends' connections then close).
+ * sealed memfd: FDSTOREREMOVE=1 of the connection's old state and
+ * FDSTORE=1 of the new one (systemd does not promise that a message with
+ * both FDSTOREREMOVE=1 and FDSTORE=1 removes before it stores, so a
+ * replacement is two messages; a crash between them loses that state:
+ * that front-end's connection then closes).  The messages are sent right
+ * after the message that caused them, not coalesced: a name is an fd
+ * number, and one that closed must leave the store before the number can
+ * come again.
+ *
+ * Budget: FileDescriptorStoreMax= is counted over every connection's
+ * names and states (livestore_used); a connection whose names do not fit
+ * is not kept (its names leave, logged once) until a later change of it
+ * fits.
  *
  * Names: the fds of every record are named as restart.c names them at
  * SIGTERM ("restart.fd.N", N the fd's number here, regular files of one
  * inode grouped as "restart.fd.N,M,..."; livestore_group()), so a name is
- * unique while its fd is open and FDSTORE_NAME_MAX bounds a group.  A
+ * unique while its fd is open and FDSTORE_NAME_MAX bounds a group.  The
+ * grouping is within one connection: a file of two connections (one open
+ * file a front-end passed on both; QEMU does not) is stored under each
+ * one's names, and systemd keeps only the first copy, so after a crash
+ * the second connection misses a name and is closed (logged by restart.c);
+ * two connections' separate opens of one inode are two files, both kept.  A
  * connection's fds leave the store before the daemon closes the
  * connection: else systemd's copy of the socket would keep open a
  * connection the daemon meant to close, and the front-end would wait on
@@ -48,7 +73,13 @@
  * done again: a TX frame may reach the tap twice, an RX buffer is filled
  * again.  restart_keep() (SIGTERM) writes the exact positions under
  * "restart.state", which the next instance prefers, and calls
- * livestore_stop().
+ * livestore_stop(), which removes every connection's "restart.live.K".
+ *
+ * Upgrade: a successor (handover.c) keeps its predecessor's sockets under
+ * the same numbers; the first write of each connection removes the state
+ * its predecessor stored under that number before storing its own (one
+ * message more per connection in a successor), and livestore_enable()
+ * removes an earlier version's single "restart.live".
  *
  * Not kept: a connection in the middle of a message at the time of a
  * write or during a migration (vhost_user_dev_save() refuses: its fds

@@ -59,14 +59,18 @@
  * restart_live() (main.c, once the daemon runs) has livestore.c keep the
  * store current while running: every kept connection's fds stored under
  * the same "restart.fd." names as they arrive and removed before the
- * daemon closes them, and its state, written again after each vhost-user
- * message that changes it, stored as "restart.live" with every record
- * marked HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
- * restart_keep() stores it (exact positions) and drops "restart.live"
- * (livestore_stop()).  At start restart_receive() prefers "restart.state";
- * a "restart.live" alone means the previous instance died: it is read the
- * same way (the same refusals, the same drops of front-ends whose fds are
- * gone), and vhost_user_dev_restore() starts each ring of a marked record
+ * daemon closes them, and each connection's own state, written again
+ * after each vhost-user message that changes it, stored as
+ * "restart.live.K" (K its socket's number) with its record marked
+ * HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
+ * restart_keep() stores it (exact positions) and drops every
+ * "restart.live.K" (livestore_stop()).  At start restart_receive() prefers
+ * "restart.state"; "restart.live.K" states alone mean the previous
+ * instance died: each is read and checked on its own (restart_read_live():
+ * one of another version or a broken one refuses only its connection,
+ * logged "restart: refusing restart.live.K in systemd's fd store: WHY;
+ * that front-end's connection is closed"; the same drops of front-ends
+ * whose fds are gone), and vhost_user_dev_restore() starts each ring of a marked record
  * at its used index (last_avail = used->idx, as vhost-user back-ends do on
  * a reconnect: a chain the dead instance took but did not complete is
  * done again, a TX frame may reach the tap twice, an RX buffer is filled

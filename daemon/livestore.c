@@ -12,28 +12,53 @@
  * names restart.c reads at the next start.
  *
  * When: port_vhost_user.c calls livestore_update() with a connection's
- * record after its accept, after each vhost-user message it handled and
- * after an adoption, and with NULL before it closes the connection.  A
- * record equal to the last one written costs nothing (memcmp); only a
- * change is written.  Nothing here runs per frame: the rings' positions
- * are not in the record (they are rebuilt from the rings at the next
- * start, below).
+ * socket number and record after its accept, after each vhost-user
+ * message it handled and after an adoption, and with NULL before it
+ * closes the connection.  A record equal to the last one written costs
+ * nothing (memcmp); only a change is written.  Nothing here runs per
+ * frame: the rings' positions are not in the record (they are rebuilt
+ * from the rings at the next start, below).
+ *
+ * One state per connection: each kept connection's record is stored
+ * alone, in its own sealed memfd named "restart.live.K", K the number of
+ * its socket here.  A change of one connection encodes, groups and
+ * compares that connection's record and names only, and its connection is
+ * found by that number (one index): the work of a message is bounded by
+ * its own connection's fds (at most 1 + VUM_MAX_REGIONS + 3 per ring,
+ * one fstat() each), whatever the number of other connections
+ * (livestore_work() counts it).  The number is unique while the socket is
+ * open, and the connection's names and state leave the store before the
+ * socket closes (livestore_update() with NULL), so a number that comes
+ * again starts from nothing stored; 10 digits fit FDSTORE_NAME_MAX.
  *
  * What a change costs (notify messages, one FDNAME= each): per fd name
  * that appeared, one FDSTORE=1; per name that went, one FDSTOREREMOVE=1,
  * sent before the store (systemd drops an fd it holds already, kcmp():
  * the same memfd passed again by SET_MEM_TABLE under a new number must
  * leave the store under its old name first); then the state in a fresh
- * sealed memfd: FDSTOREREMOVE=1 of LIVESTORE_STATE_NAME and FDSTORE=1 of
- * the new one (systemd does not promise that a message with both
- * FDSTOREREMOVE=1 and FDSTORE=1 removes before it stores, so a
- * replacement is two messages; a crash between them loses the state:
- * those front-ends' connections then close).
+ * sealed memfd: FDSTOREREMOVE=1 of the connection's old state and
+ * FDSTORE=1 of the new one (systemd does not promise that a message with
+ * both FDSTOREREMOVE=1 and FDSTORE=1 removes before it stores, so a
+ * replacement is two messages; a crash between them loses that state:
+ * that front-end's connection then closes).  The messages are sent right
+ * after the message that caused them, not coalesced: a name is an fd
+ * number, and one that closed must leave the store before the number can
+ * come again.
+ *
+ * Budget: FileDescriptorStoreMax= is counted over every connection's
+ * names and states (livestore_used); a connection whose names do not fit
+ * is not kept (its names leave, logged once) until a later change of it
+ * fits.
  *
  * Names: the fds of every record are named as restart.c names them at
  * SIGTERM ("restart.fd.N", N the fd's number here, regular files of one
  * inode grouped as "restart.fd.N,M,..."; livestore_group()), so a name is
- * unique while its fd is open and FDSTORE_NAME_MAX bounds a group.  A
+ * unique while its fd is open and FDSTORE_NAME_MAX bounds a group.  The
+ * grouping is within one connection: a file of two connections (one open
+ * file a front-end passed on both; QEMU does not) is stored under each
+ * one's names, and systemd keeps only the first copy, so after a crash
+ * the second connection misses a name and is closed (logged by restart.c);
+ * two connections' separate opens of one inode are two files, both kept.  A
  * connection's fds leave the store before the daemon closes the
  * connection: else systemd's copy of the socket would keep open a
  * connection the daemon meant to close, and the front-end would wait on
@@ -48,7 +73,13 @@
  * done again: a TX frame may reach the tap twice, an RX buffer is filled
  * again.  restart_keep() (SIGTERM) writes the exact positions under
  * "restart.state", which the next instance prefers, and calls
- * livestore_stop().
+ * livestore_stop(), which removes every connection's "restart.live.K".
+ *
+ * Upgrade: a successor (handover.c) keeps its predecessor's sockets under
+ * the same numbers; the first write of each connection removes the state
+ * its predecessor stored under that number before storing its own (one
+ * message more per connection in a successor), and livestore_enable()
+ * removes an earlier version's single "restart.live".
  *
  * Not kept: a connection in the middle of a message at the time of a
  * write or during a migration (vhost_user_dev_save() refuses: its fds
@@ -72,43 +103,85 @@
 #include "log.h"
 
 /**
- * struct livestore_rec - one kept connection's last record
- * @key: the connection (its owner's pointer)
- * @v: its record, HOVS_VU_FROM_RINGS set
+ * struct livestore_conn - one kept connection as the store holds it
+ * @v: its last record, HOVS_VU_FROM_RINGS set
+ * @stored: the names of its fds in the store now
+ * @state_stored: its state (LIVESTORE_STATE_NAME ".K") is in the store
+ * @state_predecessor: an upgrade's predecessor may have stored a state
+ *		       under its key (not counted in the store's entries)
  */
-struct livestore_rec {
-	const void *key;
+struct livestore_conn {
 	struct hovs_vhost_user v;
+	struct livestore_groups stored;
+	bool state_stored;
+	bool state_predecessor;
+};
+
+/**
+ * struct livestore_file - what names an fd's open file for grouping
+ * @dev: a regular file's device
+ * @ino: its inode
+ * @reg: a regular file (others are never grouped)
+ */
+struct livestore_file {
+	dev_t dev;
+	ino_t ino;
+	bool reg;
 };
 
 static bool livestore_on;
+/* an upgrade's successor: its predecessor's states are stored under the
+ * keys of the connections it hands over (the same socket numbers) */
+static bool livestore_inherited;
 static unsigned int livestore_budget;	/* names the store may take, 0: unknown */
 static bool livestore_full_logged;
-static struct livestore_rec *livestore_recs;
-static unsigned int livestore_nrecs;
-static struct livestore_groups livestore_stored;	/* names in the store now */
-static bool livestore_state_stored;
+static struct livestore_conn **livestore_conns;	/* by socket fd number */
+static unsigned int livestore_nslots;
+static unsigned int livestore_used;	/* store entries held: fd names and states */
 static unsigned long livestore_nmsgs;
+static unsigned long livestore_nwork;
 
 /**
- * livestore_same_file() - the group of an earlier regular file with @fd's inode
- * @g: the groups so far
+ * livestore_file_of() - the identity of @fd's file, one fstat()
  * @fd: the fd
+ * @f: filled (not regular when fstat() fails)
+ */
+static void livestore_file_of(int fd, struct livestore_file *f)
+{
+	struct stat a;
+
+	livestore_nwork++;
+	memset(f, 0, sizeof(*f));
+	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
+		return;
+	f->dev = a.st_dev;
+	f->ino = a.st_ino;
+	f->reg = true;
+}
+
+/**
+ * livestore_same_file() - the group of an earlier regular file with @f's inode
+ * @g: the groups so far
+ * @files: per group, its first fd's file
+ * @f: the file of the fd to place
  *
- * Return: the group's index, or -1 (@fd is no regular file, or a new one,
+ * Return: the group's index, or -1 (@f is no regular file, or a new one,
  * or the group's name is full).
  */
-static int livestore_same_file(const struct livestore_groups *g, int fd)
+static int livestore_same_file(const struct livestore_groups *g,
+			       const struct livestore_file *files,
+			       const struct livestore_file *f)
 {
-	struct stat a, b;
 	unsigned int i;
 
-	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
+	if (!f->reg)
 		return -1;
-	for (i = 0; i < g->n; i++)
-		if (!fstat(g->firsts[i], &b) && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino && strlen(g->names[i]) + 12 <= FDSTORE_NAME_MAX)
+	for (i = 0; i < g->n; i++) {
+		livestore_nwork++;
+		if (files[i].reg && files[i].dev == f->dev && files[i].ino == f->ino &&
+		    strlen(g->names[i]) + 12 <= FDSTORE_NAME_MAX)
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -118,7 +191,8 @@ static int livestore_same_file(const struct livestore_groups *g, int fd)
  * @g: filled (livestore_groups_free() it)
  *
  * Regular files of one inode (a front-end's one memfd for several
- * regions) share a name: systemd keeps one copy of an open file.
+ * regions) share a name: systemd keeps one copy of an open file.  One
+ * fstat() per fd.
  *
  * Return: 0, or -ENOMEM.
  */
@@ -126,27 +200,33 @@ int livestore_group(const void *buf, struct livestore_groups *g)
 {
 	const struct hovs_header *h = buf;
 	const uint32_t *tab = (const uint32_t *)(h + 1);
+	struct livestore_file *files, f;
 	unsigned int i;
 	int k;
 
 	g->n = 0;
 	g->names = calloc(h->nfds + 1, sizeof(*g->names));
 	g->firsts = calloc(h->nfds + 1, sizeof(*g->firsts));
-	if (!g->names || !g->firsts) {
+	files = calloc(h->nfds + 1, sizeof(*files));
+	if (!g->names || !g->firsts || !files) {
+		free(files);
 		livestore_groups_free(g);
 		return -ENOMEM;
 	}
 	for (i = 0; i < h->nfds; i++) {
-		k = livestore_same_file(g, (int)tab[i]);
+		livestore_file_of((int)tab[i], &f);
+		k = livestore_same_file(g, files, &f);
 		if (k >= 0) {
 			size_t l = strlen(g->names[k]);
 
 			snprintf(g->names[k] + l, sizeof(g->names[k]) - l, ",%u", tab[i]);
 			continue;
 		}
+		files[g->n] = f;
 		g->firsts[g->n] = (int)tab[i];
 		snprintf(g->names[g->n++], sizeof(g->names[0]), LIVESTORE_FD_PREFIX "%u", tab[i]);
 	}
+	free(files);
 	return 0;
 }
 
@@ -163,7 +243,7 @@ void livestore_groups_free(struct livestore_groups *g)
 
 /**
  * livestore_has() - whether @name is one of @g's names
- * @g: the groups
+ * @g: the groups (one connection's)
  * @name: a name
  *
  * Return: true when it is.
@@ -172,9 +252,11 @@ static bool livestore_has(const struct livestore_groups *g, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < g->n; i++) {
+		livestore_nwork++;
 		if (!strcmp(g->names[i], name))
 			return true;
+	}
 	return false;
 }
 
@@ -186,6 +268,7 @@ static bool livestore_has(const struct livestore_groups *g, const char *name)
 static void livestore_put(const char *name, int fd)
 {
 	livestore_nmsgs++;
+	livestore_used++;
 	if (!fdstore_put(name, fd))
 		log_debug("live store: storing %s failed", name);
 }
@@ -193,82 +276,114 @@ static void livestore_put(const char *name, int fd)
 /**
  * livestore_remove() - FDSTOREREMOVE=1 of one name, counted
  * @name: the name
+ * @held: whether the name counts in the store's entries (it does unless a
+ *	  predecessor stored it)
  */
-static void livestore_remove(const char *name)
+static void livestore_remove(const char *name, bool held)
 {
 	livestore_nmsgs++;
+	if (held && livestore_used)
+		livestore_used--;
 	fdstore_remove(name);
 }
 
 /**
- * livestore_apply() - make the store hold @want's names and @buf as state
- * @want: the names the state's fds need (taken over)
- * @buf: the encoded state, or NULL for none (no connection kept)
- * @len: its bytes
+ * livestore_state_name() - the name of a connection's state
+ * @buf: filled: LIVESTORE_STATE_NAME ".K"
+ * @len: its size (LIVESTORE_STATE_NAME_LEN)
+ * @sock: K, the connection's socket number
  */
-static void livestore_apply(struct livestore_groups *want, const void *buf, size_t len)
+static void livestore_state_name(char *buf, size_t len, int sock)
 {
+	snprintf(buf, len, LIVESTORE_STATE_NAME ".%d", sock);
+}
+
+/**
+ * livestore_apply() - make the store hold @want's names and @buf as one
+ *		       connection's state
+ * @sock: the connection's socket number (its key)
+ * @c: the connection (its names and state in the store now)
+ * @want: the names its fds need (taken over)
+ * @buf: its encoded state, or NULL for none (not kept)
+ * @len: its bytes
+ *
+ * Only @c's names are compared: the work is bounded by one connection's
+ * fds.
+ */
+static void livestore_apply(int sock, struct livestore_conn *c, struct livestore_groups *want,
+			    const void *buf, size_t len)
+{
+	char name[LIVESTORE_STATE_NAME_LEN];
 	unsigned int i;
 	int fd;
 
-	for (i = 0; i < livestore_stored.n; i++)
-		if (!livestore_has(want, livestore_stored.names[i]))
-			livestore_remove(livestore_stored.names[i]);
+	for (i = 0; i < c->stored.n; i++)
+		if (!livestore_has(want, c->stored.names[i]))
+			livestore_remove(c->stored.names[i], true);
 	for (i = 0; i < want->n; i++)
-		if (!livestore_has(&livestore_stored, want->names[i]))
+		if (!livestore_has(&c->stored, want->names[i]))
 			livestore_put(want->names[i], want->firsts[i]);
-	livestore_groups_free(&livestore_stored);
-	livestore_stored = *want;
+	livestore_groups_free(&c->stored);
+	c->stored = *want;
 	memset(want, 0, sizeof(*want));
-	if (livestore_state_stored)
-		livestore_remove(LIVESTORE_STATE_NAME);
-	livestore_state_stored = false;
+	livestore_state_name(name, sizeof(name), sock);
+	if (c->state_stored || c->state_predecessor)
+		livestore_remove(name, c->state_stored);
+	c->state_stored = false;
+	c->state_predecessor = false;
 	if (!buf)
 		return;
 	fd = handover_state_to_memfd(buf, len);
 	if (fd < 0) {
-		log_warn_errno(fd, "live store: state memfd (a crash now closes the front-ends' connections)");
+		log_warn_errno(fd, "live store: port %s: state memfd (a crash now closes this front-end's connection)",
+			       c->v.port);
 		return;
 	}
-	livestore_put(LIVESTORE_STATE_NAME, fd);
-	livestore_state_stored = true;
+	livestore_put(name, fd);
+	c->state_stored = true;
 	close(fd);
 }
 
 /**
- * livestore_sync() - write every kept connection's record into the store
+ * livestore_sync() - write one kept connection's record into the store
+ * @sock: its socket number
+ * @c: the connection
+ *
+ * Encodes, groups and compares @c's record and names only.  Within the
+ * budget (FileDescriptorStoreMax=) counted over every connection's entries.
  */
-static void livestore_sync(void)
+static void livestore_sync(int sock, struct livestore_conn *c)
 {
+	unsigned int held = c->stored.n + c->state_stored;
 	struct livestore_groups want = { 0 };
 	struct handover_state st;
 	void *buf = NULL;
 	size_t len = 0;
-	unsigned int i;
-	int ret = 0;
+	int ret;
 
 	handover_state_init(&st);
-	for (i = 0; !ret && i < livestore_nrecs; i++)
-		ret = handover_state_add_vhost_user(&st, &livestore_recs[i].v);
-	if (!ret && st.nvu)
+	livestore_nwork++;
+	ret = handover_state_add_vhost_user(&st, &c->v);
+	if (!ret)
 		ret = handover_state_encode(&st, &buf, &len);
-	if (!ret && buf)
+	if (!ret)
 		ret = livestore_group(buf, &want);
 	handover_state_free(&st);
 	if (ret < 0) {
-		log_warn_errno(ret, "live store: writing the state (a crash now closes the front-ends' connections)");
+		log_warn_errno(ret, "live store: port %s: writing a front-end's state (a crash now closes its connection)",
+			       c->v.port);
 		free(buf);
 		buf = NULL;
-	} else if (buf && livestore_budget && want.n + 1 > livestore_budget) {
+	} else if (livestore_budget && livestore_used - held + want.n + 1 > livestore_budget) {
 		if (!livestore_full_logged)
-			log_warn("live store: %u fds to store, FileDescriptorStoreMax= leaves room for %u: a crash now closes the front-ends' connections",
-				 want.n + 1, livestore_budget);
+			log_warn("live store: port %s: %u fds more to store, FileDescriptorStoreMax= leaves room for %u in all: a crash now closes the connections that do not fit",
+				 c->v.port, want.n + 1, livestore_budget);
 		livestore_full_logged = true;
 		livestore_groups_free(&want);
 		free(buf);
 		buf = NULL;
 	}
-	livestore_apply(&want, buf, len);
+	livestore_apply(sock, c, &want, buf, len);
 	free(buf);
 }
 
@@ -276,11 +391,13 @@ static void livestore_sync(void)
  * livestore_enable() - keep the store current from now on
  * @budget: fd store entries left for the connections (restart.c counts
  *	    them from $FDSTORE), 0 when systemd does not say
+ * @successor: an upgrade's successor (handover.c): the store may hold its
+ *	       predecessor's states under the numbers of the sockets it takes
  *
  * Only under systemd (NOTIFY_SOCKET set) and when the store has room for
  * at least a state and a socket.
  */
-void livestore_enable(unsigned int budget)
+void livestore_enable(unsigned int budget, bool successor)
 {
 	if (!getenv("NOTIFY_SOCKET"))
 		return;
@@ -290,8 +407,10 @@ void livestore_enable(unsigned int budget)
 	}
 	livestore_budget = budget;
 	livestore_on = true;
-	/* a predecessor's (vringnetctl upgrade) leaves at the first write */
-	livestore_state_stored = true;
+	livestore_inherited = successor;
+	/* one state for every connection: a predecessor of an earlier version */
+	if (successor)
+		livestore_remove(LIVESTORE_STATE_NAME, false);
 	log_debug("live store: on (room for %u fds%s)", budget, budget ? "" : ": unknown");
 }
 
@@ -306,45 +425,63 @@ bool livestore_enabled(void)
 }
 
 /**
- * livestore_find() - the record of a connection
- * @key: the connection
+ * livestore_conn_new() - a slot for the connection of socket @sock
+ * @sock: its number
  *
- * Return: its index, or -1.
+ * The slots grow by doubling: a lookup is one index.
+ *
+ * Return: the connection, or NULL (-ENOMEM).
  */
-static int livestore_find(const void *key)
+static struct livestore_conn *livestore_conn_new(int sock)
 {
-	unsigned int i;
+	unsigned int n = livestore_nslots ? livestore_nslots : 64;
+	struct livestore_conn **s;
 
-	for (i = 0; i < livestore_nrecs; i++)
-		if (livestore_recs[i].key == key)
-			return (int)i;
-	return -1;
+	while (n <= (unsigned int)sock)
+		n *= 2;
+	if (n != livestore_nslots) {
+		s = realloc(livestore_conns, n * sizeof(*s));
+		if (!s)
+			return NULL;
+		memset(s + livestore_nslots, 0, (n - livestore_nslots) * sizeof(*s));
+		livestore_conns = s;
+		livestore_nslots = n;
+	}
+	livestore_conns[sock] = calloc(1, sizeof(**livestore_conns));
+	if (livestore_conns[sock])
+		livestore_conns[sock]->state_predecessor = livestore_inherited;
+	return livestore_conns[sock];
 }
 
 /**
  * livestore_update() - a kept connection's state, or its end
- * @key: the connection
+ * @sock: the connection's socket (its key: unique while it is open)
  * @v: its record (fds: this process's), or NULL: the connection is about
- *     to close (or cannot be kept now): its fds leave the store first
+ *     to close (or cannot be kept now): its fds and state leave the store
+ *     first, before the daemon closes anything (its numbers may come
+ *     again)
  *
- * Writes the store only when the record differs from the last one.
+ * Writes the store only when the record differs from the last one, and
+ * only this connection's names and state.
  */
-void livestore_update(const void *key, const struct hovs_vhost_user *v)
+void livestore_update(int sock, const struct hovs_vhost_user *v)
 {
-	int i = livestore_find(key);
-	struct livestore_rec *n;
+	struct livestore_conn *c;
+	struct livestore_groups none = { 0 };
 
-	if (!livestore_on)
+	if (!livestore_on || sock < 0)
 		return;
+	c = (unsigned int)sock < livestore_nslots ? livestore_conns[sock] : NULL;
 	if (!v) {
-		if (i < 0)
+		if (!c)
 			return;
-		livestore_recs[i] = livestore_recs[--livestore_nrecs];
-		livestore_sync();
+		livestore_apply(sock, c, &none, NULL, 0);
+		free(c);
+		livestore_conns[sock] = NULL;
 		return;
 	}
-	if (i >= 0) {
-		struct hovs_vhost_user *cur = &livestore_recs[i].v;
+	if (c) {
+		struct hovs_vhost_user *cur = &c->v;
 		uint32_t flags = cur->flags;
 
 		cur->flags &= ~HOVS_VU_FROM_RINGS;
@@ -353,35 +490,42 @@ void livestore_update(const void *key, const struct hovs_vhost_user *v)
 			return;
 		}
 	} else {
-		n = realloc(livestore_recs, (livestore_nrecs + 1) * sizeof(*n));
-		if (!n) {
+		c = livestore_conn_new(sock);
+		if (!c) {
 			log_warn("live store: %s: a crash would close a front-end's connection",
 				 strerror(ENOMEM));
 			return;
 		}
-		livestore_recs = n;
-		i = (int)livestore_nrecs++;
-		livestore_recs[i].key = key;
 	}
-	livestore_recs[i].v = *v;
-	livestore_recs[i].v.flags |= HOVS_VU_FROM_RINGS;
-	livestore_sync();
+	c->v = *v;
+	c->v.flags |= HOVS_VU_FROM_RINGS;
+	livestore_sync(sock, c);
 }
 
 /**
  * livestore_stop() - stop keeping the store current (restart_keep())
  *
- * The state of the running daemon leaves the store (the exact one of
- * restart_keep() replaces it); the connection fds stay under their names,
- * which restart_keep() stored too.
+ * Every connection's state of the running daemon leaves the store (the
+ * exact one of restart_keep() replaces them); the connection fds stay
+ * under their names, which restart_keep() stored too.
  */
 void livestore_stop(void)
 {
+	char name[LIVESTORE_STATE_NAME_LEN];
+	unsigned int i;
+
 	if (!livestore_on)
 		return;
-	if (livestore_state_stored)
-		livestore_remove(LIVESTORE_STATE_NAME);
-	livestore_state_stored = false;
+	for (i = 0; i < livestore_nslots; i++) {
+		struct livestore_conn *c = livestore_conns[i];
+
+		if (!c || (!c->state_stored && !c->state_predecessor))
+			continue;
+		livestore_state_name(name, sizeof(name), (int)i);
+		livestore_remove(name, c->state_stored);
+		c->state_stored = false;
+		c->state_predecessor = false;
+	}
 	livestore_on = false;
 }
 
@@ -393,4 +537,16 @@ void livestore_stop(void)
 unsigned long livestore_messages(void)
 {
 	return livestore_nmsgs;
+}
+
+/**
+ * livestore_work() - the live store's work so far, in steps
+ *
+ * Return: fstat() calls, file and name comparisons and records encoded
+ * (livestore_group() for restart.c counts too): what a message costs
+ * besides its notify messages.
+ */
+unsigned long livestore_work(void)
+{
+	return livestore_nwork;
 }

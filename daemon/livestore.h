@@ -4,9 +4,10 @@
  *		 the vhost-user front-ends survive a crash
  *
  * livestore_enable() once the daemon runs (under systemd only);
- * livestore_update() whenever a kept connection's state may have changed
- * (accept, each vhost-user message, adoption) and, with NULL, before it is
- * closed; livestore_stop() when restart_keep() stored the exact state.
+ * livestore_update() with the connection's socket number whenever a kept
+ * connection's state may have changed (accept, each vhost-user message,
+ * adoption) and, with NULL, before it is closed; livestore_stop() when
+ * restart_keep() stored the exact state.
  * livestore_group() names a state's fds for the store (restart.c uses it
  * too).  The design is at the top of livestore.c.
  */
@@ -19,8 +20,12 @@
 
 /* the connection fds' names: "restart.fd.N" or "restart.fd.N,M,..." */
 #define LIVESTORE_FD_PREFIX	FDSTORE_RESTART_PREFIX "fd."
-/* the state of the running daemon (positions not exact: from the rings) */
+/* the states of the running daemon (positions not exact: from the rings),
+ * one per connection: "restart.live.K", K its socket's number (restart.c
+ * reads every name that starts with this) */
 #define LIVESTORE_STATE_NAME	FDSTORE_RESTART_PREFIX "live"
+/* a buffer for one: ".K" of at most 10 digits, the NUL */
+#define LIVESTORE_STATE_NAME_LEN	(sizeof(LIVESTORE_STATE_NAME) + 12)
 
 struct hovs_vhost_user;
 
@@ -39,10 +44,11 @@ struct livestore_groups {
 
 int livestore_group(const void *buf, struct livestore_groups *g);
 void livestore_groups_free(struct livestore_groups *g);
-void livestore_enable(unsigned int budget);
+void livestore_enable(unsigned int budget, bool successor);
 bool livestore_enabled(void);
-void livestore_update(const void *key, const struct hovs_vhost_user *v);
+void livestore_update(int sock, const struct hovs_vhost_user *v);
 void livestore_stop(void);
 unsigned long livestore_messages(void);
+unsigned long livestore_work(void);
 
 #endif /* VRINGNET_LIVESTORE_H */

@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* from now on the fd store holds every front-end, for a crash */
-	restart_live(d);
+	restart_live(d, successor);
 	if (successor)
 		handover_adopt(d, &hs);
 	else if (kept)

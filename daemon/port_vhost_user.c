@@ -455,9 +455,9 @@ static void port_vhost_user_live(struct port_vhost_user_conn *c)
 	memcpy(err, c->dev.err, sizeof(err));
 	if (v && vhost_user_dev_save(&c->dev, v) == 0) {
 		snprintf(v->port, sizeof(v->port), "%s", c->port->cfg.name);
-		livestore_update(c, v);
+		livestore_update(c->fd, v);
 	} else {
-		livestore_update(c, NULL);
+		livestore_update(c->fd, NULL);
 	}
 	memcpy(c->dev.err, err, sizeof(err));
 	free(v);
@@ -527,7 +527,7 @@ static void port_vhost_user_conn_close(struct port_vhost_user_conn *c, const cha
 		return;
 	c->closing = true;
 	/* out of systemd's fd store first: its copy would keep it open */
-	livestore_update(c, NULL);
+	livestore_update(c->fd, NULL);
 	if (why)
 		log_rl_port(p, LOG_WARNING, "port %s: vhost-user connection closed: %s", p->cfg.name, why);
 	else

@@ -59,14 +59,18 @@
  * restart_live() (main.c, once the daemon runs) has livestore.c keep the
  * store current while running: every kept connection's fds stored under
  * the same "restart.fd." names as they arrive and removed before the
- * daemon closes them, and its state, written again after each vhost-user
- * message that changes it, stored as "restart.live" with every record
- * marked HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
- * restart_keep() stores it (exact positions) and drops "restart.live"
- * (livestore_stop()).  At start restart_receive() prefers "restart.state";
- * a "restart.live" alone means the previous instance died: it is read the
- * same way (the same refusals, the same drops of front-ends whose fds are
- * gone), and vhost_user_dev_restore() starts each ring of a marked record
+ * daemon closes them, and each connection's own state, written again
+ * after each vhost-user message that changes it, stored as
+ * "restart.live.K" (K its socket's number) with its record marked
+ * HOVS_VU_FROM_RINGS.  The clean-stop mark is "restart.state":
+ * restart_keep() stores it (exact positions) and drops every
+ * "restart.live.K" (livestore_stop()).  At start restart_receive() prefers
+ * "restart.state"; "restart.live.K" states alone mean the previous
+ * instance died: each is read and checked on its own (restart_read_live():
+ * one of another version or a broken one refuses only its connection,
+ * logged "restart: refusing restart.live.K in systemd's fd store: WHY;
+ * that front-end's connection is closed"; the same drops of front-ends
+ * whose fds are gone), and vhost_user_dev_restore() starts each ring of a marked record
  * at its used index (last_avail = used->idx, as vhost-user back-ends do on
  * a reconnect: a chain the dead instance took but did not complete is
  * done again, a TX frame may reach the tap twice, an RX buffer is filled
@@ -215,13 +219,15 @@ static unsigned int restart_budget(struct daemon *d)
 /**
  * restart_live() - keep the store current from now on, for a crash
  * @d: the started daemon (its taps and sockets stored)
+ * @successor: an upgrade's successor (its predecessor kept the store
+ *	       current for the connections it takes over)
  *
  * Under systemd only, with room in the store (livestore.c).
  */
-void restart_live(struct daemon *d)
+void restart_live(struct daemon *d, bool successor)
 {
 	if (restart_memfd >= 0 && getenv("NOTIFY_SOCKET"))
-		livestore_enable(restart_budget(d));
+		livestore_enable(restart_budget(d), successor);
 }
 
 /**
@@ -446,6 +452,48 @@ static int restart_read(int fd, struct handover_state *st, char *err, size_t err
 }
 
 /**
+ * restart_read_live() - take every connection's state a running instance
+ *			 stored (livestore.c)
+ * @st: filled with the records of every state that passes the checks, or
+ *	NULL: each state is only taken and closed
+ *
+ * Each "restart.live.K" is one connection's state, checked on its own: a
+ * broken one or one of another version refuses only that connection
+ * (logged; its fds are closed with the ones no record names).  The one
+ * "restart.live" of an earlier version (every connection in one state) is
+ * read the same way.  Every name leaves the store.
+ *
+ * Return: the number of states found.
+ */
+static unsigned int restart_read_live(struct handover_state *st)
+{
+	char name[FDSTORE_NAME_MAX + 1], err[CFG_ERR_MAX];
+	struct handover_state one;
+	unsigned int i, n = 0;
+	int fd;
+
+	while ((fd = fdstore_take_prefix(LIVESTORE_STATE_NAME, name, sizeof(name))) >= 0) {
+		fdstore_remove(name);
+		n++;
+		if (!st) {
+			close(fd);
+			continue;
+		}
+		if (restart_read(fd, &one, err, sizeof(err)) < 0) {
+			log_err("restart: refusing %s in systemd's fd store: %s; that front-end's connection is closed",
+				name, err);
+			continue;
+		}
+		for (i = 0; i < one.nvu; i++)
+			if (handover_state_add_vhost_user(st, &one.vu[i]) < 0)
+				log_err("restart: %s: port %s: front-end not kept: too many records",
+					name, one.vu[i].port);
+		handover_state_free(&one);
+	}
+	return n;
+}
+
+/**
  * restart_receive() - take the previous instance's state from the fd store
  * @st: filled (empty when there is none or it was refused)
  *
@@ -453,7 +501,8 @@ static int restart_read(int fd, struct handover_state *st, char *err, size_t err
  * fdstore_close_unused() would close these fds).  A state of another
  * version or a broken one is refused with one log line, and every
  * connection fd stored with it closed (and removed from the store): a
- * clean start.
+ * clean start; a running instance's states (a crash) are one per
+ * connection, each refused on its own.
  *
  * Return: the number of front-ends to adopt with restart_adopt().
  */
@@ -462,38 +511,33 @@ unsigned int restart_receive(struct handover_state *st)
 	char err[CFG_ERR_MAX];
 	struct restart_map m;
 	const char *state_name = RESTART_STATE_NAME;
-	unsigned int i, k = 0, n;
-	int fd, live;
+	unsigned int i, k = 0, n, live;
+	int fd;
 
 	handover_state_init(st);
 	fd = fdstore_take(RESTART_STATE_NAME);
-	live = fdstore_take(LIVESTORE_STATE_NAME);
-	if (live >= 0)
-		fdstore_remove(LIVESTORE_STATE_NAME);
-	if (fd >= 0 && live >= 0) {
-		/* a SIGTERM wrote the exact state: the running one is older */
-		close(live);
-		live = -1;
-	} else if (live >= 0) {
+	/* a SIGTERM wrote the exact state: the running ones are older */
+	live = restart_read_live(fd >= 0 ? NULL : st);
+	if (fd < 0 && live) {
 		log_notice("restart: the previous instance ended without a clean stop (crash, SIGKILL): its front-ends resume from the rings' used indices");
-		fd = live;
 		state_name = LIVESTORE_STATE_NAME;
 	}
 	restart_map_load(&m);
-	if (fd < 0) {
+	if (fd < 0 && !live) {
 		n = restart_map_close(&m);
 		if (n)
 			log_notice("restart: %u connection fds in systemd's fd store without a state: closed",
 				   n);
 		return 0;
 	}
-	if (live < 0)
+	if (fd >= 0) {
 		fdstore_remove(RESTART_STATE_NAME);
-	if (restart_read(fd, st, err, sizeof(err)) < 0) {
-		n = restart_map_close(&m);
-		log_err("restart: refusing the state in systemd's fd store: %s; its %u connection fds closed, clean start",
-			err, n);
-		return 0;
+		if (restart_read(fd, st, err, sizeof(err)) < 0) {
+			n = restart_map_close(&m);
+			log_err("restart: refusing the state in systemd's fd store: %s; its %u connection fds closed, clean start",
+				err, n);
+			return 0;
+		}
 	}
 	for (i = 0; i < st->nvu; i++) {
 		if (restart_map_vu(&m, &st->vu[i]) < 0) {
@@ -507,8 +551,8 @@ unsigned int restart_receive(struct handover_state *st)
 	n = restart_map_close(&m);
 	if (n)
 		log_notice("restart: %u stored fds no front-end named: closed", n);
-	log_info("restart: state of the previous instance read (%s): %u front-end connections",
-		 state_name, st->nvu);
+	log_info("restart: state of the previous instance read (%s%s): %u front-end connections",
+		 state_name, fd >= 0 ? "" : ".*", st->nvu);
 	return st->nvu + st->npeers;
 }
 

@@ -17,7 +17,7 @@ struct daemon;
 struct handover_state;
 
 void restart_init(void);
-void restart_live(struct daemon *d);
+void restart_live(struct daemon *d, bool successor);
 bool restart_keep(struct daemon *d);
 unsigned int restart_receive(struct handover_state *st);
 void restart_adopt(struct daemon *d, struct handover_state *st);

@@ -2,7 +2,8 @@
 /*
  * check_daemon_livestore.c - livestore.c against a NOTIFY_SOCKET of the
  * test's own: what each change of a kept connection sends (and in which
- * order), the state it stores, and nothing for a change that is none
+ * order), the state it stores, nothing for a change that is none, and a
+ * change's cost independent of the other connections kept
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -112,8 +113,8 @@ static bool ls_before(const char *a, const char *b)
 static int ls_child(void)
 {
 	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
-	int sv[2], mem, m1, m2, n1, n2, kick, ns, key = 1;
-	char want[96], want2[96], err[256];
+	int sv[2], mem, m1, m2, n1, n2, kick, ns, key;
+	char want[96], want2[96], state[64], err[256];
 	struct handover_state st;
 	unsigned long before;
 	size_t len;
@@ -125,26 +126,27 @@ static int ls_child(void)
 	mem = memfd_create("guest", MFD_CLOEXEC);
 	if (mem < 0 || ftruncate(mem, 1 << 20) < 0)
 		return 11;
-	livestore_enable(0);
+	livestore_enable(0, false);
 	if (!livestore_enabled())
 		return 12;
+	key = sv[1];
+	snprintf(state, sizeof(state), "FDNAME=" LIVESTORE_STATE_NAME ".%d|", key);
 
-	/* accept: the socket, then the state (the first write also removes
-	 * any state a predecessor left) */
+	/* accept: the socket, then the connection's own state */
 	snprintf(v->port, sizeof(v->port), "vm1");
 	v->sock = sv[1];
 	v->nvrings = 2;
 	v->vrings[0].kick = v->vrings[0].call = v->vrings[0].err = -1;
 	v->vrings[1].kick = v->vrings[1].call = v->vrings[1].err = -1;
-	livestore_update(&key, v);
+	livestore_update(key, v);
 	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d|", sv[1]);
-	if (ls_drain(ns) != 3 || livestore_messages() != 3 || !strstr(ls_log, want) ||
-	    !ls_before(want, "FDSTOREREMOVE=1 FDNAME=restart.live|") ||
-	    !ls_before("FDSTOREREMOVE=1 FDNAME=restart.live|", "FDSTORE=1 FDNAME=restart.live|"))
+	snprintf(want2, sizeof(want2), "FDSTORE=1 %s", state);
+	if (ls_drain(ns) != 2 || livestore_messages() != 2 || !ls_before(want, want2) ||
+	    strstr(ls_log, "FDSTOREREMOVE=1"))
 		return 1;
 
 	/* the same record again (GET_FEATURES, say): nothing */
-	livestore_update(&key, v);
+	livestore_update(key, v);
 	if (ls_drain(ns) != 0)
 		return 2;
 
@@ -158,7 +160,7 @@ static int ls_child(void)
 	v->regions[1].guest_addr = 4096;
 	v->regions[1].size = 4096;
 	before = livestore_messages();
-	livestore_update(&key, v);
+	livestore_update(key, v);
 	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d,%d|", m1, m2);
 	if (ls_drain(ns) != 3 || livestore_messages() - before != 3 || !strstr(ls_log, want))
 		return 3;
@@ -170,7 +172,7 @@ static int ls_child(void)
 	n2 = dup(mem);
 	v->regions[0].fd = n1;
 	v->regions[1].fd = n2;
-	livestore_update(&key, v);
+	livestore_update(key, v);
 	close(m1);
 	close(m2);
 	snprintf(want, sizeof(want), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d,%d|", m1, m2);
@@ -182,7 +184,7 @@ static int ls_child(void)
 	kick = eventfd(0, EFD_CLOEXEC);
 	v->vrings[1].kick = kick;
 	v->vrings[1].flags = HOVS_VRING_KICK_SET | HOVS_VRING_STARTED;
-	livestore_update(&key, v);
+	livestore_update(key, v);
 	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=restart.fd.%d|", kick);
 	if (ls_drain(ns) != 3 || !strstr(ls_log, want))
 		return 5;
@@ -199,13 +201,12 @@ static int ls_child(void)
 
 	/* the connection closes: every name leaves, and the state, before
 	 * the daemon closes anything; nothing is stored */
-	livestore_update(&key, NULL);
+	livestore_update(key, NULL);
 	if (ls_drain(ns) != 4 || strstr(ls_log, "FDSTORE=1"))
 		return 8;
 	snprintf(want, sizeof(want), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d|", sv[1]);
 	snprintf(want2, sizeof(want2), "FDSTOREREMOVE=1 FDNAME=restart.fd.%d|", kick);
-	if (!strstr(ls_log, want) || !strstr(ls_log, want2) ||
-	    !strstr(ls_log, "FDSTOREREMOVE=1 FDNAME=restart.live|"))
+	if (!strstr(ls_log, want) || !strstr(ls_log, want2) || !strstr(ls_log, state))
 		return 9;
 	free(v);
 	return 0;
@@ -218,6 +219,233 @@ START_TEST(livestore_connection_life)
 END_TEST
 
 /**
+ * ls_conn() - a kept connection's record: a socket, one memory region,
+ *	       one call eventfd
+ * @v: filled
+ *
+ * Return: 0, or -1.
+ */
+static int ls_conn(struct hovs_vhost_user *v)
+{
+	int sv[2], mem;
+
+	memset(v, 0, sizeof(*v));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	mem = memfd_create("guest", MFD_CLOEXEC);
+	if (mem < 0 || ftruncate(mem, 1 << 20) < 0)
+		return -1;
+	snprintf(v->port, sizeof(v->port), "vm%d", sv[1]);
+	v->sock = sv[1];
+	v->nregions = 1;
+	v->regions[0].fd = mem;
+	v->regions[0].size = 4096;
+	v->nvrings = 2;
+	v->vrings[0].kick = v->vrings[0].call = v->vrings[0].err = -1;
+	v->vrings[1].kick = v->vrings[1].err = -1;
+	v->vrings[1].call = eventfd(0, EFD_CLOEXEC);
+	return v->vrings[1].call < 0 ? -1 : 0;
+}
+
+/**
+ * ls_new_call() - SET_VRING_CALL with a fresh eventfd, as a hostile
+ *		   front-end loops it, and what it cost
+ * @ns: the sink
+ * @v: the connection's record (its call eventfd replaced)
+ * @msgs: out: notify messages sent
+ * @work: out: livestore_work() steps
+ *
+ * Return: 0, or -1.
+ */
+static int ls_new_call(int ns, struct hovs_vhost_user *v, unsigned long *msgs, unsigned long *work)
+{
+	unsigned long m0 = livestore_messages(), w0 = livestore_work();
+	int old = v->vrings[1].call;
+
+	v->vrings[1].call = eventfd(0, EFD_CLOEXEC);
+	if (v->vrings[1].call < 0)
+		return -1;
+	livestore_update(v->sock, v);
+	close(old);
+	*msgs = livestore_messages() - m0;
+	*work = livestore_work() - w0;
+	return ls_drain(ns) == (int)*msgs ? 0 : -1;
+}
+
+/**
+ * ls_child_cost() - in a child: one connection's change costs the same
+ *		     with 1 and with 64 other connections kept
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_cost(void)
+{
+	struct hovs_vhost_user *v = calloc(65, sizeof(*v));
+	unsigned long m1, w1, m64, w64;
+	char want[96];
+	int ns = ls_sink();
+	unsigned int i;
+
+	if (!v || ns < 0)
+		return 10;
+	livestore_enable(0, false);
+	for (i = 0; i < 2; i++) {
+		if (ls_conn(&v[i]) < 0)
+			return 11;
+		livestore_update(v[i].sock, &v[i]);
+		ls_drain(ns);
+	}
+	if (ls_new_call(ns, &v[0], &m1, &w1) < 0)
+		return 1;
+	/* the old name leaves, the new one comes, the state is replaced */
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=" LIVESTORE_STATE_NAME ".%d|", v[0].sock);
+	if (m1 != 4 || w1 == 0)
+		return 2;
+	for (i = 2; i < 65; i++) {
+		if (ls_conn(&v[i]) < 0)
+			return 12;
+		livestore_update(v[i].sock, &v[i]);
+		ls_drain(ns);
+	}
+	if (ls_new_call(ns, &v[0], &m64, &w64) < 0 || !strstr(ls_log, want))
+		return 3;
+	printf("# live store: SET_VRING_CALL of one connection: %lu notify messages, %lu work steps with 1 other connection kept; %lu, %lu with 64\n",
+	       m1, w1, m64, w64);
+	fflush(stdout);
+	if (m64 != m1 || w64 != w1)
+		return 4;
+	/* nothing of another connection was touched */
+	snprintf(want, sizeof(want), "FDNAME=restart.fd.%d|", v[1].sock);
+	if (strstr(ls_log, want))
+		return 5;
+	free(v);
+	return 0;
+}
+
+START_TEST(livestore_cost_per_connection)
+{
+	runner_in_child(ls_child_cost);
+}
+END_TEST
+
+/**
+ * ls_child_reuse() - in a child: a closed connection's number taken by
+ *		      the next one
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_reuse(void)
+{
+	struct hovs_vhost_user a, b;
+	int ns = ls_sink(), sock;
+	char want[96];
+
+	if (ns < 0 || ls_conn(&a) < 0)
+		return 10;
+	livestore_enable(0, false);
+	livestore_update(a.sock, &a);
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=" LIVESTORE_STATE_NAME ".%d|", a.sock);
+	if (ls_drain(ns) != 4 || !strstr(ls_log, want))
+		return 1;
+	/* closed: its names and state leave before its fds close */
+	sock = a.sock;
+	livestore_update(a.sock, NULL);
+	if (ls_drain(ns) != 4 || strstr(ls_log, "FDSTORE=1"))
+		return 2;
+	handover_state_vu_close(&a);
+	/* the next connection on the same socket number: stored afresh */
+	if (ls_conn(&b) < 0 || dup2(b.sock, sock) != sock)
+		return 11;
+	close(b.sock);
+	b.sock = sock;
+	livestore_update(b.sock, &b);
+	if (ls_drain(ns) != 4 || strstr(ls_log, "FDSTOREREMOVE=1") || !strstr(ls_log, want))
+		return 3;
+	return 0;
+}
+
+START_TEST(livestore_number_reused)
+{
+	runner_in_child(ls_child_reuse);
+}
+END_TEST
+
+/**
+ * ls_child_successor() - in a child: an upgrade's successor replaces its
+ *			  predecessor's states
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_successor(void)
+{
+	struct hovs_vhost_user a;
+	int ns = ls_sink();
+	char gone[96], come[96];
+
+	if (ns < 0 || ls_conn(&a) < 0)
+		return 10;
+	/* the one state of an earlier version leaves */
+	livestore_enable(0, true);
+	if (ls_drain(ns) != 1 || !strstr(ls_log, "FDSTOREREMOVE=1 FDNAME=" LIVESTORE_STATE_NAME "|"))
+		return 1;
+	/* the state the predecessor stored under the socket it handed over
+	 * leaves before this instance stores its own */
+	livestore_update(a.sock, &a);
+	snprintf(gone, sizeof(gone), "FDSTOREREMOVE=1 FDNAME=" LIVESTORE_STATE_NAME ".%d|", a.sock);
+	snprintf(come, sizeof(come), "FDSTORE=1 FDNAME=" LIVESTORE_STATE_NAME ".%d|", a.sock);
+	if (ls_drain(ns) != 5 || !ls_before(gone, come))
+		return 2;
+	return 0;
+}
+
+START_TEST(livestore_successor)
+{
+	runner_in_child(ls_child_successor);
+}
+END_TEST
+
+/**
+ * ls_child_budget() - in a child: FileDescriptorStoreMax= counted over
+ *		       every connection's names and states
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_budget(void)
+{
+	struct hovs_vhost_user a, b;
+	int ns = ls_sink();
+	char want[96];
+
+	if (ns < 0 || ls_conn(&a) < 0 || ls_conn(&b) < 0)
+		return 10;
+	/* room for one connection: socket, memory, call, state */
+	livestore_enable(6, false);
+	livestore_update(a.sock, &a);
+	if (ls_drain(ns) != 4)
+		return 1;
+	/* the second does not fit: nothing of it is stored */
+	livestore_update(b.sock, &b);
+	if (ls_drain(ns) != 0)
+		return 2;
+	/* the first leaves: the second fits at its next change */
+	livestore_update(a.sock, NULL);
+	if (ls_drain(ns) != 4)
+		return 3;
+	b.mtu = 1500;
+	livestore_update(b.sock, &b);
+	snprintf(want, sizeof(want), "FDSTORE=1 FDNAME=" LIVESTORE_STATE_NAME ".%d|", b.sock);
+	if (ls_drain(ns) != 4 || !strstr(ls_log, want))
+		return 4;
+	return 0;
+}
+
+START_TEST(livestore_budget_all_connections)
+{
+	runner_in_child(ls_child_budget);
+}
+END_TEST
+
+/**
  * ls_child_off() - in a child: without NOTIFY_SOCKET nothing is kept
  *
  * Return: 0, else the failed step.
@@ -225,15 +453,14 @@ END_TEST
 static int ls_child_off(void)
 {
 	struct hovs_vhost_user v;
-	int key = 1;
 
 	unsetenv("NOTIFY_SOCKET");
-	livestore_enable(0);
+	livestore_enable(0, false);
 	if (livestore_enabled())
 		return 1;
 	memset(&v, 0, sizeof(v));
 	v.sock = 0;
-	livestore_update(&key, &v);
+	livestore_update(0, &v);
 	return livestore_messages() == 0 ? 0 : 2;
 }
 
@@ -254,7 +481,7 @@ static int ls_child_full(void)
 
 	if (ns < 0)
 		return 10;
-	livestore_enable(1);
+	livestore_enable(1, false);
 	return livestore_enabled() ? 1 : 0;
 }
 
@@ -274,6 +501,10 @@ Suite *livestore_suite(void)
 	Suite *s = runner_suite_create("livestore");
 
 	RUNNER_ADD_TEST(s, livestore_connection_life);
+	RUNNER_ADD_TEST(s, livestore_cost_per_connection);
+	RUNNER_ADD_TEST(s, livestore_number_reused);
+	RUNNER_ADD_TEST(s, livestore_successor);
+	RUNNER_ADD_TEST(s, livestore_budget_all_connections);
 	RUNNER_ADD_TEST(s, livestore_off_without_systemd);
 	RUNNER_ADD_TEST(s, livestore_off_without_room);
 	return s;

@@ -819,6 +819,7 @@ START_TEST(handover_save_restore)
 {
 	struct hovs_vhost_user *v = calloc(1, sizeof(*v));
 	struct vhost_user_dev dev2;
+	uint16_t used;
 	int base;
 
 	ck_assert_ptr_nonnull(v);
@@ -856,10 +857,17 @@ START_TEST(handover_save_restore)
 	vhost_user_dev_reset(&dev2);
 	close(dev2.fd);
 	ck_assert_int_eq(count_fds(), base);
-	/* the predecessor resumes from the same positions */
+	/* the predecessor resumes at the rings' used index: a real engine
+	 * left used->idx at the paused position, and the successor (the
+	 * rebuilt connection above) filled 5 more rx buffers before it failed */
+	used = 42 + 5;
+	ck_assert_int_eq(pwrite(memfd, &used, 2, USED_OFF(0) + 2), 2);
+	used = 7;
+	ck_assert_int_eq(pwrite(memfd, &used, 2, USED_OFF(1) + 2), 2);
 	ck_assert_int_eq(vhost_user_dev_resume(&dev), 0);
 	ck_assert_int_eq(seen.starts[0], 3);
-	ck_assert_uint_eq(seen.cfg.rx.last_avail, 42);
+	ck_assert_uint_eq(seen.cfg.rx.last_avail, 47);
+	ck_assert_uint_eq(seen.cfg.tx.last_avail, 7);
 	free(v);
 }
 END_TEST

@@ -635,23 +635,25 @@ static void port_vhost_user_msg_passed(struct deadline *dl)
 }
 
 /**
- * port_vhost_user_attach() - serve a connected socket
+ * port_vhost_user_serve() - serve a connected socket
  * @p: the port
  * @fd: the socket (non-blocking; owned from here on)
+ *
+ * Return: the new connection, or NULL (refused or failed, @fd closed).
  */
-static void port_vhost_user_attach(struct port *p, int fd)
+static struct port_vhost_user_conn *port_vhost_user_serve(struct port *p, int fd)
 {
 	struct port_vhost_user_conn *c;
 	unsigned int qps;
 
 	if (port_peer_refuse(p, fd, "vhost-user front-end"))
-		return;
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		log_err("port %s: vhost-user connection closed: %s", p->cfg.name,
 			strerror(ENOMEM));
 		close(fd);
-		return;
+		return NULL;
 	}
 	c->port = p;
 	c->fd = fd;
@@ -669,10 +671,21 @@ static void port_vhost_user_attach(struct port *p, int fd)
 		deadline_fini(&c->msg);
 		close(fd);
 		free(c);
-		return;
+		return NULL;
 	}
 	deadline_arm(&c->hs, deadline_boot_sec());
 	port_peer_served(p, c, fd);
+	return c;
+}
+
+/**
+ * port_vhost_user_attach() - port_peer_ops.attach: serve a connected socket
+ * @p: the port
+ * @fd: the socket (non-blocking; owned from here on)
+ */
+static void port_vhost_user_attach(struct port *p, int fd)
+{
+	port_vhost_user_serve(p, fd);
 }
 
 /**
@@ -735,16 +748,15 @@ static const struct port_peer_ops port_vhost_user_peer_ops = {
  */
 static void port_vhost_user_accept(struct port *p, int fd)
 {
-	struct port_peer *pp = port_peer_of(p, &port_vhost_user_peer_ops);
+	struct port_vhost_user_conn *c;
 
-	if (!pp) {
+	if (!port_peer_of(p, &port_vhost_user_peer_ops)) {
 		close(fd);
 		return;
 	}
-	port_vhost_user_attach(p, fd);
-	if (pp->nconns && pp->conns[pp->newest] &&
-	    ((struct port_vhost_user_conn *)pp->conns[pp->newest])->fd == fd)
-		port_vhost_user_live(pp->conns[pp->newest]);
+	c = port_vhost_user_serve(p, fd);
+	if (c)
+		port_vhost_user_live(c);
 }
 
 /**
@@ -902,22 +914,19 @@ static int port_vhost_user_handover_adopt(struct port *p, const struct hovs_vhos
 {
 	struct port_peer *pp = port_peer_of(p, &port_vhost_user_peer_ops);
 	struct port_vhost_user_conn *c;
-	unsigned int before;
 
 	if (!pp || pp->nconns >= PORT_PEER_MAX) {
 		snprintf(err, errlen, "port %s: no room for the front-end", p->cfg.name);
 		port_vhost_user_close_record(v, true);
 		return -1;
 	}
-	before = pp->nconns;
-	port_vhost_user_attach(p, v->sock);
-	if (pp->nconns == before) {
+	c = port_vhost_user_serve(p, v->sock);
+	if (!c) {
 		snprintf(err, errlen, "port %s: the front-end's connection could not be served",
 			 p->cfg.name);
-		port_vhost_user_close_record(v, false);	/* attach closed the socket */
+		port_vhost_user_close_record(v, false);	/* serve closed the socket */
 		return -1;
 	}
-	c = pp->conns[pp->newest];
 	c->in_vu = true;
 	if (vhost_user_dev_restore(&c->dev, v) < 0 || c->deferred[0]) {
 		snprintf(err, errlen, "port %s: %s", p->cfg.name,

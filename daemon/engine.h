@@ -279,5 +279,7 @@ extern const struct engine_ops engine_kernel_ops;
 bool engine_probe_kernel(char *why, size_t whylen);
 const struct engine_ops *engine_select(enum config_engine want, char *err, size_t errlen);
 const struct engine_ops *engine_for_queue(const struct engine_ops *port_eng, bool dirty_log);
+const struct engine_mem_region *engine_region_find(const struct engine_mem_region *regions,
+						   unsigned int n, uint64_t gpa, uint64_t *len);
 
 #endif /* VRINGNET_ENGINE_H */

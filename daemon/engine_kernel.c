@@ -241,29 +241,23 @@ struct engine_kernel_window {
 static void *engine_kernel_window_map(const struct engine_queue_config *cfg, uint64_t gpa,
 				      uint64_t len, struct engine_kernel_window *w)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	unsigned int i;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), have = len, off, delta;
+	const struct engine_mem_region *r = engine_region_find(cfg->regions, cfg->nregions, gpa, &have);
+	void *p;
 
 	w->map = NULL;
-	for (i = 0; i < cfg->nregions; i++) {
-		const struct engine_mem_region *r = &cfg->regions[i];
-		uint64_t off, delta;
-		void *p;
-
-		if (gpa < r->guest_addr || gpa - r->guest_addr >= r->size ||
-		    len > r->size - (gpa - r->guest_addr))
-			continue;
-		off = r->offset + (gpa - r->guest_addr);
-		delta = off & (page - 1);
-		w->len = (size_t)((len + delta + page - 1) & ~(page - 1));
-		p = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)(off - delta));
-		if (p == MAP_FAILED)
-			return NULL;
-		w->map = p;
-		return (uint8_t *)p + delta;
+	if (!r || have < len) {
+		errno = EFAULT;
+		return NULL;
 	}
-	errno = EFAULT;
-	return NULL;
+	off = r->offset + (gpa - r->guest_addr);
+	delta = off & (page - 1);
+	w->len = (size_t)((len + delta + page - 1) & ~(page - 1));
+	p = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)(off - delta));
+	if (p == MAP_FAILED)
+		return NULL;
+	w->map = p;
+	return (uint8_t *)p + delta;
 }
 
 /**

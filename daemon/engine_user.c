@@ -92,20 +92,9 @@ struct engine_queue {
 static void *engine_user_xlate(void *opaque, uint64_t addr, uint64_t *len)
 {
 	struct engine_queue *q = opaque;
-	unsigned int i;
+	const struct engine_mem_region *r = engine_region_find(q->regions, q->nregions, addr, len);
 
-	for (i = 0; i < q->nregions; i++) {
-		const struct engine_mem_region *r = &q->regions[i];
-		uint64_t off;
-
-		if (addr < r->guest_addr || addr - r->guest_addr >= r->size)
-			continue;
-		off = addr - r->guest_addr;
-		if (*len > r->size - off)
-			*len = r->size - off;
-		return (char *)r->uaddr + off;
-	}
-	return NULL;
+	return r ? (char *)r->uaddr + (addr - r->guest_addr) : NULL;
 }
 
 /**

@@ -732,20 +732,25 @@ int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *er
  * @d: the started daemon
  * @hs: the record with its bytes
  * @start: take it over and run it (its socket is taken, also on error);
- *	false: only check that its port can
+ *	false: only check that its port can (its socket stays the caller's)
  * @err: message buffer
  * @errlen: its size
  *
+ * Shared by a hand-over's successor and by the instance after systemctl
+ * restart (restart.c).
+ *
  * Return: 0, or -1 with @err filled.
  */
-static int handover_adopt_stream(struct daemon *d, const struct handover_stream *hs, bool start,
-				 char *err, size_t errlen)
+int handover_adopt_stream(struct daemon *d, const struct handover_stream *hs, bool start,
+			  char *err, size_t errlen)
 {
 	struct port *p = handover_port(d, hs->rec.port);
 
 	if (!p || !p->ops->handover_stream) {
 		snprintf(err, errlen, "port %s: a stream peer is connected, but the new configuration has no such stream port",
 			 hs->rec.port);
+		if (start)
+			close(hs->rec.sock);
 		return -1;
 	}
 	return p->ops->handover_stream(p, hs, start, err, errlen);
@@ -760,16 +765,21 @@ static int handover_adopt_stream(struct daemon *d, const struct handover_stream 
  * @err: message buffer
  * @errlen: its size
  *
+ * Shared by a hand-over's successor and by the instance after systemctl
+ * restart (restart.c).
+ *
  * Return: 0, or -1 with @err filled.
  */
-static int handover_adopt_ringfd(struct daemon *d, const struct hovs_ringfd *rf, bool start,
-				 char *err, size_t errlen)
+int handover_adopt_ringfd(struct daemon *d, const struct hovs_ringfd *rf, bool start,
+			  char *err, size_t errlen)
 {
 	struct port *p = handover_port(d, rf->port);
 
 	if (!p || !p->ops->handover_ringfd) {
 		snprintf(err, errlen, "port %s: a ring-fd client is connected, but the new configuration has no such ring-fd port",
 			 rf->port);
+		if (!start)
+			handover_state_ringfd_close(rf);
 		return -1;
 	}
 	return p->ops->handover_ringfd(p, rf, start, err, errlen);

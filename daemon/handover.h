@@ -36,6 +36,8 @@ void handover_successor_fail(const char *why) __attribute__((noreturn));
 /* shared with restart.c (systemctl restart keeps the front-ends) */
 struct hovs_vhost_user;
 struct hovs_peer;
+struct hovs_ringfd;
+struct handover_stream;
 void handover_pause_all(struct daemon *d, bool resume, bool restart);
 int handover_collect_connections(struct daemon *d, struct handover_state *st, bool restart,
 				 char *err, size_t errlen);
@@ -43,5 +45,9 @@ int handover_adopt_vu(struct daemon *d, const struct hovs_vhost_user *v, bool st
 		      char *err, size_t errlen);
 int handover_adopt_peer(struct daemon *d, const struct hovs_peer *peer, char *err,
 			size_t errlen);
+int handover_adopt_stream(struct daemon *d, const struct handover_stream *hs, bool start,
+			  char *err, size_t errlen);
+int handover_adopt_ringfd(struct daemon *d, const struct hovs_ringfd *rf, bool start,
+			  char *err, size_t errlen);
 
 #endif /* VRINGNET_HANDOVER_H */

@@ -84,7 +84,8 @@
  * Not kept: a connection in the middle of a message at the time of a
  * write or during a migration (vhost_user_dev_save() refuses: its fds
  * leave the store until it can be saved again), client-mode vhost-user
- * ports and every other port type (as restart.c).  Enabled only when
+ * ports and every other port type: stream peers and ring-fd clients,
+ * which restart.c keeps over a SIGTERM, close over a crash.  Enabled only when
  * NOTIFY_SOCKET is set and the store has room (livestore_enable()); with
  * too little room nothing is stored (logged once).
  *

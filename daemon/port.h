@@ -122,9 +122,9 @@ struct port_stats {
  * @handover_peer: take a predecessor's learnt peer address (dgram); 0, or
  *	-1 with @err
  * @restart_keeps: systemctl restart keeps the type's connections
- *	(restart.c: vhost-user front-ends, a dgram port's learnt peer) when
- *	the port is not in client mode; the others close with the old
- *	instance as before
+ *	(restart.c: vhost-user front-ends, a dgram port's learnt peer,
+ *	stream peers, ring-fd clients) when the port is not in client mode;
+ *	a type without it has its connections closed with the old instance
  * @handover_stream: @start false: whether the port can take a
  *	predecessor's stream peer (nothing taken); true: take it over and
  *	run it (its socket is taken, also on error); 0, or -1 with @err

@@ -966,6 +966,7 @@ const struct port_ops port_ringfd_ops = {
 	.name = "ringfd",
 	.sock_type = SOCK_SEQPACKET,
 	.multiqueue = true,
+	.restart_keeps = true,
 	.accept = port_ringfd_accept,
 	.teardown = port_ringfd_teardown,
 	.get_stats = port_ringfd_get_stats,

@@ -691,6 +691,7 @@ static int port_stream_connect(struct port *p, char *err, size_t errlen)
 const struct port_ops port_stream_ops = {
 	.name = "stream",
 	.sock_type = SOCK_STREAM,
+	.restart_keeps = true,
 	.accept = port_stream_attach,
 	.connect = port_stream_connect,
 	.teardown = port_peer_teardown,

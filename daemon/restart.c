@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * restart.c - systemctl restart keeps every connected vhost-user front-end
+ * restart.c - systemctl restart keeps every connected front-end and peer
  *
  * Design.  The taps and listening sockets are in systemd's fd store from
  * the start (fdstore.c).  What a restart lost was the connections: this
@@ -9,9 +9,13 @@
  * the fd store instead of execve.
  *
  * Stopping (SIGTERM, main.c calls restart_keep() once the loop left):
- * under systemd (NOTIFY_SOCKET) every front-end is paused as for an
- * upgrade (its queue pairs stop, their avail positions stored; its socket
- * is no longer read), the state of the connections is written into a
+ * under systemd (NOTIFY_SOCKET) every connection of a type the restart
+ * keeps (port_ops.restart_keeps: vhost-user front-ends, a dgram port's
+ * learnt peer, stream peers, ring-fd clients; server-mode ports only) is
+ * paused as for an upgrade (its queue pairs stop, their avail positions
+ * stored; its socket is no longer read; a stream peer's bytes in flight
+ * either way go in its record), the state of the connections is written
+ * into a
  * sealed memfd, and every fd the state's table names is stored
  * (FDSTORE=1) under "restart.fd.N" (N: the fd's number in this process,
  * as the table names it), then the memfd as "restart.state"; a BARRIER=1
@@ -32,13 +36,21 @@
  * Starting (main.c): restart_receive() right after fdstore_load() reads
  * "restart.state", refuses a state of another version or a broken one
  * (one log line: "restart: refusing the state in systemd's fd store:
- * WHY; ..."), maps every record's fds through the "restart.fd." names, and
- * drops (closing its fds, logged) a front-end one of whose fds is missing
- * (its connection closed while no daemon ran: systemd drops a socket that
- * hangs up; or FileDescriptorStoreMax= too small).  After daemon_start()
- * restart_adopt() rebuilds each front-end through the vhost-user checks
- * (vhost_user_dev_restore(), as a hand-over's successor does), then
- * starts its rings where the previous instance stopped them.  The state
+ * WHY; ..."), maps every record's fds through the "restart.fd." names
+ * (a front-end's socket, memory fds and eventfds; a stream peer's socket;
+ * a ring-fd client's socket and its SETUP's fds), and drops (closing its
+ * fds, logged) a record one of whose fds is missing: never adopted in
+ * part (its connection closed while no daemon ran: systemd drops a socket
+ * that hangs up; or FileDescriptorStoreMax= too small).  After
+ * daemon_start() restart_adopt() takes them in a hand-over successor's
+ * order (handover_adopt()): each front-end rebuilt through the vhost-user
+ * checks (vhost_user_dev_restore()), each learnt peer given to its port,
+ * each stream peer's port checked, each ring-fd client's SETUP checked as
+ * a fresh one's and its memory mapped; then the stream peers run (the
+ * decoder in the middle of the same frame, the same bytes queued), the
+ * ring-fd clients' pairs and the front-ends' rings start where the
+ * previous instance stopped them.  One that fails is closed, logged; the
+ * others go on.  The state
  * and every "restart." name leave the store (FDSTOREREMOVE=1) as soon as
  * they are read: the store must not hold a connection the daemon may
  * close later; the taps and sockets stay stored under their own names.
@@ -50,10 +62,14 @@
  * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
  * No fork, no exec: the next instance is started by systemd.
  *
- * Not kept: what handover.c does not hand over either (stream and ring-fd
- * connections, client-mode vhost-user, a front-end in the middle of a
- * message or during a migration: then nothing is kept, logged, and the
- * stop closes every connection as before).
+ * Not kept: what handover.c does not hand over either (client-mode
+ * vhost-user and stream connections: they close with the old instance,
+ * the others are kept; a front-end in the middle of a message or during
+ * a migration: then nothing is kept, logged, and the stop closes every
+ * connection as before).  Over a crash (below) only vhost-user
+ * front-ends: keeping stream peers and ring-fd clients then would need
+ * the live store to hold them too (their bytes in flight and ring
+ * positions written while running), which it does not.
  *
  * Crash (SIGKILL, a fault, the watchdog: nothing is written at the end).
  * restart_live() (main.c, once the daemon runs) has livestore.c keep the
@@ -254,7 +270,7 @@ bool restart_keep(struct daemon *d)
 	handover_pause_all(d, false, true);
 	if (handover_collect_connections(d, &st, true, err, sizeof(err)) < 0)
 		goto fail;
-	if (!st.nvu && !st.npeers) {
+	if (!st.nvu && !st.npeers && !st.nstreams && !st.nringfd) {
 		handover_state_free(&st);
 		handover_pause_all(d, true, true);
 		return false;
@@ -280,8 +296,8 @@ bool restart_keep(struct daemon *d)
 	livestore_stop();
 	if (!fdstore_sync(restart_pipe, RESTART_SYNC_MS))
 		log_warn("restart: systemd did not confirm the fd store within %u ms", RESTART_SYNC_MS);
-	log_info("restart: %u front-end connections kept in systemd's fd store (state of %zu bytes, %d fds)",
-		 st.nvu, len, stored);
+	log_info("restart: %u front-end connections kept in systemd's fd store (%u stream peers, %u ring-fd clients; state of %zu bytes, %d fds)",
+		 st.nvu, st.nstreams, st.nringfd, len, stored);
 	free(buf);
 	handover_state_free(&st);
 	return true;
@@ -398,6 +414,81 @@ static int restart_map_vu(struct restart_map *m, struct hovs_vhost_user *v)
 }
 
 /**
+ * restart_map_stream() - turn a stream peer record's socket into ours
+ * @m: the stored fds
+ * @hs: the record (parsed: the previous instance's fd number)
+ *
+ * Return: 0, or -1 (nothing of it is open here then).
+ */
+static int restart_map_stream(struct restart_map *m, struct handover_stream *hs)
+{
+	return restart_map_fd(m, &hs->rec.sock);
+}
+
+/**
+ * restart_map_ringfd() - turn a ring-fd client record's fds into ours
+ * @m: the stored fds
+ * @rf: the record (parsed: the previous instance's fd numbers): its socket
+ *	and its SETUP's fds
+ *
+ * Return: 0, or -1 with every fd of @rf that was found closed.
+ */
+static int restart_map_ringfd(struct restart_map *m, struct hovs_ringfd *rf)
+{
+	unsigned int i;
+	int bad = 0;
+
+	bad |= restart_map_fd(m, &rf->sock);
+	for (i = 0; i < rf->nfds && i < RINGFD_PROTO_MAX_FDS; i++)
+		bad |= restart_map_fd(m, &rf->fds[i]);
+	if (bad)
+		handover_state_ringfd_close(rf);
+	return bad ? -1 : 0;
+}
+
+/**
+ * restart_map_records() - map every record's fds, dropping the incomplete
+ * @m: the stored fds
+ * @st: the parsed state: records whose fds are all in @m stay, with our
+ *	fds; the others are dropped (their fds that were found closed, logged)
+ *
+ * A record is adopted whole or not at all: a connection one of whose fds
+ * systemd no longer holds (it hung up while no daemon ran, or
+ * FileDescriptorStoreMax= is too small) is closed.
+ */
+static void restart_map_records(struct restart_map *m, struct handover_state *st)
+{
+	static const char why[] = "one of its fds is not in systemd's fd store (its connection closed meanwhile, or FileDescriptorStoreMax= is too small)";
+	unsigned int i, k;
+
+	for (i = k = 0; i < st->nvu; i++) {
+		if (restart_map_vu(m, &st->vu[i]) < 0) {
+			log_err("restart: port %s: front-end not kept: %s", st->vu[i].port, why);
+			continue;
+		}
+		st->vu[k++] = st->vu[i];
+	}
+	st->nvu = k;
+	for (i = k = 0; i < st->nstreams; i++) {
+		if (restart_map_stream(m, &st->streams[i]) < 0) {
+			log_err("restart: port %s: stream peer not kept: %s", st->streams[i].rec.port, why);
+			free(st->streams[i].bytes);
+			continue;
+		}
+		st->streams[k++] = st->streams[i];
+	}
+	st->nstreams = k;
+	for (i = k = 0; i < st->nringfd; i++) {
+		if (restart_map_ringfd(m, &st->ringfd[i]) < 0) {
+			log_err("restart: port %s: ring-fd client not kept: %s", st->ringfd[i].port, why);
+			continue;
+		}
+		st->ringfd[k++] = st->ringfd[i];
+	}
+	st->nringfd = k;
+}
+
+/**
  * restart_map_close() - close every stored fd, and forget them
  * @m: the stored fds (records hold dups of those they took)
  *
@@ -504,14 +595,14 @@ static unsigned int restart_read_live(struct handover_state *st)
  * clean start; a running instance's states (a crash) are one per
  * connection, each refused on its own.
  *
- * Return: the number of front-ends to adopt with restart_adopt().
+ * Return: the number of connections to adopt with restart_adopt().
  */
 unsigned int restart_receive(struct handover_state *st)
 {
 	char err[CFG_ERR_MAX];
 	struct restart_map m;
 	const char *state_name = RESTART_STATE_NAME;
-	unsigned int i, k = 0, n, live;
+	unsigned int n, live;
 	int fd;
 
 	handover_state_init(st);
@@ -539,67 +630,155 @@ unsigned int restart_receive(struct handover_state *st)
 			return 0;
 		}
 	}
-	for (i = 0; i < st->nvu; i++) {
-		if (restart_map_vu(&m, &st->vu[i]) < 0) {
-			log_err("restart: port %s: front-end not kept: one of its fds is not in systemd's fd store (its connection closed meanwhile, or FileDescriptorStoreMax= is too small)",
-				st->vu[i].port);
-			continue;
-		}
-		st->vu[k++] = st->vu[i];
-	}
-	st->nvu = k;
+	restart_map_records(&m, st);
 	n = restart_map_close(&m);
 	if (n)
-		log_notice("restart: %u stored fds no front-end named: closed", n);
-	log_info("restart: state of the previous instance read (%s%s): %u front-end connections",
-		 state_name, fd >= 0 ? "" : ".*", st->nvu);
-	return st->nvu + st->npeers;
+		log_notice("restart: %u stored fds no connection named: closed", n);
+	log_info("restart: state of the previous instance read (%s%s): %u front-end connections, %u stream peers, %u ring-fd clients",
+		 state_name, fd >= 0 ? "" : ".*", st->nvu, st->nstreams, st->nringfd);
+	return st->nvu + st->npeers + st->nstreams + st->nringfd;
+}
+
+/* the kinds of connection restart_adopt() takes, in their start order */
+enum restart_kind {
+	RESTART_STREAM,
+	RESTART_RINGFD,
+	RESTART_VU,
+	RESTART_KINDS,
+};
+
+static const char *const restart_kind_name[RESTART_KINDS] = {
+	[RESTART_STREAM] = "stream peer",
+	[RESTART_RINGFD] = "ring-fd client",
+	[RESTART_VU] = "front-end",
+};
+
+/**
+ * restart_kind_count() - records of one kind in a state
+ * @st: the state
+ * @k: the kind
+ *
+ * Return: their number.
+ */
+static unsigned int restart_kind_count(const struct handover_state *st, enum restart_kind k)
+{
+	return k == RESTART_STREAM ? st->nstreams : k == RESTART_RINGFD ? st->nringfd : st->nvu;
 }
 
 /**
- * restart_adopt() - resume the previous instance's front-ends
+ * restart_adopt_one() - take one kept connection, or start it
+ * @d: the started daemon
+ * @st: the state
+ * @k: the record's kind
+ * @i: its index among the records of @k
+ * @start: false: rebuild or check it (a front-end rebuilt, a stream
+ *	peer's port checked, a ring-fd client taken with its SETUP checked),
+ *	nothing started; true: start it where the previous instance stopped
+ * @err: message buffer
+ * @errlen: its size
+ *
+ * Return: 0, or -1 with @err filled and the connection closed.
+ */
+static int restart_adopt_one(struct daemon *d, struct handover_state *st, enum restart_kind k,
+			     unsigned int i, bool start, char *err, size_t errlen)
+{
+	if (k == RESTART_VU)
+		return handover_adopt_vu(d, &st->vu[i], start, err, errlen);
+	if (k == RESTART_RINGFD)
+		return handover_adopt_ringfd(d, &st->ringfd[i], start, err, errlen);
+	if (!handover_adopt_stream(d, &st->streams[i], start, err, errlen))
+		return 0;
+	if (!start)	/* a check takes nothing */
+		close(st->streams[i].rec.sock);
+	return -1;
+}
+
+/**
+ * restart_adopt_kind() - take (or start) every kept connection of a kind
+ * @d: the started daemon
+ * @st: the state (the fds of its records of @k are taken)
+ * @k: the kind
+ * @start: as restart_adopt_one()
+ * @failed: per record of @k, it failed (its connection is closed): set
+ *	here, and such a record is skipped
+ *
+ * Return: the connections started (ring-fd clients that have not sent
+ * SETUP yet do not count).
+ */
+static unsigned int restart_adopt_kind(struct daemon *d, struct handover_state *st,
+				       enum restart_kind k, bool start, bool *failed)
+{
+	unsigned int i, ok = 0, n = restart_kind_count(st, k);
+	char err[CFG_ERR_MAX];
+
+	for (i = 0; i < n; i++) {
+		if (failed[i])
+			continue;
+		if (restart_adopt_one(d, st, k, i, start, err, sizeof(err)) < 0) {
+			failed[i] = true;
+			log_err("restart: %s; that %s's connection is closed", err, restart_kind_name[k]);
+			continue;
+		}
+		ok += start && !(k == RESTART_RINGFD && (st->ringfd[i].flags & HOVS_RINGFD_PENDING));
+	}
+	return ok;
+}
+
+/**
+ * restart_adopt() - resume the previous instance's connections
  * @d: the started daemon
  * @st: what restart_receive() read (freed here)
  *
- * As a hand-over's successor does (handover.c): every front-end rebuilt
- * through the vhost-user checks, then its rings started where the
- * previous instance stopped them.  One that fails is closed and logged;
- * the others go on.  Then READY=1 (daemon_start() did not send it).
+ * In the order a hand-over's successor takes them (handover_adopt()):
+ * every connection rebuilt and checked first (vhost-user front-ends
+ * through the vhost-user checks, a dgram port's learnt peer, each stream
+ * peer's port, each ring-fd client's SETUP as a fresh one's), then stream
+ * peers run, ring-fd clients' pairs start and the front-ends' rings start,
+ * each where the previous instance stopped it.  One that fails is closed
+ * and logged; the others go on.  Then READY=1 (daemon_start() did not
+ * send it).
  */
 void restart_adopt(struct daemon *d, struct handover_state *st)
 {
+	unsigned int i, k, ok[RESTART_KINDS] = { 0 }, served = 0, n = 0;
+	bool *failed[RESTART_KINDS];
 	char err[CFG_ERR_MAX];
-	unsigned int i, ok = 0;
-	bool *failed = calloc(st->nvu + 1, sizeof(*failed));
+	bool *all;
 
-	for (i = 0; i < st->nvu; i++) {
-		if (failed && handover_adopt_vu(d, &st->vu[i], false, err, sizeof(err)) == 0)
-			continue;
-		if (failed) {
-			failed[i] = true;
-			log_err("restart: %s; that front-end's connection is closed", err);
-		} else {
+	for (k = 0; k < RESTART_KINDS; k++)
+		n += restart_kind_count(st, k);
+	all = calloc(n + 1, sizeof(*all));
+	for (k = 0, n = 0; all && k < RESTART_KINDS; k++) {
+		failed[k] = all + n;
+		n += restart_kind_count(st, k);
+	}
+	if (!all) {
+		log_err("restart: %s: the kept connections are closed", strerror(ENOMEM));
+		for (i = 0; i < st->nvu; i++)
 			handover_state_vu_close(&st->vu[i]);
-		}
+		for (i = 0; i < st->nstreams; i++)
+			close(st->streams[i].rec.sock);
+		for (i = 0; i < st->nringfd; i++)
+			handover_state_ringfd_close(&st->ringfd[i]);
+	} else {
+		restart_adopt_kind(d, st, RESTART_VU, false, failed[RESTART_VU]);
+		for (i = 0; i < st->npeers; i++)
+			if (handover_adopt_peer(d, &st->peers[i], err, sizeof(err)) < 0)
+				log_warn("restart: %s", err);
+		restart_adopt_kind(d, st, RESTART_STREAM, false, failed[RESTART_STREAM]);
+		restart_adopt_kind(d, st, RESTART_RINGFD, false, failed[RESTART_RINGFD]);
+		/* stream peers first: their pairs run on this thread only */
+		for (k = 0; k < RESTART_KINDS; k++)
+			ok[k] = restart_adopt_kind(d, st, k, true, failed[k]);
 	}
-	for (i = 0; i < st->npeers; i++)
-		if (handover_adopt_peer(d, &st->peers[i], err, sizeof(err)) < 0)
-			log_warn("restart: %s", err);
-	for (i = 0; failed && i < st->nvu; i++) {
-		if (failed[i])
-			continue;
-		if (handover_adopt_vu(d, &st->vu[i], true, err, sizeof(err)) < 0)
-			log_err("restart: %s; that front-end's connection is closed", err);
-		else
-			ok++;
-	}
-	if (!failed)
-		log_err("restart: %s: the front-ends' connections are closed", strerror(ENOMEM));
-	log_info("restart: %u of %u front-end connections kept from the previous instance",
-		 ok, st->nvu);
-	free(failed);
-	/* daemon_start() left READY=1 to now: the front-ends' queues run */
-	snprintf(err, sizeof(err), "kept %u of %u front-end connections", ok, st->nvu);
+	for (i = 0; i < st->nringfd; i++)
+		served += !(st->ringfd[i].flags & HOVS_RINGFD_PENDING);
+	log_info("restart: %u of %u front-end connections kept from the previous instance (%u of %u stream peers, %u of %u served ring-fd clients)",
+		 ok[RESTART_VU], st->nvu, ok[RESTART_STREAM], st->nstreams, ok[RESTART_RINGFD], served);
+	free(all);
+	/* daemon_start() left READY=1 to now: the kept connections run */
+	snprintf(err, sizeof(err), "kept %u of %u front-end connections, %u of %u stream peers, %u of %u ring-fd clients",
+		 ok[RESTART_VU], st->nvu, ok[RESTART_STREAM], st->nstreams, ok[RESTART_RINGFD], served);
 	handover_state_free(st);
 	sdnotify_ready(err);
 }

@@ -2,7 +2,7 @@
 /*
  * ringfd-client.c - a tiny "guest" on a vringnetd ring-fd port: ARP, then ping
  *
- * Usage: ringfd-client [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
+ * Usage: ringfd-client [-i MS] [-w MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
  *
  * Hands its rings to the port with vringnet_connect() (libvringfd), or
  * with -r passes ready rings: vringnet_connect_rings() makes both rings
@@ -10,7 +10,8 @@
  * their vring fds, so the daemon never maps this program's memory.  Resolves
  * TARGET_IP (the tap's address) with ARP, sends COUNT ICMP echo requests
  * from OUR_IP (default: TARGET_IP + 1) and MAC 52:54:00:de:00:03, one
- * every MS milliseconds (default 100), answers ARP requests for OUR_IP and
+ * every MS milliseconds (default 100), waits up to -w MS milliseconds for
+ * each one's reply (default 2000), answers ARP requests for OUR_IP and
  * prints one line per reply, then "GOT/COUNT replies, N frames sent, M
  * received" (every frame, ARP included).  -e asks for VIRTIO_RING_F_EVENT_IDX.
  * Exit 0 when every request got its reply, 1 otherwise, 2 on usage.
@@ -205,7 +206,7 @@ static int rc_wait(struct vringnet_client *c, int kind, int ms, uint16_t *seq)
 /**
  * main() - connect, resolve, ping
  * @argc: argument count
- * @argv: [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
+ * @argv: [-i MS] [-w MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]
  *
  * Return: 0 all replies, 1 otherwise, 2 usage.
  */
@@ -214,14 +215,16 @@ int main(int argc, char **argv)
 	struct vringnet_client_config cfg = { 0 };
 	struct vringnet_client *c;
 	struct in_addr a;
-	int opt, count, i, got = 0, ret, interval = 100;
+	int opt, count, i, got = 0, ret, interval = 100, reply_ms = 2000;
 	bool rings = false;
 	uint16_t seq;
 	char err[200];
 
-	while ((opt = getopt(argc, argv, "i:er")) != -1) {
+	while ((opt = getopt(argc, argv, "i:w:er")) != -1) {
 		if (opt == 'i')
 			interval = atoi(optarg);
+		else if (opt == 'w' && atoi(optarg) > 0)
+			reply_ms = atoi(optarg);
 		else if (opt == 'e')
 			cfg.features |= 1ULL << VIRTIO_RING_F_EVENT_IDX;
 		else if (opt == 'r')
@@ -265,7 +268,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < count; i++) {
 		if (rc_echo(c, (uint16_t)i) < 0)
 			break;
-		ret = rc_wait(c, 2, 2000, &seq);
+		ret = rc_wait(c, 2, reply_ms, &seq);
 		if (ret < 0)
 			break;
 		if (ret == 1 && seq == (uint16_t)i) {
@@ -280,6 +283,6 @@ int main(int argc, char **argv)
 	vringnet_close(c);
 	return got == count ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: ringfd-client [-i MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]\n");
+	fprintf(stderr, "usage: ringfd-client [-i MS] [-w MS] [-e] [-r] SOCKET TARGET_IP COUNT [OUR_IP]\n");
 	return 2;
 }

@@ -12,8 +12,8 @@
  * goes out in writes of 1 to 97 bytes.  Meanwhile it reads what the port
  * sends: every frame is counted, and those of ethertype 0x88b5 must carry
  * the numbers 0, 1, 2, ... in order, each with its bytes intact (the
- * tap side's sender, tests/suites/36-upgrade-host, makes them the same
- * way).
+ * tap side's sender, tests/host/stream_seq_tapside.py, makes them the
+ * same way).
  *
  * Holding: when DIR/hold exists, the peer reads until it has every
  * numbered frame the tap side sent (DIR/tapidle: their count), then sends

@@ -678,14 +678,15 @@ fail:
 /**
  * port_stream_connect() - port_ops.connect: client mode
  * @p: the port
+ * @later: the first attempt from the loop (port_peer_connect())
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 when the port's data or timer cannot be made.
  */
-static int port_stream_connect(struct port *p, char *err, size_t errlen)
+static int port_stream_connect(struct port *p, bool later, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &port_stream_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_stream_peer_ops, later, err, errlen);
 }
 
 const struct port_ops port_stream_ops = {

@@ -762,14 +762,15 @@ static void port_vhost_user_accept(struct port *p, int fd)
 /**
  * port_vhost_user_connect() - port_ops.connect: client mode
  * @p: the port
+ * @later: the first attempt from the loop (port_peer_connect())
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0 (a failed attempt is retried), -1 when the timer cannot be made.
  */
-static int port_vhost_user_connect(struct port *p, char *err, size_t errlen)
+static int port_vhost_user_connect(struct port *p, bool later, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &port_vhost_user_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_vhost_user_peer_ops, later, err, errlen);
 }
 
 /**

@@ -837,6 +837,10 @@ static void port_vhost_user_handover_resume(struct port *p)
  * @err: message buffer
  * @errlen: its size
  *
+ * A client-mode (connect =) connection is saved like an accepted one: the
+ * successor serves it and does not connect while it does (port_open()'s
+ * connect_later).
+ *
  * Return: 0, or -1 with @err filled.
  */
 static int port_vhost_user_handover_save(struct port *p, struct handover_state *st, char *err,
@@ -849,11 +853,6 @@ static int port_vhost_user_handover_save(struct port *p, struct handover_state *
 
 	if (!pp || !pp->nconns)
 		return 0;
-	if (p->cfg.connect[0]) {
-		snprintf(err, errlen, "port %s: a client-mode (connect =) vhost-user connection is not handed over",
-			 p->cfg.name);
-		return -1;
-	}
 	v = malloc(sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "port %s: %s", p->cfg.name, strerror(ENOMEM));

@@ -294,12 +294,16 @@ static void daemon_tap_down(struct daemon *d, unsigned int i, bool forget)
  * daemon_port_up() - create a port for a section
  * @d: daemon
  * @cfg: its section
+ * @connect_later: client mode: connect from the loop's first turn, not now
+ *	(port_open(): an upgrade's successor adopts its predecessor's
+ *	connection first)
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0 (added to d->ports), or -1 with @err filled.
  */
-static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char *err, size_t errlen)
+static int daemon_port_up(struct daemon *d, const struct config_port *cfg, bool connect_later,
+			  char *err, size_t errlen)
 {
 	int ti = daemon_find_tap(d, cfg->tap);
 	struct port *p;
@@ -312,7 +316,7 @@ static int daemon_port_up(struct daemon *d, const struct config_port *cfg, char 
 		snprintf(err, errlen, "port %s: more than %d ports", cfg->name, CFG_MAX_PORTS);
 		return -1;
 	}
-	p = port_open(cfg, d->loop, &d->taps[ti]->dev, d->eng, err, errlen);
+	p = port_open(cfg, d->loop, &d->taps[ti]->dev, d->eng, connect_later, err, errlen);
 	if (!p)
 		return -1;
 	d->ports[d->nports++] = p;
@@ -524,7 +528,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_read
 		goto fail;
 	}
 	for (i = 0; i < d->cfg.nports; i++)
-		if (daemon_port_up(d, &d->cfg.ports[i], err, errlen) < 0)
+		if (daemon_port_up(d, &d->cfg.ports[i], successor, err, errlen) < 0)
 			daemon_fail(d, true, d->cfg.ports[i].name, err);
 	err[0] = '\0';
 	lfd = sdnotify_listen_fd(d->cfg.control_socket);
@@ -878,7 +882,7 @@ int daemon_reload(struct daemon *d, struct ctlproto_reload_info *info, char *err
 	for (i = 0; i < nc.nports; i++) {
 		if (daemon_find_port(d, nc.ports[i].name) >= 0)
 			continue;
-		if (daemon_port_up(d, &nc.ports[i], msg, sizeof(msg)) < 0)
+		if (daemon_port_up(d, &nc.ports[i], false, msg, sizeof(msg)) < 0)
 			daemon_note(d, &rr, true, nc.ports[i].name, msg, true);
 		else if (daemon_port_was_changed(&diff, nc.ports[i].name))
 			info->ports_changed++;

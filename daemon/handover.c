@@ -11,12 +11,12 @@
  *
  * What is handed over: every tap queue fd ("tap.IFNAME.Q"), the socket of
  * every port ("listen.PORT": listening, or a dgram port's), the control
- * socket ("control"), every connected vhost-user front-end of a port in
- * server mode: its socket, the memory table (the regions' fds, kept open
- * for this), features, protocol features, owner, MTU, per ring its size,
- * addresses, enable, kick/call/err eventfds and avail position; and the
- * peer address a dgram port learnt from its first sender; and every
- * connected stream peer of a port in server mode: its socket, the
+ * socket ("control"), every connected vhost-user front-end (accepted, or
+ * connected to in client mode): its socket, the memory table (the
+ * regions' fds, kept open for this), features, protocol features, owner,
+ * MTU, per ring its size, addresses, enable, kick/call/err eventfds and
+ * avail position; and the peer address a dgram port learnt from its first
+ * sender; and every connected stream peer (either mode): its socket, the
  * decoder's state with the bytes of the frame it is in the middle of, and
  * the bytes queued for the peer but not yet written (its own ring pair is
  * made again by the successor: the daemon's own memory); and every
@@ -33,10 +33,20 @@
  * ring-fd client's SETUP goes through every check a fresh one gets
  * (port_ringfd.c), its rings start at the stored positions.
  *
+ * Client mode (connect = PATH: the daemon connected to the hypervisor's
+ * socket) changes nothing in the records: the connection is saved and
+ * adopted as an accepted one is, and the successor's own port config
+ * says it is a client-mode port.  Its ports make their first connection
+ * attempt from the event loop, not in daemon_start() (port_open()'s
+ * connect_later): by then handover_adopt() has served the connection
+ * taken over, and the port does not connect again while it holds one;
+ * when that connection closes, the port's reconnect timer takes over as
+ * usual (port_peer.c).  A client-mode port that was not connected at the
+ * hand-over (reconnecting) simply connects from the successor's loop.
+ *
  * Not handed over: control clients other than the one asking (their
- * connection closes with the predecessor), client-mode vhost-user and stream connections, a front-end in
- * the middle of a message or during a migration (dirty log; refused,
- * retry later).
+ * connection closes with the predecessor), a front-end in the middle of a
+ * message or during a migration (dirty log; refused, retry later).
  *
  * How: the fds are inherited across execve, not sent with SCM_RIGHTS.
  * The child of fork() clears FD_CLOEXEC on exactly the fds of the state

@@ -269,13 +269,17 @@ static void port_listen_ready(struct loop *loop, struct loop_ref *ref, uint32_t 
  * @loop: the event loop
  * @tap: the tap it serves
  * @eng: the engine
+ * @connect_later: client mode: the first connection attempt waits for the
+ *	event loop's first turn (an upgrade's successor: the connection it
+ *	takes over from its predecessor is served by then, and the port does
+ *	not connect again while it is)
  * @err: message buffer
  * @errlen: its size
  *
  * Return: the port, or NULL with @err filled ("port NAME: ...").
  */
 struct port *port_open(const struct config_port *cfg, struct loop *loop,
-		       struct tap_dev *tap, const struct engine_ops *eng,
+		       struct tap_dev *tap, const struct engine_ops *eng, bool connect_later,
 		       char *err, size_t errlen)
 {
 	struct port *p = calloc(1, sizeof(*p));
@@ -329,7 +333,7 @@ struct port *port_open(const struct config_port *cfg, struct loop *loop,
 		p->state = "listening";
 	} else if (cfg->connect[0]) {
 		p->state = "connecting";
-		if (p->ops->connect && p->ops->connect(p, why, sizeof(why)) < 0)
+		if (p->ops->connect && p->ops->connect(p, connect_later, why, sizeof(why)) < 0)
 			goto fail;
 	}
 	log_info("port %s: %s on tap %s, %s %s%s", cfg->name, config_port_type_name(cfg->type),

@@ -100,7 +100,9 @@ struct port_stats {
  *	set up the type's own state; 0, or -1 with @err filled
  * @accept: take ownership of a connected fd
  * @readable: a SOCK_DGRAM port's socket is readable
- * @connect: client mode: start connecting to cfg.connect
+ * @connect: client mode: start connecting to cfg.connect, at once or, with
+ *	@later, from the event loop's first turn (a successor adopts the
+ *	predecessor's connection before that: handover.c)
  * @multiqueue: runs one queue pair per tap queue (else one pair, on the
  *	tap's first queue)
  * @teardown: free connections and priv
@@ -142,7 +144,7 @@ struct port_ops {
 	int (*bound)(struct port *p, char *err, size_t errlen);
 	void (*accept)(struct port *p, int fd);
 	void (*readable)(struct port *p);
-	int (*connect)(struct port *p, char *err, size_t errlen);
+	int (*connect)(struct port *p, bool later, char *err, size_t errlen);
 	void (*teardown)(struct port *p);
 	void (*get_stats)(struct port *p, struct port_stats *s);
 	unsigned int (*connections)(struct port *p);
@@ -197,7 +199,7 @@ extern const struct port_ops port_ringfd_ops;
 
 const struct port_ops *port_ops_of(enum config_port_type type);
 struct port *port_open(const struct config_port *cfg, struct loop *loop,
-		       struct tap_dev *tap, const struct engine_ops *eng,
+		       struct tap_dev *tap, const struct engine_ops *eng, bool connect_later,
 		       char *err, size_t errlen);
 void port_close(struct port *p, bool forget);
 unsigned int port_pairs(const struct port *p);

@@ -185,13 +185,18 @@ static void port_peer_timer(struct loop *loop, struct loop_ref *ref, uint32_t ev
  * port_peer_connect() - port_ops.connect: client mode
  * @p: the port
  * @ops: the type's part
+ * @later: make the first attempt from the loop's first turn (the timer,
+ *	expiring at once), not now: an upgrade's successor serves the
+ *	connection its predecessor handed over before that, and the timer
+ *	then finds a peer and does not connect
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0 (a failed attempt is retried), -1 with @err filled when the
  * port's data or its timer cannot be made.
  */
-int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen)
+int port_peer_connect(struct port *p, const struct port_peer_ops *ops, bool later, char *err,
+		      size_t errlen)
 {
 	struct port_peer *pp = port_peer_of(p, ops);
 
@@ -206,7 +211,16 @@ int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err
 		}
 		pp->timer_ok = true;
 	}
-	port_peer_try_connect(p);
+	if (!later) {
+		port_peer_try_connect(p);
+		return 0;
+	}
+	p->state = "connecting";
+	/* 1 ns: 0 would disarm it */
+	if (loop_timer_set(&pp->timer, 1, 0) < 0) {
+		log_buf_errno(err, errlen, errno, "reconnect timer");
+		return -1;
+	}
 	return 0;
 }
 

@@ -13,7 +13,9 @@
  *   accept:       the type's accept calls port_peer_of(), then, when
  *                 port_peer_refuse() says the port is free, builds its
  *                 connection and calls port_peer_served()
- *   connect:      port_peer_connect() (timer, first attempt)
+ *   connect:      port_peer_connect() (timer, first attempt now or from
+ *                 the loop: an upgrade's successor serves the connection
+ *                 it took over first, and then does not connect)
  *   peer closed:  the type's close calls port_peer_closed() (state, retry)
  *   teardown, get_stats, connections: port_peer_teardown(),
  *                 port_peer_get_stats(), port_peer_connections()
@@ -88,7 +90,8 @@ bool port_peer_refuse(struct port *p, int fd, const char *what);
 void port_peer_served(struct port *p, void *conn, int fd);
 void port_peer_closed(struct port *p, const void *conn, const char *why);
 void port_peer_get_info(struct port *p, struct port_peer_info *info);
-int port_peer_connect(struct port *p, const struct port_peer_ops *ops, char *err, size_t errlen);
+int port_peer_connect(struct port *p, const struct port_peer_ops *ops, bool later, char *err,
+		      size_t errlen);
 void port_peer_teardown(struct port *p);
 void port_peer_get_stats(struct port *p, struct port_stats *s);
 unsigned int port_peer_connections(struct port *p);

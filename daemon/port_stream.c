@@ -12,14 +12,15 @@
  * Client mode (connect = PATH) reconnects every cfg.reconnect seconds
  * while there is no peer.
  *
- * Hand-over ("vringnetctl upgrade", handover.c): a peer of a server-mode
- * port is paused (port_stream_pause(): the tap and its socket no longer
+ * Hand-over ("vringnetctl upgrade", handover.c): a peer, accepted or (client
+ * mode) connected to, is paused (port_stream_pause(): the tap and its socket no longer
  * read, what it sent and was decoded already at the tap, what the tap
  * gave for it queued), saved as a HOVS_REC_STREAM record with the bytes
  * of the frame it is in the middle of and the bytes queued for it, and
  * the successor runs it on from there with a ring pair of its own: no
- * byte is lost or sent twice either way.  A client-mode connection is
- * not handed over (the upgrade is refused).
+ * byte is lost or sent twice either way.  A client-mode successor does not
+ * connect while it serves the connection it took over (port_open()'s
+ * connect_later); once that closes it reconnects as usual.
  *
  * Bad input and the answer:
  *   length prefix 0 or > 65535        peer disconnected (drop_bad_hdr += 1)
@@ -571,8 +572,7 @@ static void port_stream_handover_resume(struct port *p)
  * Per peer its socket, the decoder's state with the bytes of the frame
  * being decoded, and the bytes queued for it.
  *
- * Return: 0, or -1 with @err filled (a client-mode connection: the
- * successor would connect again itself).
+ * Return: 0, or -1 with @err filled.
  */
 static int port_stream_handover_save(struct port *p, struct handover_state *st, char *err,
 				     size_t errlen)
@@ -587,11 +587,6 @@ static int port_stream_handover_save(struct port *p, struct handover_state *st, 
 
 		if (!c)
 			continue;
-		if (p->cfg.connect[0]) {
-			snprintf(err, errlen, "port %s: a client-mode (connect =) stream connection is not handed over",
-				 p->cfg.name);
-			return -1;
-		}
 		memset(&s, 0, sizeof(s));
 		snprintf(s.port, sizeof(s.port), "%s", p->cfg.name);
 		s.sock = c->fd;
@@ -636,8 +631,8 @@ static int port_stream_handover_stream(struct port *p, const struct handover_str
 	const struct hovs_stream *s = &hs->rec;
 	struct port_stream_conn *c;
 
-	if (!pp || pp->nconns || p->cfg.connect[0]) {
-		snprintf(err, errlen, "port %s: no room for the stream peer (one is served, the port connects itself, or out of memory)",
+	if (!pp || pp->nconns) {
+		snprintf(err, errlen, "port %s: no room for the stream peer (one is served, or out of memory)",
 			 p->cfg.name);
 		goto fail;
 	}
@@ -678,14 +673,15 @@ fail:
 /**
  * port_stream_connect() - port_ops.connect: client mode
  * @p: the port
+ * @later: the first attempt from the loop (port_peer_connect())
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0, or -1 when the port's data or timer cannot be made.
  */
-static int port_stream_connect(struct port *p, char *err, size_t errlen)
+static int port_stream_connect(struct port *p, bool later, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &port_stream_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_stream_peer_ops, later, err, errlen);
 }
 
 const struct port_ops port_stream_ops = {

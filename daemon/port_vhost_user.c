@@ -762,14 +762,15 @@ static void port_vhost_user_accept(struct port *p, int fd)
 /**
  * port_vhost_user_connect() - port_ops.connect: client mode
  * @p: the port
+ * @later: the first attempt from the loop (port_peer_connect())
  * @err: message buffer
  * @errlen: its size
  *
  * Return: 0 (a failed attempt is retried), -1 when the timer cannot be made.
  */
-static int port_vhost_user_connect(struct port *p, char *err, size_t errlen)
+static int port_vhost_user_connect(struct port *p, bool later, char *err, size_t errlen)
 {
-	return port_peer_connect(p, &port_vhost_user_peer_ops, err, errlen);
+	return port_peer_connect(p, &port_vhost_user_peer_ops, later, err, errlen);
 }
 
 /**
@@ -836,6 +837,10 @@ static void port_vhost_user_handover_resume(struct port *p)
  * @err: message buffer
  * @errlen: its size
  *
+ * A client-mode (connect =) connection is saved like an accepted one: the
+ * successor serves it and does not connect while it does (port_open()'s
+ * connect_later).
+ *
  * Return: 0, or -1 with @err filled.
  */
 static int port_vhost_user_handover_save(struct port *p, struct handover_state *st, char *err,
@@ -848,11 +853,6 @@ static int port_vhost_user_handover_save(struct port *p, struct handover_state *
 
 	if (!pp || !pp->nconns)
 		return 0;
-	if (p->cfg.connect[0]) {
-		snprintf(err, errlen, "port %s: a client-mode (connect =) vhost-user connection is not handed over",
-			 p->cfg.name);
-		return -1;
-	}
 	v = malloc(sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "port %s: %s", p->cfg.name, strerror(ENOMEM));

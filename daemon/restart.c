@@ -62,9 +62,9 @@
  * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
  * No fork, no exec: the next instance is started by systemd.
  *
- * Not kept: what handover.c does not hand over either (client-mode
- * vhost-user and stream connections: they close with the old instance,
- * the others are kept; a front-end in the middle of a message or during
+ * Not kept: client-mode vhost-user and stream connections (handover.c
+ * hands them over on an upgrade, but a restarted instance connects at
+ * start: they close with the old instance, the others are kept); a front-end in the middle of a message or during
  * a migration: then nothing is kept, logged, and the stop closes every
  * connection as before).  Over a crash (below) only vhost-user
  * front-ends: keeping stream peers and ring-fd clients then would need

@@ -5,7 +5,10 @@
  *
  * Usage: stream_seq SOCKET DIR
  *
- * Connects once to a stream port (QEMU "-netdev stream" framing) and
+ * Connects once to a stream port (QEMU "-netdev stream" framing), or
+ * with STREAM_SEQ_LISTEN=1 listens at SOCKET and takes the first
+ * connection of a client-mode port (connect = SOCKET; waiting up to 20 s),
+ * and
  * sends frames until DIR/stop exists: frame k is 60..1059 bytes, from
  * 52:54:00:5e:00:01 to the broadcast address, ethertype 0x88b5, the
  * number k (4 bytes, big endian), then bytes (k * 7 + i) & 0xff; each frame
@@ -29,9 +32,12 @@
  * to DIR/peer.sent; reading goes on until DIR/tap.sent exists and as many
  * numbered frames arrived, or nothing arrived for 10 s.  Then one line:
  *   "sent N received M numbered (in order, intact) of T frames, connection kept"
+ * Listening, the listener stays open and a second line follows:
+ *   "server: 1 connection accepted, N more made"
+ * (the connections waiting in its backlog).
  * Exit 0 when every numbered frame the tap side sent arrived in order and
- * intact and the connection stayed open; 1 otherwise (the line says why);
- * 2 on usage.
+ * intact, the connection stayed open and (listening) no other connection
+ * was made; 1 otherwise (the line says why); 2 on usage.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -45,6 +51,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "lib/peer_server.h"
 
 #define SQ_ETHERTYPE	0x88b5
 #define SQ_MAX_FRAME	1059
@@ -298,18 +306,27 @@ int main(int argc, char **argv)
 	int known = 0;
 	unsigned int nhold = 0;
 	size_t len, off, piece;
-	int ok;
+	const char *ls = getenv("STREAM_SEQ_LISTEN");
+	int ok, listen_fd = -1, more = 0;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: stream_seq SOCKET DIR\n");
 		return 2;
 	}
 	sq_dir = argv[2];
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
-	sq_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (sq_fd < 0 || connect(sq_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		printf("connect %s: %s\n", argv[1], strerror(errno));
-		return 1;
+	if (ls && !strcmp(ls, "1")) {
+		sq_fd = peer_server_accept(argv[1], &listen_fd, 20000);
+		if (sq_fd < 0) {
+			printf("listen at %s: %s\n", argv[1], strerror(errno));
+			return 1;
+		}
+	} else {
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
+		sq_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (sq_fd < 0 || connect(sq_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			printf("connect %s: %s\n", argv[1], strerror(errno));
+			return 1;
+		}
 	}
 	while (!sq_exists("stop") && !sq_closed) {
 		len = sq_frame(k, buf);
@@ -354,6 +371,10 @@ int main(int argc, char **argv)
 	       sq_bad[0] ? sq_bad : known && sq_rx_seq == want ? "in order, intact" : "some missing",
 	       sq_rx_all, sq_closed ? "connection closed" : "connection kept",
 	       known ? "" : "; no tap.sent");
+	if (listen_fd >= 0) {
+		more = peer_server_more(listen_fd);
+		printf("server: 1 connection accepted, %d more made\n", more);
+	}
 	close(sq_fd);
-	return ok ? 0 : 1;
+	return ok && !more ? 0 : 1;
 }

@@ -53,6 +53,13 @@
  * connection still answers (GET_FEATURES; it dies if the socket closed),
  * and prints "connection kept: ..." (a daemon upgrade under the stream).
  *
+ * With VU_FRONTEND_LISTEN=1 it is the server, as QEMU with "-chardev
+ * socket,server=on" for a client-mode port (connect = SOCKET): it listens
+ * at SOCKET, waits up to 20 s for the daemon to connect and plays the
+ * same front-end on that connection.  The listener stays open: at the end
+ * it prints "server: 1 connection accepted, N more made" (the connections
+ * that wait in its backlog) and exits 1 when N is not 0.
+ *
  * VU_FRONTEND_MEM picks the guest memory (the region's fd):
  *   memfd-sealed (default)  memfd sealed against shrinking and growing
  *   memfd                   memfd without MFD_ALLOW_SEALING (F_SEAL_SEAL)
@@ -112,6 +119,7 @@
 #include <unistd.h>
 #include <linux/falloc.h>
 
+#include "lib/peer_server.h"
 #include "vhost_user_msg.h"
 #include "vringfd.h"
 
@@ -619,7 +627,9 @@ int main(int argc, char **argv)
 	const char *sc = getenv("VU_FRONTEND_SWAP_CALL");
 	bool swap_call = sc && !strcmp(sc, "1"), swapped = false;
 	unsigned long swapped_signals = 0;
-	int logfd = -1;
+	int logfd = -1, listen_fd = -1, more;
+	const char *ls = getenv("VU_FRONTEND_LISTEN");
+	bool server = ls && !strcmp(ls, "1");
 
 	if (argc < 4 || argc > 5) {
 		fprintf(stderr, "usage: %s SOCKET COUNT SIZE [RX_MIN]\n", argv[0]);
@@ -662,10 +672,16 @@ int main(int argc, char **argv)
 	}
 
 handshake:
-	fe_sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
-	if (fe_sock < 0 || connect(fe_sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		fe_die(argv[1]);
+	if (server) {
+		fe_sock = peer_server_accept(argv[1], &listen_fd, 20000);
+		if (fe_sock < 0)
+			fe_die(argv[1]);
+	} else {
+		fe_sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
+		if (fe_sock < 0 || connect(fe_sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			fe_die(argv[1]);
+	}
 
 	fe_msg(VUM_GET_FEATURES, NULL, 0, -1, &v);
 	if (!(v & (1ULL << 32)) || !(v & (1ULL << VUM_F_PROTOCOL_FEATURES))) {
@@ -842,6 +858,9 @@ handshake:
 		close(fe_sock);
 		return 1;
 	}
+	more = server ? peer_server_more(listen_fd) : 0;
+	if (server)
+		printf("server: 1 connection accepted, %d more made\n", more);
 	close(fe_sock);
-	return done == count && received >= rx_min ? 0 : 1;
+	return done == count && received >= rx_min && !more ? 0 : 1;
 }

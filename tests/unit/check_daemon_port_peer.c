@@ -13,6 +13,11 @@
  *   a stale connection closes           the served one stays
  *   max_peers 2 (vhost-user migration)  two served, the third refused;
  *                                       one closing leaves "connected"
+ *   connect later (upgrade successor)   nothing connects in the call; the
+ *                                       loop's first turn connects once
+ *   connect later, a peer served first  (a connection taken over) the loop
+ *                                       does not connect; once it closes
+ *                                       the retry connects
  * and that teardown closes the peer with "port closed" and frees port.priv,
  * that stats are the port's totals plus the live peer's, per queue pair.
  */
@@ -293,7 +298,7 @@ START_TEST(pp_connect_retries_until_listener)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/peer.sock", dir);
 	pp_port(&p, l, "", path);
-	ck_assert_int_eq(port_peer_connect(&p, &pp_ops, err, sizeof(err)), 0);
+	ck_assert_int_eq(port_peer_connect(&p, &pp_ops, false, err, sizeof(err)), 0);
 	ck_assert_str_eq(p.state, "connecting");
 	ck_assert_int_eq(pp_attached, -1);
 	/* now a listener appears; the retry (1 s) must reach it */
@@ -324,6 +329,139 @@ START_TEST(pp_connect_retries_until_listener)
 END_TEST
 
 /**
+ * pp_listener() - a listening socket at a fresh path
+ * @dir: filled: a new directory (mkdtemp template "/tmp/pp-test.XXXXXX")
+ * @path: filled: DIR/peer.sock
+ * @pathlen: its size
+ *
+ * Return: the socket (non-blocking, so that accept() tells "none").
+ */
+static int pp_listener(char *dir, char *path, size_t pathlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int ls;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, pathlen, "%s/peer.sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ls = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ck_assert_int_ge(ls, 0);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(ls, 4), 0);
+	return ls;
+}
+
+/**
+ * pp_pending() - how many connections wait in a listener's backlog
+ * @ls: the listener (non-blocking); they are accepted and closed
+ *
+ * Return: the count.
+ */
+static int pp_pending(int ls)
+{
+	int n = 0, c;
+
+	while ((c = accept(ls, NULL, NULL)) >= 0) {
+		close(c);
+		n++;
+	}
+	ck_assert_int_eq(errno, EAGAIN);
+	return n;
+}
+
+START_TEST(pp_connect_later_from_loop)
+{
+	char err[128], dir[] = "/tmp/pp-test.XXXXXX", path[108];
+	struct loop *l = loop_new(NULL, NULL, err, sizeof(err));
+	struct loop_ref guard;
+	struct port p;
+	int ls;
+
+	ck_assert_ptr_nonnull(l);
+	ls = pp_listener(dir, path, sizeof(path));
+	pp_port(&p, l, "", path);
+	ck_assert_int_eq(port_peer_connect(&p, &pp_ops, true, err, sizeof(err)), 0);
+	/* nothing before the loop runs */
+	ck_assert_int_eq(pp_attached, -1);
+	ck_assert_str_eq(p.state, "connecting");
+	ck_assert_int_eq(pp_pending(ls), 0);
+	ck_assert_int_eq(loop_timer_init(l, &guard, pp_quit), 0);
+	ck_assert_int_eq(loop_timer_set(&guard, 5000000000ULL, 0), 0);
+	ck_assert_int_eq(loop_run(l), 0);	/* pp_attach quits with 0 */
+	ck_assert_int_ge(pp_attached, 0);
+	ck_assert_str_eq(p.state, "connected");
+	ck_assert_int_eq(pp_pending(ls), 1);
+	port_peer_teardown(&p);
+	loop_timer_fini(l, &guard);
+	close(ls);
+	unlink(path);
+	rmdir(dir);
+	loop_free(l);
+}
+END_TEST
+
+static struct port *pp_drop_port;	/* pp_drop_peer()'s port */
+static int pp_drop_ls = -1;		/* its listener */
+static int pp_drop_pending = -1;	/* connections waiting when it ran */
+static const char *pp_drop_state;	/* the port's state then */
+
+/**
+ * pp_drop_peer() - timer: note what the port did so far, close its peer
+ * @loop: the loop
+ * @ref: the timer
+ * @events: epoll events
+ */
+static void pp_drop_peer(struct loop *loop, struct loop_ref *ref, uint32_t events)
+{
+	loop_timer_ack(ref);
+	pp_drop_pending = pp_pending(pp_drop_ls);
+	pp_drop_state = pp_drop_port->state;
+	pp_close(&pp_conn_token, "test");
+	port_peer_closed(pp_drop_port, &pp_conn_token, NULL);
+}
+
+START_TEST(pp_connect_later_keeps_served_peer)
+{
+	char err[128], dir[] = "/tmp/pp-test.XXXXXX", path[108];
+	struct loop *l = loop_new(NULL, NULL, err, sizeof(err));
+	struct loop_ref guard, drop;
+	struct port p;
+	int ls, a[2];
+
+	ck_assert_ptr_nonnull(l);
+	ls = pp_listener(dir, path, sizeof(path));
+	pp_port(&p, l, "", path);
+	ck_assert_int_eq(port_peer_connect(&p, &pp_ops, true, err, sizeof(err)), 0);
+	/* a connection taken over from a predecessor is served first */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+	pp_attached = a[0];
+	port_peer_served(&p, &pp_conn_token, a[0]);
+	/* the loop's first turns pass (the connect timer expires at once),
+	 * then the peer closes; the reconnect timer (1 s) connects as usual */
+	pp_drop_port = &p;
+	pp_drop_ls = ls;
+	ck_assert_int_eq(loop_timer_init(l, &drop, pp_drop_peer), 0);
+	ck_assert_int_eq(loop_timer_set(&drop, 200000000ULL, 0), 0);
+	ck_assert_int_eq(loop_timer_init(l, &guard, pp_quit), 0);
+	ck_assert_int_eq(loop_timer_set(&guard, 5000000000ULL, 0), 0);
+	ck_assert_int_eq(loop_run(l), 0);	/* pp_attach quits with 0 */
+	ck_assert_int_eq(pp_drop_pending, 0);
+	ck_assert_str_eq(pp_drop_state, "connected");
+	ck_assert_int_ge(pp_attached, 0);
+	ck_assert_str_eq(p.state, "connected");
+	ck_assert_int_eq(pp_pending(ls), 1);
+	port_peer_teardown(&p);
+	loop_timer_fini(l, &guard);
+	loop_timer_fini(l, &drop);
+	close(a[1]);
+	close(ls);
+	unlink(path);
+	rmdir(dir);
+	loop_free(l);
+}
+END_TEST
+
+/**
  * port_peer_suite() - the suite
  *
  * Return: it.
@@ -338,6 +476,8 @@ Suite *port_peer_suite(void)
 	tcase_add_test(tc, pp_peer_closed_back_to_listening);
 	tcase_add_test(tc, pp_two_peers_third_refused);
 	tcase_add_test(tc, pp_connect_retries_until_listener);
+	tcase_add_test(tc, pp_connect_later_from_loop);
+	tcase_add_test(tc, pp_connect_later_keeps_served_peer);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -531,6 +531,25 @@ void livestore_stop(void)
 }
 
 /**
+ * livestore_states() - running states the store holds now
+ *
+ * Return: the "restart.live.K" entries of this instance and those of an
+ * upgrade's predecessor under the keys of the connections it handed over
+ * (each takes a place in FileDescriptorStoreMax= until livestore_stop()).
+ */
+unsigned int livestore_states(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; livestore_on && i < livestore_nslots; i++) {
+		const struct livestore_conn *c = livestore_conns[i];
+
+		n += c && (c->state_stored || c->state_predecessor);
+	}
+	return n;
+}
+
+/**
  * livestore_messages() - notify messages the live store sent so far
  *
  * Return: the count (FDSTORE=1 and FDSTOREREMOVE=1).

@@ -48,6 +48,7 @@ void livestore_enable(unsigned int budget, bool successor);
 bool livestore_enabled(void);
 void livestore_update(int sock, const struct hovs_vhost_user *v);
 void livestore_stop(void);
+unsigned int livestore_states(void);
 unsigned long livestore_messages(void);
 unsigned long livestore_work(void);
 

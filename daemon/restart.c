@@ -195,6 +195,16 @@ static int restart_store_fds(const void *buf, unsigned int budget, char *err, si
 			 g.n + 1, budget);
 		goto out;
 	}
+	/*
+	 * The running states ("restart.live.K") hold places too until
+	 * livestore_stop(): when the new fds (a stream peer's or ring-fd
+	 * client's) and the state fit only without them, they go first, or
+	 * systemd would refuse the state itself and the next instance would
+	 * keep nothing.  A crash from here to the state closes the
+	 * connections (it would have kept the front-ends).
+	 */
+	if (budget && g.n + 1 + livestore_states() > budget)
+		livestore_stop();
 	for (i = 0; i < g.n; i++)
 		if (!fdstore_put(g.names[i], g.firsts[i])) {
 			snprintf(err, errlen, "storing %s failed", g.names[i]);

@@ -371,6 +371,44 @@ START_TEST(livestore_number_reused)
 END_TEST
 
 /**
+ * ls_child_states() - in a child: the running states livestore_states()
+ *		       counts, which restart.c makes room for
+ *
+ * Return: 0, else the failed step.
+ */
+static int ls_child_states(void)
+{
+	struct hovs_vhost_user a, b;
+	int ns = ls_sink();
+
+	if (ns < 0 || ls_conn(&a) < 0 || ls_conn(&b) < 0)
+		return 10;
+	if (livestore_states() != 0)
+		return 1;	/* off: none */
+	livestore_enable(0, false);
+	livestore_update(a.sock, &a);
+	livestore_update(b.sock, &b);
+	ls_drain(ns);
+	if (livestore_states() != 2)
+		return 2;
+	livestore_update(a.sock, NULL);
+	ls_drain(ns);
+	if (livestore_states() != 1)
+		return 3;
+	livestore_stop();
+	ls_drain(ns);
+	if (livestore_states() != 0)
+		return 4;
+	return 0;
+}
+
+START_TEST(livestore_states_counted)
+{
+	runner_in_child(ls_child_states);
+}
+END_TEST
+
+/**
  * ls_child_successor() - in a child: an upgrade's successor replaces its
  *			  predecessor's states
  *
@@ -503,6 +541,7 @@ Suite *livestore_suite(void)
 	RUNNER_ADD_TEST(s, livestore_connection_life);
 	RUNNER_ADD_TEST(s, livestore_cost_per_connection);
 	RUNNER_ADD_TEST(s, livestore_number_reused);
+	RUNNER_ADD_TEST(s, livestore_states_counted);
 	RUNNER_ADD_TEST(s, livestore_successor);
 	RUNNER_ADD_TEST(s, livestore_budget_all_connections);
 	RUNNER_ADD_TEST(s, livestore_off_without_systemd);

@@ -295,8 +295,8 @@ static void daemon_tap_down(struct daemon *d, unsigned int i, bool forget)
  * @d: daemon
  * @cfg: its section
  * @connect_later: client mode: connect from the loop's first turn, not now
- *	(port_open(): an upgrade's successor adopts its predecessor's
- *	connection first)
+ *	(port_open(): an upgrade's successor, or the instance after
+ *	systemctl restart, adopts the previous instance's connection first)
  * @err: message buffer
  * @errlen: its size
  *
@@ -470,9 +470,13 @@ static void daemon_check_port_workers(const struct config *cfg)
  * @successor: started by an upgrade (handover.c): taps and sockets come
  *	from the predecessor, and a failure undoes nothing (they are still
  *	the predecessor's)
- * @notify_ready: send READY=1 here; false when the caller sends it after
- *	it resumed the front-ends it took over (handover_adopt(),
- *	restart_adopt())
+ * @adopts: the caller adopts connections a previous instance kept once
+ *	this returns (handover_adopt() in an upgrade's successor,
+ *	restart_adopt() after systemctl restart): client-mode ports make
+ *	their first connection attempt from the loop, not here
+ *	(daemon_port_up()'s connect_later), so a port whose connection is
+ *	adopted does not connect again; and READY=1 is not sent here but
+ *	by the caller once the adopted connections run
  * @err: message buffer
  * @errlen: its size
  *
@@ -484,7 +488,7 @@ static void daemon_check_port_workers(const struct config *cfg)
  *
  * Return: the daemon, or NULL with @err filled (@cfg freed).
  */
-struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_ready,
+struct daemon *daemon_start(struct config *cfg, bool successor, bool adopts,
 			    char *err, size_t errlen)
 {
 	struct daemon *d = calloc(1, sizeof(*d));
@@ -528,7 +532,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_read
 		goto fail;
 	}
 	for (i = 0; i < d->cfg.nports; i++)
-		if (daemon_port_up(d, &d->cfg.ports[i], successor, err, errlen) < 0)
+		if (daemon_port_up(d, &d->cfg.ports[i], adopts, err, errlen) < 0)
 			daemon_fail(d, true, d->cfg.ports[i].name, err);
 	err[0] = '\0';
 	lfd = sdnotify_listen_fd(d->cfg.control_socket);
@@ -575,7 +579,7 @@ struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_read
 #endif
 	daemon_status_text(d, status, sizeof(status));
 	log_info("ready: %s", status);
-	if (notify_ready)
+	if (!adopts)
 		sdnotify_ready(status);
 	return d;
 fail:

@@ -26,7 +26,7 @@
 
 struct daemon;
 
-struct daemon *daemon_start(struct config *cfg, bool successor, bool notify_ready,
+struct daemon *daemon_start(struct config *cfg, bool successor, bool adopts,
 			    char *err, size_t errlen);
 int daemon_run(struct daemon *d);
 bool daemon_handed_over(const struct daemon *d);

@@ -60,8 +60,8 @@ struct daemon_failure {
  * @caps: effective capabilities after the drop, as text
  * @fails: taps and ports of @cfg that failed to come up, with the reason
  * @nfails: entries in @fails
- * @successor: started by an upgrade (handover.c): no READY=1 at the end of
- *	daemon_start() (handover_adopt() sends it) and no teardown if it fails
+ * @successor: started by an upgrade (handover.c): no teardown if
+ *	daemon_start() fails (READY=1 waits for handover_adopt(): its adopts)
  * @handed_over: a successor took everything over: exit without teardown
  */
 struct daemon {

@@ -38,11 +38,13 @@
  * adopted as an accepted one is, and the successor's own port config
  * says it is a client-mode port.  Its ports make their first connection
  * attempt from the event loop, not in daemon_start() (port_open()'s
- * connect_later): by then handover_adopt() has served the connection
- * taken over, and the port does not connect again while it holds one;
- * when that connection closes, the port's reconnect timer takes over as
- * usual (port_peer.c).  A client-mode port that was not connected at the
- * hand-over (reconnecting) simply connects from the successor's loop.
+ * connect_later, daemon_start()'s adopts): by then handover_adopt() has
+ * served the connection taken over, and the port does not connect again
+ * while it holds one; when that connection closes, the port's reconnect
+ * timer takes over as usual (port_peer.c).  A client-mode port that was
+ * not connected at the hand-over (reconnecting) simply connects from the
+ * successor's loop.  The instance after systemctl restart does the same
+ * with the connections restart_adopt() takes (restart.c).
  *
  * Not handed over: control clients other than the one asking (their
  * connection closes with the predecessor), a front-end in the middle of a
@@ -239,14 +241,16 @@ static bool handover_refusal(struct daemon *d, char *err, size_t errlen)
  * @restart: for systemctl restart (restart.c), not an upgrade
  *
  * An upgrade takes every port; a restart only the types it keeps
- * (port_ops.restart_keeps) and not in client mode: the others' connections
- * are neither paused nor saved, and close with the old instance.
+ * (port_ops.restart_keeps), in either mode (a client-mode port's connection
+ * is kept as an accepted one: the next instance connects later, main.c):
+ * the others' connections are neither paused nor saved, and close with the
+ * old instance.
  *
  * Return: true when it is.
  */
 static bool handover_port_kept(const struct port *p, bool restart)
 {
-	return !restart || (p->ops->restart_keeps && !p->cfg.connect[0]);
+	return !restart || p->ops->restart_keeps;
 }
 
 /**

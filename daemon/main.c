@@ -9,8 +9,9 @@
  *
  * With VRINGNETD_HANDOVER in the environment the process is a successor
  * started by "vringnetctl upgrade" (handover.c).  Under systemd a SIGTERM
- * keeps the vhost-user front-ends in the fd store for the next instance,
- * which resumes them (restart.c).
+ * keeps the connections (front-ends, stream peers, ring-fd clients; either
+ * mode) in the fd store for the next instance, which resumes them
+ * (restart.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -161,8 +162,9 @@ int main(int argc, char **argv)
 		log_info("vringnetd %s starting with %s", VRINGNETD_VERSION, path);
 		kept = restart_receive(&hs);
 	}
-	/* READY=1 once the front-ends taken over run (handover.c, restart.c) */
-	d = daemon_start(&cfg, successor, !successor && !kept, err, sizeof(err));
+	/* connections to adopt (handover.c, restart.c): client-mode ports
+	 * connect from the loop, READY=1 once the adopted ones run */
+	d = daemon_start(&cfg, successor, successor || kept, err, sizeof(err));
 	if (!d && successor)
 		handover_successor_fail(err);
 	if (!d) {

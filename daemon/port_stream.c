@@ -12,15 +12,16 @@
  * Client mode (connect = PATH) reconnects every cfg.reconnect seconds
  * while there is no peer.
  *
- * Hand-over ("vringnetctl upgrade", handover.c): a peer, accepted or (client
- * mode) connected to, is paused (port_stream_pause(): the tap and its socket no longer
- * read, what it sent and was decoded already at the tap, what the tap
- * gave for it queued), saved as a HOVS_REC_STREAM record with the bytes
- * of the frame it is in the middle of and the bytes queued for it, and
- * the successor runs it on from there with a ring pair of its own: no
- * byte is lost or sent twice either way.  A client-mode successor does not
- * connect while it serves the connection it took over (port_open()'s
- * connect_later); once that closes it reconnects as usual.
+ * Hand-over ("vringnetctl upgrade", handover.c; systemctl restart the
+ * same way, restart.c): a peer, accepted or (client mode) connected to, is
+ * paused (port_stream_pause(): the tap and its socket no longer read, what
+ * it sent and was decoded already at the tap, what the tap gave for it
+ * queued), saved as a HOVS_REC_STREAM record with the bytes of the frame
+ * it is in the middle of and the bytes queued for it, and the next
+ * instance runs it on from there with a ring pair of its own: no byte is
+ * lost or sent twice either way.  A client-mode port in the next instance
+ * does not connect while it serves the connection it took over
+ * (port_open()'s connect_later); once that closes it reconnects as usual.
  *
  * Bad input and the answer:
  *   length prefix 0 or > 65535        peer disconnected (drop_bad_hdr += 1)

@@ -837,8 +837,9 @@ static void port_vhost_user_handover_resume(struct port *p)
  * @err: message buffer
  * @errlen: its size
  *
- * A client-mode (connect =) connection is saved like an accepted one: the
- * successor serves it and does not connect while it does (port_open()'s
+ * A client-mode (connect =) connection is saved like an accepted one, for
+ * an upgrade and for systemctl restart (restart.c): the next instance
+ * serves it and does not connect while it does (port_open()'s
  * connect_later).
  *
  * Return: 0, or -1 with @err filled.

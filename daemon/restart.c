@@ -11,7 +11,8 @@
  * Stopping (SIGTERM, main.c calls restart_keep() once the loop left):
  * under systemd (NOTIFY_SOCKET) every connection of a type the restart
  * keeps (port_ops.restart_keeps: vhost-user front-ends, a dgram port's
- * learnt peer, stream peers, ring-fd clients; server-mode ports only) is
+ * learnt peer, stream peers, ring-fd clients; accepted or, on a
+ * client-mode vhost-user or stream port, made by the daemon) is
  * paused as for an upgrade (its queue pairs stop, their avail positions
  * stored; its socket is no longer read; a stream peer's bytes in flight
  * either way go in its record), the state of the connections is written
@@ -55,6 +56,18 @@
  * they are read: the store must not hold a connection the daemon may
  * close later; the taps and sockets stay stored under their own names.
  *
+ * Client mode (connect = PATH: the daemon connected to the hypervisor's
+ * socket) is kept as an upgrade keeps it (handover.c): the same records.
+ * When restart_receive() found connections to adopt, main.c tells
+ * daemon_start() so (its adopts), and client-mode ports make their first
+ * connection attempt from the loop's first turn instead of at start: by
+ * then restart_adopt() has served the kept connection, and a port that
+ * holds one does not connect again (the hypervisor sees no second
+ * connection).  A client-mode port whose connection was not kept (it had
+ * none, or its record was dropped) connects from the loop as usual; with
+ * nothing to adopt (no state, or a refused one) client-mode ports connect
+ * at start, as on any start.
+ *
  * Sandbox.  With [daemon] upgrade = no the seccomp filter (sandbox.c)
  * does not allow pipe2: restart_init() makes the barrier's pipe (and the
  * state's memfd) at start, before the filter.  The rest is in the
@@ -62,13 +75,12 @@
  * socket(AF_UNIX) and sendmsg (sd_notify), poll, dup (F_DUPFD_CLOEXEC).
  * No fork, no exec: the next instance is started by systemd.
  *
- * Not kept: client-mode vhost-user and stream connections (handover.c
- * hands them over on an upgrade, but a restarted instance connects at
- * start: they close with the old instance, the others are kept); a front-end in the middle of a message or during
- * a migration: then nothing is kept, logged, and the stop closes every
- * connection as before).  Over a crash (below) only vhost-user
- * front-ends: keeping stream peers and ring-fd clients then would need
- * the live store to hold them too (their bytes in flight and ring
+ * Not kept: a front-end in the middle of a message or during a
+ * migration: then nothing is kept, logged, and the stop closes every
+ * connection as before.  Over a crash (below) only server-mode
+ * vhost-user front-ends: the live store skips client-mode connections
+ * (port_vhost_user_live()), and keeping stream peers and ring-fd clients
+ * then would need it to hold them too (their bytes in flight and ring
  * positions written while running), which it does not.
  *
  * Crash (SIGKILL, a fault, the watchdog: nothing is written at the end).

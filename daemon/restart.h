@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * restart.h - systemctl restart keeps every connected vhost-user front-end
+ * restart.h - systemctl restart keeps every connected front-end and peer
  *
  * restart_init() at start (before the sandbox), restart_live() once the
  * daemon runs (the store kept current for a crash), restart_keep() after the

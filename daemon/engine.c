@@ -95,30 +95,3 @@ const struct engine_ops *engine_for_queue(const struct engine_ops *port_eng, boo
 {
 	return dirty_log ? &engine_user_ops : port_eng;
 }
-
-/**
- * engine_region_find() - the region holding a guest address range
- * @regions: the guest's memory regions
- * @n: their number
- * @gpa: guest-physical address of the first byte
- * @len: wanted bytes; on return, the bytes the region holds from @gpa on
- *	(at most the wanted ones)
- *
- * Return: the region holding @gpa, or NULL when none does.
- */
-const struct engine_mem_region *engine_region_find(const struct engine_mem_region *regions,
-						   unsigned int n, uint64_t gpa, uint64_t *len)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		const struct engine_mem_region *r = &regions[i];
-
-		if (gpa < r->guest_addr || gpa - r->guest_addr >= r->size)
-			continue;
-		if (*len > r->size - (gpa - r->guest_addr))
-			*len = r->size - (gpa - r->guest_addr);
-		return r;
-	}
-	return NULL;
-}

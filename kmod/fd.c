@@ -282,6 +282,8 @@ static long vrfd_fd_get_state(struct vrfd_ring *ring, void __user *uarg)
 		st.flags |= VRINGFD_STATE_HUP;
 	if (READ_ONCE(ring->kmem))
 		st.flags |= VRINGFD_STATE_MEM_FILES;
+	if (READ_ONCE(ring->kick))
+		st.flags |= VRINGFD_STATE_KICK;
 	ring->notify = false;
 	spin_unlock_irq(&ring->used_lock);
 	mutex_unlock(&ring->lock);

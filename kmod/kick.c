@@ -155,6 +155,7 @@ void vrfd_kick_stop(struct vrfd_tap *t)
 	struct vrfd_kick *k = &t->kick;
 
 	WRITE_ONCE(k->on, false);
+	WRITE_ONCE(t->ring->kick, false);
 	if (k->whead)
 		remove_wait_queue(k->whead, &k->wait);
 	k->whead = NULL;
@@ -190,6 +191,7 @@ int vrfd_kick_set(struct vrfd_tap *t, int fd)
 	k->file = file;
 	k->ctx = ctx;
 	WRITE_ONCE(k->on, true);
+	WRITE_ONCE(t->ring->kick, true);
 	vfs_poll(file, &k->pt);
 	/* serve what is already there: kicks given before kick mode began */
 	queue_work(system_unbound_wq, &k->work);

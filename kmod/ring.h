@@ -112,6 +112,8 @@ struct page;
  * @end_wq: vrfd_ring_detach() from other tasks waits here for ->destroy
  * @notify: virtio asked for an interrupt (VRINGFD_STATE_NOTIFY)
  * @hup: the attached subsystem's device went away (VRINGFD_STATE_HUP)
+ * @kick: the attached tap serves the ring from kick mode's worker
+ *	(VRINGFD_STATE_KICK); written by kick.c under @attach_sem for writing
  * @ops: callbacks of the attached subsystem, NULL when none (under
  *	@attach_sem)
  * @data: argument of @ops
@@ -178,6 +180,7 @@ struct vrfd_ring {
 	wait_queue_head_t end_wq;
 	bool notify;
 	bool hup;
+	bool kick;
 
 	const struct vrfd_ops *ops;
 	void *data;

@@ -83,6 +83,21 @@ static uint64_t eventfd_count(int efd)
 }
 
 /**
+ * kick_flag() - VRINGFD_STATE_KICK of a ring (VRINGFD_GET_STATE)
+ * @fd: vring fd
+ *
+ * Return: 1 set, 0 clear, -1 GET_STATE failed.
+ */
+static int kick_flag(int fd)
+{
+	struct vringfd_state st;
+
+	if (vringfd_get_state(fd, &st) < 0)
+		return -1;
+	return !!(st.flags & VRINGFD_STATE_KICK);
+}
+
+/**
  * kr_new() - a ring of memory on a new tap queue of @ifname, call and kick
  * eventfds set, kick mode on
  * @k: filled in
@@ -220,6 +235,8 @@ static void test_tx(int cap)
 		kr_free(&k);
 		return;
 	}
+	result_check(kick_flag(k.m.fd) == 1, "kick_state_flag_on",
+		     "VRINGFD_STATE_KICK %d after SET_KICK", kick_flag(k.m.fd));
 	tx_round(&k, cap, 100, 0, "kick_tx_100_no_write");
 	st = stats(&k);
 	result_check(st.frames == 100 && st.bytes == 100 * 60 && !st.drop_bad_chain &&
@@ -235,12 +252,15 @@ static void test_tx(int cap)
 	if (set_kick(k.m.fd, -1)) {
 		result_fail("kick_off", "SET_KICK -1: %s", strerror(errno));
 	} else {
+		result_check(kick_flag(k.m.fd) == 0, "kick_state_flag_off",
+			     "VRINGFD_STATE_KICK %d after SET_KICK -1", kick_flag(k.m.fd));
 		mf_post_tx(&k.m, 0, 10, 60, 1000);
 		kick(k.kick);
 		result_check(eventfd_count(k.kick) == 1, "kick_off_leaves_eventfd",
 			     "a kick after SET_KICK -1 was consumed");
-		result_check(set_kick(k.m.fd, k.kick) == 0, "kick_on_again", "%s",
-			     strerror(errno));
+		result_check(set_kick(k.m.fd, k.kick) == 0 && kick_flag(k.m.fd) == 1,
+			     "kick_on_again", "%s, VRINGFD_STATE_KICK %d", strerror(errno),
+			     kick_flag(k.m.fd));
 		got = capture(cap, 10, 60, 1000);
 		result_check(got == 10 && wait_used(&k, 10) == 10 && drain_used(&k) == 10,
 			     "kick_tx_posted_before_kick_mode", "captured %d of 10", got);
@@ -469,6 +489,8 @@ static void test_end_while_kicking(void)
 	kick(k.kick);
 	result_check(r == 0 && eventfd_count(k.kick) == 1, "kick_detach_while_kicking",
 		     "detach %d, or the eventfd is still consumed after it", r);
+	result_check(kick_flag(k.m.fd) == 0, "kick_state_flag_detach",
+		     "VRINGFD_STATE_KICK %d after VRINGFD_DETACH", kick_flag(k.m.fd));
 	kr_free(&k);
 
 	/* the front-end closes its kick eventfd: the module's reference stays */
@@ -696,6 +718,11 @@ static void test_tun_deleted_idle(void)
 		     "kick_tun_deleted_idle_hup",
 		     "epoll_wait %d events %#x, STATE_HUP %d (within 3 s, no kick)", n,
 		     n == 1 ? out.events : 0, !!(st.flags & VRINGFD_STATE_HUP));
+	/* kick mode has not ended (the uapi header says so): DETACH ends it */
+	result_check((st.flags & VRINGFD_STATE_KICK) && vringfd_detach(k.m.fd) == 0 &&
+		     kick_flag(k.m.fd) == 0, "kick_state_flag_tap_deleted",
+		     "STATE_KICK %d with STATE_HUP, %d after DETACH",
+		     !!(st.flags & VRINGFD_STATE_KICK), kick_flag(k.m.fd));
 	close(ep);
 	kr_free(&k);
 }

@@ -326,6 +326,9 @@ struct vringfd_stats {
 #define VRINGFD_STATE_MEM_FILES	(1U << 4)	/* a ring of memory
 						 * (VRINGFD_SET_MEM_FILES): any
 						 * process may drive it */
+#define VRINGFD_STATE_KICK	(1U << 5)	/* in kick mode
+						 * (VRINGFD_SET_KICK): the
+						 * module serves it itself */
 
 /**
  * struct vringfd_state - the kernel's private view of the ring
@@ -345,6 +348,13 @@ struct vringfd_stats {
  * ring of memory, which it may drive, from a ring of another address space,
  * whose every walk would fail with EPERM (vringnetd's ring-fd port refuses
  * the latter before it attaches anything).
+ *
+ * VRINGFD_STATE_KICK: the ring is in kick mode (VRINGFD_SET_KICK with an
+ * eventfd): the module's worker serves it on kicks and tap events, so a
+ * process holding it need not call write() or read() (they still work).
+ * Cleared when kick mode ends: VRINGFD_SET_KICK -1 or VRINGFD_DETACH.  A
+ * deleted tap (VRINGFD_STATE_HUP) leaves it set: the worker then has
+ * nothing to serve, and DETACH ends it.
  */
 struct vringfd_state {
 	__u16 last_avail;

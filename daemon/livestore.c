@@ -52,8 +52,9 @@
  *
  * Names: the fds of every record are named as restart.c names them at
  * SIGTERM ("restart.fd.N", N the fd's number here, regular files of one
- * inode grouped as "restart.fd.N,M,..."; livestore_group()), so a name is
- * unique while its fd is open and FDSTORE_NAME_MAX bounds a group.  The
+ * inode and fds of one open file, kcmp(), grouped as "restart.fd.N,M,...";
+ * livestore_group()), so a name is unique while its fd is open and
+ * FDSTORE_NAME_MAX bounds a group.  The
  * grouping is within one connection: a file of two connections (one open
  * file a front-end passed on both; QEMU does not) is stored under each
  * one's names, and systemd keeps only the first copy, so after a crash
@@ -97,7 +98,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "handover_state.h"
 #include "livestore.h"
@@ -120,14 +123,18 @@ struct livestore_conn {
 
 /**
  * struct livestore_file - what names an fd's open file for grouping
- * @dev: a regular file's device
+ * @dev: its file's device (0 with @ino 0: fstat() failed)
  * @ino: its inode
- * @reg: a regular file (others are never grouped)
+ * @reg: a regular file (grouped by inode)
+ * @fd: the fd (other files: grouped by open file, kcmp())
+ * @index: its place in the state's fd table
  */
 struct livestore_file {
 	dev_t dev;
 	ino_t ino;
 	bool reg;
+	int fd;
+	unsigned int index;
 };
 
 static bool livestore_on;
@@ -153,11 +160,92 @@ static void livestore_file_of(int fd, struct livestore_file *f)
 
 	livestore_nwork++;
 	memset(f, 0, sizeof(*f));
-	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
+	f->fd = fd;
+	if (fstat(fd, &a) < 0)
 		return;
 	f->dev = a.st_dev;
 	f->ino = a.st_ino;
-	f->reg = true;
+	f->reg = S_ISREG(a.st_mode);
+}
+
+/**
+ * livestore_kcmp() - kcmp(KCMP_FILE) of two of our fds
+ * @a: an fd
+ * @b: another
+ *
+ * Return: 0 one open file, 1 or 2 the order of two different ones, -1
+ * kcmp() failed (a kernel without CONFIG_CHECKPOINT_RESTORE: ENOSYS).
+ */
+static int livestore_kcmp(int a, int b)
+{
+	livestore_nwork++;
+	return (int)syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, a, b);
+}
+
+/**
+ * livestore_cmp_open_file() - qsort() order of non-regular fds: inode,
+ * open file (kcmp()), place in the table
+ * @x: a struct livestore_file
+ * @y: another
+ *
+ * Return: <0, 0 or >0.
+ */
+static int livestore_cmp_open_file(const void *x, const void *y)
+{
+	const struct livestore_file *a = x, *b = y;
+	int k;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	k = livestore_kcmp(a->fd, b->fd);
+	if (k == 1 || k == 2)
+		return k == 1 ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/**
+ * livestore_link_open_files() - find the fds that are one open file
+ * @files: the table's fds (livestore_file_of()), @n of them
+ * @n: their count
+ * @leader: per fd, set to the first index of the table holding the same
+ *	    open file (itself when none before it does)
+ *
+ * For the fds that are not regular files (those are grouped by inode):
+ * systemd keeps one copy of an open file in the store (it compares with
+ * kcmp()), so a front-end's one eventfd passed twice (the call fd of two
+ * rings) must be stored under one name, or the second name would be
+ * missing at the next start and the connection dropped.  Sorted by inode,
+ * then by kcmp()'s order of the open files: O(n log n) kcmp() calls, only
+ * between fds of one inode (eventfds share one; sockets have their own).
+ * Without kcmp() nothing is linked; systemd cannot tell them apart then
+ * either and keeps every copy.
+ */
+static void livestore_link_open_files(const struct livestore_file *files, unsigned int n,
+				      unsigned int *leader)
+{
+	struct livestore_file *v;
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		leader[i] = i;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return;	/* not linked: such a connection is not kept over a restart */
+	for (i = 0; i < n; i++)
+		if (!files[i].reg && (files[i].dev || files[i].ino))
+			v[m++] = files[i];
+	if (m < 2 || livestore_kcmp(v[0].fd, v[0].fd) != 0) {
+		free(v);
+		return;
+	}
+	qsort(v, m, sizeof(*v), livestore_cmp_open_file);
+	for (i = 1; i < m; i++)
+		if (v[i].dev == v[i - 1].dev && v[i].ino == v[i - 1].ino &&
+		    livestore_kcmp(v[i - 1].fd, v[i].fd) == 0)
+			leader[v[i].index] = leader[v[i - 1].index];
+	free(v);
 }
 
 /**
@@ -191,9 +279,12 @@ static int livestore_same_file(const struct livestore_groups *g,
  * @buf: the encoded state (its fd table holds this process's fds)
  * @g: filled (livestore_groups_free() it)
  *
- * Regular files of one inode (a front-end's one memfd for several
- * regions) share a name: systemd keeps one copy of an open file.  One
- * fstat() per fd.
+ * The fds of one file share a name, since systemd keeps one copy of an
+ * open file: regular files of one inode (a front-end's one memfd for
+ * several regions), and fds of one open file (livestore_link_open_files():
+ * an eventfd passed twice).  One fstat() per fd.  A name holds as many
+ * numbers as FDSTORE_NAME_MAX allows; a further copy gets a name of its
+ * own, which systemd then drops as a copy (the connection is not kept).
  *
  * Return: 0, or -ENOMEM.
  */
@@ -201,33 +292,49 @@ int livestore_group(const void *buf, struct livestore_groups *g)
 {
 	const struct hovs_header *h = buf;
 	const uint32_t *tab = (const uint32_t *)(h + 1);
-	struct livestore_file *files, f;
-	unsigned int i;
+	struct livestore_file *files, *firsts;
+	unsigned int i, *leader, *group_of;
 	int k;
 
 	g->n = 0;
 	g->names = calloc(h->nfds + 1, sizeof(*g->names));
 	g->firsts = calloc(h->nfds + 1, sizeof(*g->firsts));
 	files = calloc(h->nfds + 1, sizeof(*files));
-	if (!g->names || !g->firsts || !files) {
+	firsts = calloc(h->nfds + 1, sizeof(*firsts));
+	leader = calloc(h->nfds + 1, sizeof(*leader));
+	group_of = calloc(h->nfds + 1, sizeof(*group_of));
+	if (!g->names || !g->firsts || !files || !firsts || !leader || !group_of) {
 		free(files);
+		free(firsts);
+		free(leader);
+		free(group_of);
 		livestore_groups_free(g);
 		return -ENOMEM;
 	}
 	for (i = 0; i < h->nfds; i++) {
-		livestore_file_of((int)tab[i], &f);
-		k = livestore_same_file(g, files, &f);
-		if (k >= 0) {
+		livestore_file_of((int)tab[i], &files[i]);
+		files[i].index = i;
+	}
+	livestore_link_open_files(files, h->nfds, leader);
+	for (i = 0; i < h->nfds; i++) {
+		k = leader[i] != i ? (int)group_of[leader[i]] :
+		    livestore_same_file(g, firsts, &files[i]);
+		if (k >= 0 && strlen(g->names[k]) + 12 <= FDSTORE_NAME_MAX) {
 			size_t l = strlen(g->names[k]);
 
 			snprintf(g->names[k] + l, sizeof(g->names[k]) - l, ",%u", tab[i]);
+			group_of[i] = (unsigned int)k;
 			continue;
 		}
-		files[g->n] = f;
+		firsts[g->n] = files[i];
 		g->firsts[g->n] = (int)tab[i];
+		group_of[i] = g->n;
 		snprintf(g->names[g->n++], sizeof(g->names[0]), LIVESTORE_FD_PREFIX "%u", tab[i]);
 	}
 	free(files);
+	free(firsts);
+	free(leader);
+	free(group_of);
 	return 0;
 }
 

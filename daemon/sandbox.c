@@ -25,7 +25,9 @@
  *   systemd (sdnotify.c)              sendmsg on an AF_UNIX datagram socket
  *   crash (livestore.c): the fd       memfd_create: the state written again
  *     store kept current                into a fresh sealed memfd after each
- *                                       vhost-user message that changes it
+ *                                       vhost-user message that changes it;
+ *                                       kcmp (KCMP_FILE): copies of one open
+ *                                       file share a name in the store
  *   upgrade (handover.c), only with   fork/clone
  *     [daemon] upgrade = yes:
  *                                     and execve (the successor: the binary
@@ -84,8 +86,9 @@ static const char *const sandbox_calls[] = {
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
 	"poll", "ppoll", "timerfd_create", "timerfd_settime", "timerfd_gettime",
 	"signalfd4", "eventfd2",
-	/* the state kept in systemd's fd store for a crash (livestore.c) */
-	"memfd_create",
+	/* the state kept in systemd's fd store for a crash (livestore.c);
+	 * kcmp: which fds are one open file, as systemd's store tells */
+	"memfd_create", "kcmp",
 	/* sockets (socket() itself: see sandbox_install()) */
 	"bind", "listen", "accept", "accept4", "connect", "shutdown",
 	"sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg", "recvmmsg",

@@ -5,6 +5,7 @@
  * order), the state it stores, nothing for a change that is none, and a
  * change's cost independent of the other connections kept
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "check_daemon.h"
 #include "runner.h"
@@ -530,6 +533,94 @@ START_TEST(livestore_off_without_room)
 END_TEST
 
 /**
+ * ls_names() - livestore_group() of an fd table, its names joined with ' '
+ * @fds: the table
+ * @n: its entries
+ * @out: the names
+ * @len: size of @out
+ *
+ * Return: livestore_group()'s answer.
+ */
+static int ls_names(const int *fds, unsigned int n, char *out, size_t len)
+{
+	struct {
+		struct hovs_header h;
+		uint32_t tab[16];
+	} b;
+	struct livestore_groups g;
+	unsigned int i;
+	size_t l = 0;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.h.nfds = n;
+	for (i = 0; i < n; i++)
+		b.tab[i] = (uint32_t)fds[i];
+	ret = livestore_group(&b, &g);
+	out[0] = '\0';
+	for (i = 0; !ret && i < g.n; i++) {
+		l += (size_t)snprintf(out + l, len - l, "%s%s", i ? " " : "", g.names[i]);
+		if (g.firsts[i] < 0)
+			ret = -1;
+	}
+	livestore_groups_free(&g);
+	return ret;
+}
+
+/*
+ * The names of a table holding copies: one eventfd passed twice (the call
+ * fd of both rings of a ring-fd client) and once more under the same
+ * number, a memfd, a dup of it and a second open of its inode; two
+ * different eventfds and a socket pair stay apart.  systemd keeps one
+ * copy of an open file (kcmp()), so each copy must share its first's name.
+ */
+START_TEST(livestore_group_copies)
+{
+	int e1, e1b, e2, m, mb, m2, sv[2];
+	char want[1024], got[1024], path[64];
+
+	if (syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, 0, 0) < 0 && errno == ENOSYS)
+		runner_skip("kcmp() unavailable (a kernel without CONFIG_CHECKPOINT_RESTORE)");
+	e1 = eventfd(0, EFD_CLOEXEC);
+	e2 = eventfd(0, EFD_CLOEXEC);
+	m = memfd_create("guest", MFD_CLOEXEC);
+	ck_assert(e1 >= 0 && e2 >= 0 && m >= 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	e1b = fcntl(e1, F_DUPFD_CLOEXEC, 3);
+	mb = fcntl(m, F_DUPFD_CLOEXEC, 3);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", m);
+	m2 = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert(e1b >= 0 && mb >= 0 && m2 >= 0);
+	{
+		int tab[] = { sv[0], e1, m, e2, e1b, mb, sv[1], m2, e1 };
+
+		ck_assert_int_eq(ls_names(tab, 9, got, sizeof(got)), 0);
+	}
+	snprintf(want, sizeof(want),
+		 "restart.fd.%d restart.fd.%d,%d,%d restart.fd.%d,%d,%d restart.fd.%d restart.fd.%d",
+		 sv[0], e1, e1b, e1, m, mb, m2, e2, sv[1]);
+	ck_assert_str_eq(got, want);
+	/* no copies: a name each */
+	{
+		int tab[] = { e1, e2, sv[0], sv[1] };
+
+		ck_assert_int_eq(ls_names(tab, 4, got, sizeof(got)), 0);
+	}
+	snprintf(want, sizeof(want), "restart.fd.%d restart.fd.%d restart.fd.%d restart.fd.%d",
+		 e1, e2, sv[0], sv[1]);
+	ck_assert_str_eq(got, want);
+	close(e1);
+	close(e1b);
+	close(e2);
+	close(m);
+	close(mb);
+	close(m2);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/**
  * livestore_suite() - the suite
  *
  * Return: it.
@@ -546,5 +637,6 @@ Suite *livestore_suite(void)
 	RUNNER_ADD_TEST(s, livestore_budget_all_connections);
 	RUNNER_ADD_TEST(s, livestore_off_without_systemd);
 	RUNNER_ADD_TEST(s, livestore_off_without_room);
+	RUNNER_ADD_TEST(s, livestore_group_copies);
 	return s;
 }

@@ -26,7 +26,8 @@
  * fd), -EBUSY (already attached), -EIO (ring broken), -EPERM (@atomic_use
  * from another mm), -EFAULT (used ring cannot be pinned), -EOPNOTSUPP
  * (@atomic_use, used ring in a file mapping other than shmem or
- * hugetlbfs: not pinned long-term), -ENOMEM, -EINTR (a fatal signal while
+ * hugetlbfs: not pinned long-term; a ring of memory and @atomic_use or
+ * !@ops->mem_files: its buffers have no user addresses), -ENOMEM, -EINTR (a fatal signal while
  * a callback of the ring was running).
  */
 struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,

@@ -1284,7 +1284,7 @@ int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
 		err = -EIO;
 	else if (ring->attached)
 		err = -EBUSY;
-	else if (atomic_use && READ_ONCE(ring->kmem))
+	else if ((atomic_use || !ops->mem_files) && READ_ONCE(ring->kmem))
 		err = -EOPNOTSUPP;
 	else if (atomic_use && current->mm != ring->mm)
 		err = -EPERM;
@@ -1459,7 +1459,8 @@ int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
 	lockdep_assert_held(&ring->lock);
 	if (ring->memtable)
 		return -EINVAL;
-	if (ring->atomic_use)
+	/* @ops under @attach_sem, which the caller holds for reading */
+	if (ring->atomic_use || (ring->ops && !ring->ops->mem_files))
 		return -EBUSY;
 	*old = ring->memfiles;
 	ring->memfiles = mf;

@@ -309,7 +309,8 @@ void vrfd_ring_put(struct vrfd_ring *ring);
  * Return: 0, -EBUSY (already attached), -EIO (broken or released), -EPERM
  * (@atomic_use from another mm), -EFAULT (used ring cannot be pinned),
  * -EOPNOTSUPP (@atomic_use, used ring in a file mapping other than shmem
- * or hugetlbfs), -ENOMEM, -ENODEV (@ops->owner is being unloaded), -EINTR
+ * or hugetlbfs; a ring of memory and @atomic_use or !@ops->mem_files),
+ * -ENOMEM, -ENODEV (@ops->owner is being unloaded), -EINTR
  * (a fatal signal while a callback was running).
  */
 int vrfd_ring_attach(struct vrfd_ring *ring, const struct vrfd_ops *ops,
@@ -548,7 +549,8 @@ void vrfd_ring_part_sizes(const struct vrfd_ring *ring, size_t sizes[4]);
  *
  * Context: process, @ring->lock and @ring->attach_sem (read) held.
  * Return: 0, -EINVAL (the ring has a VRINGFD_SET_MEM_TABLE table), -EBUSY
- * (attached in atomic mode).
+ * (attached in atomic mode, or to a subsystem without
+ * vrfd_ops.mem_files).
  */
 int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
 			   struct vrfd_memfiles **old);

@@ -389,6 +389,7 @@ static const struct vrfd_ops vrfd_tap_ops = {
 	.pull = vrfd_tap_pull,
 	.push = vrfd_tap_push,
 	.poll = vrfd_tap_poll,
+	.mem_files = true,
 };
 
 /**

@@ -45,6 +45,12 @@ struct module;
  *	subsystem's device went away)
  * @owner: THIS_MODULE of the subsystem, or NULL (built into vringfd.ko):
  *	held from attach to detach so the callbacks' code cannot go away
+ * @mem_files: the subsystem serves rings of memory (VRINGFD_SET_MEM_FILES)
+ *	through vringfd.ko's own walks and copies (tap.c); false for a
+ *	subsystem that takes buffers with vrfd_get_buffer() (user addresses,
+ *	copy_*_user()), which a ring of memory cannot give: vrfd_attach()
+ *	then refuses a ring of memory (-EOPNOTSUPP) and VRINGFD_SET_MEM_FILES
+ *	refuses a ring attached to it (-EBUSY)
  */
 struct vrfd_ops {
 	struct module *owner;
@@ -52,6 +58,7 @@ struct vrfd_ops {
 	int (*pull)(void *data);
 	int (*push)(void *data);
 	__poll_t (*poll)(void *data, struct file *file, poll_table *wait);
+	bool mem_files;
 };
 
 struct vrfd_ring *vrfd_attach(int fd, const struct vrfd_ops *ops, void *data,

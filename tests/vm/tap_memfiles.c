@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <linux/capability.h>
 #include <linux/falloc.h>
+#include <linux/vringfd_echo.h>
 
 #include "memring.h"
 
@@ -403,6 +404,74 @@ static void expect_set(const char *name, struct vringfd_mem_file_region *r,
 }
 
 /**
+ * echo_attach_pair() - VRINGFD_ECHO_ATTACH of {@from, @to} on a new echo fd
+ * @from: vring fd
+ * @to: vring fd
+ * @efd: the echo fd (out; -1 on failure)
+ *
+ * Return: 0, or -1 with errno.
+ */
+static int echo_attach_pair(int from, int to, int *efd)
+{
+	struct vringfd_echo_attach a = { .from_fd = from, .to_fd = to };
+	int e;
+
+	*efd = open("/dev/vringfd_echo", O_RDWR | O_CLOEXEC);
+	if (*efd < 0)
+		return -1;
+	if (ioctl(*efd, VRINGFD_ECHO_ATTACH, &a) == 0)
+		return 0;
+	e = errno;
+	close(*efd);
+	*efd = -1;
+	errno = e;
+	return -1;
+}
+
+/**
+ * test_echo_client() - rings of memory and an in-kernel client that takes
+ * buffers as user addresses (vringfd_echo, vrfd_get_buffer()): neither
+ * way round is allowed, so the client never meets a ring it cannot serve
+ */
+static void test_echo_client(void)
+{
+	struct mf_ring a, b;
+	int efd;
+
+	if (access("/dev/vringfd_echo", F_OK)) {
+		result_skip("memfiles_echo_attached_set_ebusy", "vringfd_echo.ko not loaded");
+		result_skip("memfiles_echo_attach_ring_of_memory_eopnotsupp",
+			    "vringfd_echo.ko not loaded");
+		return;
+	}
+	if (mf_ring_new(&a, 0) || mf_ring_new(&b, 0)) {
+		result_fail("memfiles_echo_attached_set_ebusy", "setup: %s", strerror(errno));
+		goto out;
+	}
+	/* an address-space ring attached to echo: SET_MEM_FILES refused */
+	if (echo_attach_pair(a.fd, b.fd, &efd)) {
+		result_fail("memfiles_echo_attached_set_ebusy", "echo attach: %s",
+			    strerror(errno));
+	} else {
+		tc_expect_err("memfiles_echo_attached_set_ebusy", mf_set_whole(&a), EBUSY);
+		close(efd);	/* detaches both */
+	}
+	/* a ring of memory: echo's attach refused, the other ring left free */
+	if (mf_set_whole(&a)) {
+		result_fail("memfiles_echo_attach_ring_of_memory_eopnotsupp",
+			    "SET_MEM_FILES after the echo fd closed: %s", strerror(errno));
+	} else {
+		tc_expect_err("memfiles_echo_attach_ring_of_memory_eopnotsupp",
+			      echo_attach_pair(b.fd, a.fd, &efd), EOPNOTSUPP);
+		if (efd >= 0)
+			close(efd);
+	}
+out:
+	mf_ring_free(&a);
+	mf_ring_free(&b);
+}
+
+/**
  * test_refusals() - each bad table gets its errno
  */
 static void test_refusals(void)
@@ -712,6 +781,7 @@ int main(void)
 	test_other_process(cap, inj);
 	test_creator_exits(cap);
 	test_refusals();
+	test_echo_client();
 	test_memlock();
 	test_punch_hole(cap);
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del " PLAINTAP);

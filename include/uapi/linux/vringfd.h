@@ -466,7 +466,8 @@ struct vringfd_mem_files {
  * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG
  * (more than VRINGFD_MAX_MEM_FILE_PAGES pages), ENOMEM (RLIMIT_MEMLOCK
  * exceeded, or no memory), EINTR (a fatal signal while pages were looked
- * up), EBUSY (the ring is attached in atomic mode), EFAULT.
+ * up), EBUSY (the ring is attached in atomic mode, or to an in-kernel
+ * client that takes buffers as user addresses: vringfd_echo), EFAULT.
  */
 #define VRINGFD_SET_MEM_FILES	_IOW(VRINGFD_IOCTL_MAGIC, 0x16, struct vringfd_mem_files)
 

@@ -54,7 +54,9 @@ struct vringfd_echo_attach {
  * Errors: EBUSY (this echo fd is already attached, or a ring is already
  * attached to something), EBADF (an fd is not a vring fd), EINVAL (same fd
  * twice, unknown flag, non-zero reserved), EIO (a ring is broken), EPERM
- * (atomic use of a ring made by another process), EFAULT, ENOMEM.
+ * (atomic use of a ring made by another process), EOPNOTSUPP (a ring of
+ * memory, VRINGFD_SET_MEM_FILES: echo copies with copy_*_user()),
+ * EFAULT, ENOMEM.
  */
 #define VRINGFD_ECHO_ATTACH	_IOW(VRINGFD_ECHO_IOCTL_MAGIC, 0x01, struct vringfd_echo_attach)
 

@@ -782,7 +782,8 @@ int handover_adopt_stream(struct daemon *d, const struct handover_stream *hs, bo
  * Shared by a hand-over's successor and by the instance after systemctl
  * restart (restart.c).
  *
- * Return: 0, or -1 with @err filled.
+ * Return: 0; with @start, 1 when the client was started but closed at
+ * its first kick (a pair broke: logged); or -1 with @err filled.
  */
 int handover_adopt_ringfd(struct daemon *d, const struct hovs_ringfd *rf, bool start,
 			  char *err, size_t errlen)

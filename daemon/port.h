@@ -133,8 +133,9 @@ struct port_stats {
  * @handover_ringfd: a predecessor's ring-fd client; @start false: take
  *	it (its socket and SETUP fds are taken, also on error), its SETUP
  *	checked and its memory mapped, its pairs not started; true: start
- *	the pairs of the client taken from the same record; 0, or -1 with
- *	@err
+ *	the pairs of the client taken from the same record; 0, 1 (started,
+ *	but a pair broke at its first kick: the client is closed, logged),
+ *	or -1 with @err
  */
 struct port_ops {
 	const char *name;

@@ -854,7 +854,9 @@ static int port_ringfd_handover_take(struct port *p, const struct hovs_ringfd *r
  * Each pair starts where the predecessor stopped it; nothing is sent to
  * the client.
  *
- * Return: 0, or -1 with @err filled (the client is then closed here).
+ * Return: 0; 1 when the client was taken and started but a pair broke at
+ * its first kick (the client is then closed, logged: not a failure of
+ * the hand-over); or -1 with @err filled (the client is closed here).
  */
 static int port_ringfd_handover_start(struct port *p, const struct hovs_ringfd *rf, char *err,
 				      size_t errlen)
@@ -885,8 +887,8 @@ static int port_ringfd_handover_start(struct port *p, const struct hovs_ringfd *
 	else
 		log_info("port %s: ring-fd client taken over from the previous instance (%s engine, %u queue pairs, queue pair 0 at tx avail %u, rx avail %u)",
 			 p->cfg.name, p->eng->name, c->setup.nqp, c->last_avail[0][0], c->last_avail[0][1]);
-	port_ringfd_kick_all(c);	/* a pair that broke closed it: logged */
-	return 0;
+	/* a pair that broke closed the client: logged there */
+	return port_ringfd_kick_all(c) < 0 ? 1 : 0;
 }
 
 /**
@@ -898,7 +900,8 @@ static int port_ringfd_handover_start(struct port *p, const struct hovs_ringfd *
  * @err: message buffer
  * @errlen: its size
  *
- * Return: 0, or -1 with @err filled.
+ * Return: 0, 1 (started, then closed by its first kick), or -1 with @err
+ * filled.
  */
 static int port_ringfd_handover_ringfd(struct port *p, const struct hovs_ringfd *rf, bool start,
 				       char *err, size_t errlen)

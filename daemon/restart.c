@@ -699,7 +699,9 @@ static unsigned int restart_kind_count(const struct handover_state *st, enum res
  * @err: message buffer
  * @errlen: its size
  *
- * Return: 0, or -1 with @err filled and the connection closed.
+ * Return: 0; 1 when it started but closed at once (a ring-fd client's
+ * pair broke at its first kick: logged); or -1 with @err filled and the
+ * connection closed.
  */
 static int restart_adopt_one(struct daemon *d, struct handover_state *st, enum restart_kind k,
 			     unsigned int i, bool start, char *err, size_t errlen)
@@ -724,8 +726,8 @@ static int restart_adopt_one(struct daemon *d, struct handover_state *st, enum r
  * @failed: per record of @k, it failed (its connection is closed): set
  *	here, and such a record is skipped
  *
- * Return: the connections started (ring-fd clients that have not sent
- * SETUP yet do not count).
+ * Return: the connections started and still open (ring-fd clients that
+ * have not sent SETUP yet do not count).
  */
 static unsigned int restart_adopt_kind(struct daemon *d, struct handover_state *st,
 				       enum restart_kind k, bool start, bool *failed)
@@ -734,14 +736,18 @@ static unsigned int restart_adopt_kind(struct daemon *d, struct handover_state *
 	char err[CFG_ERR_MAX];
 
 	for (i = 0; i < n; i++) {
+		int r;
+
 		if (failed[i])
 			continue;
-		if (restart_adopt_one(d, st, k, i, start, err, sizeof(err)) < 0) {
+		r = restart_adopt_one(d, st, k, i, start, err, sizeof(err));
+		if (r < 0) {
 			failed[i] = true;
 			log_err("restart: %s; that %s's connection is closed", err, restart_kind_name[k]);
 			continue;
 		}
-		ok += start && !(k == RESTART_RINGFD && (st->ringfd[i].flags & HOVS_RINGFD_PENDING));
+		ok += start && !r &&
+		      !(k == RESTART_RINGFD && (st->ringfd[i].flags & HOVS_RINGFD_PENDING));
 	}
 	return ok;
 }

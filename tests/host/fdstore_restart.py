@@ -8,9 +8,10 @@ Binds a NOTIFY_SOCKET at NOTIFY_PATH and runs COMMAND with it, as systemd
 runs a Type=notify service with FileDescriptorStoreMax= set: the fds of an
 FDSTORE=1 message are kept under its FDNAME=, FDSTOREREMOVE=1 closes
 every fd of that name, the fd of BARRIER=1 is closed once the message is
-read, the fds of any other message are closed.  Unlike systemd it keeps
-a second copy of an open file it holds already (systemd compares them
-with kcmp() and drops it).
+read, the fds of any other message are closed.  As systemd, it drops an
+fd whose open file it holds already (kcmp(KCMP_FILE); without kcmp()
+it keeps every copy, as systemd keeps copies of anything but regular
+files then).
 
 A restart: when DIR/restart exists, COMMAND gets SIGTERM; once it has
 exited (status in DIR/exited, one line per exit) and every message it
@@ -21,7 +22,10 @@ set (sd_listen_fds_with_names()), as systemd starts the next instance
 DIR/pid holds COMMAND's current pid.  SIGTERM: COMMAND gets SIGTERM,
 the store is closed, exit 0.  One line per start and exit on stdout.
 """
-import array, fcntl, os, signal, socket, sys, time
+import array, ctypes, fcntl, os, signal, socket, sys, time
+
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_kcmp, KCMP_FILE = 312, 0    # x86_64
 
 notify, d = sys.argv[1], sys.argv[2]
 if len(sys.argv) < 5 or sys.argv[3] != "--":
@@ -56,6 +60,12 @@ def start():
     return pid
 
 
+def held(fd):
+    """whether the store holds fd's open file already (systemd: kcmp())"""
+    me = os.getpid()
+    return any(libc.syscall(SYS_kcmp, me, me, KCMP_FILE, fd, e[1]) == 0 for e in store)
+
+
 def read_messages(sock):
     """take every message waiting: store, remove, answer barriers"""
     while True:
@@ -74,7 +84,12 @@ def read_messages(sock):
                 os.close(e[1])
                 store.remove(e)
         if kv.get("FDSTORE") == "1":
-            store.extend((name, fd) for fd in fds)
+            for fd in fds:
+                if held(fd):
+                    print("%s: a copy of an open file the store holds: dropped" % name, flush=True)
+                    os.close(fd)
+                else:
+                    store.append((name, fd))
         else:
             for fd in fds:
                 os.close(fd)

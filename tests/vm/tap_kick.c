@@ -8,7 +8,9 @@
  * kicks flow: close, detach, the tap deleted, the front-end's eventfd
  * closed, SET_KICK again or -1, the process that set it up gone.  A kick
  * storm from two threads moves every frame once; a process watching the
- * ring fd for errors only is not woken by the traffic.
+ * ring fd for errors only is not woken by the traffic.  Last: rmmod is
+ * refused while a ring in kick mode is open and works after its close
+ * while kicks flow (the modules are loaded again).
  *
  * The kick eventfd's count is consumed by the module in the eventfd's
  * wake-up (synchronously with the kick): a count still there after a
@@ -21,6 +23,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 
+#include "kmod_load.h"
 #include "memring.h"
 
 #define TXTAP "vrk0"
@@ -780,6 +783,73 @@ static void test_rx_weight_of_drops(int inj)
 	kr_free(&k);
 }
 
+/**
+ * test_rmmod_while_kicking() - a ring in kick mode holds the module while
+ * kicks flow; once its fd is closed, with the kicks still flowing, the
+ * module unloads, and kicks after the unload reach nothing of it (no
+ * callback left in the eventfd's wait queue, no worker queued: under the
+ * debug kernel KASAN would see a use after free).  The modules are loaded
+ * again afterwards, from where vm-run loaded them.
+ */
+static void test_rmmod_while_kicking(void)
+{
+	char top[PATH_MAX], ko[PATH_MAX + 32];
+	bool echo = kl_refcnt("vringfd_echo") >= 0;
+	struct kick_ring k;
+	struct kicker kk;
+	unsigned long before;
+	int r, e;
+
+	if (geteuid() != 0 || kl_refcnt("vringfd") < 0 || kl_find_top(top) ||
+	    (kl_path(top, "vringfd.ko", ko, sizeof(ko)), access(ko, R_OK))) {
+		result_skip("kick_rmmod_refused_while_open",
+			    "not root, vringfd not a module, or vringfd.ko not found");
+		return;
+	}
+	if (echo && syscall(SYS_delete_module, "vringfd_echo", O_NONBLOCK)) {
+		result_fail("kick_rmmod_refused_while_open", "rmmod vringfd_echo first: %s",
+			    strerror(errno));
+		return;
+	}
+	if (kr_new(&k, LIFETAP, VRINGFD_DIR_TX) || kicker_start(&kk, k.kick)) {
+		result_fail("kick_rmmod_refused_while_open", "setup: %s", strerror(errno));
+		kr_free(&k);
+		goto reload;
+	}
+	mf_post_tx(&k.m, 0, 200, 60, 0);
+	r = (int)syscall(SYS_delete_module, "vringfd", O_NONBLOCK);
+	e = errno;
+	result_check(r == -1 && kl_refcnt("vringfd") >= 0, "kick_rmmod_refused_while_open",
+		     "delete_module gave %d (%s)", r, r ? strerror(e) : "-");
+	close(k.m.fd);
+	k.m.fd = -1;
+	r = (int)syscall(SYS_delete_module, "vringfd", O_NONBLOCK);
+	e = errno;
+	result_check(r == 0 && kl_refcnt("vringfd") < 0, "kick_rmmod_after_close_while_kicking",
+		     "delete_module gave %d (%s), %lu kicks so far", r, r ? strerror(e) : "-",
+		     kk.kicks);
+	before = kk.kicks;
+	usleep(200000);
+	r = (int)kicker_stop(&kk);
+	eventfd_count(k.kick);
+	kick(k.kick);
+	result_check(!r && kk.kicks > before && eventfd_count(k.kick) == 1,
+		     "kick_after_rmmod_reaches_nothing",
+		     "%lu kicks after the unload, %d failed, or the eventfd is still consumed",
+		     kk.kicks - before, r);
+	kr_free(&k);
+reload:
+	r = kl_refcnt("vringfd") >= 0 ? 0 : kl_load(top, "vringfd.ko");
+	e = errno;
+	if (!r && echo)
+		r = kl_load(top, "vringfd_echo.ko"), e = errno;
+	result_check(!r && kl_refcnt("vringfd") >= 0 && (!echo || kl_refcnt("vringfd_echo") >= 0),
+		     "kick_rmmod_reload", "finit_module: %s", r ? strerror(e) : "-");
+	/* udev makes the device node again: wait for it (5 s at most) */
+	for (r = 0; r < 500 && access(VRINGFD_DEVICE, F_OK); r++)
+		usleep(10000);
+}
+
 int main(void)
 {
 	struct vringfd_version v;
@@ -823,6 +893,7 @@ int main(void)
 		test_rx_weight_of_drops(big);
 		close(big);
 	}
+	test_rmmod_while_kicking();
 	tc_sh("ip link del " TXTAP "; ip link del " RXTAP "; ip link del " PLAINTAP
 	      "; ip link del " LIFETAP "; ip link del " BIGTAP);
 	return result_exit_status();

@@ -50,7 +50,8 @@
  * user engine of a migration's dirty logging, or a fall-back to rings of
  * the daemon's address space; once mapped, it stays mapped until the
  * memory table changes.  Each ring pins every page of the
- * table, charged to the daemon's RLIMIT_MEMLOCK; what the module refuses
+ * table, charged to the daemon's RLIMIT_MEMLOCK once for all the rings
+ * (the module shares the held pages); what the module refuses
  * (hugetlbfs, a memfd that can shrink, more than 1 GiB, the limit) falls
  * back to rings of the daemon's address space, logged once.
  *

@@ -11,6 +11,18 @@
  * (vmap()) once.  Walks and copies then use kernel addresses of the held
  * pages (page_address(): 64-bit kernels have no highmem), in any task.
  *
+ * Holds: a region's pages are held by a struct vrfd_memfiles_hold, which
+ * every table holding the very same pages shares: the rings of one
+ * device name the same memory (each of a guest's rings is given the
+ * guest's whole table), and charging RLIMIT_MEMLOCK once per ring would
+ * count the same pinned pages again for every ring.  A table shares a
+ * hold when it has the same inode, offset, page count and charged user,
+ * and the pages it looked up are the hold's pages (compared one by one):
+ * after a hole was punched the file has new pages, which are held and
+ * charged anew.  The holds live in a registry (vrfd_memfiles_holds, under
+ * vrfd_memfiles_lock); the last table to let go of a hold dirties and
+ * drops its pages and returns its charge.
+ *
  * What keeps the memory alive: the page references (a page cannot be freed
  * while held, whatever happens to the file), and F_SEAL_SHRINK (the file
  * cannot be truncated, so a held page is the file's page unless a hole is
@@ -40,7 +52,9 @@
 #include <linux/errno.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
+#include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -64,16 +78,43 @@
 #endif
 
 /**
+ * struct vrfd_memfiles_hold - the held pages of one region, shared by the
+ * tables that hold the same pages
+ * @node: in vrfd_memfiles_holds (under vrfd_memfiles_lock)
+ * @inode: the file's inode, a key only: every table sharing the hold holds
+ *	a reference on the file
+ * @offset: the region's offset in the file (page-aligned)
+ * @npages: entries in @pages
+ * @user: the user charged in locked_vm for @npages, or NULL (created with
+ *	CAP_IPC_LOCK: nothing charged); part of the key
+ * @refs: tables holding it (under vrfd_memfiles_lock)
+ * @pages: the region's pages (a reference each)
+ */
+struct vrfd_memfiles_hold {
+	struct hlist_node node;
+	struct inode *inode;
+	u64 offset;
+	unsigned long npages;
+	struct user_struct *user;
+	unsigned long refs;
+	struct page **pages;
+};
+
+static DEFINE_MUTEX(vrfd_memfiles_lock);
+static DEFINE_HASHTABLE(vrfd_memfiles_holds, 8);
+
+/**
  * struct vrfd_memfiles - a validated, held table of memory files
  * @mt: guest address to byte offset into @pages
  * @files: the regions' files (a reference each)
  * @nfiles: entries in @files
  * @nwritable: the first @nwritable of @files count the module as a writable
  *	mapping (mapping_map_writable()), so F_SEAL_WRITE cannot be added
- * @pages: every page of every region, region after region (a reference each)
- * @npages: entries in @pages (the pages taken so far while building)
- * @user: the user charged in locked_vm, or NULL (CAP_IPC_LOCK)
- * @charged: pages charged to @user
+ * @holds: per region, its held pages (a reference each)
+ * @nholds: entries in @holds
+ * @pages: every page of every region, region after region: the pointers of
+ *	@holds' pages, in one array for the translation (no references)
+ * @npages: entries in @pages
  * @maps: vmap()s of the ring parts (NULL: not mapped)
  * @parts: kernel addresses of the ring parts inside @maps
  */
@@ -82,10 +123,10 @@ struct vrfd_memfiles {
 	struct file **files;
 	u32 nfiles;
 	u32 nwritable;
+	struct vrfd_memfiles_hold **holds;
+	u32 nholds;
 	struct page **pages;
 	unsigned long npages;
-	struct user_struct *user;
-	unsigned long charged;
 	void *maps[VRFD_MEMFILES_NPARTS];
 	struct vrfd_memfiles_parts parts;
 };
@@ -102,29 +143,155 @@ struct vrfd_memfiles_span {
 
 /**
  * vrfd_memfiles_charge() - charge pinned pages to the caller's RLIMIT_MEMLOCK
- * @mf: the table
+ * @user: the user to charge (the caller's)
  * @n: pages
  *
  * As io_uring charges its registered buffers: to the user's locked_vm,
- * limited by RLIMIT_MEMLOCK, nothing charged with CAP_IPC_LOCK.
+ * limited by RLIMIT_MEMLOCK (the caller's CAP_IPC_LOCK is checked by the
+ * caller: nothing is charged then).
  * Return: 0, or -ENOMEM (the limit would be exceeded).
  */
-static int vrfd_memfiles_charge(struct vrfd_memfiles *mf, unsigned long n)
+static int vrfd_memfiles_charge(struct user_struct *user, unsigned long n)
 {
 	unsigned long limit, cur, new;
 
-	if (capable(CAP_IPC_LOCK))
-		return 0;
 	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	mf->user = get_uid(current_user());
-	cur = atomic_long_read(&mf->user->locked_vm);
+	cur = atomic_long_read(&user->locked_vm);
 	do {
 		new = cur + n;
 		if (new > limit || new < cur)
 			return -ENOMEM;
-	} while (!atomic_long_try_cmpxchg(&mf->user->locked_vm, &cur, new));
-	mf->charged = n;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
 	return 0;
+}
+
+/**
+ * vrfd_memfiles_put_pages() - dirty and drop page references
+ * @pages: the pages
+ * @n: their count
+ *
+ * The module wrote these pages through kernel addresses, which set no
+ * dirty bit: they are marked dirty before being let go, or reclaim could
+ * drop a page (clean in the swap cache) with what the module wrote, as
+ * unpin_user_pages_dirty_lock() does for pinned user pages.
+ */
+static void vrfd_memfiles_put_pages(struct page **pages, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		set_page_dirty_lock(pages[i]);
+		put_page(pages[i]);
+		if (!(i % 512))
+			cond_resched();
+	}
+}
+
+/**
+ * vrfd_memfiles_hold_put() - a table lets go of a hold
+ * @h: the hold
+ *
+ * The last one dirties and drops its pages and returns its charge.
+ */
+static void vrfd_memfiles_hold_put(struct vrfd_memfiles_hold *h)
+{
+	bool last;
+
+	mutex_lock(&vrfd_memfiles_lock);
+	last = !--h->refs;
+	if (last)
+		hash_del(&h->node);
+	mutex_unlock(&vrfd_memfiles_lock);
+	if (!last)
+		return;
+	vrfd_memfiles_put_pages(h->pages, h->npages);
+	kvfree(h->pages);
+	if (h->user) {
+		atomic_long_sub(h->npages, &h->user->locked_vm);
+		free_uid(h->user);
+	}
+	kfree(h);
+}
+
+/**
+ * vrfd_memfiles_hold_get() - the hold of one region's pages: shared with
+ * a table that holds the same pages, or new (and charged)
+ * @file: the region's file
+ * @offset: its offset (page-aligned)
+ * @npages: its pages
+ * @out: the hold (a reference)
+ *
+ * The pages are looked up first (a reference each); when a hold of the
+ * same inode, offset, size and user holds exactly these pages, those
+ * references are dropped and the hold is shared, else they make a new
+ * hold, charged to the caller (nothing with CAP_IPC_LOCK).
+ * Return: 0, -EINTR (a fatal signal), -ENOMEM (RLIMIT_MEMLOCK, or no
+ * memory), or the error of shmem's lookup (-ENOSPC, ...).
+ */
+static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long npages,
+				  struct vrfd_memfiles_hold **out)
+{
+	struct inode *inode = file_inode(file);
+	pgoff_t index = offset >> PAGE_SHIFT;
+	struct user_struct *user = NULL;
+	struct vrfd_memfiles_hold *h;
+	struct page **pages, *page;
+	unsigned long i;
+	int err = 0;
+
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < npages; i++) {
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		page = shmem_read_mapping_page(file->f_mapping, index + i);
+		if (IS_ERR(page)) {
+			err = PTR_ERR(page);
+			break;
+		}
+		pages[i] = page;
+		cond_resched();
+	}
+	if (err)
+		goto out_pages;
+	if (!capable(CAP_IPC_LOCK))
+		user = current_user();
+	mutex_lock(&vrfd_memfiles_lock);
+	hash_for_each_possible(vrfd_memfiles_holds, h, node, (unsigned long)inode) {
+		if (h->inode != inode || h->offset != offset || h->npages != npages ||
+		    h->user != user ||
+		    memcmp(h->pages, pages, npages * sizeof(*pages)))
+			continue;
+		h->refs++;
+		mutex_unlock(&vrfd_memfiles_lock);
+		*out = h;
+		goto out_pages;	/* our references go: the hold has them */
+	}
+	err = -ENOMEM;
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h || (user && vrfd_memfiles_charge(user, npages))) {
+		mutex_unlock(&vrfd_memfiles_lock);
+		kfree(h);
+		goto out_pages;
+	}
+	h->inode = inode;
+	h->offset = offset;
+	h->npages = npages;
+	h->user = user ? get_uid(user) : NULL;
+	h->refs = 1;
+	h->pages = pages;
+	hash_add(vrfd_memfiles_holds, &h->node, (unsigned long)inode);
+	mutex_unlock(&vrfd_memfiles_lock);
+	*out = h;
+	return 0;
+
+out_pages:
+	vrfd_memfiles_put_pages(pages, i);
+	kvfree(pages);
+	return err;
 }
 
 /**
@@ -141,28 +308,16 @@ void vrfd_memfiles_free(struct vrfd_memfiles *mf)
 	for (i = 0; i < VRFD_MEMFILES_NPARTS; i++)
 		if (mf->maps[i])
 			vunmap(mf->maps[i]);
-	/*
-	 * The module wrote these pages through kernel addresses, which set no
-	 * dirty bit: mark them dirty before letting go, or reclaim could drop
-	 * a page (clean in the swap cache) with what the module wrote, as
-	 * unpin_user_pages_dirty_lock() does for pinned user pages.
-	 */
-	for (i = 0; i < mf->npages; i++) {
-		set_page_dirty_lock(mf->pages[i]);
-		put_page(mf->pages[i]);
-		if (!(i % 512))
-			cond_resched();
-	}
 	kvfree(mf->pages);
+	/* before the files: a hold's inode is kept by the tables' files */
+	for (i = 0; i < mf->nholds; i++)
+		vrfd_memfiles_hold_put(mf->holds[i]);
+	kfree(mf->holds);
 	for (i = 0; i < mf->nwritable; i++)
 		mapping_unmap_writable(mf->files[i]->f_mapping);
 	for (i = 0; i < mf->nfiles; i++)
 		fput(mf->files[i]);
 	kfree(mf->files);
-	if (mf->user) {
-		atomic_long_sub(mf->charged, &mf->user->locked_vm);
-		free_uid(mf->user);
-	}
 	vrfd_memtable_free(mf->mt);
 	kfree(mf);
 }
@@ -204,36 +359,6 @@ static int vrfd_memfiles_check_file(struct file *file, u64 offset, u64 size)
 }
 
 /**
- * vrfd_memfiles_hold_pages() - take a reference on every page of a region
- * @mf: the table; @mf->npages grows by the region's pages
- * @file: the region's file
- * @offset: the region's offset (page-aligned)
- * @npages: the region's pages
- *
- * Return: 0, -EINTR (a fatal signal), or the error of shmem's lookup
- * (-ENOMEM, -ENOSPC, ...).
- */
-static int vrfd_memfiles_hold_pages(struct vrfd_memfiles *mf,
-				    struct file *file, u64 offset,
-				    unsigned long npages)
-{
-	pgoff_t index = offset >> PAGE_SHIFT;
-	unsigned long i;
-	struct page *page;
-
-	for (i = 0; i < npages; i++) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		page = shmem_read_mapping_page(file->f_mapping, index + i);
-		if (IS_ERR(page))
-			return PTR_ERR(page);
-		mf->pages[mf->npages++] = page;
-		cond_resched();
-	}
-	return 0;
-}
-
-/**
  * vrfd_memfiles_map_part() - map one ring part into the kernel
  * @mf: the table, pages held
  * @i: the part (VRFD_MEMFILES_DESC, ...)
@@ -271,7 +396,7 @@ static int vrfd_memfiles_map_part(struct vrfd_memfiles *mf, unsigned int i,
 
 /**
  * vrfd_memfiles_read_regions() - copy the regions, open their files, build
- * the translation and charge the pages
+ * the translation
  * @mf: the new table (its @mt and @files allocated by the caller)
  * @arg: the user's table
  * @n: its number of regions
@@ -322,10 +447,7 @@ static int vrfd_memfiles_read_regions(struct vrfd_memfiles *mf,
 			return err;
 		*total += spans[i].npages;
 	}
-	err = vrfd_memtable_seal(mf->mt);
-	if (err)
-		return err;
-	return vrfd_memfiles_charge(mf, *total);
+	return vrfd_memtable_seal(mf->mt);
 }
 
 /**
@@ -368,7 +490,8 @@ struct vrfd_memfiles *vrfd_memfiles_from_user(const struct vringfd_mem_files __u
 	err = -ENOMEM;
 	mf->mt = vrfd_memtable_new(head.nregions);
 	mf->files = kcalloc(head.nregions, sizeof(*mf->files), GFP_KERNEL_ACCOUNT);
-	if (!mf->mt || !mf->files)
+	mf->holds = kcalloc(head.nregions, sizeof(*mf->holds), GFP_KERNEL_ACCOUNT);
+	if (!mf->mt || !mf->files || !mf->holds)
 		goto err_free;
 	err = vrfd_memfiles_read_regions(mf, arg, head.nregions, spans, &total);
 	if (err)
@@ -379,10 +502,15 @@ struct vrfd_memfiles *vrfd_memfiles_from_user(const struct vringfd_mem_files __u
 		goto err_free;
 	/* The page array follows the user's order of regions. */
 	for (i = 0; i < head.nregions; i++) {
-		err = vrfd_memfiles_hold_pages(mf, mf->files[i], spans[i].offset,
-					       spans[i].npages);
+		struct vrfd_memfiles_hold *h;
+
+		err = vrfd_memfiles_hold_get(mf->files[i], spans[i].offset,
+					     spans[i].npages, &h);
 		if (err)
 			goto err_free;
+		mf->holds[mf->nholds++] = h;
+		memcpy(&mf->pages[mf->npages], h->pages, h->npages * sizeof(*h->pages));
+		mf->npages += h->npages;
 	}
 	for (i = 0; i < VRFD_MEMFILES_NPARTS; i++) {
 		err = vrfd_memfiles_map_part(mf, i, gpas[i], sizes[i], aligns[i]);

@@ -48,6 +48,11 @@
 #   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
 #                                falls back the same way (not logged again):
 #                                exactly 2000 (SKIP without free huge pages)
+#   ports-kernel-memory-memlock-once  the daemon's RLIMIT_MEMLOCK set to
+#                                6 MiB (prlimit): a 4 MiB front-end on mq
+#                                still gets two rings of memory (the
+#                                module charges the pages both hold once),
+#                                exactly 2000 frames, no refusal logged
 #   ports-kernel-kick-nomap      while the front-end's frames flow on kq (the
 #                                exact run above): /proc/PID/maps of the
 #                                daemon has no mapping of its memfd
@@ -68,7 +73,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
 tests="mode tx rx base nomap wakeups again migrate upgrade"
-mtests="rings tx rx nomap fallback fallback-maps hugetlb"
+mtests="rings tx rx nomap fallback fallback-maps hugetlb memlock-once"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
@@ -361,6 +366,33 @@ else
 		mpass hugetlb
 	else
 		mfail hugetlb "exit $rc ($out), tap rx +$d (want 2000)"
+	fi
+fi
+# --- RLIMIT_MEMLOCK: the daemon's limit set to 6 MiB.  Both rings of a
+# 4 MiB front-end hold the same pages, which vringfd.ko charges once (4
+# MiB): both are rings of memory.  Charged per ring (8 MiB), the second
+# would be refused (ENOMEM) and fall back.
+n0=$(engine_lines)
+r0=$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
+before=$(tap_rx vrnq1)
+lim=$(prlimit --pid "$dpid" --memlock --raw --noheadings -o SOFT,HARD | awk '{print $1 ":" $2}')
+if ! prlimit --pid "$dpid" --memlock=6291456:6291456; then
+	mfail memlock-once "prlimit --pid $dpid failed (was $lim)"
+else
+	out=$(build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
+	rc=$?
+	sleep 0.5
+	prlimit --pid "$dpid" --memlock="$lim"
+	d=$(( $(tap_rx vrnq1) - before ))
+	line=$(grep 'kernel engine: rings of memory' "$work/daemon.log" | tail -1)
+	r1=$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
+	echo "# memlock 6 MiB (was $lim): $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; $line"
+	if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(engine_lines)" -gt "$n0" ] &&
+	   [[ "$line" == *"tx yes, rx yes (1 memory files)" ]] && [ "$r1" -eq "$r0" ]; then
+		mpass memlock-once
+	else
+		mfail memlock-once "exit $rc, tap rx +$d (want 2000), last engine line '$line', refusals logged $((r1 - r0))"
+		grep 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log" | tail -2 | sed 's/^/# daemon: /'
 	fi
 fi
 # --- upgrade (hand-over) under a stream in kick mode

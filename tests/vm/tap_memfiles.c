@@ -659,6 +659,91 @@ static int drop_ipc_lock(void)
 }
 
 /**
+ * ring_over() - another vring fd over the ring parts of @m (as each ring of
+ * a guest lives in the guest's one memory)
+ * @m: the ring
+ *
+ * Return: the vring fd, or -1 with errno.
+ */
+static int ring_over(struct mf_ring *m)
+{
+	struct vringfd_ring *rs = mf_state(m);
+
+	return vringfd_create(NUM, rs->vr.desc, rs->vr.avail, rs->vr.used, &rs->last_used, 0);
+}
+
+/**
+ * child_memlock_shared() - tables holding the same pages are charged once
+ * @a: a ring whose table holds the first 1 MiB of its memfd (charged: 1 MiB
+ *	of the child's 1.5 MiB)
+ *
+ * A second ring given the same 1 MiB of the same memfd shares the pages
+ * held (not charged again); a ring of another memfd is still charged
+ * (ENOMEM); after a hole is punched in the region, the file has other
+ * pages: a third ring's table is charged anew (ENOMEM).  The pages stay
+ * held while either ring holds them: closing @a's fd leaves the shared
+ * charge, which the second ring's close returns.
+ * Return: 1 when every case passed (its own lines printed), else 0.
+ */
+static int child_memlock_shared(struct mf_ring *a)
+{
+	struct vringfd_mem_file_region r = mf_region(a);
+	struct mf_ring c;
+	int ok = 1, fd2, fd3;
+
+	r.size = 1UL << 20;
+	fd2 = ring_over(a);
+	fd3 = ring_over(a);
+	if (fd2 < 0 || fd3 < 0 || mf_ring_new(&c, 0)) {
+		result_fail("memfiles_memlock_same_pages_charged_once", "setup: %s", strerror(errno));
+		return 0;
+	}
+	{
+		struct mf_ring a2 = *a;
+
+		a2.fd = fd2;
+		ok &= tc_expect_err("memfiles_memlock_same_pages_charged_once",
+				    mf_set(&a2, &r, 1), 0);
+	}
+	{
+		struct vringfd_mem_file_region rc = mf_region(&c);
+
+		rc.size = 1UL << 20;
+		ok &= tc_expect_err("memfiles_memlock_other_file_charged", mf_set(&c, &rc, 1),
+				    ENOMEM);
+	}
+	/* a punched hole: the region's pages are others now */
+	if (fallocate(a->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 512UL << 10,
+		      64UL << 10)) {
+		result_fail("memfiles_memlock_punched_pages_charged", "fallocate: %s",
+			    strerror(errno));
+		ok = 0;
+	} else {
+		struct mf_ring a3 = *a;
+
+		a3.fd = fd3;
+		ok &= tc_expect_err("memfiles_memlock_punched_pages_charged",
+				    mf_set(&a3, &r, 1), ENOMEM);
+	}
+	/* a's own table goes (its fd closed): the second ring still holds the pages */
+	close(a->fd);
+	a->fd = -1;
+	{
+		struct vringfd_mem_file_region rc = mf_region(&c);
+
+		rc.size = 1UL << 20;
+		ok &= tc_expect_err("memfiles_memlock_shared_kept_by_other_ring",
+				    mf_set(&c, &rc, 1), ENOMEM);
+		close(fd2);
+		ok &= tc_expect_err("memfiles_memlock_shared_released_by_last",
+				    mf_set(&c, &rc, 1), 0);
+	}
+	close(fd3);
+	mf_ring_free(&c);
+	return ok;
+}
+
+/**
  * child_memlock() - the RLIMIT_MEMLOCK cases, in a child without
  * CAP_IPC_LOCK and a 1 MiB + 512 KiB limit (the ring's table is 2 MiB)
  *
@@ -697,6 +782,7 @@ static int child_memlock(void)
 	r = mf_region(&a);
 	r.size = 1UL << 20;
 	ok &= tc_expect_err("memfiles_memlock_released_on_close", mf_set(&a, &r, 1), 0);
+	ok &= child_memlock_shared(&a);
 	mf_ring_free(&a);
 	fflush(stdout);
 	return ok ? 0 : 1;

@@ -3,7 +3,8 @@
  * tap_memfiles.c - rings of memory (VRINGFD_SET_MEM_FILES) in the VM: a
  * ring whose table names a sealed memfd moves frames to a tap and back;
  * its fd passed to another process (fork + SCM_RIGHTS) that has unmapped
- * the memory serves write(), read() and poll() there; every refusal gets
+ * the memory serves write(), read() and poll() there, also when that
+ * process is in a user and network namespace of its own; every refusal gets
  * its errno; RLIMIT_MEMLOCK is charged and released; the file cannot be
  * truncated; a punched hole does not fault the module.
  *
@@ -13,6 +14,7 @@
  * not use the mapping (the child process proves it).
  */
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
@@ -211,18 +213,22 @@ enum { CH_TX_WRITE, CH_RX_POLL, CH_RX_READ, CH_PLAIN_WRITE, CH_NSTEPS };
 /**
  * child_serve() - the other process: receive the rings' fds and drive them
  * @s: unix socket to the parent
+ * @other_ns: first move to a new user and network namespace (the taps the
+ *	rings are attached to stay in the parent's)
  *
  * Forked before the rings and their memfds existed: this process never
  * mapped their memory.
  * Never returns.
  */
-static void __attribute__((noreturn)) child_serve(int s)
+static void __attribute__((noreturn)) child_serve(int s, bool other_ns)
 {
 	uint8_t rep[CH_NSTEPS];
 	struct pollfd p;
 	int txfd, rxfd, plainfd, r;
 	char c;
 
+	if (other_ns && unshare(CLONE_NEWUSER | CLONE_NEWNET))
+		_exit(6);
 	txfd = recv_fd(s);
 	rxfd = recv_fd(s);
 	plainfd = recv_fd(s);
@@ -259,13 +265,17 @@ static void __attribute__((noreturn)) child_serve(int s)
  * poll() and read() there; an address-space ring answers EPERM
  * @cap: packet socket on TXTAP
  * @inj: packet socket on RXTAP
+ * @other_ns: the process is in a user and network namespace of its own
+ *	(made before it received the fds): the rings still move frames
+ *	through the taps of this namespace, which they are attached to
  */
-static void test_other_process(int cap, int inj)
+static void test_other_process(int cap, int inj, bool other_ns)
 {
-	static const char *const names[CH_NSTEPS] = {
-		"memfiles_other_process_write_sends", "memfiles_other_process_poll_pollin",
-		"memfiles_other_process_read_fills", "memfiles_plain_ring_other_process_eperm",
+	static const char *const steps[CH_NSTEPS] = {
+		"write_sends", "poll_pollin", "read_fills", "plain_ring_eperm",
 	};
+	const char *pfx = other_ns ? "memfiles_other_netns_userns" : "memfiles_other_process";
+	char name[96];
 	struct mf_ring tx, rx;
 	struct tc_ring plain;
 	uint8_t rep[CH_NSTEPS];
@@ -274,7 +284,7 @@ static void test_other_process(int cap, int inj)
 	char c;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
-		result_fail("memfiles_other_process", "socketpair: %s", strerror(errno));
+		result_fail(pfx, "socketpair: %s", strerror(errno));
 		return;
 	}
 	/* forked before any ring exists: the child inherits no ring fd nor memory */
@@ -282,12 +292,12 @@ static void test_other_process(int cap, int inj)
 	pid = fork();
 	if (pid == 0) {
 		close(sv[0]);
-		child_serve(sv[1]);
+		child_serve(sv[1], other_ns);
 	}
 	close(sv[1]);
 	if (mf_ring_new(&tx, 0) || mf_set_whole(&tx) || mf_ring_new(&rx, 0) ||
 	    mf_set_whole(&rx) || tc_ring_new(&plain, 64, 0)) {
-		result_fail("memfiles_other_process", "setup: %s", strerror(errno));
+		result_fail(pfx, "setup: %s", strerror(errno));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return;
@@ -304,7 +314,7 @@ static void test_other_process(int cap, int inj)
 	mf_post_tx(&tx, 0, 10, 80, 40);
 	mf_post_rx(&rx, 0, 10);
 	if (send_fd(sv[0], tx.fd) || send_fd(sv[0], rx.fd) || send_fd(sv[0], plain.fd)) {
-		result_fail("memfiles_other_process", "sendmsg: %s", strerror(errno));
+		result_fail(pfx, "sendmsg: %s", strerror(errno));
 		kill(pid, SIGKILL);
 	} else if (read(sv[0], &c, 1) == 1) {
 		usleep(200000);		/* the child sits in poll() */
@@ -313,16 +323,20 @@ static void test_other_process(int cap, int inj)
 			tc_inject(inj, 5, 90, 65);
 	}
 	n = capture(cap, 10, 80, 40);
-	result_check(n == 10, "memfiles_other_process_frames_sent", "captured %d of 10", n);
+	snprintf(name, sizeof(name), "%s_frames_sent", pfx);
+	result_check(n == 10, name, "captured %d of 10", n);
 	if (write(sv[0], "d", 1) != 1 || read(sv[0], rep, sizeof(rep)) != sizeof(rep))
 		memset(rep, 250, sizeof(rep));
 	waitpid(pid, &st, 0);
 	for (i = 0; i < CH_NSTEPS; i++) {
 		int want = i == CH_PLAIN_WRITE ? EPERM : 0;
 
-		result_check(rep[i] == want, names[i], "child reported %u, want %d", rep[i], want);
+		snprintf(name, sizeof(name), "%s_%s", pfx, steps[i]);
+		result_check(rep[i] == want, name, "child reported %u, want %d (child status %#x)",
+			     rep[i], want, st);
 	}
-	result_check(rx_check(&rx, 10, 90, 60), "memfiles_other_process_rx_content",
+	snprintf(name, sizeof(name), "%s_rx_content", pfx);
+	result_check(rx_check(&rx, 10, 90, 60), name,
 		     "frames filled by the child's read() are not intact");
 	close(sv[0]);
 	tc_ring_free(&plain);
@@ -864,7 +878,8 @@ int main(void)
 		return 1;
 	}
 	test_txrx(cap, inj);
-	test_other_process(cap, inj);
+	test_other_process(cap, inj, false);
+	test_other_process(cap, inj, true);
 	test_creator_exits(cap);
 	test_refusals();
 	test_echo_client();

@@ -122,6 +122,7 @@
 #include "handover_state.h"
 #include "log.h"
 #include "port.h"
+#include "sandbox.h"
 #include "sdnotify.h"
 
 static char **handover_argv;
@@ -429,6 +430,7 @@ static pid_t handover_spawn(const struct handover_state *st, int state_fd, int s
 	fcntl(state_fd, F_SETFD, 0);
 	fcntl(status_fd, F_SETFD, 0);
 	setenv(HANDOVER_ENV, env, 1);
+	sandbox_pass_on();
 	execv(exe, handover_argv);
 	_exit(127);
 }

@@ -91,7 +91,8 @@
  * too little room nothing is stored (logged once).
  *
  * Sandbox: each write makes a memfd: memfd_create is in the base seccomp
- * filter (sandbox.c).
+ * filter (sandbox.c), and so is kcmp (grouping copies of an open file),
+ * unless a predecessor's filter lacks it (sandbox_allows_kcmp()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +106,7 @@
 #include "handover_state.h"
 #include "livestore.h"
 #include "log.h"
+#include "sandbox.h"
 
 /**
  * struct livestore_conn - one kept connection as the store holds it
@@ -220,7 +222,9 @@ static int livestore_cmp_open_file(const void *x, const void *y)
  * then by kcmp()'s order of the open files: O(n log n) kcmp() calls, only
  * between fds of one inode (eventfds share one; sockets have their own).
  * Without kcmp() nothing is linked; systemd cannot tell them apart then
- * either and keeps every copy.
+ * either and keeps every copy.  Nothing is linked either in a successor
+ * of a vringnetd whose seccomp filter did not allow kcmp()
+ * (sandbox_allows_kcmp()): such copies then miss a name at the next start.
  */
 static void livestore_link_open_files(const struct livestore_file *files, unsigned int n,
 				      unsigned int *leader)
@@ -230,6 +234,8 @@ static void livestore_link_open_files(const struct livestore_file *files, unsign
 
 	for (i = 0; i < n; i++)
 		leader[i] = i;
+	if (!sandbox_allows_kcmp())
+		return;	/* a successor under an older filter: kcmp() would kill it */
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
 		return;	/* not linked: such a connection is not kept over a restart */

@@ -26,6 +26,7 @@
 #include "handover_state.h"
 #include "log.h"
 #include "restart.h"
+#include "sandbox.h"
 #include "sdnotify.h"
 
 /**
@@ -149,6 +150,7 @@ int main(int argc, char **argv)
 	if (successor) {
 		log_info("vringnetd %s taking over from its previous instance, with %s",
 			 VRINGNETD_VERSION, path);
+		sandbox_inherit();
 		if (handover_receive(&hs, err, sizeof(err)) < 0)
 			handover_successor_fail(err);
 		/* with upgrade = no its own filter would refuse what a successor

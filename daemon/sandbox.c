@@ -106,6 +106,13 @@ static const char *const sandbox_calls[] = {
 	"set_robust_list", "rseq",
 };
 
+/*
+ * kcmp() is allowed by every filter this process is under: false in a
+ * successor of a vringnetd from before it joined the list
+ * (sandbox_inherit()).
+ */
+static bool sandbox_kcmp = true;
+
 /* System calls allowed too with upgrade = yes (any arguments). */
 static const char *const sandbox_upgrade_calls[] = {
 	/* upgrade (handover.c): the successor, sd_notify_barrier() (the state
@@ -180,9 +187,61 @@ static int sandbox_add_calls(scmp_filter_ctx ctx, const char *const *calls, size
 
 	for (i = 0; !ret && i < n; i++) {
 		*what = calls[i];
+#ifdef VRINGNETD_TEST
+		/* a test build plays a vringnetd from before kcmp was allowed */
+		if (!strcmp(calls[i], "kcmp") && getenv("VRINGNETD_TEST_SANDBOX_NO_KCMP")) {
+			sandbox_kcmp = false;
+			continue;
+		}
+#endif
 		ret = sandbox_add(ctx, calls[i], 0, none);
 	}
 	return ret;
+}
+
+/**
+ * sandbox_inherit() - a successor: what its predecessor's filters allow
+ *
+ * An upgrade's successor runs under every filter of its predecessor for
+ * good (its own is stacked on them): a call this build allows but an
+ * older predecessor's filter does not would kill it.  The predecessor
+ * names the calls newer than the first filter that its filters allow in
+ * SANDBOX_ALLOWS_ENV (sandbox_pass_on()); one that names nothing is older
+ * than all of them.  Today the only such call is kcmp (livestore.c).
+ * Call it before anything that might make one of them.
+ */
+void sandbox_inherit(void)
+{
+	const char *v = getenv(SANDBOX_ALLOWS_ENV);
+
+	sandbox_kcmp = v && !strcmp(v, "kcmp");
+	if (!sandbox_kcmp)
+		log_info("seccomp: the previous instance's filter may not allow kcmp: copies of one open file are not grouped in systemd's fd store (a ring-fd client passing one eventfd twice is not kept over a restart)");
+	unsetenv(SANDBOX_ALLOWS_ENV);
+}
+
+/**
+ * sandbox_allows_kcmp() - whether kcmp() may be called
+ *
+ * Return: false in a successor of a vringnetd whose filter did not allow
+ * it (sandbox_inherit()), else true.
+ */
+bool sandbox_allows_kcmp(void)
+{
+	return sandbox_kcmp;
+}
+
+/**
+ * sandbox_pass_on() - tell a successor what this process's filters allow
+ *
+ * Called in the child of an upgrade right before execve (setenv only).
+ */
+void sandbox_pass_on(void)
+{
+	if (sandbox_kcmp)
+		setenv(SANDBOX_ALLOWS_ENV, "kcmp", 1);
+	else
+		unsetenv(SANDBOX_ALLOWS_ENV);
 }
 
 /**

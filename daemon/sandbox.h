@@ -20,7 +20,14 @@
 
 #include "config.h"
 
+/* what a predecessor's filters allow of the calls newer than the first
+ * filter: "kcmp" (sandbox_pass_on(), sandbox_inherit()) */
+#define SANDBOX_ALLOWS_ENV "VRINGNETD_SANDBOX_ALLOWS"
+
 int sandbox_install(enum config_seccomp mode, bool upgrade, char *err, size_t errlen);
+void sandbox_inherit(void);
+bool sandbox_allows_kcmp(void);
+void sandbox_pass_on(void);
 #ifdef VRINGNETD_TEST
 void sandbox_test_forbidden(void);
 #endif

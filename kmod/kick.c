@@ -150,12 +150,24 @@ void vrfd_kick_init(struct vrfd_tap *t)
 	init_poll_funcptr(&t->kick.pt, vrfd_kick_queue_proc);
 }
 
-void vrfd_kick_stop(struct vrfd_tap *t)
+/**
+ * vrfd_kick_end() - leave kick mode (see vrfd_kick_stop())
+ * @t: the attachment
+ * @report: clear the ring's VRINGFD_STATE_KICK too (not when SET_KICK
+ *	replaces the eventfd: kick mode goes on)
+ */
+static void vrfd_kick_end(struct vrfd_tap *t, bool report)
 {
 	struct vrfd_kick *k = &t->kick;
 
+	/*
+	 * Only an attachment in kick mode speaks for the ring: an attach that
+	 * failed (its attachment freed at once) must not clear the flag of the
+	 * ring's real attachment.
+	 */
+	if (report && READ_ONCE(k->on))
+		WRITE_ONCE(t->ring->kick, false);
 	WRITE_ONCE(k->on, false);
-	WRITE_ONCE(t->ring->kick, false);
 	if (k->whead)
 		remove_wait_queue(k->whead, &k->wait);
 	k->whead = NULL;
@@ -167,6 +179,11 @@ void vrfd_kick_stop(struct vrfd_tap *t)
 	if (k->file)
 		fput(k->file);
 	k->file = NULL;
+}
+
+void vrfd_kick_stop(struct vrfd_tap *t)
+{
+	vrfd_kick_end(t, true);
 }
 
 int vrfd_kick_set(struct vrfd_tap *t, int fd)
@@ -187,7 +204,7 @@ int vrfd_kick_set(struct vrfd_tap *t, int fd)
 		fput(file);
 		return PTR_ERR(ctx);
 	}
-	vrfd_kick_stop(t);
+	vrfd_kick_end(t, false);	/* the flag stays: kick mode goes on */
 	k->file = file;
 	k->ctx = ctx;
 	WRITE_ONCE(k->on, true);

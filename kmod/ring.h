@@ -113,7 +113,9 @@ struct page;
  * @notify: virtio asked for an interrupt (VRINGFD_STATE_NOTIFY)
  * @hup: the attached subsystem's device went away (VRINGFD_STATE_HUP)
  * @kick: the attached tap serves the ring from kick mode's worker
- *	(VRINGFD_STATE_KICK); written by kick.c under @attach_sem for writing
+ *	(VRINGFD_STATE_KICK); written by kick.c for the ring's attachment in
+ *	kick mode only (SET_KICK under @attach_sem for writing; the end of
+ *	the attachment, from ->destroy or DETACH), read without a lock
  * @ops: callbacks of the attached subsystem, NULL when none (under
  *	@attach_sem)
  * @data: argument of @ops

@@ -240,6 +240,14 @@ static void test_tx(int cap)
 	}
 	result_check(kick_flag(k.m.fd) == 1, "kick_state_flag_on",
 		     "VRINGFD_STATE_KICK %d after SET_KICK", kick_flag(k.m.fd));
+	/* a second ATTACH_TAP that fails (no tap fd) leaves kick mode's flag */
+	{
+		int r = tc_attach(k.m.fd, -1, VRINGFD_DIR_TX, 0, 0);
+
+		result_check(r < 0 && kick_flag(k.m.fd) == 1, "kick_state_flag_failed_attach",
+			     "ATTACH_TAP gave %d (%s), then VRINGFD_STATE_KICK %d", r,
+			     r < 0 ? strerror(errno) : "-", kick_flag(k.m.fd));
+	}
 	tx_round(&k, cap, 100, 0, "kick_tx_100_no_write");
 	st = stats(&k);
 	result_check(st.frames == 100 && st.bytes == 100 * 60 && !st.drop_bad_chain &&

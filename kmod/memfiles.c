@@ -234,7 +234,7 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 	struct inode *inode = file_inode(file);
 	pgoff_t index = offset >> PAGE_SHIFT;
 	struct user_struct *user = NULL;
-	struct vrfd_memfiles_hold *h;
+	struct vrfd_memfiles_hold *h, *new;
 	struct page **pages, *page;
 	unsigned long i;
 	int err = 0;
@@ -259,6 +259,8 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 		goto out_pages;
 	if (!capable(CAP_IPC_LOCK))
 		user = current_user();
+	/* allocated before the lock: no reclaim while every caller waits */
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	mutex_lock(&vrfd_memfiles_lock);
 	hash_for_each_possible(vrfd_memfiles_holds, h, node, (unsigned long)inode) {
 		if (h->inode != inode || h->offset != offset || h->npages != npages ||
@@ -267,11 +269,12 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 			continue;
 		h->refs++;
 		mutex_unlock(&vrfd_memfiles_lock);
+		kfree(new);
 		*out = h;
 		goto out_pages;	/* our references go: the hold has them */
 	}
 	err = -ENOMEM;
-	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	h = new;
 	if (!h || (user && vrfd_memfiles_charge(user, npages))) {
 		mutex_unlock(&vrfd_memfiles_lock);
 		kfree(h);

@@ -440,9 +440,13 @@ struct vringfd_mem_files {
  * looked up (allocated if it was a hole) and held with a page reference at
  * this call, until the table is replaced or the ring is freed; the pages
  * are accounted to the caller's user in locked_vm and limited by
- * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK (a replacing table is
- * charged before the old one is released: for that moment the limit must
- * cover both).  Only memfds sealed
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.  Pages are charged
+ * once per user however many rings hold them: a region whose file,
+ * offset and size are those of a region another ring of the same user
+ * holds, and whose pages are the very pages held there, is not charged
+ * again.  A replacing table is built before the old one is released:
+ * its regions that hold other pages need room for both for that moment.
+ * Only memfds sealed
  * with F_SEAL_SHRINK are accepted: the file cannot shrink, so a page the
  * module holds is always a page of the file.  A hole punched with
  * fallocate() replaces the file's pages: the module keeps the old ones
@@ -450,7 +454,8 @@ struct vringfd_mem_files {
  *
  * A ring of memory stays one: a later VRINGFD_SET_MEM_FILES replaces the
  * table (under the walker lock), VRINGFD_SET_MEM_TABLE is refused.  Not
- * for rings used by the in-kernel API in atomic mode.
+ * for rings used by the in-kernel API in atomic mode, nor by an in-kernel
+ * client that takes buffers as user addresses (vringfd_echo).
  *
  * Errors: EBADF (an fd is not open), EOPNOTSUPP (an fd is not shmem: a
  * regular file of a disk or network file system, a hugetlbfs file, a

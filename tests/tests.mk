@@ -6,6 +6,7 @@
 #   tests/host/*.c               -> build/tests/host/NAME (helpers for host tests)
 #   tests/lib/result.c           -> linked into all of them (PASS/FAIL/SKIP lines)
 #   tests/lib/peer_server.c      -> linked into the host helpers (a peer that listens)
+#   tests/lib/ringfd_msg.c       -> linked into the host helpers (SETUP by hand)
 CHECK_CFLAGS = $(call pkg_lazy,CHECK_CFLAGS,cflags,check)
 CHECK_LIBS   = $(call pkg_lazy,CHECK_LIBS,libs,check)
 
@@ -13,6 +14,7 @@ UNIT_LIB_SRCS    := $(wildcard tests/unit/check_lib*.c)
 UNIT_DAEMON_SRCS := $(wildcard tests/unit/check_daemon*.c)
 TEST_RESULT_OBJ  := $(B)/tests/lib/result.o
 TEST_SERVER_OBJ  := $(B)/tests/lib/peer_server.o
+TEST_RINGFD_OBJ  := $(B)/tests/lib/ringfd_msg.o
 TEST_COMMON_SRCS := $(wildcard tests/unit/runner.c)
 VM_TEST_SRCS     := $(wildcard tests/vm/*.c)
 HOST_TEST_SRCS   := $(wildcard tests/host/*.c)
@@ -38,7 +40,7 @@ $(B)/tests/vm/%: $(B)/tests/vm/%.o $(TEST_RESULT_OBJ) $(LIBVRINGFD_A)
 
 HOST_TESTS := $(HOST_TEST_SRCS:tests/host/%.c=$(B)/tests/host/%)
 CHECK_DEPS += $(HOST_TESTS)
-$(B)/tests/host/%: $(B)/tests/host/%.o $(TEST_RESULT_OBJ) $(TEST_SERVER_OBJ) $(LIBVRINGFD_A)
+$(B)/tests/host/%: $(B)/tests/host/%.o $(TEST_RESULT_OBJ) $(TEST_SERVER_OBJ) $(TEST_RINGFD_OBJ) $(LIBVRINGFD_A)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
 # examples/ringfd-client (bench/bench.mk's rule; run by tests/suites/31-ringfd-host)

@@ -51,12 +51,13 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
 #include <vringfd.h>
+
+#include "lib/ringfd_msg.h"
 
 static const char *re_path;
 
@@ -138,7 +139,7 @@ static void re_post_tx(int memfd, const struct re_msg *m)
 }
 
 /**
- * re_send() - connect and send a message with fds
+ * re_send() - connect and send a message with fds (exits 2 when it cannot)
  * @msg: bytes
  * @len: their count
  * @fds: fds
@@ -147,57 +148,13 @@ static void re_post_tx(int memfd, const struct re_msg *m)
  */
 static int re_send(const void *msg, size_t len, const int *fds, unsigned int nfds)
 {
-	char cb[CMSG_SPACE(64 * sizeof(int))];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-	int s;
+	int s = ringfd_msg_send(re_path, msg, len, fds, nfds);
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", re_path);
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		perror("connect");
-		exit(2);
-	}
-	if (nfds) {
-		memset(cb, 0, sizeof(cb));
-		mh.msg_control = cb;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	}
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0) {
-		perror("sendmsg");
+	if (s < 0) {
+		perror("ringfd_evil: connect or sendmsg");
 		exit(2);
 	}
 	return s;
-}
-
-/**
- * re_reply() - wait for the reply
- * @s: socket
- * @text: its text
- * @len: size of @text
- * Return: 0 for OK, the positive errno of ERROR, -1 for no/malformed reply.
- */
-static int re_reply(int s, char *text, size_t len)
-{
-	struct vringnet_rfd_reply r;
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, 5000) != 1)
-		return -1;
-	n = recv(s, &r, sizeof(r), 0);
-	if (n != (ssize_t)sizeof(r) || r.hdr.magic != VRINGNET_RFD_MAGIC)
-		return -1;
-	r.text[sizeof(r.text) - 1] = '\0';
-	snprintf(text, len, "%s", r.text);
-	return r.hdr.type == VRINGNET_RFD_OK ? 0 : r.error;
 }
 
 /**
@@ -224,7 +181,7 @@ static int re_failed;
 static void re_expect(const char *name, int s, int want)
 {
 	char text[200] = "";
-	int got = re_reply(s, text, sizeof(text));
+	int got = ringfd_msg_reply(s, text, sizeof(text));
 
 	if (got != want) {
 		printf("bad %s: answer %d (%s), want %d\n", name, got, text, want);
@@ -462,7 +419,7 @@ int main(int argc, char **argv)
 	if (busy) {
 		re_expect("busy", s, EBUSY);
 		s = -1;
-	} else if (re_reply(s, text, sizeof(text)) != 0) {
+	} else if (ringfd_msg_reply(s, text, sizeof(text)) != 0) {
 		printf("bad second_setup: the good SETUP was refused: %s\n", text);
 		printf("bad busy: no served client to be busy with\n");
 		re_failed = 1;
@@ -494,7 +451,7 @@ int main(int argc, char **argv)
 		/* One 60-byte frame on the tx ring: its completion must signal. */
 		re_post_tx(fds[0], &m);
 		s = re_send(&m, sizeof(m), fds, 5);
-		if (re_reply(s, text, sizeof(text)) != 0) {
+		if (ringfd_msg_reply(s, text, sizeof(text)) != 0) {
 			printf("bad blocking_eventfds: SETUP refused: %s\n", text);
 			re_failed = 1;
 		} else {

@@ -29,11 +29,12 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <vringfd.h>
+
+#include "lib/ringfd_msg.h"
 
 #define RSC_MEM		65536
 #define RSC_NUM		16
@@ -60,72 +61,6 @@ static long long rsc_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/**
- * rsc_connect() - connect and send the SETUP with its five fds
- * @path: the port's socket
- * @m: the SETUP
- * @fds: memfd, tx kick, tx call, rx kick, rx call
- * Return: the socket, or -1 (printed).
- */
-static int rsc_connect(const char *path, const struct rsc_msg *m, const int *fds)
-{
-	char cb[CMSG_SPACE(5 * sizeof(int))];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cb, .msg_controllen = sizeof(cb) };
-	struct cmsghdr *cm;
-	int s;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "ringfd_shared_call: connect %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	memset(cb, 0, sizeof(cb));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(5 * sizeof(int));
-	memcpy(CMSG_DATA(cm), fds, 5 * sizeof(int));
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0) {
-		fprintf(stderr, "ringfd_shared_call: sendmsg: %s\n", strerror(errno));
-		close(s);
-		return -1;
-	}
-	return s;
-}
-
-/**
- * rsc_answer() - wait for the daemon's answer to the SETUP
- * @s: the socket
- * Return: 0 for OK, -1 otherwise (printed).
- */
-static int rsc_answer(int s)
-{
-	struct vringnet_rfd_reply r;
-	struct pollfd p = { .fd = s, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, 5000) != 1) {
-		fprintf(stderr, "ringfd_shared_call: no answer to the SETUP\n");
-		return -1;
-	}
-	n = recv(s, &r, sizeof(r), 0);
-	if (n != (ssize_t)sizeof(r) || r.hdr.magic != VRINGNET_RFD_MAGIC) {
-		fprintf(stderr, "ringfd_shared_call: malformed answer (%zd bytes)\n", n);
-		return -1;
-	}
-	r.text[sizeof(r.text) - 1] = '\0';
-	if (r.hdr.type != VRINGNET_RFD_OK) {
-		fprintf(stderr, "ringfd_shared_call: SETUP refused: %s (%s)\n",
-			strerror((int)r.error), r.text);
-		return -1;
-	}
-	return 0;
 }
 
 /**
@@ -159,7 +94,8 @@ int main(int argc, char **argv)
 	long long end, stop;
 	uint8_t *mem;
 	uint64_t one = 1;
-	int fds[5], s, secs, i;
+	char text[200] = "";
+	int fds[5], s, secs, i, r;
 	bool closed = false;
 
 	if (argc != 3 || (secs = atoi(argv[2])) <= 0) {
@@ -198,9 +134,17 @@ int main(int argc, char **argv)
 		f[12 + 12] = 0x88;		/* local experimental EtherType */
 		f[12 + 13] = 0xb5;
 	}
-	s = rsc_connect(argv[1], &m, fds);
-	if (s < 0 || rsc_answer(s) < 0)
+	s = ringfd_msg_send(argv[1], &m, sizeof(m), fds, 5);
+	if (s < 0) {
+		fprintf(stderr, "ringfd_shared_call: %s: %s\n", argv[1], strerror(errno));
 		return 2;
+	}
+	r = ringfd_msg_reply(s, text, sizeof(text));
+	if (r) {
+		fprintf(stderr, "ringfd_shared_call: SETUP %s: %s (%s)\n",
+			r < 0 ? "not answered" : "refused", r < 0 ? "-" : strerror(r), text);
+		return 2;
+	}
 	end = rsc_now_ms() + (long long)secs * 1000;
 	stop = end + 10000;
 	while (!closed && (rsc_now_ms() < end || (done < sent && rsc_now_ms() < stop))) {

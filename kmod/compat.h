@@ -16,8 +16,11 @@
 
 #include <linux/version.h>
 #include <linux/eventfd.h>
+#include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/preempt.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
@@ -59,5 +62,32 @@ static inline long vrfd_pin_user_pages_locked(unsigned long start, int nr_pages,
 			      NULL);
 #endif
 }
+
+#ifdef CONFIG_HUGETLBFS
+/**
+ * vrfd_hugetlb_folio_get() - the huge page a hugetlbfs file has at @pos
+ * @file: a hugetlbfs file
+ * @pos: byte offset in it
+ *
+ * hugetlbfs indexed its page cache in huge pages until 6.7 ("mm/filemap:
+ * remove hugetlb special casing in filemap.c"; 6.12 looks a huge page up
+ * at its first base page's index, as filemap_lock_hugetlb_folio() does),
+ * and filemap_get_folio() answers a miss with NULL until 6.3 ("mm: return
+ * an ERR_PTR from __filemap_get_folio"), ERR_PTR(-ENOENT) since.
+ * Return: the folio (a reference), or NULL (a hole).
+ */
+static inline struct folio *vrfd_hugetlb_folio_get(struct file *file, loff_t pos)
+{
+	struct hstate *h = hstate_file(file);
+	pgoff_t index = pos >> huge_page_shift(h);
+	struct folio *folio;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	index <<= huge_page_order(h);
+#endif
+	folio = filemap_get_folio(file->f_mapping, index);
+	return IS_ERR(folio) ? NULL : folio;
+}
+#endif
 
 #endif /* VRFD_COMPAT_H */

@@ -5,8 +5,10 @@
  *
  * Each region names (guest address, size, memfd, offset).  At set-up the
  * module takes a reference on every file and on every page of every region
- * (shmem_read_mapping_page(): a hole gets a page), and keeps them in one
- * page array; the regions' guest ranges translate (memtable.c) to byte
+ * (shmem: shmem_read_mapping_page(), a hole gets a page; hugetlbfs: the
+ * region's holes are allocated with vfs_fallocate() as a write to them
+ * would, then each huge page is looked up and held once per base page it
+ * lends the region), and keeps them in one page array, in base pages; the regions' guest ranges translate (memtable.c) to byte
  * offsets into that array.  The ring parts are mapped into the kernel
  * (vmap()) once.  Walks and copies then use kernel addresses of the held
  * pages (page_address(): 64-bit kernels have no highmem), in any task.
@@ -32,17 +34,20 @@
  * Bad input of vrfd_memfiles_from_user():
  *   nregions 0 or > VRINGFD_MAX_MEM_REGIONS, flags, reserved   -EINVAL
  *   an fd not open                                  -EBADF
- *   not shmem (a regular file on ext4/9p/overlay, hugetlbfs, a socket)
- *                                                   -EOPNOTSUPP
+ *   neither shmem nor hugetlbfs (a regular file on ext4/9p/overlay, a
+ *   sysfs file, a socket)                           -EOPNOTSUPP
  *   an fd not open for reading and writing          -EACCES
- *   shmem without F_SEAL_SHRINK, or sealed against writes (F_SEAL_WRITE,
- *   F_SEAL_FUTURE_WRITE)                            -EPERM
+ *   shmem or hugetlbfs without F_SEAL_SHRINK (a hugetlbfs file not made
+ *   by memfd_create(MFD_HUGETLB | MFD_ALLOW_SEALING) cannot be sealed),
+ *   or sealed against writes (F_SEAL_WRITE, F_SEAL_FUTURE_WRITE) -EPERM
  *   offset not page-aligned, size 0, offset + size beyond the file's size,
  *   guest range wrapping, overlapping regions      -EINVAL
  *   a ring part outside one region, or misaligned (guest address, or file
  *   offset)                                         -EINVAL
  *   more than VRINGFD_MAX_MEM_FILE_PAGES pages      -E2BIG
  *   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK)  -ENOMEM
+ *   hugetlbfs: no free huge page for a hole         -ENOSPC
+ *   hugetlbfs: a hole punched again while set up    -ENXIO
  *   a fatal signal while pages are looked up        -EINTR
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -53,6 +58,8 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/hashtable.h>
+#include <linux/hugetlb.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
@@ -63,6 +70,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/vringfd.h>
+#include "compat.h"
 #include "memtable.h"
 #include "memfiles.h"
 
@@ -88,7 +96,9 @@
  * @user: the user charged in locked_vm for @npages, or NULL (created with
  *	CAP_IPC_LOCK: nothing charged); part of the key
  * @refs: tables holding it (under vrfd_memfiles_lock)
- * @pages: the region's pages (a reference each)
+ * @hugetlb: the pages are hugetlbfs pages (never written back: not dirtied)
+ * @pages: the region's pages (a reference each; a huge page's base pages
+ *	are its folio's, a folio reference each)
  */
 struct vrfd_memfiles_hold {
 	struct hlist_node node;
@@ -97,6 +107,7 @@ struct vrfd_memfiles_hold {
 	unsigned long npages;
 	struct user_struct *user;
 	unsigned long refs;
+	bool hugetlb;
 	struct page **pages;
 };
 
@@ -169,18 +180,21 @@ static int vrfd_memfiles_charge(struct user_struct *user, unsigned long n)
  * vrfd_memfiles_put_pages() - dirty and drop page references
  * @pages: the pages
  * @n: their count
+ * @dirty: mark them dirty first (shmem)
  *
  * The module wrote these pages through kernel addresses, which set no
- * dirty bit: they are marked dirty before being let go, or reclaim could
- * drop a page (clean in the swap cache) with what the module wrote, as
- * unpin_user_pages_dirty_lock() does for pinned user pages.
+ * dirty bit: shmem pages are marked dirty before being let go, or reclaim
+ * could drop a page (clean in the swap cache) with what the module wrote,
+ * as unpin_user_pages_dirty_lock() does for pinned user pages.  hugetlbfs
+ * pages are neither reclaimed nor written back.
  */
-static void vrfd_memfiles_put_pages(struct page **pages, unsigned long n)
+static void vrfd_memfiles_put_pages(struct page **pages, unsigned long n, bool dirty)
 {
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
-		set_page_dirty_lock(pages[i]);
+		if (dirty)
+			set_page_dirty_lock(pages[i]);
 		put_page(pages[i]);
 		if (!(i % 512))
 			cond_resched();
@@ -204,13 +218,117 @@ static void vrfd_memfiles_hold_put(struct vrfd_memfiles_hold *h)
 	mutex_unlock(&vrfd_memfiles_lock);
 	if (!last)
 		return;
-	vrfd_memfiles_put_pages(h->pages, h->npages);
+	vrfd_memfiles_put_pages(h->pages, h->npages, !h->hugetlb);
 	kvfree(h->pages);
 	if (h->user) {
 		atomic_long_sub(h->npages, &h->user->locked_vm);
 		free_uid(h->user);
 	}
 	kfree(h);
+}
+
+/**
+ * vrfd_memfiles_is_hugetlb() - is @file a hugetlbfs file?
+ * @file: a file
+ *
+ * By its file system (hugetlbfs_file_operations is not exported).
+ * Return: true for a hugetlbfs file (also an MFD_HUGETLB memfd).
+ */
+static bool vrfd_memfiles_is_hugetlb(struct file *file)
+{
+	return IS_ENABLED(CONFIG_HUGETLBFS) &&
+	       file_inode(file)->i_sb->s_magic == HUGETLBFS_MAGIC;
+}
+
+/**
+ * vrfd_memfiles_lookup_shmem() - a reference on each page of a shmem range
+ * @file: the shmem file
+ * @index: the first page's index
+ * @npages: pages
+ * @pages: filled in
+ * @done: pages looked up (out; on error too)
+ *
+ * A hole gets a page (shmem_read_mapping_page()).
+ * Return: 0, -EINTR (a fatal signal), or shmem's error (-ENOSPC, ...).
+ */
+static int vrfd_memfiles_lookup_shmem(struct file *file, pgoff_t index, unsigned long npages,
+				      struct page **pages, unsigned long *done)
+{
+	struct page *page;
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		*done = i;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		page = shmem_read_mapping_page(file->f_mapping, index + i);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		pages[i] = page;
+		cond_resched();
+	}
+	*done = npages;
+	return 0;
+}
+
+/**
+ * vrfd_memfiles_lookup_hugetlb() - a reference on each base page of a
+ * hugetlbfs range
+ * @file: the hugetlbfs file
+ * @index: the first base page's index
+ * @npages: base pages
+ * @pages: filled in, base page by base page
+ * @done: base pages looked up (out; on error too)
+ *
+ * The range's holes get huge pages first: vfs_fallocate() (mode 0, within
+ * the file's size) allocates them as a fault would, from the pool and the
+ * caller's hugetlb cgroup.  Then each huge page is looked up once and
+ * referenced once for every base page of it the range uses.
+ * Return: 0, -EINTR (a signal), -ENOSPC (the pool has no free huge page),
+ * -ENXIO (a hole again: punched while this ran), or fallocate's error.
+ */
+static int vrfd_memfiles_lookup_hugetlb(struct file *file, pgoff_t index, unsigned long npages,
+					struct page **pages, unsigned long *done)
+{
+#ifdef CONFIG_HUGETLBFS
+	unsigned long hpages = pages_per_huge_page(hstate_file(file));
+	loff_t pos = (loff_t)index << PAGE_SHIFT;
+	struct folio *folio = NULL;
+	unsigned long i, sub;
+	int err;
+
+	*done = 0;
+	err = vfs_fallocate(file, 0, pos, (loff_t)npages << PAGE_SHIFT);
+	if (err)
+		return err;
+	for (i = 0; i < npages; i++) {
+		*done = i;
+		sub = (index + i) & (hpages - 1);
+		if (!folio || !sub) {
+			if (folio)
+				folio_put(folio);
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			folio = vrfd_hugetlb_folio_get(file, (loff_t)(index + i) << PAGE_SHIFT);
+			if (!folio)
+				return -ENXIO;
+			if (WARN_ON_ONCE(folio_nr_pages(folio) != hpages)) {
+				folio_put(folio);
+				return -EIO;
+			}
+			cond_resched();
+		}
+		folio_get(folio);
+		pages[i] = folio_page(folio, sub);
+	}
+	if (folio)
+		folio_put(folio);
+	*done = npages;
+	return 0;
+#else
+	*done = 0;
+	return -EOPNOTSUPP;
+#endif
 }
 
 /**
@@ -226,7 +344,7 @@ static void vrfd_memfiles_hold_put(struct vrfd_memfiles_hold *h)
  * references are dropped and the hold is shared, else they make a new
  * hold, charged to the caller (nothing with CAP_IPC_LOCK).
  * Return: 0, -EINTR (a fatal signal), -ENOMEM (RLIMIT_MEMLOCK, or no
- * memory), or the error of shmem's lookup (-ENOSPC, ...).
+ * memory), or the lookup's error (-ENOSPC, -ENXIO, ...).
  */
 static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long npages,
 				  struct vrfd_memfiles_hold **out)
@@ -234,27 +352,19 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 	struct inode *inode = file_inode(file);
 	pgoff_t index = offset >> PAGE_SHIFT;
 	struct user_struct *user = NULL;
+	bool hugetlb = vrfd_memfiles_is_hugetlb(file);
 	struct vrfd_memfiles_hold *h, *new;
-	struct page **pages, *page;
+	struct page **pages;
 	unsigned long i;
-	int err = 0;
+	int err;
 
 	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
 		return -ENOMEM;
-	for (i = 0; i < npages; i++) {
-		if (fatal_signal_pending(current)) {
-			err = -EINTR;
-			break;
-		}
-		page = shmem_read_mapping_page(file->f_mapping, index + i);
-		if (IS_ERR(page)) {
-			err = PTR_ERR(page);
-			break;
-		}
-		pages[i] = page;
-		cond_resched();
-	}
+	if (hugetlb)
+		err = vrfd_memfiles_lookup_hugetlb(file, index, npages, pages, &i);
+	else
+		err = vrfd_memfiles_lookup_shmem(file, index, npages, pages, &i);
 	if (err)
 		goto out_pages;
 	if (!capable(CAP_IPC_LOCK))
@@ -285,6 +395,7 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 	h->npages = npages;
 	h->user = user ? get_uid(user) : NULL;
 	h->refs = 1;
+	h->hugetlb = hugetlb;
 	h->pages = pages;
 	hash_add(vrfd_memfiles_holds, &h->node, (unsigned long)inode);
 	mutex_unlock(&vrfd_memfiles_lock);
@@ -292,7 +403,7 @@ static int vrfd_memfiles_hold_get(struct file *file, u64 offset, unsigned long n
 	return 0;
 
 out_pages:
-	vrfd_memfiles_put_pages(pages, i);
+	vrfd_memfiles_put_pages(pages, i, !hugetlb);
 	kvfree(pages);
 	return err;
 }
@@ -335,23 +446,28 @@ void vrfd_memfiles_free(struct vrfd_memfiles *mf)
  * open for reading and writing, and the file may not be sealed against
  * writes (F_SEAL_WRITE, F_SEAL_FUTURE_WRITE): a read-only fd of someone
  * else's memfd (reopened through /proc/PID/fd) gives no right to write it.
- * Return: 0, -EOPNOTSUPP (not shmem), -EACCES (not open read-write),
- * -EPERM (no F_SEAL_SHRINK, or sealed against writes), -EINVAL (offset not
- * page-aligned, or the region goes beyond the file's size).
+ * Return: 0, -EOPNOTSUPP (neither shmem nor hugetlbfs), -EACCES (not open
+ * read-write), -EPERM (no F_SEAL_SHRINK, or sealed against writes),
+ * -EINVAL (offset not page-aligned, or the region goes beyond the file's
+ * size).
  */
 static int vrfd_memfiles_check_file(struct file *file, u64 offset, u64 size)
 {
 	struct inode *inode = file_inode(file);
+	unsigned int seals;
 	u64 end;
 
-	unsigned int seals;
-
-	if (!shmem_file(file))
+	if (shmem_file(file))
+		seals = READ_ONCE(SHMEM_I(inode)->seals);
+#ifdef CONFIG_HUGETLBFS
+	else if (vrfd_memfiles_is_hugetlb(file))
+		seals = READ_ONCE(HUGETLBFS_I(inode)->seals);
+#endif
+	else
 		return -EOPNOTSUPP;
 	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) != (FMODE_READ | FMODE_WRITE))
 		return -EACCES;
 	/* Seals are only ever added: F_SEAL_SHRINK seen once stays. */
-	seals = READ_ONCE(SHMEM_I(inode)->seals);
 	if (!(seals & F_SEAL_SHRINK) || (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)))
 		return -EPERM;
 	if (!PAGE_ALIGNED(offset) || !size ||

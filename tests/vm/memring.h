@@ -13,6 +13,8 @@
 #define VRFD_TEST_MEMRING_H
 
 #include <poll.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 
 #include "tap_common.h"
 
@@ -47,15 +49,17 @@ static inline struct vringfd_ring *mf_state(const struct mf_ring *m)
 }
 
 /**
- * mf_memfd() - a memfd of @size bytes with @seals added
+ * mf_memfd_flags() - a memfd of @size bytes with @seals added
  * @size: bytes
  * @seals: F_SEAL_* to add (0: none)
+ * @flags: more MFD_* flags (MFD_HUGETLB: a hugetlbfs memfd, @size a
+ *	multiple of the huge page size)
  *
  * Return: the fd, or -1.
  */
-static inline int mf_memfd(size_t size, int seals)
+static inline int mf_memfd_flags(size_t size, int seals, unsigned int flags)
 {
-	int fd = memfd_create("vrmf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int fd = memfd_create("vrmf", MFD_CLOEXEC | MFD_ALLOW_SEALING | flags);
 
 	if (fd < 0)
 		return -1;
@@ -65,6 +69,18 @@ static inline int mf_memfd(size_t size, int seals)
 		return -1;
 	}
 	return fd;
+}
+
+/**
+ * mf_memfd() - a shmem memfd of @size bytes with @seals added
+ * @size: bytes
+ * @seals: F_SEAL_* to add (0: none)
+ *
+ * Return: the fd, or -1.
+ */
+static inline int mf_memfd(size_t size, int seals)
+{
+	return mf_memfd_flags(size, seals, 0);
 }
 
 /**
@@ -113,22 +129,24 @@ static inline struct vringfd_mem_file_region mf_region(const struct mf_ring *m)
 }
 
 /**
- * mf_ring_new() - a ring in a new sealed memfd, its vring fd, no table yet
+ * mf_ring_new_in() - a ring in a new sealed memfd, its vring fd, no table yet
  * @m: filled in
  * @features: ring features
+ * @memfd_flags: more MFD_* flags for the memfd (MFD_HUGETLB: one 2 MiB
+ *	huge page)
  *
  * The last_used counter lives in the driver state, which must be inside
  * the memfd too: the state struct is placed in the page before BUFOFF.
  * Return: 0, or -1 with errno.
  */
-static inline int mf_ring_new(struct mf_ring *m, uint64_t features)
+static inline int mf_ring_new_in(struct mf_ring *m, uint64_t features, unsigned int memfd_flags)
 {
 	struct vringfd_ring *rs;
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	m->mem = NULL;
-	m->memfd = mf_memfd(MEMSZ, F_SEAL_SHRINK);
+	m->memfd = mf_memfd_flags(MEMSZ, F_SEAL_SHRINK, memfd_flags);
 	if (m->memfd < 0)
 		return -1;
 	m->mem = mmap(NULL, MEMSZ, PROT_READ | PROT_WRITE, MAP_SHARED, m->memfd, 0);
@@ -142,6 +160,18 @@ static inline int mf_ring_new(struct mf_ring *m, uint64_t features)
 	m->fd = vringfd_create(NUM, rs->vr.desc, rs->vr.avail, rs->vr.used,
 			       &rs->last_used, features);
 	return m->fd < 0 ? -1 : 0;
+}
+
+/**
+ * mf_ring_new() - a ring in a new sealed shmem memfd, its vring fd, no table
+ * @m: filled in
+ * @features: ring features
+ *
+ * Return: 0, or -1 with errno.
+ */
+static inline int mf_ring_new(struct mf_ring *m, uint64_t features)
+{
+	return mf_ring_new_in(m, features, 0);
 }
 
 /**
@@ -303,6 +333,22 @@ static inline bool rx_check(struct mf_ring *m, int n, size_t len, unsigned int s
 			return false;
 	}
 	return true;
+}
+
+/**
+ * mf_drop_ipc_lock() - remove CAP_IPC_LOCK from this process's effective set
+ *
+ * Return: 0 or -1.
+ */
+static inline int mf_drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	return (int)syscall(SYS_capset, &h, d);
 }
 
 #endif /* VRFD_TEST_MEMRING_H */

@@ -78,7 +78,9 @@
  *               while its VRINGFD_SET_MEM_FILES table is replaced: every
  *               chain answered and counted once), kick (a ring of
  *               memory served in kick mode, frames awaited on the call
- *               eventfd only, kick mode ended four ways);
+ *               eventfd only, kick mode ended four ways); memfiles and
+ *               kick put 30 % of their rings in a hugetlbfs memfd (the
+ *               pool is raised by 16 huge pages for the run);
  *               one result line stress_check_NAME each.  --checks LIST
  *               picks them (all, none, gone, or names), --checks-only runs
  *               nothing else (a check alone:
@@ -587,6 +589,83 @@ static void check_kmemleak(void)
  *
  * Return: 0, or -1 after a FAIL/SKIP line.
  */
+/* vm.nr_hugepages before setup() raised it (-1: not raised) */
+static long nr_hugepages0 = -1;
+
+/**
+ * hugepages_raise() - 16 more 2 MiB huge pages, for the memfiles and kick
+ * checks' rings in hugetlbfs memfds (given back by hugepages_restore())
+ */
+static void hugepages_raise(void)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r");
+	char v[32];
+	long n;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%ld", &n) == 1) {
+		snprintf(v, sizeof(v), "%ld\n", n + 16);
+		if (!write_file("/proc/sys/vm/nr_hugepages", v))
+			nr_hugepages0 = n;
+	}
+	fclose(f);
+}
+
+/**
+ * hugepages_count() - a number of /proc/meminfo's about huge pages
+ * @key: "HugePages_Total:", "HugePages_Free:"
+ *
+ * Return: the number, or -1.
+ */
+static long hugepages_count(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			n = strtol(line + strlen(key), NULL, 10);
+	fclose(f);
+	return n;
+}
+
+/**
+ * hugepages_restore() - with every ring closed, every huge page is free
+ * again (the memfiles and kick checks' held pages were let go); then give
+ * back what hugepages_raise() took
+ */
+static void hugepages_restore(void)
+{
+	long total, free = -1;
+	char v[32];
+	int i;
+
+	if (nr_hugepages0 < 0)
+		return;
+	total = hugepages_count("HugePages_Total:");
+	for (i = 0; i < 40; i++) {
+		free = hugepages_count("HugePages_Free:");
+		if (free == total)
+			break;
+		usleep(50000);
+	}
+	if (!atomic_load(&ck_hugetlb_runs[CK_MEMFILES]) && !atomic_load(&ck_hugetlb_runs[CK_KICK]))
+		result_skip("stress_hugetlb_pages_returned", "no ring was in a hugetlbfs memfd "
+			    "(%ld of %ld huge pages free)", free, total);
+	else if (free == total)
+		result_pass("stress_hugetlb_pages_returned");
+	else
+		result_fail("stress_hugetlb_pages_returned", "%ld of %ld huge pages free with "
+			    "every ring closed (seed %llu)", free, total,
+			    (unsigned long long)opt.seed);
+	snprintf(v, sizeof(v), "%ld\n", nr_hugepages0);
+	write_file("/proc/sys/vm/nr_hugepages", v);
+}
+
 static int setup(void)
 {
 	struct sigaction sa;
@@ -610,6 +689,7 @@ static int setup(void)
 	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	init_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	hugepages_raise();
 	for (i = 0; i < NRING; i++) {
 		pthread_rwlock_init(&rings[i].lk, NULL);
 		rings[i].fd = -1;
@@ -777,6 +857,7 @@ int main(int argc, char **argv)
 		ck_report();
 
 	teardown();
+	hugepages_restore();
 	r = atomic_load(&unexpected);
 	if (r) {
 		result_fail("stress_unexpected_results", "%d (first 20 shown above; seed %llu)", r,

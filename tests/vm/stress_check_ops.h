@@ -56,7 +56,8 @@
  *               SIGKILLed too in half the runs, then reaped within the same
  *               bound; --reap-ms is 6000 under the debug kernel)
  *   memfiles    a TX ring of memory (VRINGFD_SET_MEM_FILES over a sealed
- *               memfd, sometimes closed at once: the module holds it) on a
+ *               memfd, in 30 % of the runs a hugetlbfs one when the pool
+ *               has a page, sometimes closed at once: the module holds it) on a
  *               private tap; rounds of frames drained by write() in this
  *               process, in a forked child, or in a child while this
  *               process replaces the table (the whole memfd, or only the
@@ -140,6 +141,8 @@ static struct {
 } ck_opt = { (1u << NCK) - 1, false, 0, 25 };
 
 static atomic_uint ck_runs[NCK], ck_fails[NCK], ck_inconclusive[NCK];
+/* memfiles and kick runs whose ring was in a hugetlbfs memfd (a huge page) */
+static atomic_uint ck_hugetlb_runs[NCK];
 static atomic_llong ck_ms[NCK];
 static atomic_uint ck_draws[NCK];	/* times picked (the least picked go first) */
 static atomic_uint ck_unavail;		/* CK_* bits that cannot run here (no module) */
@@ -1716,21 +1719,38 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
  * @memfd: the memfd (out), or -1
  * @tap: the tap fd (out), or -1
  * @name: the tap's name (out, IFNAMSIZ bytes)
+ * @huge: try a hugetlbfs memfd of one 2 MiB huge page first (out: it is
+ *	one); a shmem memfd when the pool has no page
  *
  * Return: 1 (ready), 0 (the ring was made, the rest failed and was
  * reported: free it), -1 (nothing made).
  */
 static int ck_mf_tx_ring(int ck, struct ck_ring *r, unsigned int num, int *memfd, int *tap,
-			 char *name)
+			 char *name, bool *huge)
 {
+	/* the ring's pages before its buffers (ck_ring_new_in()'s layout) */
+	size_t ring = ck_round(16UL * num) + ck_round(6 + 2UL * num) +
+		      ck_round(6 + 8UL * num) + CK_PAGE;
+
 	*tap = -1;
-	*memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (*memfd < 0)
-		return -1;
-	if (ck_ring_new_in(r, num, 64 * 2048, 0, *memfd)) {
-		close(*memfd);
-		*memfd = -1;
-		return -1;
+	*memfd = -1;
+	if (*huge) {
+		*memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+		if (*memfd >= 0 && ck_ring_new_in(r, num, (2UL << 20) - ring, 0, *memfd)) {
+			close(*memfd);
+			*memfd = -1;
+		}
+		*huge = *memfd >= 0;
+	}
+	if (*memfd < 0) {
+		*memfd = memfd_create("vsk-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (*memfd < 0)
+			return -1;
+		if (ck_ring_new_in(r, num, 64 * 2048, 0, *memfd)) {
+			close(*memfd);
+			*memfd = -1;
+			return -1;
+		}
 	}
 	if (ck_mf_set(r, *memfd, true)) {
 		ck_fail(ck, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
@@ -1780,16 +1800,18 @@ static void ck_memfiles(void)
 	struct vringfd_state st;
 	struct vringfd_stats s;
 	char name[IFNAMSIZ];
-	bool whole = true;
+	bool whole = true, huge = chance(30);
 	struct ck_ring r;
 	int memfd, tap, made;
 	long got;
 
-	made = ck_mf_tx_ring(CK_MEMFILES, &r, num, &memfd, &tap, name);
+	made = ck_mf_tx_ring(CK_MEMFILES, &r, num, &memfd, &tap, name, &huge);
 	if (made < 0)
 		return;
 	if (!made)
 		goto out;
+	if (huge)
+		atomic_fetch_add(&ck_hugetlb_runs[CK_MEMFILES], 1);
 	if (chance(25)) {
 		close(memfd);	/* the module holds the file */
 		memfd = -1;
@@ -1916,15 +1938,18 @@ static void ck_kick(void)
 	struct vringfd_stats s;
 	char name[IFNAMSIZ];
 	uint64_t posted = 0;
+	bool huge = chance(30);
 	struct ck_ring r;
 	struct pollfd p;
 	int32_t v;
 
-	made = ck_mf_tx_ring(CK_KICK, &r, num, &memfd, &tap, name);
+	made = ck_mf_tx_ring(CK_KICK, &r, num, &memfd, &tap, name, &huge);
 	if (made < 0)
 		return;
 	if (!made)
 		goto out;
+	if (huge)
+		atomic_fetch_add(&ck_hugetlb_runs[CK_KICK], 1);
 	kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	call = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	v = call;
@@ -2117,6 +2142,8 @@ static void ck_report(void)
 		for (k = 0; k < CK_KINDS && ck_kind[k].fmt; k++)
 			if (ck_kind[k].ck == (int)i)
 				printf("#   %u x %s\n", ck_kind[k].n, ck_kind[k].first);
+		if (i == CK_MEMFILES || i == CK_KICK)
+			printf("#   %u runs in a hugetlbfs memfd\n", atomic_load(&ck_hugetlb_runs[i]));
 		if (fails)
 			result_fail(name, "%u failures in %u runs; first: %s (seed %llu)", fails, runs,
 				    ck_first[i], (unsigned long long)opt.seed);

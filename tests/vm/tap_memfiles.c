@@ -18,7 +18,6 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
-#include <linux/capability.h>
 #include <linux/falloc.h>
 #include <linux/vringfd_echo.h>
 
@@ -627,16 +626,6 @@ static void test_refusals(void)
 		result_skip("memfiles_sysfs_file_eopnotsupp", "no sysfs file: %s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
-	fd = memfd_create("vrmfh", MFD_CLOEXEC | MFD_HUGETLB | MFD_ALLOW_SEALING);
-	if (fd < 0) {
-		result_skip("memfiles_hugetlbfs_eopnotsupp", "memfd_create(MFD_HUGETLB): %s",
-			    strerror(errno));
-	} else {
-		r[0].fd = fd;
-		r[0].size = 4096;
-		tc_expect_err("memfiles_hugetlbfs_eopnotsupp", mf_set(&m, r, 1), EOPNOTSUPP);
-		close(fd);
-	}
 	r[0] = mf_region(&m);
 	r[0].fd = 1000;
 	tc_expect_err("memfiles_bad_fd_ebadf", mf_set(&m, r, 1), EBADF);
@@ -686,22 +675,6 @@ static void test_refusals(void)
 		expect_set("memfiles_too_many_pages_e2big", r, 1, E2BIG);
 		close(fd);
 	}
-}
-
-/**
- * drop_ipc_lock() - remove CAP_IPC_LOCK from this process's effective set
- *
- * Return: 0 or -1.
- */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return -1;
-	d[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
-	return (int)syscall(SYS_capset, &h, d);
 }
 
 /**
@@ -802,7 +775,7 @@ static int child_memlock(void)
 	struct mf_ring a, b;
 	int ok = 1;
 
-	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
+	if (mf_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl)) {
 		result_fail("memfiles_memlock", "capset/setrlimit: %s", strerror(errno));
 		fflush(stdout);
 		return 1;

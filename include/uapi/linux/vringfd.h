@@ -383,7 +383,7 @@ struct vringfd_state {
  * @guest_addr: guest-physical address of the region's first byte
  * @size: length in bytes (non-zero; @offset + @size within the file's size)
  * @offset: where the region starts in the file (a multiple of the page size)
- * @fd: a memfd sealed with F_SEAL_SHRINK
+ * @fd: a memfd sealed with F_SEAL_SHRINK (shmem, or hugetlbfs: MFD_HUGETLB)
  * @reserved: zero
  */
 struct vringfd_mem_file_region {
@@ -438,7 +438,8 @@ struct vringfd_mem_files {
  *
  * Each file is held (a file reference) and every page of each region is
  * looked up (allocated if it was a hole) and held with a page reference at
- * this call, until the table is replaced or the ring is freed; the pages
+ * this call (a hugetlbfs region's holes get huge pages from the pool, as
+ * fallocate() gives them, and are charged below in base pages), until the table is replaced or the ring is freed; the pages
  * are accounted to the caller's user in locked_vm and limited by
  * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK.  Pages are charged
  * once per user however many rings hold them: a region whose file,
@@ -447,7 +448,7 @@ struct vringfd_mem_files {
  * again.  A replacing table is built before the old one is released:
  * its regions that hold other pages need room for both for that moment.
  * Only memfds sealed
- * with F_SEAL_SHRINK are accepted: the file cannot shrink, so a page the
+ * with F_SEAL_SHRINK are accepted (shmem and hugetlbfs ones): the file cannot shrink, so a page the
  * module holds is always a page of the file.  A hole punched with
  * fallocate() replaces the file's pages: the module keeps the old ones
  * (memory-safe; the ring then no longer sees the file's new contents).
@@ -457,11 +458,12 @@ struct vringfd_mem_files {
  * for rings used by the in-kernel API in atomic mode, nor by an in-kernel
  * client that takes buffers as user addresses (vringfd_echo).
  *
- * Errors: EBADF (an fd is not open), EOPNOTSUPP (an fd is not shmem: a
- * regular file of a disk or network file system, a hugetlbfs file, a
+ * Errors: EBADF (an fd is not open), EOPNOTSUPP (an fd is neither shmem
+ * nor hugetlbfs: a regular file of a disk or network file system, a
  * socket), EACCES (an fd not open for reading and writing: the module
- * writes the pages), EPERM (shmem without F_SEAL_SHRINK: a memfd not
- * sealed so, or a tmpfs file, which cannot be sealed; or a memfd sealed
+ * writes the pages), EPERM (without F_SEAL_SHRINK: a memfd not sealed
+ * so, a tmpfs or hugetlbfs file not made by memfd_create(), which cannot
+ * be sealed; or a memfd sealed
  * with F_SEAL_WRITE or F_SEAL_FUTURE_WRITE), EINVAL (no region, too many, zero size, an
  * offset not page-aligned, beyond the file's size, overlap, wrap-around,
  * a ring part outside one region or misaligned (its guest address, or
@@ -471,7 +473,9 @@ struct vringfd_mem_files {
  * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG
  * (more than VRINGFD_MAX_MEM_FILE_PAGES pages), ENOMEM (RLIMIT_MEMLOCK
  * exceeded, or no memory), EINTR (a fatal signal while pages were looked
- * up), EBUSY (the ring is attached in atomic mode, or to an in-kernel
+ * up), ENOSPC (hugetlbfs: no free huge page for a hole), ENXIO
+ * (hugetlbfs: a hole punched again while the call looked pages up),
+ * EBUSY (the ring is attached in atomic mode, or to an in-kernel
  * client that takes buffers as user addresses: vringfd_echo), EFAULT.
  */
 #define VRINGFD_SET_MEM_FILES	_IOW(VRINGFD_IOCTL_MAGIC, 0x16, struct vringfd_mem_files)

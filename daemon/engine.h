@@ -60,6 +60,8 @@ struct engine_ring {
  * @fd: with engine_queue_config.mem_files: the memory file the region is
  *	in (not owned)
  * @offset: with engine_queue_config.mem_files: where @guest_addr is in @fd
+ * @map_align: what a mapping of @fd needs its offset and length aligned to:
+ *	the huge page size of a hugetlbfs file, 0 for the base page
  */
 struct engine_mem_region {
 	uint64_t guest_addr;
@@ -67,6 +69,7 @@ struct engine_mem_region {
 	void *uaddr;
 	int fd;
 	uint64_t offset;
+	uint64_t map_align;
 };
 
 /**
@@ -94,7 +97,7 @@ struct engine_mem_region {
  * @mem_files: the kernel engine makes rings of memory (VRINGFD_SET_MEM_FILES)
  *	over @regions' fds, with the rings' guest addresses (engine_ring's
  *	*_gpa), instead of rings of this address space; a module or memory
- *	it cannot do so with (hugetlbfs, no F_SEAL_SHRINK) gets the usual
+ *	it cannot do so with (no F_SEAL_SHRINK, a disk file) gets the usual
  *	rings (logged once).  The user engine ignores it
  * @kick_mode: with @mem_files, when both rings became rings of memory and
  *	both kick fds are set: the kernel engine puts them in kick mode

@@ -173,8 +173,8 @@ static int engine_kernel_set_mem_table(int fd, const struct engine_queue_config 
  * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
  * @ring: which ring (its guest addresses)
  *
- * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's: EOPNOTSUPP for
- * hugetlbfs, EPERM for a memfd without F_SEAL_SHRINK, ...).
+ * Return: 0, or -1 with errno (VRINGFD_SET_MEM_FILES's: EPERM for a
+ * memfd without F_SEAL_SHRINK, EOPNOTSUPP for a disk file, ...).
  */
 static int engine_kernel_set_mem_files(int fd, const struct engine_queue_config *cfg,
 			       const struct engine_ring *ring)
@@ -235,13 +235,15 @@ struct engine_kernel_window {
  * @len: its bytes
  * @w: the mapping (out; unmapped with engine_kernel_window_unmap())
  *
+ * The window is aligned as the file needs (@r->map_align: a huge page of a
+ * hugetlbfs file).
  * Return: where @gpa is mapped here, or NULL with errno (EFAULT: in no
  * region; mmap()'s).
  */
 static void *engine_kernel_window_map(const struct engine_queue_config *cfg, uint64_t gpa,
 				      uint64_t len, struct engine_kernel_window *w)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), have = len, off, delta;
+	uint64_t align = (uint64_t)sysconf(_SC_PAGESIZE), have = len, off, delta;
 	const struct engine_mem_region *r = engine_region_find(cfg->regions, cfg->nregions, gpa, &have);
 	void *p;
 
@@ -250,9 +252,11 @@ static void *engine_kernel_window_map(const struct engine_queue_config *cfg, uin
 		errno = EFAULT;
 		return NULL;
 	}
+	if (r->map_align > align)
+		align = r->map_align;
 	off = r->offset + (gpa - r->guest_addr);
-	delta = off & (page - 1);
-	w->len = (size_t)((len + delta + page - 1) & ~(page - 1));
+	delta = off & (align - 1);
+	w->len = (size_t)((len + delta + align - 1) & ~(align - 1));
 	p = mmap(NULL, w->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)(off - delta));
 	if (p == MAP_FAILED)
 		return NULL;
@@ -353,8 +357,9 @@ out:
  * @errlen: its size
  *
  * With @cfg->mem_files the ring is made a ring of memory over the regions'
- * files; when the module refuses them (hugetlbfs: EOPNOTSUPP; a memfd not
- * sealed against shrinking: EPERM; an older module: ENOTTY; ...) the ring
+ * files; when the module refuses them (a memfd not sealed against
+ * shrinking: EPERM; a disk file or, before hugetlbfs support, a hugetlb
+ * memfd: EOPNOTSUPP; an older module: ENOTTY; ...) the ring
  * gets the memory table of this address space instead, as without
  * mem_files, and the first such fall-back of the process is logged.  A
  * ring not mapped here (@ring->desc NULL) can only become a ring of memory

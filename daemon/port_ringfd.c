@@ -345,7 +345,7 @@ static int port_ringfd_map(struct port_ringfd_conn *c, char *why, size_t whylen)
 		snprintf(why, whylen, "guard: %s", strerror(-ret));
 		return ret;
 	}
-	c->region = (struct engine_mem_region){ 0, c->mem_size, c->mem, c->fds[0], 0 };
+	c->region = (struct engine_mem_region){ 0, c->mem_size, c->mem, c->fds[0], 0, 0 };
 	return 0;
 }
 

@@ -52,7 +52,8 @@
  * memory table changes.  Each ring pins every page of the
  * table, charged to the daemon's RLIMIT_MEMLOCK once for all the rings
  * (the module shares the held pages); what the module refuses
- * (hugetlbfs, a memfd that can shrink, more than 1 GiB, the limit) falls
+ * (a hugetlbfs or tmpfs file, which cannot be sealed, a memfd that can
+ * shrink, more than 1 GiB, the limit) falls
  * back to rings of the daemon's address space, logged once.
  *
  * kernel-rings = kick: the same rings of memory in kick mode

@@ -61,8 +61,8 @@
  * rings of memory) asks for vhost_user_dev_map_lazily(): SET_MEM_TABLE
  * then makes every check above but the mmap() (sizes against fstat(),
  * file type, wrap-around, overlap, the mapping's length and alignment;
- * hugetlbfs regions are still mapped at once, for their reservation and
- * because vringfd.ko cannot hold them), ring addresses are checked against
+ * hugetlbfs regions too: vringfd.ko holds huge pages, and a mapping made
+ * later for a fall-back reserves them then), ring addresses are checked against
  * the table arithmetically, and the owner maps the table with
  * vhost_user_dev_map() when something needs it (a queue on the user
  * engine, a fall-back to rings of this process).  GET_VRING_BASE reads
@@ -612,7 +612,7 @@ static int vhost_user_region_map(struct vhost_user_dev *dev, struct vhost_user_r
  * vhost_user_dev_map_lazily() - choose when guest memory is mapped here
  * @dev: the connection
  * @lazily: true: SET_MEM_TABLE validates the table without mapping it
- *	(but hugetlbfs regions), and vhost_user_dev_map() maps it when the
+ *	(hugetlbfs regions too), and vhost_user_dev_map() maps it when the
  *	owner first needs it; false (the default): SET_MEM_TABLE maps it
  *
  * For an owner whose engine reaches guest memory through the memory
@@ -704,6 +704,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 {
 	const struct vhost_user_msg_mem *mem = &msg->payload.mem;
 	struct vhost_user_region fresh[VUM_MAX_REGIONS];
+	uint64_t fresh_align[VUM_MAX_REGIONS];
 	struct stat st[VUM_MAX_REGIONS];
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int i, j, mapped = 0;
@@ -776,12 +777,13 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		fresh[i].file_dev = (uint64_t)st[i].st_dev;
 		fresh[i].file_ino = (uint64_t)st[i].st_ino;
 		fresh[i].fd = msg->fds[i];
+		fresh_align[i] = align > (uint64_t)page ? align : 0;
 		/*
-		 * Mapped now unless the owner maps on demand; hugetlbfs always
-		 * (vringfd.ko cannot hold it, and mapping it now reserves its
-		 * huge pages: an exhausted pool is refused here).
+		 * Mapped now unless the owner maps on demand (a hugetlbfs
+		 * region too: vringfd.ko holds its huge pages, allocating
+		 * what is missing; on a fall-back the mapping reserves them).
 		 */
-		if (dev->map_lazily && align == (uint64_t)page)
+		if (dev->map_lazily)
 			continue;
 		ret = vhost_user_region_map(dev, &fresh[i], i, "SET_MEM_TABLE");
 		if (ret < 0)
@@ -802,6 +804,7 @@ static int vhost_user_set_mem_table(struct vhost_user_dev *dev, struct vhost_use
 		dev->eng_regions[i].uaddr = fresh[i].host;
 		dev->eng_regions[i].fd = fresh[i].fd;
 		dev->eng_regions[i].offset = fresh[i].mmap_offset;
+		dev->eng_regions[i].map_align = fresh_align[i];
 	}
 	dev->nregions = mem->nregions;
 	return vhost_user_vrings_translate(dev);

@@ -45,9 +45,18 @@
 #                                EPERM) gets rings of the daemon's address
 #                                space, logged once: the tap counts exactly
 #                                the frames it sent
-#   ports-kernel-memory-hugetlb  a hugetlbfs memfd (the module: EOPNOTSUPP)
-#                                falls back the same way (not logged again):
-#                                exactly 2000 (SKIP without free huge pages)
+#   ports-kernel-memory-hugetlb  a front-end in a hugetlbfs memfd (sealed,
+#                                as QEMU's memory-backend-memfd,hugetlb=on)
+#                                on kq: rings of memory in kick mode, the
+#                                run of kick-tx/rx (exactly 20000 and 500),
+#                                no mapping of it in the daemon, status 4
+#                                MiB, 0 mapped, no refusal logged (SKIP
+#                                without 2 free huge pages)
+#   ports-kernel-memory-hugetlbfs-file  a front-end in a file on hugetlbfs
+#                                (cannot be sealed: the module says EPERM)
+#                                on mq: the daemon maps it at the fall-back
+#                                (a mapping logged, status 4 MiB mapped),
+#                                exactly 20000 and 500
 #   ports-kernel-memory-memlock-once  the daemon's RLIMIT_MEMLOCK set to
 #                                6 MiB (prlimit): a 4 MiB front-end on mq
 #                                still gets two rings of memory (the
@@ -73,7 +82,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
 tests="mode tx rx base nomap wakeups again migrate upgrade"
-mtests="rings tx rx nomap fallback fallback-maps hugetlb memlock-once"
+mtests="rings tx rx nomap fallback fallback-maps hugetlb hugetlbfs-file memlock-once"
 skip_all() {
 	local t
 	for t in $tests; do echo "SKIP: $pfx-$t: $1"; done
@@ -100,6 +109,7 @@ old_nr=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
+	mountpoint -q "$work/huge" 2>/dev/null && umount "$work/huge"
 	echo "$old_nr" >/proc/sys/vm/nr_hugepages
 	rm -rf "$work"
 }
@@ -355,17 +365,41 @@ echo $((old_nr + 8)) >/proc/sys/vm/nr_hugepages
 free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
 if [ "$free" -lt 2 ]; then
 	echo "SKIP: ports-kernel-memory-hugetlb: the VM's kernel gave $free free huge pages"
+	echo "SKIP: ports-kernel-memory-hugetlbfs-file: the VM's kernel gave $free free huge pages"
 else
-	before=$(tap_rx vrnq1)
-	out=$(VU_FRONTEND_MEM=hugetlb-memfd build/tests/host/vu_frontend "$work/mq.sock" 2000 64 2>&1)
-	rc=$?
-	sleep 0.5
-	d=$(( $(tap_rx vrnq1) - before ))
-	if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(engine_lines)" -eq "$n0" ] &&
-	   [ "$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")" -eq 1 ]; then
+	n0=$(engine_lines)
+	f0=$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
+	export VU_FRONTEND_MEM=hugetlb-memfd
+	run kq vrnq0
+	unset VU_FRONTEND_MEM
+	line=$(grep 'kernel engine: rings of memory' "$work/daemon.log" | tail -1)
+	f1=$(grep -c 'VRINGFD_SET_MEM_FILES refused' "$work/daemon.log")
+	echo "# hugetlb: $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; daemon $vm; status $mst; $line"
+	if [ "$rc" -eq 0 ] && [ "$d" -eq 20000 ] && grep -q 'received 500 ' <<<"$out" &&
+	   [ "$(engine_lines)" -gt "$n0" ] && [[ "$line" == *"kick mode"* ]] &&
+	   [ "$maps" -eq 0 ] && [ "$mst" = "4194304 0" ] && [ "$f1" -eq "$f0" ]; then
 		mpass hugetlb
 	else
-		mfail hugetlb "exit $rc ($out), tap rx +$d (want 2000)"
+		mfail hugetlb "exit $rc ($out), tap rx +$d (want 20000), $maps mappings of its memory (want 0), status $mst (want 4194304 0), refusals logged $f0 then $f1, last: ${line:-no rings of memory}"
+	fi
+	# a file on hugetlbfs cannot be sealed: the module refuses it (EPERM),
+	# the pair falls back and the daemon maps it then (huge-page aligned)
+	mkdir -p "$work/huge"
+	if ! mount -t hugetlbfs -o pagesize=2M none "$work/huge"; then
+		echo "SKIP: ports-kernel-memory-hugetlbfs-file: hugetlbfs does not mount"
+	else
+		n0=$(grep -c "port mq: guest memory mapped" "$work/daemon.log")
+		export VU_FRONTEND_MEM="file:$work/huge/guest"
+		run mq vrnq1
+		unset VU_FRONTEND_MEM
+		n1=$(grep -c "port mq: guest memory mapped" "$work/daemon.log")
+		echo "# hugetlbfs file: $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; status $mst"
+		if [ "$rc" -eq 0 ] && [ "$d" -eq 20000 ] && grep -q 'received 500 ' <<<"$out" &&
+		   [ "$mst" = "4194304 4194304" ] && [ "$n1" -gt "$n0" ]; then
+			mpass hugetlbfs-file
+		else
+			mfail hugetlbfs-file "exit $rc ($out), tap rx +$d (want 20000), status $mst (want 4194304 4194304), mappings logged $n0 then $n1"
+		fi
 	fi
 fi
 # --- RLIMIT_MEMLOCK: the daemon's limit set to 6 MiB.  Both rings of a

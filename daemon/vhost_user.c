@@ -42,7 +42,8 @@
  *     region beyond its fd's size (fstat), fd not a
  *     regular file/memfd, mmap failure           -EINVAL / -EFAULT / errno
  *   SET_MEM_TABLE: hugetlbfs fd with too few free
- *     huge pages to reserve the region           -ENOMEM (mmap)
+ *     huge pages to reserve the region           -ENOMEM (mmap; not
+ *     when the owner maps lazily: see below)
  *
  * Memory accepted: any regular file the front-end can share: memfds sealed
  * or not, hugetlbfs files and hugetlb memfds, tmpfs (/dev/shm) files, disk
@@ -51,8 +52,8 @@
  * for every tmpfs/hugetlbfs file and unsealable memfd, and a hugetlb page
  * can fail to fault in whatever the seals.  Instead each region is mapped
  * without MAP_NORESERVE (a hugetlbfs mapping then reserves its huge pages
- * at mmap, so an exhausted pool is refused here instead of faulting
- * later), registered with guard.c, and every access to it is guarded: a
+ * at mmap, so an exhausted pool is refused when the region is mapped
+ * instead of faulting later), registered with guard.c, and every access to it is guarded: a
  * front-end that truncates its memory anyway closes only its own
  * connection (port_vhost_user.c).
  *
@@ -376,9 +377,8 @@ static int vhost_user_vring_translate(struct vhost_user_dev *dev, unsigned int i
 			       (unsigned long long)(!desc ? vr->addr.desc :
 						    !avail ? vr->addr.avail : vr->addr.used),
 			       vr->num);
-	/* all three or none: a ring is mapped here or it is not (a table
-	 * mixing mapped hugetlbfs regions and unmapped memfds, or a map that
-	 * failed half-way, must not leave some parts NULL) */
+	/* all three or none: a ring is mapped here or it is not (a map
+	 * that failed half-way must not leave some parts NULL) */
 	if (desc->host && avail->host && used->host) {
 		vr->desc = (uint8_t *)desc->host + doff;
 		vr->avail = (uint8_t *)avail->host + aoff;

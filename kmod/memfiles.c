@@ -48,6 +48,7 @@
  *   RLIMIT_MEMLOCK exceeded (without CAP_IPC_LOCK)  -ENOMEM
  *   hugetlbfs: no free huge page for a hole         -ENOSPC
  *   hugetlbfs: a hole punched again while set up    -ENXIO
+ *   hugetlbfs: a huge page referenced > INT_MAX / 2 -EOVERFLOW
  *   a fatal signal while pages are looked up        -EINTR
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -55,6 +56,7 @@
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/errno.h>
+#include <linux/falloc.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/hashtable.h>
@@ -280,12 +282,16 @@ static int vrfd_memfiles_lookup_shmem(struct file *file, pgoff_t index, unsigned
  * @pages: filled in, base page by base page
  * @done: base pages looked up (out; on error too)
  *
- * The range's holes get huge pages first: vfs_fallocate() (mode 0, within
- * the file's size) allocates them as a fault would, from the pool and the
- * caller's hugetlb cgroup.  Then each huge page is looked up once and
- * referenced once for every base page of it the range uses.
- * Return: 0, -EINTR (a signal), -ENOSPC (the pool has no free huge page),
- * -ENXIO (a hole again: punched while this ran), or fallocate's error.
+ * The range's holes get huge pages first: vfs_fallocate() (within the
+ * file's size) allocates them as a fault would, from the pool, charged to
+ * the caller's hugetlb cgroup and placed by the file's memory policy (not
+ * by the mbind() of a process that maps it: a front-end should preallocate
+ * its memory where it wants it).  Then each huge page is looked up once
+ * and referenced once for every base page of it the range uses.
+ * Return: 0, -EINTR (a fatal signal; another signal restarts the call),
+ * -ENOSPC (the pool has no free huge page), -ENXIO (a hole again: punched
+ * while this ran), -EOVERFLOW (a huge page referenced over INT_MAX / 2
+ * times), or fallocate's error.
  */
 static int vrfd_memfiles_lookup_hugetlb(struct file *file, pgoff_t index, unsigned long npages,
 					struct page **pages, unsigned long *done)
@@ -293,36 +299,41 @@ static int vrfd_memfiles_lookup_hugetlb(struct file *file, pgoff_t index, unsign
 #ifdef CONFIG_HUGETLBFS
 	unsigned long hpages = pages_per_huge_page(hstate_file(file));
 	loff_t pos = (loff_t)index << PAGE_SHIFT;
-	struct folio *folio = NULL;
-	unsigned long i, sub;
+	struct folio *folio;
+	unsigned long i, j, n, sub;
 	int err;
 
 	*done = 0;
-	err = vfs_fallocate(file, 0, pos, (loff_t)npages << PAGE_SHIFT);
+	/* within the file's size: @npages may end in a partial base page */
+	err = vfs_fallocate(file, FALLOC_FL_KEEP_SIZE, pos,
+			    min_t(loff_t, (loff_t)npages << PAGE_SHIFT,
+				  i_size_read(file_inode(file)) - pos));
+	if (err == -EINTR && !fatal_signal_pending(current))
+		err = -ERESTARTNOINTR;	/* any signal stops it: allocated pages stay */
 	if (err)
 		return err;
-	for (i = 0; i < npages; i++) {
+	for (i = 0; i < npages; i += n) {
 		*done = i;
 		sub = (index + i) & (hpages - 1);
-		if (!folio || !sub) {
-			if (folio)
-				folio_put(folio);
-			if (fatal_signal_pending(current))
-				return -EINTR;
-			folio = vrfd_hugetlb_folio_get(file, (loff_t)(index + i) << PAGE_SHIFT);
-			if (!folio)
-				return -ENXIO;
-			if (WARN_ON_ONCE(folio_nr_pages(folio) != hpages)) {
-				folio_put(folio);
-				return -EIO;
-			}
-			cond_resched();
+		n = min(hpages - sub, npages - i);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		folio = vrfd_hugetlb_folio_get(file, (loff_t)(index + i) << PAGE_SHIFT);
+		if (!folio)
+			return -ENXIO;
+		if (WARN_ON_ONCE(folio_nr_pages(folio) != hpages) ||
+		    folio_ref_count(folio) > INT_MAX / 2) {
+			/* up to 262144 references per table: never near overflow */
+			folio_put(folio);
+			return -EOVERFLOW;
 		}
-		folio_get(folio);
-		pages[i] = folio_page(folio, sub);
+		/* one reference per base page: the lookup's, and n - 1 more */
+		if (n > 1)
+			folio_ref_add(folio, n - 1);
+		for (j = 0; j < n; j++)
+			pages[i + j] = folio_page(folio, sub + j);
+		cond_resched();
 	}
-	if (folio)
-		folio_put(folio);
 	*done = npages;
 	return 0;
 #else

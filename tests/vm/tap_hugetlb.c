@@ -3,7 +3,8 @@
  * tap_hugetlb.c - rings of memory (VRINGFD_SET_MEM_FILES) in hugetlbfs
  * memfds, in the VM: a ring inside a 2 MiB huge page moves frames to a tap
  * and back; a region whose huge page does not exist yet gets one (the
- * file's: what the module sends is what the file holds); a hole punched
+ * file's: what the module sends is what the file holds); a region over a
+ * file's later huge pages sends their bytes; a hole punched
  * under a held huge page leaves the module the old page, which goes back
  * to the pool when the ring closes; an exhausted pool is ENOSPC and loses
  * no page; a memfd that can shrink is EPERM; RLIMIT_MEMLOCK counts a huge
@@ -19,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <linux/falloc.h>
+#include <linux/memfd.h>
 
 #include "memring.h"
 
@@ -27,6 +29,8 @@
 
 #define HPAGE (2UL << 20)
 #define POOL 4
+/* 2 MiB huge pages whatever the kernel's default size (the pool counted) */
+#define MFD_HUGE (MFD_HUGETLB | MFD_HUGE_2MB)
 #define HP_DIR "/sys/kernel/mm/hugepages/hugepages-2048kB/"
 
 /**
@@ -100,7 +104,7 @@ static void test_txrx(int cap, int inj)
 	struct mf_ring tx, rx;
 	int r, n;
 
-	if (mf_ring_new_in(&tx, 0, MFD_HUGETLB) || mf_set_whole(&tx) ||
+	if (mf_ring_new_in(&tx, 0, MFD_HUGE) || mf_set_whole(&tx) ||
 	    attach_tap(tx.fd, TXTAP, VRINGFD_DIR_TX)) {
 		result_fail("hugetlb_tx", "setup: %s", strerror(errno));
 		mf_ring_free(&tx);
@@ -125,7 +129,7 @@ static void test_txrx(int cap, int inj)
 	}
 	mf_ring_free(&tx);
 
-	if (mf_ring_new_in(&rx, 0, MFD_HUGETLB) || mf_set_whole(&rx) ||
+	if (mf_ring_new_in(&rx, 0, MFD_HUGE) || mf_set_whole(&rx) ||
 	    attach_tap(rx.fd, RXTAP, VRINGFD_DIR_RX)) {
 		result_fail("hugetlb_rx", "setup: %s", strerror(errno));
 		mf_ring_free(&rx);
@@ -156,13 +160,13 @@ static void test_hole(int cap)
 {
 	struct vringfd_mem_file_region r[2];
 	long free0, free1, free2;
-	struct mf_ring t;
+	struct mf_ring t = { .memfd = -1, .mem = NULL, .fd = -1 };
 	uint8_t *m2 = MAP_FAILED;
 	struct iovec v;
 	int fd2, ret, n, i;
 
-	fd2 = mf_memfd_flags(HPAGE, F_SEAL_SHRINK, MFD_HUGETLB);
-	if (fd2 < 0 || mf_ring_new_in(&t, 0, MFD_HUGETLB) ||
+	fd2 = mf_memfd_flags(HPAGE, F_SEAL_SHRINK, MFD_HUGE);
+	if (fd2 < 0 || mf_ring_new_in(&t, 0, MFD_HUGE) ||
 	    attach_tap(t.fd, TXTAP, VRINGFD_DIR_TX)) {
 		result_fail("hugetlb_hole", "setup: %s", strerror(errno));
 		goto out;
@@ -225,6 +229,68 @@ out:
 }
 
 /**
+ * test_later_pages() - a region over the second and third huge pages of a
+ * file, 4 KiB into the second: frames from each page and one straddling
+ * the two are the bytes the process wrote there (the huge pages are found
+ * at their own page-cache index, which is counted in huge pages on 6.1 and
+ * in base pages from 6.7; the file's first huge page is never allocated)
+ * @cap: packet socket on TXTAP
+ */
+static void test_later_pages(int cap)
+{
+	static const size_t at[7] = {
+		HPAGE + 8192, HPAGE + 8192 + BUFSZ, HPAGE + 8192 + 2 * BUFSZ,
+		2 * HPAGE + 8192, 2 * HPAGE + 8192 + BUFSZ, 2 * HPAGE + 8192 + 2 * BUFSZ,
+		2 * HPAGE - 30,		/* 30 bytes in the second page, 34 in the third */
+	};
+	struct mf_ring t = { .memfd = -1, .mem = NULL, .fd = -1 };
+	struct vringfd_mem_file_region r[2];
+	uint8_t *m3 = MAP_FAILED;
+	struct iovec v;
+	int fd3, ret, n, i;
+
+	fd3 = mf_memfd_flags(3 * HPAGE, F_SEAL_SHRINK, MFD_HUGE);
+	if (fd3 < 0 || mf_ring_new_in(&t, 0, MFD_HUGE) ||
+	    attach_tap(t.fd, TXTAP, VRINGFD_DIR_TX)) {
+		result_fail("hugetlb_later_pages", "setup: %s", strerror(errno));
+		goto out;
+	}
+	m3 = mmap(NULL, 3 * HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd3, 0);
+	if (m3 == MAP_FAILED) {
+		result_fail("hugetlb_later_pages", "mmap: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 7; i++)
+		tc_frame(m3 + at[i], 64, 700 + (unsigned int)i);
+	r[0] = mf_region(&t);
+	memset(&r[1], 0, sizeof(r[1]));
+	r[1].guest_addr = (uintptr_t)m3 + HPAGE + 4096;
+	r[1].size = 2 * HPAGE - 4096;
+	r[1].offset = HPAGE + 4096;
+	r[1].fd = fd3;
+	if (mf_set(&t, r, 2)) {
+		result_fail("hugetlb_later_pages", "set: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 7; i++) {
+		v.iov_base = m3 + at[i];
+		v.iov_len = 64;
+		vringfd_ring_add(mf_state(&t), &v, 1, NULL, 0, v.iov_base);
+	}
+	vringfd_ring_publish(mf_state(&t));
+	ret = (int)write(t.fd, "", 1);
+	n = capture(cap, 7, 64, 700);
+	result_check(ret == 7 && n == 7, "hugetlb_later_pages_sent",
+		     "write %d, captured %d of 7 (3 from each page, 1 across them)", ret, n);
+out:
+	if (m3 != MAP_FAILED)
+		munmap(m3, 3 * HPAGE);
+	if (fd3 >= 0)
+		close(fd3);
+	mf_ring_free(&t);
+}
+
+/**
  * test_refusals() - a hugetlbfs memfd that can shrink; a pool too small
  * for a region's holes (ENOSPC, the pages taken returned with the file)
  */
@@ -241,7 +307,7 @@ static void test_refusals(void)
 		return;
 	}
 	r = mf_region(&m);
-	fd = mf_memfd_flags(HPAGE, 0, MFD_HUGETLB);
+	fd = mf_memfd_flags(HPAGE, 0, MFD_HUGE);
 	r.fd = fd;
 	r.size = 4096;
 	tc_expect_err("hugetlb_unsealed_eperm", fd < 0 ? -1 : mf_set(&m, &r, 1),
@@ -251,7 +317,7 @@ static void test_refusals(void)
 
 	/* one huge page more than the pool has free, none allocated yet */
 	free0 = hp_read("free_hugepages");
-	fd = mf_memfd_flags((size_t)(free0 + 1) * HPAGE, F_SEAL_SHRINK, MFD_HUGETLB);
+	fd = mf_memfd_flags((size_t)(free0 + 1) * HPAGE, F_SEAL_SHRINK, MFD_HUGE);
 	r.fd = fd;
 	r.offset = 0;
 	r.size = (uint64_t)(free0 + 1) * HPAGE;
@@ -262,8 +328,9 @@ static void test_refusals(void)
 	if (fd >= 0)
 		close(fd);
 	free2 = hp_read("free_hugepages");
-	result_check(free2 == free0, "hugetlb_enospc_pages_returned",
-		     "free huge pages %ld before, %ld after the refusal, %ld with the file closed",
+	result_check(free1 == 0 && free2 == free0, "hugetlb_enospc_pages_returned",
+		     "free huge pages %ld before, %ld after the refusal (want 0: the file's), "
+		     "%ld with the file closed",
 		     free0, free1, free2);
 	mf_ring_free(&m);
 }
@@ -281,7 +348,7 @@ static int child_memlock(void)
 	int ok;
 
 	if (mf_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl) ||
-	    mf_ring_new_in(&m, 0, MFD_HUGETLB)) {
+	    mf_ring_new_in(&m, 0, MFD_HUGE)) {
 		result_fail("hugetlb_memlock_enomem", "setup: %s", strerror(errno));
 		return 1;
 	}
@@ -318,9 +385,9 @@ int main(void)
 		result_skip("hugetlb", "no 2 MiB huge page pool (%s)", HP_DIR);
 		return result_exit_status();
 	}
-	fd = memfd_create("vrhp", MFD_CLOEXEC | MFD_HUGETLB);
+	fd = memfd_create("vrhp", MFD_CLOEXEC | MFD_HUGE);
 	if (fd < 0) {
-		result_skip("hugetlb", "memfd_create(MFD_HUGETLB): %s", strerror(errno));
+		result_skip("hugetlb", "memfd_create(MFD_HUGETLB | MFD_HUGE_2MB): %s", strerror(errno));
 		return result_exit_status();
 	}
 	close(fd);
@@ -347,6 +414,7 @@ int main(void)
 	free0 = hp_read("free_hugepages");
 	test_txrx(cap, inj);
 	test_hole(cap);
+	test_later_pages(cap);
 	test_refusals();
 	test_memlock();
 	free_end = hp_read("free_hugepages");

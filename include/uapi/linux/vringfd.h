@@ -473,8 +473,9 @@ struct vringfd_mem_files {
  * reserved fields, the ring has a VRINGFD_SET_MEM_TABLE table), E2BIG
  * (more than VRINGFD_MAX_MEM_FILE_PAGES pages), ENOMEM (RLIMIT_MEMLOCK
  * exceeded, or no memory), EINTR (a fatal signal while pages were looked
- * up), ENOSPC (hugetlbfs: no free huge page for a hole), ENXIO
- * (hugetlbfs: a hole punched again while the call looked pages up),
+ * up; another signal restarts the call), ENOSPC (hugetlbfs: no free huge
+ * page for a hole), ENXIO (hugetlbfs: a hole punched again while the call
+ * looked pages up), EOVERFLOW (a huge page referenced too often),
  * EBUSY (the ring is attached in atomic mode, or to an in-kernel
  * client that takes buffers as user addresses: vringfd_echo), EFAULT.
  */

@@ -8,8 +8,9 @@
  * (shmem: shmem_read_mapping_page(), a hole gets a page; hugetlbfs: the
  * region's holes are allocated with vfs_fallocate() as a write to them
  * would, then each huge page is looked up and held once per base page it
- * lends the region), and keeps them in one page array, in base pages; the regions' guest ranges translate (memtable.c) to byte
- * offsets into that array.  The ring parts are mapped into the kernel
+ * lends the region), and keeps them in one page array, in base pages;
+ * the regions' guest ranges translate (memtable.c) to byte offsets into
+ * that array.  The ring parts are mapped into the kernel
  * (vmap()) once.  Walks and copies then use kernel addresses of the held
  * pages (page_address(): 64-bit kernels have no highmem), in any task.
  *
@@ -323,7 +324,7 @@ static int vrfd_memfiles_lookup_hugetlb(struct file *file, pgoff_t index, unsign
 			return -ENXIO;
 		if (WARN_ON_ONCE(folio_nr_pages(folio) != hpages) ||
 		    folio_ref_count(folio) > INT_MAX / 2) {
-			/* up to 262144 references per table: never near overflow */
+			/* a table adds at most 262144: far from INT_MAX */
 			folio_put(folio);
 			return -EOVERFLOW;
 		}

@@ -135,6 +135,21 @@ int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
 			  const struct vringfd_mem_file_region *regions, unsigned int nregions);
 
 /**
+ * vringfd_create_of_memory() - a vring fd that is a ring of memory from the
+ *	start (VRINGFD_CREATE_F_MEM_FILES): the caller need not map the memory
+ * @c: num, features, flags (VRINGFD_CREATE_F_AVAIL_BASE with avail_base);
+ *	its addresses 0
+ * @files: guest addresses of the ring parts and last_used (nregions ignored)
+ * @regions: @nregions regions (sealed memfds)
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ * Return: the vring fd, or -1 with errno (VRINGFD_CREATE's and
+ *	VRINGFD_SET_MEM_FILES's errors; EINVAL from a module without
+ *	VRINGFD_CAP_CREATE_MEM_FILES).
+ */
+int vringfd_create_of_memory(const struct vringfd_create *c, const struct vringfd_mem_files *files,
+			     const struct vringfd_mem_file_region *regions, unsigned int nregions);
+
+/**
  * vringfd_set_call_fd() - the eventfd the kernel signals on used entries
  * @ring_fd: vring fd
  * @eventfd: an eventfd, or -1 to remove it

@@ -41,7 +41,7 @@ long vrfd_fd_get_version(void __user *uarg)
 	v.caps = VRINGFD_CAP_TAP | VRINGFD_CAP_MEM_TABLE | VRINGFD_CAP_STATS |
 		 VRINGFD_CAP_CALL_FD | VRINGFD_CAP_READ |
 		 VRINGFD_CAP_AVAIL_BASE | VRINGFD_CAP_TAP_IFINDEX |
-		 VRINGFD_CAP_MEM_FILES | VRINGFD_CAP_KICK;
+		 VRINGFD_CAP_MEM_FILES | VRINGFD_CAP_KICK | VRINGFD_CAP_CREATE_MEM_FILES;
 	v.max_mem_regions = VRINGFD_MAX_MEM_REGIONS;
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
@@ -397,6 +397,7 @@ static_assert(sizeof(struct vringfd_create) == 64);
 static_assert(offsetof(struct vringfd_create, last_used_addr) == 40);
 static_assert(offsetof(struct vringfd_create, avail_base) == 48);
 static_assert(offsetof(struct vringfd_create, reserved) == 56);
+static_assert(offsetof(struct vringfd_create, mem_files) == 56);
 
 /**
  * vrfd_fd_check_create() - validate a struct vringfd_create
@@ -410,15 +411,21 @@ static int vrfd_fd_check_create(const struct vringfd_create *c)
 	size_t ev = event ? sizeof(__virtio16) : 0;
 	int err;
 
-	if (c->flags & ~VRINGFD_CREATE_F_AVAIL_BASE)
+	if (c->flags & ~(VRINGFD_CREATE_F_AVAIL_BASE | VRINGFD_CREATE_F_MEM_FILES))
 		return -EINVAL;
-	if (c->padding[0] || c->padding[1] || c->padding[2] || c->reserved)
+	if (c->padding[0] || c->padding[1] || c->padding[2])
 		return -EINVAL;
 	if (!(c->flags & VRINGFD_CREATE_F_AVAIL_BASE) && c->avail_base)
 		return -EINVAL;
 	if (c->features & ~VRFD_RING_FEATURES)
 		return -EINVAL;
 	if (!c->num || c->num > VRINGFD_MAX_NUM || (c->num & (c->num - 1)))
+		return -EINVAL;
+	/* a ring of memory: its table names the ring parts, checked there */
+	if (c->flags & VRINGFD_CREATE_F_MEM_FILES)
+		return c->desc_addr || c->avail_addr || c->used_addr || c->last_used_addr ?
+		       -EINVAL : 0;
+	if (c->mem_files)
 		return -EINVAL;
 	if ((c->desc_addr & 15) || (c->avail_addr & 1) || (c->used_addr & 3) ||
 	    (c->last_used_addr & 1))
@@ -441,6 +448,45 @@ static int vrfd_fd_check_create(const struct vringfd_create *c)
 	return err;
 }
 
+/**
+ * vrfd_fd_new_ring_of_memory() - VRINGFD_CREATE_F_MEM_FILES: a new ring
+ * whose table of memory files comes with it
+ * @c: the checked request
+ *
+ * The caller's address space is not looked at: the ring parts and the
+ * indices are reached through the held pages.
+ * Return: the ring (a reference), or ERR_PTR(-errno) (VRINGFD_CREATE's and
+ * VRINGFD_SET_MEM_FILES's).
+ */
+static struct vrfd_ring *vrfd_fd_new_ring_of_memory(const struct vringfd_create *c)
+{
+	size_t sizes[VRFD_MEMFILES_NPARTS];
+	struct vrfd_memfiles *mf;
+	struct vrfd_ring *ring;
+	int err;
+
+	ring = vrfd_ring_new(c, 0, 0);
+	if (IS_ERR(ring))
+		return ring;
+	vrfd_ring_part_sizes(ring, sizes);
+	mf = vrfd_memfiles_from_user(u64_to_user_ptr(c->mem_files), sizes);
+	if (IS_ERR(mf)) {
+		err = PTR_ERR(mf);
+		goto err_ring;
+	}
+	err = vrfd_ring_start_of_memory(ring, mf, c->flags & VRINGFD_CREATE_F_AVAIL_BASE,
+					c->avail_base);
+	if (err) {
+		vrfd_memfiles_free(mf);
+		goto err_ring;
+	}
+	return ring;
+
+err_ring:
+	vrfd_ring_put(ring);
+	return ERR_PTR(err);
+}
+
 long vrfd_fd_create(const struct vringfd_create __user *uarg)
 {
 	struct vringfd_create c;
@@ -454,6 +500,12 @@ long vrfd_fd_create(const struct vringfd_create __user *uarg)
 	err = vrfd_fd_check_create(&c);
 	if (err)
 		return err;
+	if (c.flags & VRINGFD_CREATE_F_MEM_FILES) {
+		ring = vrfd_fd_new_ring_of_memory(&c);
+		if (IS_ERR(ring))
+			return PTR_ERR(ring);
+		goto install;
+	}
 	if (get_user(avail_idx, (u16 __user *)(unsigned long)
 		     (c.avail_addr + offsetof(struct vring_avail, idx))) ||
 	    get_user(used_idx, (u16 __user *)(unsigned long)
@@ -470,6 +522,7 @@ long vrfd_fd_create(const struct vringfd_create __user *uarg)
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
 
+install:
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		err = fd;

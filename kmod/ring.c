@@ -1473,6 +1473,36 @@ int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
 	return 0;
 }
 
+int vrfd_ring_start_of_memory(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
+			      bool base, u16 avail_base)
+{
+	const struct vrfd_memfiles_parts *parts = vrfd_memfiles_parts(mf);
+	const struct vring_avail *avail = parts->k[VRFD_MEMFILES_AVAIL];
+	const struct vring_used *used = parts->k[VRFD_MEMFILES_USED];
+	struct vrfd_memfiles *old;
+	u16 avail_idx, used_idx;
+	int err;
+
+	vrfd_ring_load16(true, NULL, &avail->idx, &avail_idx);
+	vrfd_ring_load16(true, NULL, &used->idx, &used_idx);
+	if (base) {
+		/* The driver cannot have more than num chains outstanding. */
+		if ((u16)(avail_idx - avail_base) > ring->num)
+			return -EINVAL;
+		avail_idx = avail_base;
+	}
+	ring->last_avail = avail_idx;
+	ring->avail_idx = avail_idx;
+	ring->used_idx = used_idx;
+	ring->published_idx = used_idx;
+	down_read(&ring->attach_sem);
+	mutex_lock(&ring->lock);
+	err = vrfd_ring_set_memfiles(ring, mf, &old);
+	mutex_unlock(&ring->lock);
+	up_read(&ring->attach_sem);
+	return err;
+}
+
 int vrfd_ring_read_used_state(struct vrfd_ring *ring, u16 *used, u16 *last_used)
 {
 	bool kmem = READ_ONCE(ring->kmem);

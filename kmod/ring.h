@@ -558,6 +558,23 @@ int vrfd_ring_set_memfiles(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
 			   struct vrfd_memfiles **old);
 
 /**
+ * vrfd_ring_start_of_memory() - a new ring becomes a ring of memory before
+ * anyone can use it (VRINGFD_CREATE_F_MEM_FILES)
+ * @ring: the ring, from vrfd_ring_new() with no addresses, not published
+ * @mf: its table (its ring parts mapped); the ring's on success
+ * @base: start at @avail_base (VRINGFD_CREATE_F_AVAIL_BASE), else at the
+ *	avail->idx found in the table's memory
+ * @avail_base: the first avail entry the kernel reads, with @base
+ *
+ * The indices are read through the table's kernel mapping of the ring
+ * parts, as VRINGFD_CREATE reads them through the caller's addresses.
+ * Return: 0, or -EINVAL (avail->idx more than num ahead of @avail_base;
+ * @mf is still the caller's).
+ */
+int vrfd_ring_start_of_memory(struct vrfd_ring *ring, struct vrfd_memfiles *mf,
+			      bool base, u16 avail_base);
+
+/**
  * vrfd_ring_read_used_state() - read used->idx and last_used (poll())
  * @ring: the ring
  * @used: used->idx (out)

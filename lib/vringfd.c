@@ -282,26 +282,81 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
  * here; the rest from the module), EFAULT (@files or @regions NULL),
  * ENOMEM, and VRINGFD_SET_MEM_FILES's errors.
  */
-int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
-			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
+/**
+ * vringfd_mem_files_new() - the variable-size struct vringfd_mem_files
+ * @files: the ring parts' guest addresses (@files->nregions is ignored)
+ * @regions: @nregions regions of memory files
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Return: the table (free() it), or NULL with errno (EINVAL, EFAULT,
+ * ENOMEM).
+ */
+static struct vringfd_mem_files *vringfd_mem_files_new(const struct vringfd_mem_files *files,
+						       const struct vringfd_mem_file_region *regions,
+						       unsigned int nregions)
 {
 	struct vringfd_mem_files *t;
 
 	if (!nregions || nregions > VRINGFD_MAX_MEM_REGIONS) {
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
 	if (!files || !regions) {
 		errno = EFAULT;
-		return -1;
+		return NULL;
 	}
 	t = calloc(1, sizeof(*t) + (size_t)nregions * sizeof(t->regions[0]));
 	if (!t)
-		return -1;
+		return NULL;
 	*t = *files;
 	t->nregions = nregions;
 	memcpy(t->regions, regions, nregions * sizeof(t->regions[0]));
-	return vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_FILES, t);
+	return t;
+}
+
+int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
+			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
+{
+	struct vringfd_mem_files *t = vringfd_mem_files_new(files, regions, nregions);
+
+	return t ? vringfd_ioctl_free(ring_fd, VRINGFD_SET_MEM_FILES, t) : -1;
+}
+
+/**
+ * vringfd_create_of_memory() - a ring of memory from the start
+ * (VRINGFD_CREATE_F_MEM_FILES): no address of this process is used
+ * @c: the request (num, features, flags such as VRINGFD_CREATE_F_AVAIL_BASE
+ *	with avail_base; its addresses 0, its mem_files ignored)
+ * @files: the ring parts' guest addresses (@files->nregions is ignored)
+ * @regions: @nregions regions of memory files
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Return: the new vring fd (O_CLOEXEC), or -1 with errno: EINVAL, EFAULT
+ * (checked here), ENOMEM, and the errors of VRINGFD_CREATE and
+ * VRINGFD_SET_MEM_FILES (an older module: EINVAL).
+ */
+int vringfd_create_of_memory(const struct vringfd_create *c, const struct vringfd_mem_files *files,
+			     const struct vringfd_mem_file_region *regions, unsigned int nregions)
+{
+	struct vringfd_mem_files *t;
+	struct vringfd_create copy;
+	int fd, saved;
+
+	if (!c) {
+		errno = EFAULT;
+		return -1;
+	}
+	t = vringfd_mem_files_new(files, regions, nregions);
+	if (!t)
+		return -1;
+	copy = *c;
+	copy.flags |= VRINGFD_CREATE_F_MEM_FILES;
+	copy.mem_files = (uint64_t)(uintptr_t)t;
+	fd = vringfd_create_ex(&copy);
+	saved = errno;
+	free(t);
+	errno = saved;
+	return fd;
 }
 
 /**

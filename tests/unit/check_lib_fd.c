@@ -178,6 +178,29 @@ START_TEST(fd_mem_files_args)
 }
 END_TEST
 
+START_TEST(fd_create_of_memory_args)
+{
+	struct vringfd_mem_file_region r[VRINGFD_MAX_MEM_REGIONS + 1];
+	struct vringfd_mem_files f;
+	struct vringfd_create c;
+
+	memset(r, 0, sizeof(r));
+	memset(&f, 0, sizeof(f));
+	memset(&c, 0, sizeof(c));
+	c.num = 256;
+	/* checked before the device is opened (none here: ENOENT after) */
+	expect_err(vringfd_create_of_memory(NULL, &f, r, 1), EFAULT);
+	expect_err(vringfd_create_of_memory(&c, &f, r, 0), EINVAL);
+	expect_err(vringfd_create_of_memory(&c, &f, r, VRINGFD_MAX_MEM_REGIONS + 1), EINVAL);
+	expect_err(vringfd_create_of_memory(&c, NULL, r, 1), EFAULT);
+	expect_err(vringfd_create_of_memory(&c, &f, NULL, 1), EFAULT);
+	c.num = 3;
+	expect_err(vringfd_create_of_memory(&c, &f, r, 1), EINVAL);
+	c.num = 256;
+	expect_err(vringfd_create_of_memory(&c, &f, r, 1), ENOENT);
+}
+END_TEST
+
 START_TEST(fd_bad_fd)
 {
 	struct vringfd_mem_region r;
@@ -252,6 +275,7 @@ Suite *fd_suite(void)
 	RUNNER_ADD_TEST(s, fd_null_pointers);
 	RUNNER_ADD_TEST(s, fd_mem_table_too_many);
 	RUNNER_ADD_TEST(s, fd_mem_files_args);
+	RUNNER_ADD_TEST(s, fd_create_of_memory_args);
 	RUNNER_ADD_TEST(s, fd_bad_fd);
 	RUNNER_ADD_TEST(s, fd_not_a_vring_fd);
 	RUNNER_ADD_TEST(s, fd_default_device_path);

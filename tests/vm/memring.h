@@ -84,6 +84,37 @@ static inline int mf_memfd(size_t size, int seals)
 }
 
 /**
+ * struct mf_table - a struct vringfd_mem_files with room for 4 regions
+ * @h: the table
+ * @r: its regions
+ */
+struct mf_table {
+	struct vringfd_mem_files h;
+	struct vringfd_mem_file_region r[4];
+};
+
+/**
+ * mf_table_of() - the table of @m's ring parts and @n regions
+ * @m: the ring (its parts' guest addresses are their user addresses)
+ * @regs: regions (at most 4)
+ * @n: number of regions
+ * @t: filled in
+ */
+static inline void mf_table_of(const struct mf_ring *m, const struct vringfd_mem_file_region *regs,
+			       unsigned int n, struct mf_table *t)
+{
+	const struct vringfd_ring *rs = mf_state(m);
+
+	memset(t, 0, sizeof(*t));
+	t->h.nregions = n;
+	t->h.desc_addr = (uintptr_t)rs->vr.desc;
+	t->h.avail_addr = (uintptr_t)rs->vr.avail;
+	t->h.used_addr = (uintptr_t)rs->vr.used;
+	t->h.last_used_addr = (uintptr_t)&rs->last_used;
+	memcpy(t->r, regs, n * sizeof(*regs));
+}
+
+/**
  * mf_set() - VRINGFD_SET_MEM_FILES with the ring parts of @m and @n regions
  * @m: the ring (its parts' guest addresses are their user addresses)
  * @regs: regions
@@ -94,19 +125,9 @@ static inline int mf_memfd(size_t size, int seals)
 static inline int mf_set(const struct mf_ring *m, const struct vringfd_mem_file_region *regs,
 		  unsigned int n)
 {
-	const struct vringfd_ring *rs = mf_state(m);
-	struct {
-		struct vringfd_mem_files h;
-		struct vringfd_mem_file_region r[4];
-	} t;
+	struct mf_table t;
 
-	memset(&t, 0, sizeof(t));
-	t.h.nregions = n;
-	t.h.desc_addr = (uintptr_t)rs->vr.desc;
-	t.h.avail_addr = (uintptr_t)rs->vr.avail;
-	t.h.used_addr = (uintptr_t)rs->vr.used;
-	t.h.last_used_addr = (uintptr_t)&rs->last_used;
-	memcpy(t.r, regs, n * sizeof(*regs));
+	mf_table_of(m, regs, n, &t);
 	return ioctl(m->fd, VRINGFD_SET_MEM_FILES, &t);
 }
 

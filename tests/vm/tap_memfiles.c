@@ -426,6 +426,144 @@ static void test_creator_exits(int cap)
 }
 
 /**
+ * create_of_memory() - VRINGFD_CREATE_F_MEM_FILES over @t
+ * @num: ring size
+ * @flags: more VRINGFD_CREATE_F_* flags
+ * @avail_base: with VRINGFD_CREATE_F_AVAIL_BASE
+ * @t: the table, or NULL (a bad pointer)
+ *
+ * Return: the vring fd, or -1 with errno.
+ */
+static int create_of_memory(unsigned int num, unsigned int flags, uint16_t avail_base,
+			    const struct mf_table *t)
+{
+	struct vringfd_create c;
+
+	memset(&c, 0, sizeof(c));
+	c.num = num;
+	c.flags = VRINGFD_CREATE_F_MEM_FILES | flags;
+	c.avail_base = avail_base;
+	c.mem_files = t ? (uintptr_t)t : 8;
+	return vringfd_create_ex(&c);
+}
+
+/**
+ * test_create_of_memory() - VRINGFD_CREATE_F_MEM_FILES: a child that
+ * unmapped the memfd makes a ring of memory from its table alone (no
+ * address of its own), starting at avail entry 0 (AVAIL_BASE): the 6
+ * chains posted before are sent; and the refusals of the flag
+ * @cap: packet socket on TXTAP
+ */
+static void test_create_of_memory(int cap)
+{
+	struct vringfd_mem_file_region r;
+	struct vringfd_version v;
+	struct vringfd_create c;
+	struct mf_table t;
+	struct mf_ring m;
+	int fd, n, st;
+	pid_t pid;
+
+	if (vringfd_get_version(&v) < 0 || !(v.caps & VRINGFD_CAP_CREATE_MEM_FILES)) {
+		result_fail("memfiles_create_cap", "VRINGFD_CAP_CREATE_MEM_FILES not reported");
+		return;
+	}
+	if (mf_ring_new(&m, 0)) {
+		result_fail("memfiles_create", "setup: %s", strerror(errno));
+		mf_ring_free(&m);
+		return;
+	}
+	mf_post_tx(&m, 0, 6, 80, 300);
+	r = mf_region(&m);
+	mf_table_of(&m, &r, 1, &t);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int tap, w;
+
+		/* nothing of the memfd is mapped here any more */
+		if (munmap(m.mem, MEMSZ))
+			_exit(10);
+		fd = create_of_memory(NUM, VRINGFD_CREATE_F_AVAIL_BASE, 0, &t);
+		if (fd < 0)
+			_exit(11);
+		tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
+		if (tc_attach(fd, tap, VRINGFD_DIR_TX, 0, 0))
+			_exit(12);
+		w = (int)write(fd, "", 1);
+		_exit(w == 6 ? 0 : 13);
+	}
+	n = capture(cap, 6, 80, 300);
+	st = -1;
+	waitpid(pid, &st, 0);
+	result_check(WIFEXITED(st) && !WEXITSTATUS(st) && n == 6,
+		     "memfiles_create_unmapped_sends", "child status %#x (10 munmap, 11 create, "
+		     "12 attach, 13 write not 6), captured %d of 6", st, n);
+	/* the used ring the child's ring wrote is the memfd's */
+	n = 0;
+	while (vringfd_ring_get_used(mf_state(&m), NULL))
+		n++;
+	result_check(n == 6, "memfiles_create_used_in_the_file", "%d used entries of 6", n);
+
+	fd = create_of_memory(NUM, 0, 0, &t);
+	tc_expect_err("memfiles_create_starts_at_avail_idx", fd, 0);
+	if (fd >= 0) {
+		struct vringfd_state s;
+
+		if (ioctl(fd, VRINGFD_GET_STATE, &s) == 0)
+			result_check(s.last_avail == 6 && s.used_idx == 6,
+				     "memfiles_create_indices_from_the_file",
+				     "last_avail %u used_idx %u (want 6 6)", s.last_avail,
+				     s.used_idx);
+		else
+			result_fail("memfiles_create_indices_from_the_file", "GET_STATE: %s",
+				    strerror(errno));
+		close(fd);
+	}
+	tc_expect_err("memfiles_create_bad_pointer_efault",
+		      create_of_memory(NUM, 0, 0, NULL), EFAULT);
+	/* 6 chains posted since entry 0: a base 7 entries behind is too far */
+	{
+		struct mf_ring small;
+
+		if (mf_ring_new(&small, 0) == 0) {
+			struct mf_table ts;
+			struct vringfd_mem_file_region rs = mf_region(&small);
+
+			mf_post_tx(&small, 0, 6, 60, 0);
+			mf_table_of(&small, &rs, 1, &ts);
+			tc_expect_err("memfiles_create_base_too_far_einval",
+				      create_of_memory(4, VRINGFD_CREATE_F_AVAIL_BASE, 0, &ts),
+				      EINVAL);
+		} else {
+			result_fail("memfiles_create_base_too_far_einval", "setup: %s",
+				    strerror(errno));
+		}
+		mf_ring_free(&small);
+	}
+	memset(&c, 0, sizeof(c));
+	c.num = NUM;
+	c.flags = VRINGFD_CREATE_F_MEM_FILES;
+	c.mem_files = (uintptr_t)&t;
+	c.desc_addr = (uintptr_t)mf_state(&m)->vr.desc;
+	tc_expect_err("memfiles_create_with_address_einval", vringfd_create_ex(&c), EINVAL);
+	c.desc_addr = 0;
+	c.flags = 0;
+	tc_expect_err("memfiles_create_pointer_without_flag_einval", vringfd_create_ex(&c), EINVAL);
+	r.fd = mf_memfd(MEMSZ, 0);
+	mf_table_of(&m, &r, 1, &t);
+	tc_expect_err("memfiles_create_unsealed_eperm", create_of_memory(NUM, 0, 0, &t), EPERM);
+	if (r.fd >= 0)
+		close(r.fd);
+	r = mf_region(&m);
+	r.size = 4096;		/* the ring parts are beyond it */
+	mf_table_of(&m, &r, 1, &t);
+	tc_expect_err("memfiles_create_ring_outside_einval", create_of_memory(NUM, 0, 0, &t),
+		      EINVAL);
+	mf_ring_free(&m);
+}
+
+/**
  * expect_set() - VRINGFD_SET_MEM_FILES on a fresh ring fails with @want
  * @name: test name
  * @r: the regions
@@ -886,6 +1024,7 @@ int main(void)
 	test_other_process(cap, inj, false);
 	test_other_process(cap, inj, true);
 	test_creator_exits(cap);
+	test_create_of_memory(cap);
 	test_refusals();
 	test_echo_client();
 	test_memlock();

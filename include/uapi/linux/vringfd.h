@@ -65,6 +65,7 @@
 						 * tap (see VRINGFD_ATTACH_TAP) */
 #define VRINGFD_CAP_MEM_FILES	(1ULL << 7)	/* VRINGFD_SET_MEM_FILES */
 #define VRINGFD_CAP_KICK	(1ULL << 8)	/* VRINGFD_SET_KICK */
+#define VRINGFD_CAP_CREATE_MEM_FILES (1ULL << 9) /* VRINGFD_CREATE_F_MEM_FILES */
 
 /**
  * struct vringfd_version - what the loaded module supports
@@ -95,6 +96,7 @@ struct vringfd_version {
 
 /* Flags for struct vringfd_create.flags. */
 #define VRINGFD_CREATE_F_AVAIL_BASE	(1U << 0)	/* start at @avail_base */
+#define VRINGFD_CREATE_F_MEM_FILES	(1U << 1)	/* a ring of memory: @mem_files */
 
 /**
  * struct vringfd_create - describe a split virtqueue in the caller's memory
@@ -103,18 +105,21 @@ struct vringfd_version {
  * @features: 1ULL << VIRTIO_RING_F_INDIRECT_DESC and/or
  *	1ULL << VIRTIO_RING_F_EVENT_IDX (and VIRTIO_F_VERSION_1, accepted
  *	and ignored: the ring is always little-endian)
- * @desc_addr: user address of the descriptor table (16-byte aligned)
- * @avail_addr: user address of the avail ring (2-byte aligned)
- * @used_addr: user address of the used ring (4-byte aligned)
+ * @desc_addr: user address of the descriptor table (16-byte aligned);
+ *	0 with VRINGFD_CREATE_F_MEM_FILES (the table names the ring parts)
+ * @avail_addr: user address of the avail ring (2-byte aligned), or 0
+ * @used_addr: user address of the used ring (4-byte aligned), or 0
  * @last_used_addr: user address of a __u16 the user keeps equal to the
  *	number of used entries it has consumed (2-byte aligned); poll() with
- *	nothing attached compares it with used->idx
+ *	nothing attached compares it with used->idx; or 0
  * @avail_base: with VRINGFD_CREATE_F_AVAIL_BASE, the first avail entry the
  *	kernel reads (a virtio device's starting position: vhost-user's
  *	SET_VRING_BASE, 0 for a fresh ring); must be 0 without the flag
  *	(carved out of the former reserved[0]: size and offsets unchanged)
  * @padding: zero
- * @reserved: zero
+ * @mem_files: with VRINGFD_CREATE_F_MEM_FILES, a user pointer to a struct
+ *	vringfd_mem_files and its regions (as VRINGFD_SET_MEM_FILES takes);
+ *	0 without the flag (the former @reserved, which still names it)
  */
 struct vringfd_create {
 	__u32 num;
@@ -126,7 +131,10 @@ struct vringfd_create {
 	__u64 last_used_addr;
 	__u16 avail_base;
 	__u16 padding[3];
-	__u64 reserved;
+	union {
+		__u64 mem_files;
+		__u64 reserved;
+	};
 };
 
 /**
@@ -147,9 +155,18 @@ struct vringfd_create {
  * VRINGFD_GET_VERSION reports VRINGFD_CAP_AVAIL_BASE when the flag is
  * understood (an older module refuses it with EINVAL).
  *
+ * With VRINGFD_CREATE_F_MEM_FILES the ring is a ring of memory from the
+ * start: @mem_files is taken as VRINGFD_SET_MEM_FILES takes it, the ring
+ * parts are the table's guest addresses, and the indices are read there
+ * (through the pages the module holds).  The caller need not have mapped
+ * the memory at all, and the four addresses of this struct must be 0.
+ * Errors then also those of VRINGFD_SET_MEM_FILES.  VRINGFD_GET_VERSION
+ * reports VRINGFD_CAP_CREATE_MEM_FILES (an older module: EINVAL).
+ *
  * Errors: EINVAL (num not a power of two in 1..32768, misaligned address,
- * unknown feature or flag, non-zero @padding or @reserved, non-zero
- * @avail_base without the flag, avail->idx more than @num entries ahead
+ * unknown feature or flag, non-zero @padding or @mem_files without
+ * VRINGFD_CREATE_F_MEM_FILES, a non-zero address with it, non-zero
+ * @avail_base without VRINGFD_CREATE_F_AVAIL_BASE, avail->idx more than @num entries ahead
  * of @avail_base), EFAULT (a ring part is not readable, or the used ring is not
  * writable, now), ENOMEM, EMFILE.
  */

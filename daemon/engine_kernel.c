@@ -29,9 +29,10 @@
  * the module then reaches the guest's pages itself, not through the
  * daemon's mappings.  Memory the module refuses gets today's rings.
  * When the daemon has not mapped the guest's memory at all (the rings'
- * desc/avail/used are NULL: vhost_user_dev_map_lazily()), the pages under
+ * desc/avail/used are NULL: vhost_user_dev_map_lazily()), the rings are
+ * made with VRINGFD_CREATE_F_MEM_FILES (an older module: the pages under
  * the ring parts are mapped only around VRINGFD_CREATE and
- * VRINGFD_SET_MEM_FILES, and a refusal fails the open (the owner maps the
+ * VRINGFD_SET_MEM_FILES), and a refusal fails the open (the owner maps the
  * memory and opens again); without a mapping of the tx avail ring the
  * daemon-driven write() loop asks once more after a write() that
  * consumed chains, as for passed rings.
@@ -168,6 +169,41 @@ static int engine_kernel_set_mem_table(int fd, const struct engine_queue_config 
 }
 
 /**
+ * engine_kernel_mem_files() - the table of memory files of one ring
+ * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
+ * @ring: which ring (its guest addresses)
+ * @files: the ring parts' guest addresses (out)
+ * @regions: VRINGFD_MAX_MEM_REGIONS entries, @cfg->nregions filled (out)
+ *
+ * The ring's last_used word is its own used->idx (engine_kernel_create()).
+ * Return: 0, or -1 with errno E2BIG (more regions than the module takes).
+ */
+static int engine_kernel_mem_files(const struct engine_queue_config *cfg,
+				   const struct engine_ring *ring, struct vringfd_mem_files *files,
+				   struct vringfd_mem_file_region *regions)
+{
+	unsigned int i;
+
+	if (cfg->nregions > VRINGFD_MAX_MEM_REGIONS) {
+		errno = E2BIG;
+		return -1;
+	}
+	memset(files, 0, sizeof(*files));
+	files->desc_addr = ring->desc_gpa;
+	files->avail_addr = ring->avail_gpa;
+	files->used_addr = ring->used_gpa;
+	files->last_used_addr = ring->used_gpa + offsetof(struct vring_used, idx);
+	memset(regions, 0, VRINGFD_MAX_MEM_REGIONS * sizeof(*regions));
+	for (i = 0; i < cfg->nregions; i++) {
+		regions[i].guest_addr = cfg->regions[i].guest_addr;
+		regions[i].size = cfg->regions[i].size;
+		regions[i].offset = cfg->regions[i].offset;
+		regions[i].fd = cfg->regions[i].fd;
+	}
+	return 0;
+}
+
+/**
  * engine_kernel_set_mem_files() - VRINGFD_SET_MEM_FILES: a ring of the regions' files
  * @fd: the vring fd (made over the same ring, mapped here)
  * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
@@ -180,26 +216,38 @@ static int engine_kernel_set_mem_files(int fd, const struct engine_queue_config 
 			       const struct engine_ring *ring)
 {
 	struct vringfd_mem_file_region regions[VRINGFD_MAX_MEM_REGIONS];
-	struct vringfd_mem_files files = {
-		.desc_addr = ring->desc_gpa,
-		.avail_addr = ring->avail_gpa,
-		.used_addr = ring->used_gpa,
-		.last_used_addr = ring->used_gpa + offsetof(struct vring_used, idx),
-	};
-	unsigned int i;
+	struct vringfd_mem_files files;
 
-	if (cfg->nregions > VRINGFD_MAX_MEM_REGIONS) {
-		errno = E2BIG;
+	if (engine_kernel_mem_files(cfg, ring, &files, regions) < 0)
 		return -1;
-	}
-	memset(regions, 0, sizeof(regions));
-	for (i = 0; i < cfg->nregions; i++) {
-		regions[i].guest_addr = cfg->regions[i].guest_addr;
-		regions[i].size = cfg->regions[i].size;
-		regions[i].offset = cfg->regions[i].offset;
-		regions[i].fd = cfg->regions[i].fd;
-	}
 	return vringfd_set_mem_files(fd, &files, regions, cfg->nregions);
+}
+
+/**
+ * engine_kernel_create_of_memory() - VRINGFD_CREATE_F_MEM_FILES: a ring of
+ * the regions' files from the start, nothing of it mapped here
+ * @cfg: the queue's configuration (@cfg->regions with their fds and offsets)
+ * @ring: which ring (its guest addresses; @ring->last_avail: where the
+ *	device starts reading avail)
+ *
+ * Return: the vring fd, or -1 with errno (VRINGFD_CREATE's and
+ * VRINGFD_SET_MEM_FILES's).
+ */
+static int engine_kernel_create_of_memory(const struct engine_queue_config *cfg,
+					  const struct engine_ring *ring)
+{
+	struct vringfd_mem_file_region regions[VRINGFD_MAX_MEM_REGIONS];
+	struct vringfd_mem_files files;
+	struct vringfd_create c;
+
+	if (engine_kernel_mem_files(cfg, ring, &files, regions) < 0)
+		return -1;
+	memset(&c, 0, sizeof(c));
+	c.num = ring->num;
+	c.features = cfg->ring_features;
+	c.flags = VRINGFD_CREATE_F_AVAIL_BASE;
+	c.avail_base = ring->last_avail;
+	return vringfd_create_of_memory(&c, &files, regions, cfg->nregions);
 }
 
 /* Whether the fall-back from rings of memory was logged (once per process). */
@@ -280,13 +328,16 @@ static void engine_kernel_window_unmap(struct engine_kernel_window *w)
  * @cfg: the queue's configuration (@cfg->mem_files; regions without uaddr)
  * @ring: which ring (its guest addresses; desc/avail/used NULL)
  * @what: "tx" or "rx"
- * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @caps: the module's VRINGFD_CAP_* bits
  * @err: message buffer
  * @errlen: its size
  *
- * VRINGFD_CREATE wants the ring's parts readable (the used ring writable)
- * in this process and reads avail->idx and used->idx there (the daemon
- * itself reads nothing of them: @base_ok is required): the pages
+ * With VRINGFD_CAP_CREATE_MEM_FILES the ring is made a ring of memory by
+ * VRINGFD_CREATE itself: nothing of the guest's memory is mapped here.
+ * An older module's VRINGFD_CREATE wants the ring's parts readable (the
+ * used ring writable) in this process and reads avail->idx and used->idx
+ * there (the daemon itself reads nothing of them: VRINGFD_CAP_AVAIL_BASE
+ * is required): the pages
  * under the three parts are mapped for that call and until
  * VRINGFD_SET_MEM_FILES has turned the ring into a ring of memory, then
  * unmapped (the module no longer uses the addresses).  Nothing else of
@@ -298,9 +349,10 @@ static void engine_kernel_window_unmap(struct engine_kernel_window *w)
  */
 static int engine_kernel_make_unmapped(const struct engine_queue_config *cfg,
 				       const struct engine_ring *ring, const char *what,
-				       bool base_ok, char *err, size_t errlen)
+				       uint64_t caps, char *err, size_t errlen)
 {
 	struct engine_kernel_window w[3] = { { NULL, 0 } };
+	bool base_ok = caps & VRINGFD_CAP_AVAIL_BASE;
 	struct engine_ring r = *ring;
 	uint64_t num = ring->num;
 	int fd = -1, e;
@@ -308,6 +360,16 @@ static int engine_kernel_make_unmapped(const struct engine_queue_config *cfg,
 	if (!cfg->mem_files || !cfg->nregions) {
 		snprintf(err, errlen, "kernel engine: %s ring: guest memory is not mapped here", what);
 		return -1;
+	}
+	if (caps & VRINGFD_CAP_CREATE_MEM_FILES) {
+		fd = engine_kernel_create_of_memory(cfg, ring);
+		if (fd < 0) {
+			e = errno;
+			engine_kernel_log_fallback(what, cfg->nregions, e);
+			log_buf_errno(err, errlen, e, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE of memory (guest memory not mapped here)",
+				      what, ring->num, ring->last_avail);
+		}
+		return fd;
 	}
 	/* without AVAIL_BASE the daemon would read avail->idx itself, and
 	 * only a guarded mapping may be read (guard.c); such a module has
@@ -351,7 +413,7 @@ out:
  * @cfg: the queue's configuration (its memory table)
  * @ring: which ring
  * @what: "tx" or "rx"
- * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
+ * @caps: the module's VRINGFD_CAP_* bits
  * @of_memory: set when the ring became a ring of memory (@cfg->mem_files)
  * @err: message buffer
  * @errlen: its size
@@ -367,13 +429,14 @@ out:
  * Return: the vring fd, or -1 with @err filled.
  */
 static int engine_kernel_make(const struct engine_queue_config *cfg, const struct engine_ring *ring,
-		     const char *what, bool base_ok, bool *of_memory, char *err, size_t errlen)
+		     const char *what, uint64_t caps, bool *of_memory, char *err, size_t errlen)
 {
+	bool base_ok = caps & VRINGFD_CAP_AVAIL_BASE;
 	int fd;
 
 	*of_memory = false;
 	if (!ring->desc) {
-		fd = engine_kernel_make_unmapped(cfg, ring, what, base_ok, err, errlen);
+		fd = engine_kernel_make_unmapped(cfg, ring, what, caps, err, errlen);
 		*of_memory = fd >= 0;
 		return fd;
 	}
@@ -420,8 +483,8 @@ static void engine_kernel_release(int fd, bool passed)
  * @ring: which ring
  * @dir: VRINGFD_DIR_TX or VRINGFD_DIR_RX (also the index in @cfg->ring_fds)
  * @call_fd: eventfd or -1
- * @base_ok: the module understands VRINGFD_CREATE_F_AVAIL_BASE
- * @ifindex_ok: the module understands struct vringfd_tap.ifindex
+ * @caps: the module's VRINGFD_CAP_* bits (VRINGFD_CAP_TAP_IFINDEX: it
+ *	understands struct vringfd_tap.ifindex)
  * @of_memory: set when the ring was made a ring of memory here
  * @err: message buffer
  * @errlen: its size
@@ -432,8 +495,9 @@ static void engine_kernel_release(int fd, bool passed)
  */
 static int engine_kernel_ring(const struct engine_queue_config *cfg, const struct engine_ring *ring,
 		     unsigned int dir, int call_fd,
-		     bool base_ok, bool ifindex_ok, bool *of_memory, char *err, size_t errlen)
+		     uint64_t caps, bool *of_memory, char *err, size_t errlen)
 {
+	bool ifindex_ok = caps & VRINGFD_CAP_TAP_IFINDEX;
 	const char *what = dir == VRINGFD_DIR_TX ? "tx" : "rx";
 	struct vringfd_tap tap = {
 		.tap_fd = cfg->tap_fd,
@@ -450,7 +514,7 @@ static int engine_kernel_ring(const struct engine_queue_config *cfg, const struc
 		if (fd < 0)
 			log_buf_errno(err, errlen, errno, "kernel engine: passed %s ring: dup", what);
 	} else {
-		fd = engine_kernel_make(cfg, ring, what, base_ok, of_memory, err, errlen);
+		fd = engine_kernel_make(cfg, ring, what, caps, of_memory, err, errlen);
 	}
 	if (fd < 0)
 		return -1;
@@ -518,7 +582,7 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 {
 	struct vringfd_version ver;
 	struct engine_queue *q;
-	bool base_ok, ifindex_ok, tx_mem, rx_mem;
+	bool base_ok, tx_mem, rx_mem;
 
 	/* vringfd.ko takes the ring's header straight as the tap's
 	 * IFF_VNET_HDR header; vringnetd's taps always have one. */
@@ -538,7 +602,6 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 		return NULL;
 	}
 	base_ok = ver.caps & VRINGFD_CAP_AVAIL_BASE;
-	ifindex_ok = ver.caps & VRINGFD_CAP_TAP_IFINDEX;
 	/* the module's declaration must be true: the tap's header size */
 	if (tap_set_vnet_hdr_len(cfg->tap_fd, cfg->vnet_hdr_len, "kernel engine", err, errlen) < 0)
 		return NULL;
@@ -555,11 +618,11 @@ static struct engine_queue *engine_kernel_open(const struct engine_queue_config 
 			      le16toh(__atomic_load_n(&q->tx_avail->idx, __ATOMIC_ACQUIRE));
 	}
 	q->tx_fd = engine_kernel_ring(cfg, &cfg->tx, VRINGFD_DIR_TX,
-			     cfg->tx_call_fd, base_ok, ifindex_ok, &tx_mem, err, errlen);
+			     cfg->tx_call_fd, ver.caps, &tx_mem, err, errlen);
 	if (q->tx_fd < 0)
 		goto fail;
 	q->rx_fd = engine_kernel_ring(cfg, &cfg->rx, VRINGFD_DIR_RX,
-			     cfg->rx_call_fd, base_ok, ifindex_ok, &rx_mem, err, errlen);
+			     cfg->rx_call_fd, ver.caps, &rx_mem, err, errlen);
 	if (q->rx_fd < 0) {
 		engine_kernel_release(q->tx_fd, q->passed);
 		goto fail;

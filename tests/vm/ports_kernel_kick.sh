@@ -68,6 +68,12 @@
 #                                (vringfd.ko reaches it through the file),
 #                                and vringnetctl status says 4 MiB of guest
 #                                memory, 0 mapped
+#   ports-kernel-kick-nomap-setup  strace (-y) on the daemon while a
+#                                front-end connects to kq and sends 2000
+#                                frames: no mmap() of its memfd at all,
+#                                not even around VRINGFD_CREATE (the rings
+#                                are made with VRINGFD_CREATE_F_MEM_FILES)
+#                                (SKIP without strace)
 #   ports-kernel-memory-nomap    the same on mq (the daemon drives the rings)
 #   ports-kernel-memory-fallback-maps  the same run: the daemon mapped that
 #                                memfd (a mapping of it while frames flow,
@@ -81,7 +87,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 pfx=ports-kernel-kick
-tests="mode tx rx base nomap wakeups again migrate upgrade"
+tests="mode tx rx base nomap nomap-setup wakeups again migrate upgrade"
 mtests="rings tx rx nomap fallback fallback-maps hugetlb hugetlbfs-file memlock-once"
 skip_all() {
 	local t
@@ -173,18 +179,20 @@ for i in range(int(sys.argv[2])):
     s.send(b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(42))
 ' "$1" "$2"
 }
-# run PORT TAP - one front-end run: 20000 frames out, 500 in; sets out rc d c,
-# maps (the daemon's mappings of the front-end's memory while it runs), vm
-# and mst (the port's guest memory in status)
+# run PORT TAP [STARTED] - one front-end run: 20000 frames out, 500 in; sets
+# out rc d c, maps (the daemon's mappings of the front-end's memory while it
+# runs), vm and mst (the port's guest memory in status).  The 500 frames are
+# sent once the daemon logged one more line matching STARTED (default: the
+# engine made rings of memory), or after 10 s.
 run() {
-	local before c0 fe_pid n0
+	local before c0 fe_pid n0 started=${3:-'kernel engine: rings of memory'}
 	before=$(tap_rx "$2")
-	n0=$(engine_lines)
+	n0=$(grep -c "$started" "$work/daemon.log")
 	c0=$(ctxt)
 	VU_FRONTEND_CHECK_BASE=1 build/tests/host/vu_frontend "$work/$1.sock" 20000 1000 500 >"$work/fe.out" 2>&1 &
 	fe_pid=$!
 	for i in $(seq 100); do
-		[ "$(engine_lines)" -gt "$n0" ] && break
+		[ "$(grep -c "$started" "$work/daemon.log")" -gt "$n0" ] && break
 		sleep 0.1
 	done
 	# the front-end waits for the 500 frames below: its memory is in use
@@ -234,6 +242,40 @@ if [ "$maps" -eq 0 ] && [ "$d" -eq 20000 ] && [ "$mst" = "4194304 0" ] &&
 else
 	fail nomap "$maps mappings of the front-end's memfd in the daemon while frames flowed (want 0), tap rx +$d, status $mst (want 4194304 0); $(grep -m1 'port kq: queue pair 0 running' "$work/daemon.log")"
 	grep 'memfd:vu-frontend-guest' /proc/"$dpid"/maps | sed 's/^/# maps: /'
+fi
+
+# --- set-up maps nothing either: every mmap() of the daemon's threads
+# while a front-end connects and its rings become rings of memory (strace
+# names each fd); VRINGFD_CREATE_F_MEM_FILES needs no window on the ring
+if ! command -v strace >/dev/null; then
+	echo "SKIP: $pfx-nomap-setup: strace is not installed"
+else
+	strace -f -y -qq -e trace=mmap,ioctl -p "$dpid" -o "$work/mmap.log" 2>"$work/strace.err" &
+	st_pid=$!
+	for i in $(seq 50); do
+		[ "$(awk '/^TracerPid:/ {print $2}' /proc/"$dpid"/status)" != 0 ] && break
+		sleep 0.1
+	done
+	n0=$(engine_lines)
+	before=$(tap_rx vrnq0)
+	out=$(build/tests/host/vu_frontend "$work/kq.sock" 2000 64 2>&1)
+	rc=$?
+	sleep 0.5
+	d=$(( $(tap_rx vrnq0) - before ))
+	kill "$st_pid" 2>/dev/null
+	wait "$st_pid" 2>/dev/null
+	nm=$(grep -c 'memfd:vu-frontend-guest' "$work/mmap.log")
+	na=$(grep -c 'mmap(' "$work/mmap.log")
+	ni=$(grep -c 'ioctl(' "$work/mmap.log")	# the set-up was traced
+	line=$(grep 'kernel engine: rings of memory' "$work/daemon.log" | tail -1)
+	echo "# nomap-setup: $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; $na mmap() and $ni ioctl() calls traced, $nm mmap() of the front-end's memfd"
+	if [ "$rc" -eq 0 ] && [ "$d" -eq 2000 ] && [ "$(engine_lines)" -gt "$n0" ] &&
+	   [[ "$line" == *"kick mode"* ]] && [ "$nm" -eq 0 ] && [ "$ni" -ge 4 ] &&
+	   ! grep -q . "$work/strace.err"; then
+		pass nomap-setup
+	else
+		fail nomap-setup "exit $rc, tap rx +$d (want 2000), $ni ioctl() traced (want >= 4), $nm mmap() of the memfd (want 0): $(grep -m3 'memfd:vu-frontend-guest' "$work/mmap.log" | tr '\n' ' '), strace: $(head -c 200 "$work/strace.err")"
+	fi
 fi
 
 run mq vrnq1
@@ -390,7 +432,7 @@ else
 	else
 		n0=$(grep -c "port mq: guest memory mapped" "$work/daemon.log")
 		export VU_FRONTEND_MEM="file:$work/huge/guest"
-		run mq vrnq1
+		run mq vrnq1 'port mq: guest memory mapped'
 		unset VU_FRONTEND_MEM
 		n1=$(grep -c "port mq: guest memory mapped" "$work/daemon.log")
 		echo "# hugetlbfs file: $(tr '\n' ' ' <<<"$out")(exit $rc); tap rx +$d; status $mst"

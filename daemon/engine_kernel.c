@@ -365,7 +365,9 @@ static int engine_kernel_make_unmapped(const struct engine_queue_config *cfg,
 		fd = engine_kernel_create_of_memory(cfg, ring);
 		if (fd < 0) {
 			e = errno;
-			engine_kernel_log_fallback(what, cfg->nregions, e);
+			/* the memory refused, not the process's limits */
+			if (e != EMFILE && e != ENFILE && e != EINTR)
+				engine_kernel_log_fallback(what, cfg->nregions, e);
 			log_buf_errno(err, errlen, e, "kernel engine: %s ring of %u (avail base %u): VRINGFD_CREATE of memory (guest memory not mapped here)",
 				      what, ring->num, ring->last_avail);
 		}

@@ -45,7 +45,8 @@ struct module;
  *	subsystem's device went away)
  * @owner: THIS_MODULE of the subsystem, or NULL (built into vringfd.ko):
  *	held from attach to detach so the callbacks' code cannot go away
- * @mem_files: the subsystem serves rings of memory (VRINGFD_SET_MEM_FILES)
+ * @mem_files: the subsystem serves rings of memory (VRINGFD_SET_MEM_FILES,
+ *	VRINGFD_CREATE_F_MEM_FILES)
  *	through vringfd.ko's own walks and copies (tap.c); false for a
  *	subsystem that takes buffers with vrfd_get_buffer() (user addresses,
  *	copy_*_user()), which a ring of memory cannot give: vrfd_attach()

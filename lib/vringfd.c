@@ -270,19 +270,6 @@ int vringfd_set_mem_table(int ring_fd, const struct vringfd_mem_region *regions,
 }
 
 /**
- * vringfd_set_mem_files() - make a ring a ring of memory (VRINGFD_SET_MEM_FILES)
- * @ring_fd: vring fd
- * @files: the ring parts' guest addresses (@files->nregions is ignored)
- * @regions: @nregions regions of memory files
- * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
- *
- * Builds the variable-size struct vringfd_mem_files and passes it on.
- *
- * Return: 0, or -1 with errno: EINVAL (@nregions 0 or too large, checked
- * here; the rest from the module), EFAULT (@files or @regions NULL),
- * ENOMEM, and VRINGFD_SET_MEM_FILES's errors.
- */
-/**
  * vringfd_mem_files_new() - the variable-size struct vringfd_mem_files
  * @files: the ring parts' guest addresses (@files->nregions is ignored)
  * @regions: @nregions regions of memory files
@@ -314,6 +301,19 @@ static struct vringfd_mem_files *vringfd_mem_files_new(const struct vringfd_mem_
 	return t;
 }
 
+/**
+ * vringfd_set_mem_files() - make a ring a ring of memory (VRINGFD_SET_MEM_FILES)
+ * @ring_fd: vring fd
+ * @files: the ring parts' guest addresses (@files->nregions is ignored)
+ * @regions: @nregions regions of memory files
+ * @nregions: 1..VRINGFD_MAX_MEM_REGIONS
+ *
+ * Builds the variable-size struct vringfd_mem_files and passes it on.
+ *
+ * Return: 0, or -1 with errno: EINVAL (@nregions 0 or too large, checked
+ * here; the rest from the module), EFAULT (@files or @regions NULL),
+ * ENOMEM, and VRINGFD_SET_MEM_FILES's errors.
+ */
 int vringfd_set_mem_files(int ring_fd, const struct vringfd_mem_files *files,
 			  const struct vringfd_mem_file_region *regions, unsigned int nregions)
 {

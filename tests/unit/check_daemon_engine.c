@@ -1020,7 +1020,7 @@ START_TEST(test_kernel_unmapped_memory_refused)
 	gm = ut_guest_memfd(false, &fd);
 	ut_unmapped_config(&qc, &r, gm, fd);
 	ck_assert_ptr_null(engine_kernel_ops.open(&qc, err, sizeof(err)));
-	ck_assert_msg(strstr(err, "kernel engine: tx ring: VRINGFD_SET_MEM_FILES (guest memory not mapped here): Operation not permitted"),
+	ck_assert_msg(strstr(err, "kernel engine: tx ring of 16 (avail base 0): VRINGFD_CREATE of memory (guest memory not mapped here): Operation not permitted"),
 		      "%s", err);
 	ck_assert_int_eq(ut_memfd_maps(), 1);
 	/* nor without mem_files */

@@ -137,7 +137,8 @@ static void test_align(int dev)
 		expect_create(dev, "create_unknown_feature40_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {
-		a.c.flags = 1U << 1;	/* bit 0 is VRINGFD_CREATE_F_AVAIL_BASE */
+		/* bits 0 and 1: VRINGFD_CREATE_F_AVAIL_BASE and _MEM_FILES */
+		a.c.flags = 1U << 2;
 		expect_create(dev, "create_flags_einval", &a, EINVAL);
 	}
 	if (!ca_init(&a, 8)) {

@@ -485,8 +485,11 @@ static void test_create_of_memory(int cap)
 		if (munmap(m.mem, MEMSZ))
 			_exit(10);
 		fd = create_of_memory(NUM, VRINGFD_CREATE_F_AVAIL_BASE, 0, &t);
-		if (fd < 0)
+		if (fd < 0) {
+			printf("# memfiles_create: VRINGFD_CREATE: %s\n", strerror(errno));
+			fflush(stdout);
 			_exit(11);
+		}
 		tap = tc_tap_open(TXTAP, IFF_TAP | IFF_NO_PI);
 		if (tc_attach(fd, tap, VRINGFD_DIR_TX, 0, 0))
 			_exit(12);
@@ -505,15 +508,17 @@ static void test_create_of_memory(int cap)
 		n++;
 	result_check(n == 6, "memfiles_create_used_in_the_file", "%d used entries of 6", n);
 
+	/* one chain more: avail->idx 7, used->idx 6 in the file */
+	mf_post_tx(&m, 6, 1, 80, 306);
 	fd = create_of_memory(NUM, 0, 0, &t);
 	tc_expect_err("memfiles_create_starts_at_avail_idx", fd, 0);
 	if (fd >= 0) {
 		struct vringfd_state s;
 
 		if (ioctl(fd, VRINGFD_GET_STATE, &s) == 0)
-			result_check(s.last_avail == 6 && s.used_idx == 6,
+			result_check(s.last_avail == 7 && s.used_idx == 6,
 				     "memfiles_create_indices_from_the_file",
-				     "last_avail %u used_idx %u (want 6 6)", s.last_avail,
+				     "last_avail %u used_idx %u (want 7 6)", s.last_avail,
 				     s.used_idx);
 		else
 			result_fail("memfiles_create_indices_from_the_file", "GET_STATE: %s",
@@ -522,7 +527,8 @@ static void test_create_of_memory(int cap)
 	}
 	tc_expect_err("memfiles_create_bad_pointer_efault",
 		      create_of_memory(NUM, 0, 0, NULL), EFAULT);
-	/* 6 chains posted since entry 0: a base 7 entries behind is too far */
+	/* 6 chains posted: base 0 is 6 behind, more than a 4-entry ring holds;
+	 * base 7 is ahead of avail->idx 6 (65535 behind) */
 	{
 		struct mf_ring small;
 
@@ -534,6 +540,9 @@ static void test_create_of_memory(int cap)
 			mf_table_of(&small, &rs, 1, &ts);
 			tc_expect_err("memfiles_create_base_too_far_einval",
 				      create_of_memory(4, VRINGFD_CREATE_F_AVAIL_BASE, 0, &ts),
+				      EINVAL);
+			tc_expect_err("memfiles_create_base_ahead_einval",
+				      create_of_memory(NUM, VRINGFD_CREATE_F_AVAIL_BASE, 7, &ts),
 				      EINVAL);
 		} else {
 			result_fail("memfiles_create_base_too_far_einval", "setup: %s",

@@ -3,7 +3,9 @@
  * vringfd.h - user/kernel ABI of vringfd.ko, the vring file descriptor.
  *
  * A vring fd is a file descriptor over a virtio 1.x split virtqueue that lives
- * in the memory of the process that created it:
+ * in the memory of the process that created it, or, as a ring of memory
+ * (VRINGFD_SET_MEM_FILES, VRINGFD_CREATE_F_MEM_FILES), in memory files whose
+ * pages the module holds:
  *
  *   write()  the kernel consumes available buffers (push); returns the number
  *            of buffer chains consumed (0: none were available).  The buffer
@@ -99,7 +101,8 @@ struct vringfd_version {
 #define VRINGFD_CREATE_F_MEM_FILES	(1U << 1)	/* a ring of memory: @mem_files */
 
 /**
- * struct vringfd_create - describe a split virtqueue in the caller's memory
+ * struct vringfd_create - describe a split virtqueue in the caller's memory,
+ *	or in memory files (VRINGFD_CREATE_F_MEM_FILES)
  * @num: number of entries; a power of two from 1 to VRINGFD_MAX_NUM
  * @flags: VRINGFD_CREATE_F_* (any other bit: EINVAL)
  * @features: 1ULL << VIRTIO_RING_F_INDIRECT_DESC and/or

@@ -143,6 +143,8 @@ static struct {
 static atomic_uint ck_runs[NCK], ck_fails[NCK], ck_inconclusive[NCK];
 /* memfiles and kick runs whose ring was in a hugetlbfs memfd (a huge page) */
 static atomic_uint ck_hugetlb_runs[NCK];
+/* memfiles and kick runs whose ring was made by VRINGFD_CREATE_F_MEM_FILES */
+static atomic_uint ck_create_runs[NCK];
 static atomic_llong ck_ms[NCK];
 static atomic_uint ck_draws[NCK];	/* times picked (the least picked go first) */
 static atomic_uint ck_unavail;		/* CK_* bits that cannot run here (no module) */
@@ -1613,6 +1615,37 @@ out:
 }
 
 /**
+ * struct ck_mf_table - a table of one memory file region
+ * @h: the table
+ * @g: its region
+ */
+struct ck_mf_table {
+	struct vringfd_mem_files h;
+	struct vringfd_mem_file_region g;
+};
+
+/**
+ * ck_mf_table_of() - the table of @r over @memfd, guest address = user address
+ * @r: a ring from ck_ring_new_in() with @memfd
+ * @memfd: its memfd
+ * @whole: the whole memfd, or only the ring parts (buffers left out)
+ * @t: filled in
+ */
+static void ck_mf_table_of(const struct ck_ring *r, int memfd, bool whole,
+			   struct ck_mf_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->h.nregions = 1;
+	t->h.desc_addr = (uintptr_t)r->desc;
+	t->h.avail_addr = (uintptr_t)r->avail;
+	t->h.used_addr = (uintptr_t)r->used;
+	t->h.last_used_addr = (uintptr_t)r->last_used;
+	t->g.guest_addr = (uintptr_t)r->map;
+	t->g.size = whole ? r->mapsz : (size_t)(r->bufs - r->map);
+	t->g.fd = memfd;
+}
+
+/**
  * ck_mf_set() - VRINGFD_SET_MEM_FILES over @memfd, guest address = user address
  * @r: a ring from ck_ring_new_in() with @memfd
  * @memfd: its memfd
@@ -1622,21 +1655,43 @@ out:
  */
 static int ck_mf_set(struct ck_ring *r, int memfd, bool whole)
 {
-	struct {
-		struct vringfd_mem_files h;
-		struct vringfd_mem_file_region g;
-	} t;
+	struct ck_mf_table t;
 
-	memset(&t, 0, sizeof(t));
-	t.h.nregions = 1;
-	t.h.desc_addr = (uintptr_t)r->desc;
-	t.h.avail_addr = (uintptr_t)r->avail;
-	t.h.used_addr = (uintptr_t)r->used;
-	t.h.last_used_addr = (uintptr_t)r->last_used;
-	t.g.guest_addr = (uintptr_t)r->map;
-	t.g.size = whole ? r->mapsz : (size_t)(r->bufs - r->map);
-	t.g.fd = memfd;
+	ck_mf_table_of(r, memfd, whole, &t);
 	return ioctl(r->fd, VRINGFD_SET_MEM_FILES, &t) ? -errno : 0;
+}
+
+/**
+ * ck_mf_create() - replace @r's vring fd by a ring of memory made in one
+ *	call (VRINGFD_CREATE_F_MEM_FILES) over the whole of @memfd
+ * @r: a fresh ring from ck_ring_new_in() with @memfd (nothing posted)
+ * @memfd: its memfd
+ *
+ * Return: 0, or -errno (@r keeps its old fd then).
+ */
+static int ck_mf_create(struct ck_ring *r, int memfd)
+{
+	struct vringfd_create c;
+	struct ck_mf_table t;
+	int ctl, fd, e;
+
+	ck_mf_table_of(r, memfd, true, &t);
+	memset(&c, 0, sizeof(c));
+	c.num = r->num;
+	c.flags = VRINGFD_CREATE_F_MEM_FILES;
+	c.mem_files = (uintptr_t)&t;
+	ctl = open(getenv("VRINGFD_DEVICE") ? getenv("VRINGFD_DEVICE") : "/dev/vringfd",
+		   O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return -errno;
+	fd = ioctl(ctl, VRINGFD_CREATE, &c);
+	e = errno;
+	close(ctl);
+	if (fd < 0)
+		return -e;
+	close(r->fd);
+	r->fd = fd;
+	return 0;
 }
 
 /**
@@ -1722,6 +1777,9 @@ static long ck_mf_round(struct ck_ring *r, int memfd, unsigned int mode, bool *w
  * @huge: try a hugetlbfs memfd of one 2 MiB huge page first (out: it is
  *	one); a shmem memfd when the pool has no page
  *
+ * In 30 % of the calls the ring of memory is made by VRINGFD_CREATE
+ * itself (VRINGFD_CREATE_F_MEM_FILES), counted in ck_create_runs[@ck].
+ *
  * Return: 1 (ready), 0 (the ring was made, the rest failed and was
  * reported: free it), -1 (nothing made).
  */
@@ -1752,7 +1810,15 @@ static int ck_mf_tx_ring(int ck, struct ck_ring *r, unsigned int num, int *memfd
 			return -1;
 		}
 	}
-	if (ck_mf_set(r, *memfd, true)) {
+	if (chance(30)) {
+		int e = ck_mf_create(r, *memfd);
+
+		if (e) {
+			ck_fail(ck, "VRINGFD_CREATE_F_MEM_FILES of a sealed memfd: %s", strerror(-e));
+			return 0;
+		}
+		atomic_fetch_add(&ck_create_runs[ck], 1);
+	} else if (ck_mf_set(r, *memfd, true)) {
 		ck_fail(ck, "SET_MEM_FILES of a sealed memfd: %s", strerror(errno));
 		return 0;
 	}
@@ -2143,7 +2209,9 @@ static void ck_report(void)
 			if (ck_kind[k].ck == (int)i)
 				printf("#   %u x %s\n", ck_kind[k].n, ck_kind[k].first);
 		if (i == CK_MEMFILES || i == CK_KICK)
-			printf("#   %u runs in a hugetlbfs memfd\n", atomic_load(&ck_hugetlb_runs[i]));
+			printf("#   %u runs in a hugetlbfs memfd, %u made by "
+			       "VRINGFD_CREATE_F_MEM_FILES\n", atomic_load(&ck_hugetlb_runs[i]),
+			       atomic_load(&ck_create_runs[i]));
 		if (fails)
 			result_fail(name, "%u failures in %u runs; first: %s (seed %llu)", fails, runs,
 				    ck_first[i], (unsigned long long)opt.seed);

@@ -1442,6 +1442,41 @@ static char ck_proc_state(pid_t pid)
 }
 
 /**
+ * ck_proc_stack() - the first frames of a process's kernel stack, for a
+ *	failure line ("f1 < f2 < ...")
+ * @pid: the process
+ * @buf: filled in ("?" when /proc/PID/stack cannot be read)
+ * @len: its size
+ */
+static void ck_proc_stack(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[160], *f, *plus;
+	size_t n = 0;
+	int frames = 0;
+	FILE *fp;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (frames < 8 && fgets(line, sizeof(line), fp)) {
+		f = strchr(line, ']');
+		f = f ? f + 1 : line;
+		while (*f == ' ')
+			f++;
+		plus = strpbrk(f, "+\n");
+		if (plus)
+			*plus = 0;
+		if (!*f)
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", frames ? " < " : "", f);
+		frames++;
+	}
+	fclose(fp);
+}
+
+/**
  * ck_uffd() - ring memory stuck on a userfaultfd page under a write():
  *	other processes calling into the ring stay killable, and so does the
  *	stuck writer
@@ -1461,7 +1496,7 @@ static void ck_uffd(void)
 	pid_t pid[6], wpid = -1;
 	int op[6], uffd = -1, tap = -1;
 	bool reaped[6], kill_writer = chance(50);
-	char name[IFNAMSIZ], msg[200] = "";
+	char name[IFNAMSIZ], msg[200] = "", stk[400];
 	static __thread uint8_t save[CK_PAGE];
 	struct ck_ring r;
 	uint8_t *pg = NULL, *stack = MAP_FAILED;
@@ -1526,7 +1561,9 @@ static void ck_uffd(void)
 	if (stack == MAP_FAILED)
 		goto resolve;
 #ifdef __x86_64__
-	wpid = clone(ck_writer_fn, stack + 65536, CLONE_VM | SIGCHLD, &w);
+	/* CLONE_FILES: its exit closes nothing (a copy of the fd table would
+	 * hold other threads' taps, whose last close waits for rtnl_lock) */
+	wpid = clone(ck_writer_fn, stack + 65536, CLONE_VM | CLONE_FILES | SIGCHLD, &w);
 #endif
 	if (wpid < 0)
 		goto resolve;
@@ -1573,12 +1610,14 @@ static void ck_uffd(void)
 			"userfaultfd page under write():%s", late, nch, ck_opt.reap_ms, part[target], msg);
 	if (kill_writer) {
 		kill(wpid, SIGKILL);
-		if (ck_reap(wpid, ck_opt.reap_ms))
+		if (ck_reap(wpid, ck_opt.reap_ms)) {
 			wpid = -1;
-		else
+		} else {
+			ck_proc_stack(wpid, stk, sizeof(stk));
 			ck_fail(CK_UFFD, "the writer stuck on the %s's userfaultfd page not reaped %u ms "
-				"after SIGKILL (state %c)", part[target], ck_opt.reap_ms,
-				ck_proc_state(wpid));
+				"after SIGKILL (state %c, kernel stack %s)", part[target], ck_opt.reap_ms,
+				ck_proc_state(wpid), stk);
+		}
 	}
 resolve:
 	memset(&cp, 0, sizeof(cp));
